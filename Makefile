@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+#
+# make            tern.ko (against KDIR) and all userspace into build/
+# make module     tern.ko only          make userspace   libtern, tools, tests
+# make check      every test suite, with a pass/fail summary at the end
+# make install    libtern, headers, tern.pc, tools (DESTDIR, PREFIX)
+
+# Kernel to build tern.ko against: the running kernel's headers if present,
+# otherwise the newest installed Debian headers.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	  $(lastword $(sort $(wildcard /lib/modules/*/build))))
+
+BUILD ?= build
+SAN ?=
+
+CC ?= cc
+CFLAGS_COMMON := -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
+	-fvisibility=hidden -Iuapi/drm -Ilibruntime -Idriver/model \
+	$(shell pkg-config --cflags libdrm)
+ifeq ($(SAN),1)
+CFLAGS_COMMON += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LDFLAGS_SAN := -fsanitize=address,undefined
+endif
+LDLIBS_DRM := $(shell pkg-config --libs libdrm)
+
+.PHONY: all module userspace clean check install
+all: module userspace
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel headers: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+include libruntime/build.mk
+include tools/build.mk
+include tests/build.mk
+
+userspace: $(USERSPACE_TARGETS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+clean:
+	rm -rf build build-* 
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

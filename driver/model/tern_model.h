@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The Tern device model: what an engine does with a packet stream.
+ *
+ * Plain C with no kernel or libc dependency beyond tern_model_port.h, so the
+ * same code runs in tern.ko's mock hardware and in libtern's simulator.
+ */
+#ifndef TERN_MODEL_H
+#define TERN_MODEL_H
+
+#include "tern_model_port.h"
+#include "../../uapi/drm/tern_accel.h"
+
+/* Returned by tern_model_run() while work remains (not an error). */
+#define TERN_MODEL_STALLED	1	/* a SEM_WAIT has not passed yet */
+#define TERN_MODEL_YIELD	2	/* the byte budget ran out */
+
+/* Bytes an engine moves before tern_model_run() yields. */
+#define TERN_MODEL_BUDGET	(4u << 20)
+
+#define TERN_MODEL_MAX_SUBMIT_BYTES	(256u << 10)
+#define TERN_MODEL_MAX_IN_SYNCOBJS	64u
+#define TERN_MODEL_CLOCK_HZ		1000000000ull
+
+/**
+ * struct tern_model_mem - how an engine reaches memory and time
+ * @translate: CPU pointer to [@va, @va + @len) if that range lies inside
+ *	one buffer of the submitting context, else NULL. Called with @len >= 1.
+ * @clock: engine clock in ticks of TERN_MODEL_CLOCK_HZ.
+ * @ctx: passed to both.
+ */
+struct tern_model_mem {
+	void *(*translate)(void *ctx, u64 va, u64 len);
+	u64 (*clock)(void *ctx);
+	void *ctx;
+};
+
+/**
+ * struct tern_model_job - a packet stream being executed
+ * @packets: the stream, already checked by tern_model_validate()
+ * @size: bytes in @packets
+ * @offset: next packet to run
+ * @progress: bytes of the packet at @offset already done
+ */
+struct tern_model_job {
+	const void *packets;
+	u32 size;
+	u32 offset;
+	u64 progress;
+};
+
+/*
+ * Checks the structure of a packet stream (opcodes, lengths, flags, pads,
+ * alignment, address ranges) without touching memory. Returns 0 or -EINVAL;
+ * if @bad_offset is not NULL it receives the offset of the first bad packet.
+ */
+int tern_model_validate(const void *packets, u32 size, u32 *bad_offset);
+
+static inline void tern_model_job_init(struct tern_model_job *job,
+				       const void *packets, u32 size)
+{
+	job->packets = packets;
+	job->size = size;
+	job->offset = 0;
+	job->progress = 0;
+}
+
+/*
+ * Runs @job from where it stopped. Returns 0 when the stream is done,
+ * TERN_MODEL_STALLED or TERN_MODEL_YIELD when it should be called again,
+ * or -EFAULT when a packet addressed memory outside the context's buffers
+ * (the packets before it have taken effect, nothing after it runs).
+ */
+int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem);
+
+#endif /* TERN_MODEL_H */

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Tern accelerator: the interface between tern.ko and userspace.
+ *
+ * Every ioctl works on one open file: buffer handles, queues and device
+ * virtual addresses belong to the file that created them. Every ioctl is
+ * allowed on the render node (Linux 6.1) and on the accel node (6.2+).
+ *
+ * Rules that hold for every ioctl below:
+ *  - a flag bit that is not defined here, or a non-zero pad, fails with
+ *    -EINVAL;
+ *  - structures only grow at their end; the DRM core zero-fills fields a
+ *    smaller (older) caller did not pass, and zero always means "default";
+ *  - features are discovered through &drm_tern_info.capabilities, never
+ *    through version numbers.
+ *
+ * Waiting for work uses DRM's own syncobj ioctls. The error of a failed job
+ * is the status of its fence: export the out-syncobj as a sync_file and read
+ * SYNC_IOC_FILE_INFO's status (-EFAULT: the job touched an address outside
+ * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
+ * -ECANCELED: the job was dropped because its file closed).
+ */
+#ifndef _UAPI_TERN_ACCEL_H_
+#define _UAPI_TERN_ACCEL_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_TERN_GET_INFO	0x00
+#define DRM_TERN_BO_CREATE	0x01
+#define DRM_TERN_BO_INFO	0x02
+#define DRM_TERN_QUEUE_CREATE	0x03
+#define DRM_TERN_QUEUE_DESTROY	0x04
+#define DRM_TERN_SUBMIT		0x05
+
+#define DRM_IOCTL_TERN_GET_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_info)
+#define DRM_IOCTL_TERN_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_CREATE, struct drm_tern_bo_create)
+#define DRM_IOCTL_TERN_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_BO_INFO, struct drm_tern_bo_info)
+#define DRM_IOCTL_TERN_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_QUEUE_CREATE, struct drm_tern_queue_create)
+#define DRM_IOCTL_TERN_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_QUEUE_DESTROY, struct drm_tern_queue_destroy)
+#define DRM_IOCTL_TERN_SUBMIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
+
+/* Capability bits reported in &drm_tern_info.capabilities. */
+/** @TERN_CAP_MOCK: the device is mock hardware, not a chip. */
+#define TERN_CAP_MOCK		(1ULL << 0)
+/** @TERN_CAP_HOST_MEMORY: buffers can be placed in host memory. */
+#define TERN_CAP_HOST_MEMORY	(1ULL << 1)
+/** @TERN_CAP_SEMAPHORE: SEM_SIGNAL and SEM_WAIT packets are supported. */
+#define TERN_CAP_SEMAPHORE	(1ULL << 2)
+/** @TERN_CAP_TIMESTAMP: the TIMESTAMP packet is supported. */
+#define TERN_CAP_TIMESTAMP	(1ULL << 3)
+
+/** @TERN_PACKET_VERSION: the packet format this header describes. */
+#define TERN_PACKET_VERSION	1
+
+/**
+ * struct drm_tern_info - what a device is and what it can do
+ *
+ * Errors: -EINVAL if @flags or @pad is not zero.
+ */
+struct drm_tern_info {
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @device_index: out, index of this device among Tern devices. */
+	__u32 device_index;
+	/** @engine_count: out, engines that execute packets (0..count-1). */
+	__u32 engine_count;
+	/** @fabric_port_count: out, chip-to-chip fabric ports. */
+	__u32 fabric_port_count;
+	/** @capabilities: out, TERN_CAP_* bits. */
+	__u64 capabilities;
+	/** @device_memory_size: out, bytes of device memory. */
+	__u64 device_memory_size;
+	/** @device_memory_used: out, bytes of device memory in use by all files. */
+	__u64 device_memory_used;
+	/** @va_base: out, lowest device virtual address given to buffers. */
+	__u64 va_base;
+	/** @va_size: out, size of each file's device virtual address space. */
+	__u64 va_size;
+	/** @engine_clock_hz: out, rate of the clock TIMESTAMP writes. */
+	__u64 engine_clock_hz;
+	/** @packet_version: out, TERN_PACKET_VERSION understood by engines. */
+	__u32 packet_version;
+	/** @max_submit_bytes: out, largest &drm_tern_submit.packets_size. */
+	__u32 max_submit_bytes;
+	/** @max_in_syncobjs: out, largest &drm_tern_submit.in_syncobj_count. */
+	__u32 max_in_syncobjs;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/** enum drm_tern_placement - where a buffer's memory lives */
+enum drm_tern_placement {
+	/** @TERN_PLACEMENT_DEVICE: the device's own memory (HBM). */
+	TERN_PLACEMENT_DEVICE = 0,
+	/** @TERN_PLACEMENT_HOST: host memory the device can reach. */
+	TERN_PLACEMENT_HOST = 1,
+};
+
+/**
+ * struct drm_tern_bo_create - create a buffer and map it for the device
+ *
+ * The buffer gets a device virtual address in the calling file's address
+ * space, valid until its handle is closed (DRM_IOCTL_GEM_CLOSE), and an
+ * mmap offset for the CPU. Sizes are rounded up to the page size.
+ *
+ * Errors: -EINVAL for unknown @flags, a non-zero @pad, an unknown
+ * @placement or a zero @size; -E2BIG if @size exceeds the placement's total
+ * memory; -ENOMEM if not enough of it is free; -ENOSPC if the file's device
+ * address space is full.
+ */
+struct drm_tern_bo_create {
+	/** @size: in, bytes; out, the rounded size. */
+	__u64 size;
+	/** @placement: in, enum drm_tern_placement. */
+	__u32 placement;
+	/** @flags: in, must be zero (none defined yet). */
+	__u32 flags;
+	/** @handle: out, GEM handle. */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @device_va: out, device virtual address of byte 0. */
+	__u64 device_va;
+	/** @mmap_offset: out, offset to pass to mmap() on the device file. */
+	__u64 mmap_offset;
+};
+
+/**
+ * struct drm_tern_bo_info - look up a buffer by handle
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad; -ENOENT for an unknown
+ * @handle.
+ */
+struct drm_tern_bo_info {
+	/** @handle: in, GEM handle. */
+	__u32 handle;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @size: out, bytes. */
+	__u64 size;
+	/** @device_va: out, device virtual address in this file. */
+	__u64 device_va;
+	/** @mmap_offset: out, offset to pass to mmap(). */
+	__u64 mmap_offset;
+	/** @placement: out, enum drm_tern_placement. */
+	__u32 placement;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tern_queue_create - create a queue on an engine
+ *
+ * Jobs submitted to one queue run in submission order.
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad or an @engine not below
+ * &drm_tern_info.engine_count; -ENOSPC if the file already has
+ * TERN_MAX_QUEUES_PER_FILE queues.
+ */
+struct drm_tern_queue_create {
+	/** @engine: in, engine index. */
+	__u32 engine;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @queue_id: out, non-zero queue id. */
+	__u32 queue_id;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+#define TERN_MAX_QUEUES_PER_FILE	256
+
+/**
+ * struct drm_tern_queue_destroy - destroy a queue
+ *
+ * Jobs already submitted still complete (or fail) and signal their fences.
+ *
+ * Errors: -EINVAL for a non-zero @pad; -ENOENT for an unknown @queue_id.
+ */
+struct drm_tern_queue_destroy {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tern_submit - run a packet stream on a queue
+ *
+ * The packet stream is copied and checked before the ioctl returns: a
+ * malformed packet fails the ioctl. Addresses are translated when the job
+ * runs; one outside the file's buffers fails the job (fence error -EFAULT).
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad, a @packets_size that is zero,
+ * not a multiple of 8 or above &drm_tern_info.max_submit_bytes, an
+ * @in_syncobj_count above &drm_tern_info.max_in_syncobjs, or a malformed
+ * packet (unknown opcode, wrong length, unknown packet flag, non-zero
+ * packet pad, misaligned or out-of-range address); -ENOENT for an unknown
+ * @queue_id or syncobj handle; -EFAULT if @packets or @in_syncobjs cannot
+ * be read.
+ */
+struct drm_tern_submit {
+	/** @queue_id: in, queue to run on. */
+	__u32 queue_id;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @packets: in, user pointer to the packet stream. */
+	__u64 packets;
+	/** @packets_size: in, bytes in the packet stream. */
+	__u32 packets_size;
+	/** @in_syncobj_count: in, entries in @in_syncobjs. */
+	__u32 in_syncobj_count;
+	/** @in_syncobjs: in, user pointer to __u32 syncobj handles to wait for. */
+	__u64 in_syncobjs;
+	/** @out_syncobj: in, syncobj that receives the job's fence, or 0. */
+	__u32 out_syncobj;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/*
+ * Packet format, version 1.
+ *
+ * A packet stream is a sequence of packets, each a multiple of 8 bytes and
+ * starting with &struct drm_tern_packet_header. All fields are little
+ * endian. Addresses are device virtual addresses of the submitting file; an
+ * access must lie wholly inside one buffer. Opcode 0 is invalid so that
+ * zeroed memory never runs.
+ */
+enum drm_tern_opcode {
+	/** @TERN_OP_NOP: does nothing; its length may be 1..max to skip space. */
+	TERN_OP_NOP = 0x01,
+	/** @TERN_OP_COPY: copy @bytes from @src to @dst (ranges may overlap). */
+	TERN_OP_COPY = 0x02,
+	/** @TERN_OP_FILL: repeat a 32-bit pattern over @bytes at @dst. */
+	TERN_OP_FILL = 0x03,
+	/** @TERN_OP_TIMESTAMP: write the engine clock (u64) to @dst. */
+	TERN_OP_TIMESTAMP = 0x04,
+	/** @TERN_OP_SEM_SIGNAL: store (or add) a u64 value at @addr. */
+	TERN_OP_SEM_SIGNAL = 0x05,
+	/** @TERN_OP_SEM_WAIT: stall the engine until the u64 at @addr passes. */
+	TERN_OP_SEM_WAIT = 0x06,
+	/*
+	 * 0x10-0x1f are reserved for REDUCE and other compute packets,
+	 * 0x20-0x2f for fabric packets.
+	 */
+};
+
+/**
+ * struct drm_tern_packet_header - first 8 bytes of every packet
+ */
+struct drm_tern_packet_header {
+	/** @opcode: enum drm_tern_opcode. */
+	__u16 opcode;
+	/** @length: whole packet in 8-byte units, header included. */
+	__u16 length;
+	/** @flags: opcode-specific; undefined bits must be zero. */
+	__u32 flags;
+};
+
+/** struct drm_tern_packet_copy - TERN_OP_COPY, length 4 */
+struct drm_tern_packet_copy {
+	struct drm_tern_packet_header header;
+	/** @src: source address. */
+	__u64 src;
+	/** @dst: destination address. */
+	__u64 dst;
+	/** @bytes: bytes to copy; zero is allowed. */
+	__u64 bytes;
+};
+
+/**
+ * struct drm_tern_packet_fill - TERN_OP_FILL, length 4
+ *
+ * Byte i of the destination receives byte (i % 4) of @pattern in little
+ * endian order, so any address and length are allowed.
+ */
+struct drm_tern_packet_fill {
+	struct drm_tern_packet_header header;
+	/** @dst: destination address. */
+	__u64 dst;
+	/** @bytes: bytes to fill; zero is allowed. */
+	__u64 bytes;
+	/** @pattern: 32-bit pattern. */
+	__u32 pattern;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/** struct drm_tern_packet_timestamp - TERN_OP_TIMESTAMP, length 2 */
+struct drm_tern_packet_timestamp {
+	struct drm_tern_packet_header header;
+	/** @dst: 8-byte aligned address receiving the clock in ticks. */
+	__u64 dst;
+};
+
+/** @TERN_SEM_SIGNAL_ADD: SEM_SIGNAL adds @value instead of storing it. */
+#define TERN_SEM_SIGNAL_ADD	(1u << 0)
+
+/** struct drm_tern_packet_sem_signal - TERN_OP_SEM_SIGNAL, length 3 */
+struct drm_tern_packet_sem_signal {
+	struct drm_tern_packet_header header;
+	/** @addr: 8-byte aligned address of the semaphore. */
+	__u64 addr;
+	/** @value: value stored (or added with TERN_SEM_SIGNAL_ADD). */
+	__u64 value;
+};
+
+/** @TERN_SEM_WAIT_EQ: SEM_WAIT passes on equality instead of >=. */
+#define TERN_SEM_WAIT_EQ	(1u << 0)
+
+/**
+ * struct drm_tern_packet_sem_wait - TERN_OP_SEM_WAIT, length 3
+ *
+ * The engine stalls until the u64 at @addr is >= @value (or == @value with
+ * TERN_SEM_WAIT_EQ). A wait that never passes fails the job at the job
+ * timeout (-ETIMEDOUT).
+ */
+struct drm_tern_packet_sem_wait {
+	struct drm_tern_packet_header header;
+	/** @addr: 8-byte aligned address of the semaphore. */
+	__u64 addr;
+	/** @value: value to wait for. */
+	__u64 value;
+};
+
+/** @TERN_VA_LIMIT: no device virtual address or range end lies above this. */
+#define TERN_VA_LIMIT		(1ULL << 48)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_TERN_ACCEL_H_ */
