@@ -10,8 +10,16 @@
  * Backend choice happens once per process, at the first call:
  *   TERN_BACKEND=kernel|sim forces one; otherwise the kernel backend is used
  *   when a Tern device node exists and the simulator when none does.
- *   TERN_SIM_DEVICES=N (default 4) and TERN_SIM_MEM_MB=M (default 256) size
- *   the simulator.
+ *   TERN_SIM_DEVICES=N (default 4, 1..64) and TERN_SIM_MEM_MB=M (default
+ *   256) size the simulator; TERN_SIM_JOB_TIMEOUT_MS (default 5000, as the
+ *   driver's job_timeout_ms) bounds a simulated job. An unknown or
+ *   out-of-range value makes every call return TERN_ERROR_INVALID_ARGUMENT
+ *   rather than silently picking something else.
+ *
+ * Output arguments are written only when a call succeeds (tern_device_count
+ * also sets *count to 0 on failure). Handles are checked against the live
+ * ones, so a freed handle is reported as TERN_ERROR_INVALID_ARGUMENT as long
+ * as its memory has not been reused for a new handle of the same kind.
  */
 #ifndef TERN_H
 #define TERN_H
@@ -152,7 +160,9 @@ tern_status_t tern_event_synchronize(tern_event_t event);
 tern_status_t tern_event_query(tern_event_t event);
 /*
  * Milliseconds of engine time between two completed events recorded on the
- * same device. TERN_ERROR_NOT_READY if either has not completed.
+ * same device. TERN_ERROR_NOT_READY if either has not completed;
+ * TERN_ERROR_INVALID_ARGUMENT if either was never recorded or they were
+ * recorded on different devices.
  */
 tern_status_t tern_event_elapsed_time(float *ms, tern_event_t start,
 				      tern_event_t end);

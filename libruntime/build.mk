@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: MIT
+#
+# libtern: $(BUILD)/libtern.so.0.1.0 (+ libtern.so.0, libtern.so links),
+# $(BUILD)/libtern.a and $(BUILD)/tern.pc. Included by the top Makefile.
+# Other areas link with $(LIBTERN_A) or -L$(BUILD) -ltern.
+
+LIBTERN_VERSION := 0.1.0
+LIBTERN_SONAME := libtern.so.0
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+
+LIBTERN_SRCS := $(addprefix libruntime/, \
+	status.c debug.c handle.c backend.c \
+	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
+	packets.c \
+	backend_kernel.c kernel_fence.c \
+	sim_device.c sim_memory.c sim_engine.c sim_fence.c)
+LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) \
+	$(BUILD)/driver/model/tern_model.o
+
+LIBTERN_SO := $(BUILD)/libtern.so.$(LIBTERN_VERSION)
+LIBTERN_A := $(BUILD)/libtern.a
+LIBTERN_PC := $(BUILD)/tern.pc
+# What a program linking libtern statically needs after $(LIBTERN_A).
+LIBTERN_LIBS := $(LDLIBS_DRM) -lpthread
+
+$(LIBTERN_SO): $(LIBTERN_OBJS) libruntime/libtern.map
+	$(CC) -shared -Wl,-soname,$(LIBTERN_SONAME) \
+		-Wl,--version-script=libruntime/libtern.map -Wl,--no-undefined \
+		-Wl,-z,defs -Wl,-z,now -Wl,-z,relro $(LDFLAGS_SAN) \
+		-o $@ $(LIBTERN_OBJS) $(LIBTERN_LIBS)
+
+$(BUILD)/$(LIBTERN_SONAME): $(LIBTERN_SO)
+	ln -sf $(notdir $<) $@
+
+$(BUILD)/libtern.so: $(BUILD)/$(LIBTERN_SONAME)
+	ln -sf $(notdir $<) $@
+
+$(LIBTERN_A): $(LIBTERN_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBTERN_PC): libruntime/tern.pc.in libruntime/build.mk
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIBTERN_VERSION)|' $< > $@
+
+USERSPACE_TARGETS += $(LIBTERN_SO) $(BUILD)/$(LIBTERN_SONAME) \
+	$(BUILD)/libtern.so $(LIBTERN_A) $(LIBTERN_PC)

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel backend's objects, shared by backend_kernel.c and
+ * kernel_fence.c.
+ */
+#ifndef TERN_KERNEL_H
+#define TERN_KERNEL_H
+
+#include "internal.h"
+#include "tern_accel.h"
+
+struct kbe_device {
+	struct tern_be_device base;
+	int fd;				/* this context's open file */
+	char node[64];
+	struct drm_tern_info info;	/* as of open */
+};
+
+struct kbe_bo {
+	struct tern_be_buffer base;
+	uint32_t handle;
+	uint64_t mmap_offset;
+	void *cpu;			/* mapped on first use */
+};
+
+struct kbe_queue {
+	struct tern_be_queue base;
+	uint32_t id;
+};
+
+static inline struct kbe_device *kbe_device(struct tern_be_device *bdev)
+{
+	return tern_container_of(bdev, struct kbe_device, base);
+}
+
+static inline struct kbe_bo *kbe_bo(struct tern_be_buffer *bbuf)
+{
+	return tern_container_of(bbuf, struct kbe_bo, base);
+}
+
+static inline struct kbe_queue *kbe_queue(struct tern_be_queue *bqueue)
+{
+	return tern_container_of(bqueue, struct kbe_queue, base);
+}
+
+/* The status for an errno from an ioctl or open. */
+tern_status_t kbe_errno_status(int err);
+
+/* kernel_fence.c */
+tern_status_t kbe_submit(struct tern_be_device *bdev,
+			 struct tern_be_queue *bqueue, const void *packets,
+			 uint32_t size, struct tern_fence *const *waits,
+			 uint32_t wait_count, struct tern_fence **out);
+tern_status_t kbe_fence_wait(struct tern_fence *bfence, int64_t timeout_ns);
+tern_status_t kbe_fence_status(struct tern_fence *bfence);
+tern_status_t kbe_fence_import(struct tern_be_device *bdev,
+			       struct tern_fence *bfence,
+			       struct tern_fence **out);
+
+#endif /* TERN_KERNEL_H */

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Packet stream builders. Packets are little endian; so is every machine
+ * libtern runs on (x86-64, arm64), which the static assertion below keeps
+ * true.
+ */
+#include <string.h>
+
+#include "packets.h"
+#include "tern_accel.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "packets are built in host byte order");
+
+void tern_packets_init(struct tern_packet_builder *b, void *buf,
+		       size_t capacity)
+{
+	b->buf = buf;
+	b->capacity = capacity;
+	b->size = 0;
+	b->overflow = false;
+}
+
+/* Reserves @bytes (a multiple of 8) and zeroes them; NULL if full. */
+static void *tern_packet_reserve(struct tern_packet_builder *b, size_t bytes)
+{
+	void *p;
+
+	if (b->overflow || bytes > b->capacity - b->size) {
+		b->overflow = true;
+		return NULL;
+	}
+	p = b->buf + b->size;
+	memset(p, 0, bytes);
+	b->size += bytes;
+	return p;
+}
+
+static void tern_packet_header(struct drm_tern_packet_header *h,
+			       uint16_t opcode, size_t bytes, uint32_t flags)
+{
+	h->opcode = opcode;
+	h->length = (uint16_t)(bytes / 8);
+	h->flags = flags;
+}
+
+void tern_packet_nop(struct tern_packet_builder *b, uint16_t length)
+{
+	struct drm_tern_packet_header *h =
+		tern_packet_reserve(b, (size_t)length * 8);
+
+	if (h)
+		tern_packet_header(h, TERN_OP_NOP, (size_t)length * 8, 0);
+}
+
+void tern_packet_copy(struct tern_packet_builder *b, uint64_t dst,
+		      uint64_t src, uint64_t bytes)
+{
+	struct drm_tern_packet_copy *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_COPY, sizeof(*p), 0);
+	p->src = src;
+	p->dst = dst;
+	p->bytes = bytes;
+}
+
+void tern_packet_fill(struct tern_packet_builder *b, uint64_t dst,
+		      uint64_t bytes, uint32_t pattern)
+{
+	struct drm_tern_packet_fill *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_FILL, sizeof(*p), 0);
+	p->dst = dst;
+	p->bytes = bytes;
+	p->pattern = pattern;
+}
+
+void tern_packet_timestamp(struct tern_packet_builder *b, uint64_t dst)
+{
+	struct drm_tern_packet_timestamp *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_TIMESTAMP, sizeof(*p), 0);
+	p->dst = dst;
+}
+
+void tern_packet_sem_signal(struct tern_packet_builder *b, uint64_t addr,
+			    uint64_t value, bool add)
+{
+	struct drm_tern_packet_sem_signal *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_SEM_SIGNAL, sizeof(*p),
+			   add ? TERN_SEM_SIGNAL_ADD : 0);
+	p->addr = addr;
+	p->value = value;
+}
+
+void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
+			  uint64_t value, bool equal)
+{
+	struct drm_tern_packet_sem_wait *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_SEM_WAIT, sizeof(*p),
+			   equal ? TERN_SEM_WAIT_EQ : 0);
+	p->addr = addr;
+	p->value = value;
+}

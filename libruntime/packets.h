@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Building packet streams (uapi/drm/tern_accel.h, packet format v1).
+ *
+ * Internal to libtern, but part of libtern.a so that tests can build
+ * streams the same way the library does.
+ */
+#ifndef TERN_PACKETS_H
+#define TERN_PACKETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A stream being built in caller-provided memory (8-byte aligned). */
+struct tern_packet_builder {
+	uint8_t *buf;
+	size_t capacity;	/* bytes */
+	size_t size;		/* bytes written so far */
+	bool overflow;		/* a packet did not fit and was dropped */
+};
+
+void tern_packets_init(struct tern_packet_builder *b, void *buf,
+		       size_t capacity);
+/* NOP spanning @length 8-byte units (>= 1). */
+void tern_packet_nop(struct tern_packet_builder *b, uint16_t length);
+void tern_packet_copy(struct tern_packet_builder *b, uint64_t dst,
+		      uint64_t src, uint64_t bytes);
+void tern_packet_fill(struct tern_packet_builder *b, uint64_t dst,
+		      uint64_t bytes, uint32_t pattern);
+void tern_packet_timestamp(struct tern_packet_builder *b, uint64_t dst);
+void tern_packet_sem_signal(struct tern_packet_builder *b, uint64_t addr,
+			    uint64_t value, bool add);
+void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
+			  uint64_t value, bool equal);
+
+/* Bytes of the largest packet above: enough room for any one of them. */
+#define TERN_PACKET_MAX_BYTES	32
+
+#endif /* TERN_PACKETS_H */

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Simulator engines: one thread per engine, running jobs with the device
+ * model. Each queue's jobs run in submission order; among the queues of
+ * an engine, the oldest job whose dependencies have all signalled goes
+ * next, and runs to its end before the engine takes another (as tern.ko's
+ * engines do). A job whose SEM_WAIT does not pass is retried after a short
+ * sleep; a job still unfinished at the job timeout fails with
+ * TERN_ERROR_TIMEOUT, one that faults with TERN_ERROR_DEVICE_FAULT. A
+ * dependency's failure does not stop the jobs waiting for it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+#include "tern_model.h"
+
+static struct sim_context *sim_context(struct tern_be_device *bdev)
+{
+	return tern_container_of(bdev, struct sim_context, base);
+}
+
+static struct sim_queue *sim_queue(struct tern_be_queue *bqueue)
+{
+	return tern_container_of(bqueue, struct sim_queue, base);
+}
+
+void sim_engine_kick(struct sim_engine *engine)
+{
+	pthread_mutex_lock(&engine->lock);
+	engine->kicked = true;
+	pthread_cond_signal(&engine->cond);
+	pthread_mutex_unlock(&engine->lock);
+}
+
+static uint64_t sim_model_clock(void *ctx)
+{
+	(void)ctx;
+	return sim_clock_ns();
+}
+
+static void sim_sleep_us(unsigned int us)
+{
+	struct timespec ts = { 0, (long)us * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
+{
+	const struct tern_model_mem mem = {
+		.translate = sim_translate,
+		.clock = sim_model_clock,
+		.ctx = ctx,
+	};
+	uint64_t deadline = sim_clock_ns() + sim_job_timeout_ns;
+	struct tern_model_job run;
+	unsigned int backoff_us = 10;
+	int ret;
+
+	tern_model_job_init(&run, job->packets, job->size);
+	for (;;) {
+		pthread_rwlock_rdlock(&ctx->va_lock);
+		ret = tern_model_run(&run, &mem);
+		pthread_rwlock_unlock(&ctx->va_lock);
+		if (ret == 0)
+			return TERN_SUCCESS;
+		if (ret == -EFAULT)
+			return TERN_ERROR_DEVICE_FAULT;
+		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
+			return TERN_ERROR_BACKEND;
+		if (sim_clock_ns() >= deadline)
+			return TERN_ERROR_TIMEOUT;
+		if (ret == TERN_MODEL_STALLED) {
+			sim_sleep_us(backoff_us);
+			if (backoff_us < 1000)
+				backoff_us *= 2;
+		}
+	}
+}
+
+static void sim_job_free(struct sim_job *job)
+{
+	uint32_t i;
+
+	for (i = 0; i < job->dep_count; i++)
+		tern_fence_put(&job->deps[i]->base);
+	free(job->deps);
+	tern_fence_put(&job->fence->base);
+	free(job);
+}
+
+static bool sim_job_ready(struct sim_engine *engine, struct sim_job *job)
+{
+	bool ready = true;
+	uint32_t i;
+
+	/* Watch every pending dependency, not just the first. */
+	for (i = 0; i < job->dep_count; i++)
+		if (!sim_fence_ready_or_watch(job->deps[i], engine))
+			ready = false;
+	return ready;
+}
+
+/* The queue whose head job should run next, or NULL. Engine lock held. */
+static struct sim_queue *sim_engine_pick(struct sim_engine *engine)
+{
+	struct sim_queue *q, *best = NULL;
+
+	for (q = engine->queues; q; q = q->next) {
+		if (!q->head || (best && best->head->seq < q->head->seq))
+			continue;
+		if (sim_job_ready(engine, q->head))
+			best = q;
+	}
+	return best;
+}
+
+static bool sim_engine_idle(struct sim_engine *engine)
+{
+	struct sim_queue *q;
+
+	for (q = engine->queues; q; q = q->next)
+		if (q->head)
+			return false;
+	return true;
+}
+
+static void *sim_engine_main(void *arg)
+{
+	struct sim_engine *engine = arg;
+	struct sim_queue *q;
+	struct sim_job *job;
+	tern_status_t status;
+
+	pthread_mutex_lock(&engine->lock);
+	for (;;) {
+		q = sim_engine_pick(engine);
+		if (!q) {
+			if (engine->stop && sim_engine_idle(engine))
+				break;
+			if (engine->poll) {
+				engine->poll = false;
+				pthread_mutex_unlock(&engine->lock);
+				sim_sleep_us(1000);
+				pthread_mutex_lock(&engine->lock);
+			} else if (!engine->kicked) {
+				pthread_cond_wait(&engine->cond, &engine->lock);
+			}
+			engine->kicked = false;
+			continue;
+		}
+		job = q->head;
+		q->head = job->next;
+		if (!q->head)
+			q->tail = NULL;
+		pthread_mutex_unlock(&engine->lock);
+
+		/* The queue stays until its last fence signals. */
+		status = sim_job_run(q->ctx, job);
+		sim_fence_signal(job->fence, status);
+		sim_job_free(job);
+
+		pthread_mutex_lock(&engine->lock);
+	}
+	pthread_mutex_unlock(&engine->lock);
+	return NULL;
+}
+
+tern_status_t sim_engines_start(struct sim_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIM_ENGINES; i++) {
+		struct sim_engine *engine = &dev->engines[i];
+
+		engine->stop = false;
+		engine->kicked = false;
+		if (pthread_create(&engine->thread, NULL, sim_engine_main,
+				   engine)) {
+			sim_engines_stop(dev);
+			return TERN_ERROR_OUT_OF_MEMORY;
+		}
+		engine->running = true;
+	}
+	return TERN_SUCCESS;
+}
+
+void sim_engines_stop(struct sim_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIM_ENGINES; i++) {
+		struct sim_engine *engine = &dev->engines[i];
+
+		if (!engine->running)
+			continue;
+		pthread_mutex_lock(&engine->lock);
+		engine->stop = true;
+		pthread_cond_signal(&engine->cond);
+		pthread_mutex_unlock(&engine->lock);
+		pthread_join(engine->thread, NULL);
+		engine->running = false;
+	}
+}
+
+tern_status_t sim_queue_create(struct tern_be_device *bdev, uint32_t engine,
+			       struct tern_be_queue **out)
+{
+	struct sim_context *ctx = sim_context(bdev);
+	struct sim_queue *q;
+	struct sim_engine *e;
+
+	if (engine >= SIM_ENGINES)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	e = &ctx->dev->engines[engine];
+	q->base.engine = engine;
+	q->ctx = ctx;
+	q->engine = e;
+	pthread_mutex_lock(&e->lock);
+	q->next = e->queues;
+	e->queues = q;
+	pthread_mutex_unlock(&e->lock);
+	*out = &q->base;
+	return TERN_SUCCESS;
+}
+
+void sim_queue_destroy(struct tern_be_device *bdev,
+		       struct tern_be_queue *bqueue)
+{
+	struct sim_queue *q = sim_queue(bqueue), **link;
+	struct sim_engine *e = q->engine;
+	struct sim_fence *last;
+
+	(void)bdev;
+	/* Submitted jobs still run: wait for the newest, then unlink. */
+	pthread_mutex_lock(&e->lock);
+	last = q->last;
+	q->last = NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (last) {
+		sim_fence_wait(&last->base, TERN_WAIT_FOREVER);
+		tern_fence_put(&last->base);
+	}
+	pthread_mutex_lock(&e->lock);
+	for (link = &e->queues; *link; link = &(*link)->next) {
+		if (*link == q) {
+			*link = q->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	free(q);
+}
+
+tern_status_t sim_submit(struct tern_be_device *bdev,
+			 struct tern_be_queue *bqueue, const void *packets,
+			 uint32_t size, struct tern_fence *const *waits,
+			 uint32_t wait_count, struct tern_fence **out)
+{
+	struct sim_queue *q = sim_queue(bqueue);
+	struct sim_engine *e = q->engine;
+	struct sim_job *job;
+	uint32_t i;
+
+	(void)bdev;
+	if (tern_model_validate(packets, size, NULL) ||
+	    wait_count > TERN_MODEL_MAX_IN_SYNCOBJS)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	job = calloc(1, sizeof(*job) + size);
+	if (!job)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	memcpy(job->packets, packets, size);
+	job->size = size;
+	if (wait_count) {
+		job->deps = calloc(wait_count, sizeof(*job->deps));
+		if (!job->deps)
+			goto err_job;
+	}
+	job->fence = sim_fence_create();
+	if (!job->fence)
+		goto err_job;
+	for (i = 0; i < wait_count; i++)
+		job->deps[i] = tern_container_of(tern_fence_get(waits[i]),
+						 struct sim_fence, base);
+	job->dep_count = wait_count;
+
+	*out = tern_fence_get(&job->fence->base);
+	pthread_mutex_lock(&e->lock);
+	job->seq = e->next_seq++;
+	if (q->tail)
+		q->tail->next = job;
+	else
+		q->head = job;
+	q->tail = job;
+	if (q->last)
+		tern_fence_put(&q->last->base);
+	q->last = job->fence;
+	tern_fence_get(&job->fence->base);
+	e->kicked = true;
+	pthread_cond_signal(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	return TERN_SUCCESS;
+
+err_job:
+	free(job->deps);
+	free(job);
+	return TERN_ERROR_OUT_OF_MEMORY;
+}

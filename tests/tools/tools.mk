@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+#
+# Tests of tern-bench and tern-inspect. Included by tests/build.mk:
+#   $(TEST_BIN)/test_tools   cmocka unit tests of the tools' parsing and
+#                            verification code
+#   check-tools              those, then tests/tools/run.sh: the tools'
+#                            command lines on the simulator (TAP output)
+
+TEST_TOOLS_OBJS := $(BUILD)/tests/tools/test_tools_unit.o \
+	$(BUILD)/tools/common/cli.o $(BUILD)/tools/bench/pattern.o
+
+USERSPACE_TARGETS += $(BUILD)/tests/test_tools
+
+$(BUILD)/tests/tools/%.o: CFLAGS_COMMON += -Itools/common -Itools/bench \
+	$(shell pkg-config --cflags cmocka)
+
+$(BUILD)/tests/test_tools: $(TEST_TOOLS_OBJS) $(LIBTERN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(shell pkg-config --libs cmocka) \
+		$(LIBTERN_LIBS)
+
+.PHONY: check-tools
+check-tools: $(BUILD)/tests/test_tools $(BUILD)/tern-bench $(BUILD)/tern-inspect
+	$(BUILD)/tests/test_tools
+	tests/tools/run.sh $(BUILD)

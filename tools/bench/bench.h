@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tern-bench tests: each takes argv with argv[0] its own name and returns
+ * the process exit status (0 all right, 1 wrong results or a device error,
+ * EXIT_USAGE for a bad command line).
+ */
+#ifndef TOOLS_BENCH_BENCH_H
+#define TOOLS_BENCH_BENCH_H
+
+int bench_copy_main(int argc, char **argv);
+
+#endif /* TOOLS_BENCH_BENCH_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tern-bench: measures Tern devices the way nccl-tests measures GPUs, with
+ * every result checked. "tern-bench TEST [options]"; see --help.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+
+struct bench_test {
+	const char *name;
+	const char *summary;
+	int (*main)(int argc, char **argv);
+};
+
+static const struct bench_test bench_tests[] = {
+	{ "copy", "h2d, d2h and d2d copy bandwidth over a range of sizes",
+	  bench_copy_main },
+};
+
+#define BENCH_TEST_COUNT (sizeof(bench_tests) / sizeof(bench_tests[0]))
+
+static void bench_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: tern-bench TEST [options]\n"
+		"       tern-bench TEST --help    options of TEST\n"
+		"\n"
+		"Tests:\n");
+	for (size_t i = 0; i < BENCH_TEST_COUNT; i++)
+		fprintf(out, "  %-10s %s\n", bench_tests[i].name,
+			bench_tests[i].summary);
+	fprintf(out,
+		"\n"
+		"Runs on tern.ko's devices, or on simulated ones when there are\n"
+		"none (TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB).\n");
+}
+
+static const struct bench_test *bench_find(const char *name)
+{
+	for (size_t i = 0; i < BENCH_TEST_COUNT; i++)
+		if (strcmp(bench_tests[i].name, name) == 0)
+			return &bench_tests[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct bench_test *test;
+
+	if (argc < 2) {
+		bench_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0) {
+			test = bench_find(argv[2]);
+			if (test) {
+				char help[] = "--help";
+				char *help_argv[] = { argv[2], help, NULL };
+
+				return test->main(2, help_argv);
+			}
+			fprintf(stderr, "tern-bench: no test named '%s'\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		bench_usage(stdout);
+		return 0;
+	}
+	test = bench_find(argv[1]);
+	if (!test) {
+		fprintf(stderr, "tern-bench: %s '%s'; tests are:", argv[1][0] == '-' ?
+			"expected a test name before options, got" :
+			"unknown test", argv[1]);
+		for (size_t i = 0; i < BENCH_TEST_COUNT; i++)
+			fprintf(stderr, " %s", bench_tests[i].name);
+		fprintf(stderr, " (see 'tern-bench --help')\n");
+		return EXIT_USAGE;
+	}
+	return test->main(argc - 1, argv + 1);
+}

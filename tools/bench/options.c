@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sweep options for tern-bench tests: -b -e -f -n -w -d -h, as in
+ * nccl-tests, with the same long names.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "options.h"
+
+#define BENCH_MAX_BYTES (1ull << 40)	/* 1T: far past any device memory */
+#define BENCH_MAX_FACTOR 1024
+#define BENCH_MAX_ITERS 1000000
+
+static const struct option bench_long_options[] = {
+	{ "minbytes", required_argument, NULL, 'b' },
+	{ "maxbytes", required_argument, NULL, 'e' },
+	{ "stepfactor", required_argument, NULL, 'f' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "warmup_iters", required_argument, NULL, 'w' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What each option wants, worded to follow "expected". */
+static const char *bench_wanted(int opt)
+{
+	switch (opt) {
+	case 'b':
+	case 'e':
+		return "a size in bytes from 1 to 1T (digits with an optional "
+		       "K, M or G suffix, e.g. 64K)";
+	case 'f':
+		return "a whole multiplication factor from 2 to 1024";
+	case 'n':
+		return "a whole number of iterations from 1 to 1000000";
+	case 'w':
+		return "a whole number of warm-up iterations from 0 to 1000000";
+	case 'd':
+		return "a device index, a whole number from 0 (see "
+		       "'tern-inspect list')";
+	}
+	return "nothing";
+}
+
+void bench_print_usage(const char *name, const char *summary)
+{
+	printf("Usage: tern-bench %s [options]\n"
+	       "%s\n"
+	       "\n"
+	       "Options (sizes take K, M or G suffixes, powers of 1024):\n"
+	       "  -b, --minbytes SIZE        smallest size (default 1K)\n"
+	       "  -e, --maxbytes SIZE        largest size (default 64M)\n"
+	       "  -f, --stepfactor N         multiply the size by N each step (default 4)\n"
+	       "  -n, --iters N              timed iterations per size (default 20)\n"
+	       "  -w, --warmup_iters N       untimed iterations per size first (default 5)\n"
+	       "  -d, --device N             device index (default 0)\n"
+	       "  -h, --help                 show this help\n"
+	       "\n"
+	       "Every result is checked; the exit status is 0 when all are right,\n"
+	       "1 when any is wrong or the device fails, 2 for a bad command line\n"
+	       "or TERN_* settings. Devices: tern.ko's, or simulated ones when there\n"
+	       "are none (TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB).\n",
+	       name, summary);
+}
+
+static bool bench_parse_value(int opt, const char *text,
+			      struct bench_options *opts)
+{
+	switch (opt) {
+	case 'b':
+		return cli_parse_size(text, 1, BENCH_MAX_BYTES,
+				      &opts->min_bytes);
+	case 'e':
+		return cli_parse_size(text, 1, BENCH_MAX_BYTES,
+				      &opts->max_bytes);
+	case 'f': {
+		long factor;
+
+		if (!cli_parse_long(text, 2, BENCH_MAX_FACTOR, &factor))
+			return false;
+		opts->factor = (uint64_t)factor;
+		return true;
+	}
+	case 'n':
+		return cli_parse_long(text, 1, BENCH_MAX_ITERS, &opts->iters);
+	case 'w':
+		return cli_parse_long(text, 0, BENCH_MAX_ITERS,
+				      &opts->warmup_iters);
+	case 'd':
+		return cli_parse_long(text, 0, INT_MAX, &opts->device);
+	}
+	return false;
+}
+
+/* Names the option getopt rejected: "--long..." as typed, or "-x". */
+static void bench_unknown_option(const char *name, int argc, char **argv)
+{
+	const char *typed = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+	if (strncmp(typed, "--", 2) == 0 || !optopt)
+		fprintf(stderr, "tern-bench %s: unknown option '%s'", name,
+			typed);
+	else
+		fprintf(stderr, "tern-bench %s: unknown option '-%c'", name,
+			optopt);
+	fprintf(stderr, " (see 'tern-bench %s --help')\n", name);
+}
+
+enum bench_parse_result bench_parse_options(int argc, char **argv,
+					    struct bench_options *opts)
+{
+	const char *name = argv[0];
+	int opt;
+
+	*opts = (struct bench_options) {
+		.min_bytes = 1 << 10,
+		.max_bytes = 64 << 20,
+		.factor = 4,
+		.iters = 20,
+		.warmup_iters = 5,
+		.device = 0,
+	};
+
+	opterr = 0;	/* our messages say what was wanted */
+	optind = 0;	/* glibc: full rescan, main() already used getopt */
+	while ((opt = getopt_long(argc, argv, "+:b:e:f:n:w:d:h",
+				  bench_long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return BENCH_PARSE_HELP;
+		case ':':
+			fprintf(stderr, "tern-bench %s: %s needs a value: expected %s\n",
+				name, argv[optind - 1], bench_wanted(optopt));
+			return BENCH_PARSE_USAGE;
+		case '?':
+			bench_unknown_option(name, argc, argv);
+			return BENCH_PARSE_USAGE;
+		default:
+			if (!bench_parse_value(opt, optarg, opts)) {
+				fprintf(stderr,
+					"tern-bench %s: -%c '%s': expected %s\n",
+					name, opt, optarg, bench_wanted(opt));
+				return BENCH_PARSE_USAGE;
+			}
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+			"tern-bench %s: unexpected argument '%s' (options only; see 'tern-bench %s --help')\n",
+			name, argv[optind], name);
+		return BENCH_PARSE_USAGE;
+	}
+	if (opts->min_bytes > opts->max_bytes) {
+		fprintf(stderr,
+			"tern-bench %s: -b (%llu bytes) must not exceed -e (%llu bytes)\n",
+			name, (unsigned long long)opts->min_bytes,
+			(unsigned long long)opts->max_bytes);
+		return BENCH_PARSE_USAGE;
+	}
+	return BENCH_PARSE_RUN;
+}
+
+uint64_t bench_next_size(const struct bench_options *opts, uint64_t size)
+{
+	if (size > opts->max_bytes / opts->factor)
+		return 0;
+	return size * opts->factor;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sweep options every tern-bench test shares, spelled as in nccl-tests.
+ */
+#ifndef TOOLS_BENCH_OPTIONS_H
+#define TOOLS_BENCH_OPTIONS_H
+
+#include <stdint.h>
+
+struct bench_options {
+	uint64_t min_bytes;	/* -b */
+	uint64_t max_bytes;	/* -e */
+	uint64_t factor;	/* -f: each size is the previous one times this */
+	long iters;		/* -n: timed iterations per size */
+	long warmup_iters;	/* -w: untimed iterations before timing */
+	long device;		/* -d: device index */
+};
+
+/* What bench_parse_options() found. */
+enum bench_parse_result {
+	BENCH_PARSE_RUN,	/* options are valid: run the test */
+	BENCH_PARSE_HELP,	/* help was printed: exit 0 */
+	BENCH_PARSE_USAGE,	/* a message was printed: exit EXIT_USAGE */
+};
+
+/*
+ * Parses argv (argv[0] is the test's name, e.g. "copy") into @opts, printing
+ * a message that says what was wanted for anything it rejects. The device
+ * index is checked against the devices present later, by the test.
+ */
+enum bench_parse_result bench_parse_options(int argc, char **argv,
+					    struct bench_options *opts);
+
+/* Prints the options help for test @name to stdout. */
+void bench_print_usage(const char *name, const char *summary);
+
+/* The next size of the sweep after @size, or 0 when the sweep is over. */
+uint64_t bench_next_size(const struct bench_options *opts, uint64_t size);
+
+#endif /* TOOLS_BENCH_OPTIONS_H */

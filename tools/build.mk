@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+#
+# tern-bench and tern-inspect, into $(BUILD)/. Both link libtern statically
+# ($(LIBTERN_A) and what it needs, from libruntime/build.mk), so they run
+# from the build tree or any install prefix without a library path.
+
+TOOLS_COMMON_OBJS := $(BUILD)/tools/common/cli.o
+TERN_BENCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tools/bench/*.c)))
+TERN_INSPECT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tools/inspect/*.c)))
+
+TOOLS_PROGRAMS := $(BUILD)/tern-bench $(BUILD)/tern-inspect
+USERSPACE_TARGETS += $(TOOLS_PROGRAMS)
+
+$(BUILD)/tools/%.o: CFLAGS_COMMON += -Itools/common
+
+$(BUILD)/tern-bench: $(TERN_BENCH_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
+
+$(BUILD)/tern-inspect: $(TERN_INSPECT_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
+
+.PHONY: tools install-tools
+tools: $(TOOLS_PROGRAMS)
+
+install: install-tools
+install-tools: $(TOOLS_PROGRAMS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(TOOLS_PROGRAMS) $(DESTDIR)$(PREFIX)/bin/

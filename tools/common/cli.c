@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Command-line support shared by the Tern tools.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+bool cli_parse_size(const char *text, uint64_t min, uint64_t max,
+		    uint64_t *bytes)
+{
+	unsigned long long value;
+	unsigned int shift = 0;
+	char *end;
+
+	/* strtoull would accept leading blanks, signs and "0x": we do not. */
+	if (!text || !isdigit((unsigned char)text[0]))
+		return false;
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	default:
+		return false;
+	}
+	if (shift && end[1] != '\0')
+		return false;
+	if (value > (UINT64_MAX >> shift))
+		return false;
+	value <<= shift;
+	if (value < min || value > max)
+		return false;
+	*bytes = value;
+	return true;
+}
+
+bool cli_parse_long(const char *text, long min, long max, long *value)
+{
+	long parsed;
+	char *end;
+
+	if (!text || !(isdigit((unsigned char)text[0]) ||
+		       (text[0] == '-' && isdigit((unsigned char)text[1]))))
+		return false;
+	errno = 0;
+	parsed = strtol(text, &end, 10);
+	if (errno || *end != '\0' || parsed < min || parsed > max)
+		return false;
+	*value = parsed;
+	return true;
+}
+
+void cli_format_bytes(uint64_t bytes, char *buf, int len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int unit = 0;
+	uint64_t scale = 1;
+
+	while (unit + 1 < sizeof(units) / sizeof(units[0]) &&
+	       bytes >= (scale << 10)) {
+		scale <<= 10;
+		unit++;
+	}
+	if (bytes % scale == 0)
+		snprintf(buf, len, "%llu %s",
+			 (unsigned long long)(bytes / scale), units[unit]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)scale,
+			 units[unit]);
+}
+
+const char *cli_backend_reason(tern_backend_t backend)
+{
+	const char *forced = getenv("TERN_BACKEND");
+
+	/* Mirrors libtern's rule: TERN_BACKEND wins, else a node decides. */
+	if (forced && strcmp(forced, tern_backend_name(backend)) == 0)
+		return backend == TERN_BACKEND_SIM ? "TERN_BACKEND=sim"
+						   : "TERN_BACKEND=kernel";
+	return backend == TERN_BACKEND_SIM ? "no Tern device node found"
+					   : "Tern device node found";
+}
+
+const char *cli_backend_description(tern_backend_t backend)
+{
+	static char text[96];
+
+	snprintf(text, sizeof(text), "%s (%s)", tern_backend_name(backend),
+		 cli_backend_reason(backend));
+	return text;
+}
+
+/* What an operator can do about @status, or NULL when there is nothing. */
+static const char *cli_advice(tern_status_t status)
+{
+	switch (status) {
+	case TERN_ERROR_PERMISSION:
+		return "the Tern device nodes (/dev/accel/accel*, /dev/dri/renderD*) "
+		       "are not open to this user: run as root, or add the user "
+		       "to the group that owns them (see 'ls -l /dev/accel "
+		       "/dev/dri'; usually 'render' or 'accel') and log in again";
+	case TERN_ERROR_NO_DEVICE:
+		return "no Tern device node was found: load tern.ko (mock "
+		       "hardware: 'insmod driver/tern.ko mock_devices=4' after "
+		       "its dependencies, see README.md), or unset TERN_BACKEND "
+		       "to use the simulator";
+	case TERN_ERROR_OUT_OF_MEMORY:
+		return "free device memory held by other processes, or ask for "
+		       "less (see 'tern-inspect list' for memory in use)";
+	case TERN_ERROR_INVALID_DEVICE:
+		return "'tern-inspect list' shows the devices present";
+	default:
+		return NULL;
+	}
+}
+
+int cli_get_backend(const char *prog, tern_backend_t *backend)
+{
+	static const char *const vars[] = {
+		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
+		"TERN_SIM_JOB_TIMEOUT_MS",
+	};
+	tern_status_t status = tern_get_backend(backend);
+
+	if (status == TERN_SUCCESS)
+		return 0;
+	if (status != TERN_ERROR_INVALID_ARGUMENT) {
+		cli_report_error(prog, "choosing a backend", status);
+		return 1;
+	}
+	/* libtern refuses a configuration it cannot honour: show it. */
+	fprintf(stderr, "%s: libtern refused the backend configuration:", prog);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *value = getenv(vars[i]);
+
+		if (value)
+			fprintf(stderr, " %s='%s'", vars[i], value);
+	}
+	fprintf(stderr,
+		"\n%s: TERN_BACKEND takes 'kernel' or 'sim' (or is unset); "
+		"the TERN_SIM_* settings take whole numbers in range "
+		"(see Documentation/simulator.rst)\n", prog);
+	return EXIT_USAGE;
+}
+
+void cli_report_error(const char *prog, const char *what,
+		      tern_status_t status)
+{
+	const char *advice = cli_advice(status);
+
+	fprintf(stderr, "%s: %s: %s (%s)\n", prog, what,
+		tern_status_string(status), tern_status_name(status));
+	if (advice)
+		fprintf(stderr, "%s: %s\n", prog, advice);
+}
