@@ -120,13 +120,16 @@ static u64 tern_min_u64(u64 a, u64 b)
 	return a < b ? a : b;
 }
 
-/* Moves up to one budget of a COPY; returns 0, TERN_MODEL_YIELD or -EFAULT. */
+/*
+ * COPY and FILL move at most *budget bytes per call and record how far they
+ * got in job->progress, so one call never runs long whatever the stream.
+ */
 static int tern_run_copy(struct tern_model_job *job,
 			 const struct drm_tern_packet_copy *p,
-			 const struct tern_model_mem *mem)
+			 const struct tern_model_mem *mem, u64 *budget)
 {
+	u64 chunk, at;
 	u8 *src, *dst;
-	u64 chunk;
 
 	if (p->bytes == 0)
 		return 0;
@@ -135,21 +138,24 @@ static int tern_run_copy(struct tern_model_job *job,
 	dst = mem->translate(mem->ctx, p->dst, p->bytes);
 	if (!src || !dst)
 		return -EFAULT;
-	chunk = tern_min_u64(p->bytes - job->progress, TERN_MODEL_BUDGET);
-	if (src + p->bytes > dst && dst + p->bytes > src) {
-		/* Overlapping ranges: one memmove keeps the result right. */
-		memmove(dst, src, p->bytes);
-		chunk = p->bytes - job->progress;
-	} else {
-		memcpy(dst + job->progress, src + job->progress, chunk);
-	}
+	chunk = tern_min_u64(p->bytes - job->progress, *budget);
+	/*
+	 * Overlapping ranges with dst above src must be walked from the end,
+	 * or a chunk would read bytes an earlier chunk already overwrote.
+	 */
+	if (dst > src && src + p->bytes > dst)
+		at = p->bytes - job->progress - chunk;
+	else
+		at = job->progress;
+	memmove(dst + at, src + at, chunk);
 	job->progress += chunk;
+	*budget -= chunk;
 	return job->progress == p->bytes ? 0 : TERN_MODEL_YIELD;
 }
 
 static int tern_run_fill(struct tern_model_job *job,
 			 const struct drm_tern_packet_fill *p,
-			 const struct tern_model_mem *mem)
+			 const struct tern_model_mem *mem, u64 *budget)
 {
 	u8 pattern[4] = {
 		(u8)p->pattern, (u8)(p->pattern >> 8),
@@ -163,8 +169,7 @@ static int tern_run_fill(struct tern_model_job *job,
 	dst = mem->translate(mem->ctx, p->dst, p->bytes);
 	if (!dst)
 		return -EFAULT;
-	end = job->progress + tern_min_u64(p->bytes - job->progress,
-					   TERN_MODEL_BUDGET);
+	end = job->progress + tern_min_u64(p->bytes - job->progress, *budget);
 	if (pattern[0] == pattern[1] && pattern[0] == pattern[2] &&
 	    pattern[0] == pattern[3]) {
 		memset(dst + job->progress, pattern[0], end - job->progress);
@@ -172,6 +177,7 @@ static int tern_run_fill(struct tern_model_job *job,
 		for (i = job->progress; i < end; i++)
 			dst[i] = pattern[i & 3];
 	}
+	*budget -= end - job->progress;
 	job->progress = end;
 	return end == p->bytes ? 0 : TERN_MODEL_YIELD;
 }
@@ -183,13 +189,13 @@ static u64 *tern_u64_slot(const struct tern_model_mem *mem, u64 va)
 
 static int tern_run_packet(struct tern_model_job *job,
 			   const struct drm_tern_packet_header *hdr,
-			   const struct tern_model_mem *mem)
+			   const struct tern_model_mem *mem, u64 *budget)
 {
 	switch (hdr->opcode) {
 	case TERN_OP_COPY:
-		return tern_run_copy(job, (const void *)hdr, mem);
+		return tern_run_copy(job, (const void *)hdr, mem, budget);
 	case TERN_OP_FILL:
-		return tern_run_fill(job, (const void *)hdr, mem);
+		return tern_run_fill(job, (const void *)hdr, mem, budget);
 	case TERN_OP_TIMESTAMP: {
 		const struct drm_tern_packet_timestamp *p = (const void *)hdr;
 		u64 *slot = tern_u64_slot(mem, p->dst);
@@ -231,14 +237,19 @@ static int tern_run_packet(struct tern_model_job *job,
 int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem)
 {
 	const u8 *base = job->packets;
+	u64 budget = TERN_MODEL_BUDGET;
 
 	while (job->offset < job->size) {
 		const struct drm_tern_packet_header *hdr =
 			(const void *)(base + job->offset);
-		int ret = tern_run_packet(job, hdr, mem);
+		int ret;
 
+		if (budget < TERN_MODEL_PACKET_COST)
+			return TERN_MODEL_YIELD;
+		ret = tern_run_packet(job, hdr, mem, &budget);
 		if (ret)
 			return ret;
+		budget -= tern_min_u64(budget, TERN_MODEL_PACKET_COST);
 		job->offset += (u32)hdr->length * 8;
 		job->progress = 0;
 	}

@@ -15,8 +15,12 @@
 #define TERN_MODEL_STALLED	1	/* a SEM_WAIT has not passed yet */
 #define TERN_MODEL_YIELD	2	/* the byte budget ran out */
 
-/* Bytes an engine moves before tern_model_run() yields. */
+/*
+ * Bytes one tern_model_run() call may move before it yields, whatever the
+ * stream holds; every packet also costs TERN_MODEL_PACKET_COST of it.
+ */
 #define TERN_MODEL_BUDGET	(4u << 20)
+#define TERN_MODEL_PACKET_COST	64u
 
 #define TERN_MODEL_MAX_SUBMIT_BYTES	(256u << 10)
 #define TERN_MODEL_MAX_IN_SYNCOBJS	64u
@@ -66,7 +70,8 @@ static inline void tern_model_job_init(struct tern_model_job *job,
 }
 
 /*
- * Runs @job from where it stopped. Returns 0 when the stream is done,
+ * Runs @job from where it stopped, moving at most TERN_MODEL_BUDGET bytes.
+ * Returns 0 when the stream is done,
  * TERN_MODEL_STALLED or TERN_MODEL_YIELD when it should be called again,
  * or -EFAULT when a packet addressed memory outside the context's buffers
  * (the packets before it have taken effect, nothing after it runs).

@@ -18,7 +18,10 @@
  * is the status of its fence: export the out-syncobj as a sync_file and read
  * SYNC_IOC_FILE_INFO's status (-EFAULT: the job touched an address outside
  * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
- * -ECANCELED: the job was dropped because its file closed).
+ * -ECANCELED: the job was stopped because its file closed; -ESRCH: the job
+ * was still waiting for its dependencies when its process was killed;
+ * -ENODEV: the device went away). A job whose input fence failed still
+ * runs: the error does not propagate through dependencies.
  */
 #ifndef _UAPI_TERN_ACCEL_H_
 #define _UAPI_TERN_ACCEL_H_
@@ -111,7 +114,9 @@ enum drm_tern_placement {
  *
  * The buffer gets a device virtual address in the calling file's address
  * space, valid until its handle is closed (DRM_IOCTL_GEM_CLOSE), and an
- * mmap offset for the CPU. Sizes are rounded up to the page size.
+ * mmap offset for the CPU. Sizes are rounded up to the page size. Device
+ * addresses are per file: a buffer imported into another file through
+ * PRIME gets an address of its own there.
  *
  * Errors: -EINVAL for unknown @flags, a non-zero @pad, an unknown
  * @placement or a zero @size; -E2BIG if @size exceeds the placement's total
@@ -220,7 +225,10 @@ struct drm_tern_submit {
 	__u32 packets_size;
 	/** @in_syncobj_count: in, entries in @in_syncobjs. */
 	__u32 in_syncobj_count;
-	/** @in_syncobjs: in, user pointer to __u32 syncobj handles to wait for. */
+	/**
+	 * @in_syncobjs: in, user pointer to __u32 syncobj handles to wait
+	 * for; a syncobj that holds no fence has nothing to wait for.
+	 */
 	__u64 in_syncobjs;
 	/** @out_syncobj: in, syncobj that receives the job's fence, or 0. */
 	__u32 out_syncobj;

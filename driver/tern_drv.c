@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tern accelerator driver: module, DRM driver, open files, GET_INFO.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+
+#include "tern_accel.h"
+#include "tern_compat.h"
+#include "tern_drv.h"
+#include "tern_engine.h"
+#include "tern_gem.h"
+#include "tern_job.h"
+#include "tern_queue.h"
+#include "tern_vm.h"
+
+#define TERN_MAX_MOCK_DEVICES		64
+#define TERN_MAX_MOCK_MEM_MB		65536
+#define TERN_MAX_ENGINES		16
+#define TERN_MAX_JOB_TIMEOUT_MS		600000
+
+static unsigned int mock_devices = 1;
+module_param(mock_devices, uint, 0444);
+MODULE_PARM_DESC(mock_devices, "Mock devices to create (0-64, default 1)");
+
+static unsigned int mock_mem_mb = 256;
+module_param(mock_mem_mb, uint, 0444);
+MODULE_PARM_DESC(mock_mem_mb,
+		 "Device memory of each mock device in MiB (1-65536, default 256)");
+
+static unsigned int mock_engines = 4;
+module_param(mock_engines, uint, 0444);
+MODULE_PARM_DESC(mock_engines, "Engines of each mock device (1-16, default 4)");
+
+static unsigned int job_timeout_ms = 5000;
+module_param(job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Time a job may run before it fails with -ETIMEDOUT (1-600000, default 5000)");
+
+int tern_device_init(struct tern_device *tdev, unsigned int index,
+		     const struct tern_device_config *config)
+{
+	int ret;
+
+	tdev->index = index;
+	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
+			     TERN_CAP_TIMESTAMP;
+	if (config->mock)
+		tdev->capabilities |= TERN_CAP_MOCK;
+
+	ret = tern_devmem_init(tdev, config->mem_size);
+	if (ret)
+		return ret;
+
+	return tern_engines_init(tdev, config->engine_count,
+				 config->job_timeout_ms);
+}
+
+static int tern_info_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct drm_tern_info *args = data;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	args->device_index = tdev->index;
+	args->engine_count = tdev->engine_count;
+	args->fabric_port_count = 0;
+	args->capabilities = tdev->capabilities;
+	args->device_memory_size = tdev->mem_size;
+	args->device_memory_used = tern_devmem_used(tdev);
+	args->va_base = TERN_VA_BASE;
+	args->va_size = TERN_VA_SIZE;
+	args->engine_clock_hz = TERN_MODEL_CLOCK_HZ;
+	args->packet_version = TERN_PACKET_VERSION;
+	args->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
+	args->max_in_syncobjs = TERN_MODEL_MAX_IN_SYNCOBJS;
+	return 0;
+}
+
+static int tern_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct tern_file *tfile;
+
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	if (!tfile)
+		return -ENOMEM;
+
+	tfile->vm = tern_vm_create(drm);
+	if (!tfile->vm) {
+		kfree(tfile);
+		return -ENOMEM;
+	}
+	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
+	file->driver_priv = tfile;
+	return 0;
+}
+
+/* Runs after DRM has closed the file's handles and syncobjs. */
+static void tern_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+
+	tern_queues_destroy(tfile);
+	/* Jobs still running hold the address space until they end. */
+	tern_vm_put(tfile->vm);
+	kfree(tfile);
+}
+
+/*
+ * DRM closes a file's buffer handles, which unmaps the buffers, before
+ * postclose. Cancel the file's jobs first, so that a job still running
+ * ends with -ECANCELED rather than faulting on a vanished buffer.
+ */
+static int tern_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+	struct tern_file *tfile = file->driver_priv;
+
+	tern_vm_close(tfile->vm);
+	return drm_release(inode, filp);
+}
+
+static const struct drm_ioctl_desc tern_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(TERN_GET_INFO, tern_info_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_BO_CREATE, tern_bo_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_BO_INFO, tern_bo_info_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_QUEUE_CREATE, tern_queue_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_QUEUE_DESTROY, tern_queue_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
+};
+
+static const struct file_operations tern_fops = {
+	.owner = THIS_MODULE,
+	.open = tern_node_open,
+	.release = tern_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	TERN_FOPS_COMPAT_FIELDS
+};
+
+const struct drm_driver tern_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_SYNCOBJ | TERN_DRIVER_NODE,
+	.open = tern_open,
+	.postclose = tern_postclose,
+	.gem_create_object = tern_gem_create_object,
+	.ioctls = tern_ioctls,
+	.num_ioctls = ARRAY_SIZE(tern_ioctls),
+	.fops = &tern_fops,
+	.name = TERN_DRIVER_NAME,
+	.desc = TERN_DRIVER_DESC,
+	.major = 1,
+	.minor = 0,
+	TERN_DRIVER_COMPAT_FIELDS
+};
+
+static bool tern_param_ok(const char *name, unsigned int value,
+			  unsigned int min, unsigned int max)
+{
+	if (value >= min && value <= max)
+		return true;
+
+	pr_err("%s=%u is out of range %u-%u\n", name, value, min, max);
+	return false;
+}
+
+static int __init tern_init(void)
+{
+	const struct tern_device_config config = {
+		.mock = true,
+		.mem_size = (u64)mock_mem_mb << 20,
+		.engine_count = mock_engines,
+		.job_timeout_ms = job_timeout_ms,
+	};
+
+	if (!tern_param_ok("mock_devices", mock_devices, 0,
+			   TERN_MAX_MOCK_DEVICES) ||
+	    !tern_param_ok("mock_mem_mb", mock_mem_mb, 1,
+			   TERN_MAX_MOCK_MEM_MB) ||
+	    !tern_param_ok("mock_engines", mock_engines, 1,
+			   TERN_MAX_ENGINES) ||
+	    !tern_param_ok("job_timeout_ms", job_timeout_ms, 1,
+			   TERN_MAX_JOB_TIMEOUT_MS))
+		return -EINVAL;
+
+	return tern_mock_init(mock_devices, &config);
+}
+
+static void __exit tern_exit(void)
+{
+	tern_mock_fini();
+}
+
+module_init(tern_init);
+module_exit(tern_exit);
+
+MODULE_DESCRIPTION(TERN_DRIVER_DESC);
+MODULE_LICENSE("GPL");

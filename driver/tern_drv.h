@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tern accelerator driver: the device and the open file.
+ */
+#ifndef TERN_DRV_H
+#define TERN_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_mm.h>
+
+#define TERN_DRIVER_NAME	"tern"
+#define TERN_DRIVER_DESC	"Tern accelerator"
+
+struct tern_engine;
+struct tern_vm;
+
+/**
+ * struct tern_device_config - what a device is made of
+ * @mock: the device is mock hardware
+ * @mem_size: bytes of device memory
+ * @engine_count: engines executing packet streams
+ * @job_timeout_ms: how long a job may run before it is failed
+ */
+struct tern_device_config {
+	bool mock;
+	u64 mem_size;
+	unsigned int engine_count;
+	unsigned int job_timeout_ms;
+};
+
+/**
+ * struct tern_device - one Tern chip
+ * @drm: the DRM device
+ * @index: index among Tern devices, reported to userspace
+ * @capabilities: TERN_CAP_* bits
+ * @mem_lock: protects @mem and @mem_used
+ * @mem: allocator of device memory, [0, @mem_size)
+ * @mem_size: bytes of device memory
+ * @mem_used: bytes of device memory held by buffers
+ * @engine_count: entries in @engines
+ * @engines: the engines
+ * @live_jobs: jobs created and not yet freed; teardown waits for zero
+ */
+struct tern_device {
+	struct drm_device drm;
+	unsigned int index;
+	u64 capabilities;
+
+	struct mutex mem_lock;		/* protects mem, mem_used */
+	struct drm_mm mem;
+	u64 mem_size;
+	u64 mem_used;
+
+	unsigned int engine_count;
+	struct tern_engine *engines;
+	atomic_t live_jobs;
+};
+
+/**
+ * struct tern_file - what one open file of a device owns
+ * @vm: the file's device virtual address space
+ * @queues: the file's queues by id
+ */
+struct tern_file {
+	struct tern_vm *vm;
+	struct xarray queues;
+};
+
+static inline struct tern_device *to_tern_device(struct drm_device *drm)
+{
+	return container_of(drm, struct tern_device, drm);
+}
+
+extern const struct drm_driver tern_drm_driver;
+
+int tern_device_init(struct tern_device *tdev, unsigned int index,
+		     const struct tern_device_config *config);
+
+int tern_mock_init(unsigned int count, const struct tern_device_config *config);
+void tern_mock_fini(void);
+
+#endif /* TERN_DRV_H */

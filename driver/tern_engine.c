@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tern mock engines.
+ *
+ * The scheduler hands each engine its jobs in order (run_job); the engine
+ * executes them one at a time with the device model, on an ordered
+ * workqueue. A step runs the model until the stream ends, fails, runs out
+ * of its byte budget (the engine comes back at once) or waits on a
+ * semaphore (the engine looks again after a short, growing pause). When a
+ * job ends the engine signals its hardware fence, with the job's error.
+ */
+#include <linux/dma-fence.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include "tern_compat.h"
+#include "tern_drv.h"
+#include "tern_engine.h"
+#include "tern_job.h"
+#include "tern_vm.h"
+
+/* Jobs the scheduler may hand to one engine before it waits. */
+#define TERN_ENGINE_DEPTH		64
+
+/* Pause between two looks at a semaphore that has not passed. */
+#define TERN_ENGINE_BACKOFF_MIN_NS	(100 * NSEC_PER_USEC)
+#define TERN_ENGINE_BACKOFF_MAX_NS	(1 * NSEC_PER_MSEC)
+
+static const char *tern_fence_driver_name(struct dma_fence *fence)
+{
+	return TERN_DRIVER_NAME;
+}
+
+static const char *tern_fence_timeline_name(struct dma_fence *fence)
+{
+	return "tern-engine";
+}
+
+static const struct dma_fence_ops tern_fence_ops = {
+	.get_driver_name = tern_fence_driver_name,
+	.get_timeline_name = tern_fence_timeline_name,
+};
+
+static u64 tern_engine_clock(void *ctx)
+{
+	return ktime_get_ns();
+}
+
+/*
+ * Runs the job for one step. Returns 0 when it is done, TERN_MODEL_YIELD or
+ * TERN_MODEL_STALLED when it must run again, or the error that ends it.
+ */
+static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
+{
+	const struct tern_model_mem mem = {
+		.translate = tern_vm_translate,
+		.clock = tern_engine_clock,
+		.ctx = job->vm,
+	};
+	int error, ret, idx;
+
+	/* The scheduler may have failed the job before handing it over. */
+	error = READ_ONCE(job->base.s_fence->finished.error);
+	if (error)
+		return error;
+	if (READ_ONCE(job->timed_out))
+		return -ETIMEDOUT;
+
+	if (!drm_dev_enter(&engine->tdev->drm, &idx))
+		return -ENODEV;
+
+	if (tern_vm_begin_run(job->vm)) {
+		ret = tern_model_run(&job->model, &mem);
+		tern_vm_end_run(job->vm);
+	} else {
+		ret = -ECANCELED;
+	}
+
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static void tern_engine_finish(struct tern_job *job, int error)
+{
+	struct dma_fence *finished = &job->base.s_fence->finished;
+
+	if (error) {
+		dma_fence_set_error(job->hw_fence, error);
+		/*
+		 * drm_sched before 6.4 does not copy the hardware fence's
+		 * error to the finished fence, which is what userspace sees.
+		 * The finished fence only signals after the hardware fence.
+		 */
+		if (!finished->error)
+			dma_fence_set_error(finished, error);
+	}
+	dma_fence_signal(job->hw_fence);
+	tern_job_put(job);
+}
+
+static void tern_engine_work(struct work_struct *work)
+{
+	struct tern_engine *engine = container_of(work, struct tern_engine,
+						  work);
+	struct tern_job *job;
+	bool more;
+	int ret;
+
+	/* Only this work removes jobs, so the first one stays ours. */
+	spin_lock(&engine->lock);
+	job = list_first_entry_or_null(&engine->jobs, struct tern_job,
+				       engine_link);
+	spin_unlock(&engine->lock);
+	if (!job)
+		return;
+
+	ret = tern_engine_step(engine, job);
+	if (ret == TERN_MODEL_YIELD) {
+		engine->backoff_ns = 0;
+		queue_work(engine->wq, work);
+		return;
+	}
+	if (ret == TERN_MODEL_STALLED) {
+		engine->backoff_ns = clamp(engine->backoff_ns * 2,
+					   TERN_ENGINE_BACKOFF_MIN_NS,
+					   TERN_ENGINE_BACKOFF_MAX_NS);
+		hrtimer_start(&engine->retry, ns_to_ktime(engine->backoff_ns),
+			      HRTIMER_MODE_REL);
+		return;
+	}
+
+	engine->backoff_ns = 0;
+	spin_lock(&engine->lock);
+	list_del(&job->engine_link);
+	more = !list_empty(&engine->jobs);
+	spin_unlock(&engine->lock);
+
+	tern_engine_finish(job, ret);
+	if (more)
+		queue_work(engine->wq, work);
+}
+
+static enum hrtimer_restart tern_engine_retry(struct hrtimer *timer)
+{
+	struct tern_engine *engine = container_of(timer, struct tern_engine,
+						  retry);
+
+	queue_work(engine->wq, &engine->work);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Takes @job, and the job's engine reference, from the scheduler (run_job).
+ * Returns the hardware fence, with a reference for the scheduler.
+ */
+struct dma_fence *tern_engine_push(struct tern_engine *engine,
+				   struct tern_job *job)
+{
+	spin_lock(&engine->lock);
+	dma_fence_init(job->hw_fence, &tern_fence_ops, &engine->fence_lock,
+		       engine->fence_context, ++engine->fence_seqno);
+	list_add_tail(&job->engine_link, &engine->jobs);
+	spin_unlock(&engine->lock);
+
+	queue_work(engine->wq, &engine->work);
+	return dma_fence_get(job->hw_fence);
+}
+
+/* Makes the engine look at its first job now. */
+void tern_engine_kick(struct tern_engine *engine)
+{
+	queue_work(engine->wq, &engine->work);
+}
+
+static int tern_engine_init(struct tern_engine *engine,
+			    struct tern_device *tdev, unsigned int index,
+			    unsigned int timeout_ms)
+{
+	int ret;
+
+	engine->tdev = tdev;
+	engine->index = index;
+	snprintf(engine->name, sizeof(engine->name), "tern%u-e%u",
+		 tdev->index, index);
+	spin_lock_init(&engine->lock);
+	spin_lock_init(&engine->fence_lock);
+	INIT_LIST_HEAD(&engine->jobs);
+	INIT_WORK(&engine->work, tern_engine_work);
+	tern_hrtimer_setup(&engine->retry, tern_engine_retry);
+	engine->fence_context = dma_fence_context_alloc(1);
+
+	/* Ending jobs is what frees memory: keep going under pressure. */
+	engine->wq = alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM,
+					     engine->name);
+	if (!engine->wq)
+		return -ENOMEM;
+
+	ret = tern_sched_init(&engine->sched, &tern_sched_ops,
+			      TERN_ENGINE_DEPTH, msecs_to_jiffies(timeout_ms),
+			      engine->name, tdev->drm.dev);
+	if (ret) {
+		destroy_workqueue(engine->wq);
+		return ret;
+	}
+	return 0;
+}
+
+static void tern_engine_fini(struct tern_engine *engine)
+{
+	drm_sched_fini(&engine->sched);
+	hrtimer_cancel(&engine->retry);
+	destroy_workqueue(engine->wq);
+	drm_WARN_ON(&engine->tdev->drm, !list_empty(&engine->jobs));
+}
+
+static void tern_engines_fini(struct drm_device *drm, void *arg)
+{
+	struct tern_device *tdev = arg;
+	unsigned int i;
+
+	/*
+	 * Every file is closed, but jobs of closed files may still be
+	 * ending (cancelled); the schedulers must outlive them.
+	 */
+	wait_var_event(&tdev->live_jobs, !atomic_read(&tdev->live_jobs));
+
+	for (i = 0; i < tdev->engine_count; i++)
+		tern_engine_fini(&tdev->engines[i]);
+}
+
+int tern_engines_init(struct tern_device *tdev, unsigned int count,
+		      unsigned int timeout_ms)
+{
+	unsigned int i;
+	int ret;
+
+	tdev->engines = drmm_kcalloc(&tdev->drm, count, sizeof(*tdev->engines),
+				     GFP_KERNEL);
+	if (!tdev->engines)
+		return -ENOMEM;
+
+	for (i = 0; i < count; i++) {
+		ret = tern_engine_init(&tdev->engines[i], tdev, i, timeout_ms);
+		if (ret)
+			goto err_fini_engines;
+		tdev->engine_count++;
+	}
+	return drmm_add_action_or_reset(&tdev->drm, tern_engines_fini, tdev);
+
+err_fini_engines:
+	while (tdev->engine_count)
+		tern_engine_fini(&tdev->engines[--tdev->engine_count]);
+	return ret;
+}

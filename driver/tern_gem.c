@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tern buffers.
+ *
+ * Every buffer is a GEM shmem object, mapped into the kernel for its whole
+ * life so that engines reach it without faulting. A buffer placed in device
+ * memory also takes its size out of the device's memory, which is what the
+ * chip would have to hold; host memory is limited by the host's RAM only.
+ */
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vma_manager.h>
+
+#include "tern_accel.h"
+#include "tern_compat.h"
+#include "tern_drv.h"
+#include "tern_gem.h"
+#include "tern_vm.h"
+
+/* drm_gem_shmem_free() and its error paths kfree() the shmem object. */
+static_assert(offsetof(struct tern_bo, base.base) == 0);
+
+static void tern_devmem_fini(struct drm_device *drm, void *arg)
+{
+	struct tern_device *tdev = arg;
+
+	drm_WARN_ON(drm, tdev->mem_used);
+	drm_mm_takedown(&tdev->mem);
+}
+
+int tern_devmem_init(struct tern_device *tdev, u64 size)
+{
+	int ret;
+
+	ret = drmm_mutex_init(&tdev->drm, &tdev->mem_lock);
+	if (ret)
+		return ret;
+
+	tdev->mem_size = size;
+	drm_mm_init(&tdev->mem, 0, size);
+	return drmm_add_action_or_reset(&tdev->drm, tern_devmem_fini, tdev);
+}
+
+u64 tern_devmem_used(struct tern_device *tdev)
+{
+	u64 used;
+
+	mutex_lock(&tdev->mem_lock);
+	used = tdev->mem_used;
+	mutex_unlock(&tdev->mem_lock);
+	return used;
+}
+
+static int tern_devmem_reserve(struct tern_device *tdev, struct tern_bo *bo)
+{
+	int ret;
+
+	mutex_lock(&tdev->mem_lock);
+	ret = drm_mm_insert_node(&tdev->mem, &bo->mem_node, bo->base.base.size);
+	if (!ret)
+		tdev->mem_used += bo->mem_node.size;
+	mutex_unlock(&tdev->mem_lock);
+
+	/* No hole large enough: the memory is taken, not the request wrong. */
+	return ret == -ENOSPC ? -ENOMEM : ret;
+}
+
+static void tern_devmem_release(struct tern_device *tdev, struct tern_bo *bo)
+{
+	mutex_lock(&tdev->mem_lock);
+	tdev->mem_used -= bo->mem_node.size;
+	drm_mm_remove_node(&bo->mem_node);
+	mutex_unlock(&tdev->mem_lock);
+}
+
+static void tern_gem_free(struct drm_gem_object *obj)
+{
+	struct tern_device *tdev = to_tern_device(obj->dev);
+	struct tern_bo *bo = to_tern_bo(obj);
+
+	/* Every mapping holds a reference: none can be left. */
+	drm_WARN_ON(obj->dev, !list_empty(&bo->mappings));
+
+	if (bo->vaddr) {
+		struct iosys_map map = IOSYS_MAP_INIT_VADDR(bo->vaddr);
+
+		tern_gem_vunmap(&bo->base, &map);
+	}
+	if (drm_mm_node_allocated(&bo->mem_node))
+		tern_devmem_release(tdev, bo);
+	mutex_destroy(&bo->lock);
+	drm_gem_shmem_free(&bo->base);
+}
+
+/* A file that gets a handle to a buffer gets addresses for it. */
+static int tern_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+
+	return tern_vm_map(tfile->vm, to_tern_bo(obj));
+}
+
+static void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+
+	tern_vm_unmap(tfile->vm, to_tern_bo(obj));
+}
+
+/* The shmem helpers' own table, plus mapping on open and close. */
+static const struct drm_gem_object_funcs tern_gem_funcs = {
+	.free = tern_gem_free,
+	.open = tern_gem_open,
+	.close = tern_gem_close,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
+					      size_t size)
+{
+	struct tern_bo *bo;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+
+	bo->base.base.funcs = &tern_gem_funcs;
+	mutex_init(&bo->lock);
+	INIT_LIST_HEAD(&bo->mappings);
+	return &bo->base.base;
+}
+
+static int tern_bo_vmap(struct tern_bo *bo)
+{
+	struct iosys_map map;
+	int ret;
+
+	ret = tern_gem_vmap(&bo->base, &map);
+	if (ret)
+		return ret;
+
+	bo->vaddr = map.vaddr;
+	return 0;
+}
+
+int tern_bo_create_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_bo_create *args = data;
+	struct drm_gem_shmem_object *shmem;
+	struct tern_bo *bo;
+	u64 limit;
+	u32 handle;
+	int ret;
+
+	if (args->flags || args->pad || !args->size)
+		return -EINVAL;
+
+	switch (args->placement) {
+	case TERN_PLACEMENT_DEVICE:
+		limit = tdev->mem_size;
+		break;
+	case TERN_PLACEMENT_HOST:
+		limit = (u64)totalram_pages() << PAGE_SHIFT;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* @limit is page aligned, so rounding up cannot cross it. */
+	if (args->size > limit)
+		return -E2BIG;
+
+	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
+	if (IS_ERR(shmem))
+		return PTR_ERR(shmem);
+
+	bo = to_tern_bo(&shmem->base);
+	bo->placement = args->placement;
+
+	if (bo->placement == TERN_PLACEMENT_DEVICE) {
+		ret = tern_devmem_reserve(tdev, bo);
+		if (ret)
+			goto out_put;
+	}
+
+	ret = tern_bo_vmap(bo);
+	if (ret)
+		goto out_put;
+
+	/* Maps the buffer into the file through tern_gem_open(). */
+	ret = drm_gem_handle_create(file, &shmem->base, &handle);
+	if (ret)
+		goto out_put;
+
+	args->size = shmem->base.size;
+	args->handle = handle;
+	args->device_va = tern_vm_address(tfile->vm, bo);
+	args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+out_put:
+	/* On success the handle holds the buffer. */
+	drm_gem_object_put(&shmem->base);
+	return ret;
+}
+
+int tern_bo_info_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_bo_info *args = data;
+	struct drm_gem_object *obj;
+	struct tern_bo *bo;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	bo = to_tern_bo(obj);
+	args->size = obj->size;
+	args->device_va = tern_vm_address(tfile->vm, bo);
+	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	args->placement = bo->placement;
+	drm_gem_object_put(obj);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tern buffers: GEM shmem objects, optionally backed by device memory.
+ */
+#ifndef TERN_GEM_H
+#define TERN_GEM_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_mm.h>
+
+struct drm_device;
+struct drm_file;
+struct tern_device;
+
+/**
+ * struct tern_bo - a Tern buffer
+ * @base: the shmem object; first, because the shmem helpers kfree() it
+ * @vaddr: kernel mapping of the whole buffer, for its whole life
+ * @placement: enum drm_tern_placement
+ * @mem_node: the buffer's share of device memory (device placement only)
+ * @lock: protects @mappings
+ * @mappings: the buffer's mappings in device virtual address spaces
+ */
+struct tern_bo {
+	struct drm_gem_shmem_object base;
+	void *vaddr;
+	u32 placement;
+	struct drm_mm_node mem_node;
+	struct mutex lock;	/* protects mappings */
+	struct list_head mappings;
+};
+
+static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct tern_bo, base.base);
+}
+
+int tern_devmem_init(struct tern_device *tdev, u64 size);
+u64 tern_devmem_used(struct tern_device *tdev);
+
+struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
+					      size_t size);
+
+int tern_bo_create_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int tern_bo_info_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+
+#endif /* TERN_GEM_H */

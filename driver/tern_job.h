@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tern jobs: packet streams submitted to a queue.
+ */
+#ifndef TERN_JOB_H
+#define TERN_JOB_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "model/tern_model.h"
+
+struct dma_fence;
+struct drm_device;
+struct drm_file;
+struct tern_device;
+struct tern_engine;
+struct tern_vm;
+
+/**
+ * struct tern_job - one submission
+ * @base: the scheduler's part
+ * @ref: held by the scheduler (until free_job, or until timedout_job, after
+ *	which the scheduler forgets the job) and, from the push to the
+ *	scheduler until the job ends, by the engine
+ * @tdev: the device
+ * @engine: the engine of the job's queue
+ * @vm: the submitting file's address space; the job holds a reference
+ * @packets: the job's copy of the packet stream
+ * @model: how far the engine has run the stream
+ * @hw_fence: signalled by the engine when the job ends
+ * @engine_link: entry in &tern_engine.jobs
+ * @timed_out: the job exceeded the job timeout: the engine fails it
+ * @sched_ready: drm_sched_job_init() succeeded
+ * @on_engine: run_job handed the job to the engine
+ */
+struct tern_job {
+	struct drm_sched_job base;
+	struct kref ref;
+	struct tern_device *tdev;
+	struct tern_engine *engine;
+	struct tern_vm *vm;
+	void *packets;
+	struct tern_model_job model;
+	struct dma_fence *hw_fence;
+	struct list_head engine_link;
+	bool timed_out;
+	bool sched_ready;
+	bool on_engine;
+};
+
+static inline struct tern_job *to_tern_job(struct drm_sched_job *sched_job)
+{
+	return container_of(sched_job, struct tern_job, base);
+}
+
+void tern_job_put(struct tern_job *job);
+
+extern const struct drm_sched_backend_ops tern_sched_ops;
+
+int tern_submit_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file);
+
+#endif /* TERN_JOB_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tern device virtual address spaces: one per open file.
+ */
+#ifndef TERN_VM_H
+#define TERN_VM_H
+
+#include <linux/kref.h>
+#include <linux/rwsem.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#include <drm/drm_mm.h>
+
+struct drm_device;
+struct tern_bo;
+
+#define TERN_VA_BASE	SZ_4G
+#define TERN_VA_SIZE	((1ULL << 47) - TERN_VA_BASE)
+
+/**
+ * struct tern_vm - a device virtual address space
+ * @drm: the device
+ * @ref: held by the file and by each of its jobs
+ * @lock: protects @mm; engines hold it for reading while they run a job of
+ *	this address space, so unmapping waits for the running step
+ * @mm: allocator of addresses, each node a struct tern_mapping
+ * @closed: the file is closing: its jobs are cancelled
+ */
+struct tern_vm {
+	struct drm_device *drm;
+	struct kref ref;
+	struct rw_semaphore lock;
+	struct drm_mm mm;
+	bool closed;
+};
+
+struct tern_vm *tern_vm_create(struct drm_device *drm);
+void tern_vm_put(struct tern_vm *vm);
+void tern_vm_close(struct tern_vm *vm);
+
+static inline struct tern_vm *tern_vm_get(struct tern_vm *vm)
+{
+	kref_get(&vm->ref);
+	return vm;
+}
+
+int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo);
+void tern_vm_unmap(struct tern_vm *vm, struct tern_bo *bo);
+u64 tern_vm_address(struct tern_vm *vm, struct tern_bo *bo);
+
+bool tern_vm_begin_run(struct tern_vm *vm);
+void tern_vm_end_run(struct tern_vm *vm);
+void *tern_vm_translate(void *vm, u64 va, u64 len);
+
+#endif /* TERN_VM_H */
