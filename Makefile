@@ -3,7 +3,7 @@
 # make            tern.ko (against KDIR) and all userspace into build/
 # make module     tern.ko only          make userspace   libtern, tools, tests
 # make check      every test suite, with a pass/fail summary at the end
-# make install    libtern, headers, tern.pc, tools (DESTDIR, PREFIX)
+# make clean      all but the cached trixie chroot; make distclean: all
 
 # Kernel to build tern.ko against: the running kernel's headers if present,
 # otherwise the newest installed Debian headers.
@@ -24,7 +24,7 @@ LDFLAGS_SAN := -fsanitize=address,undefined
 endif
 LDLIBS_DRM := $(shell pkg-config --libs libdrm)
 
-.PHONY: all module userspace clean check install
+.PHONY: all module userspace clean distclean check
 all: module userspace
 
 module:
@@ -44,6 +44,11 @@ $(BUILD)/%.o: %.c
 # build/trixie holds a whole chroot (tests/vm/trixie.sh): not ours to scan.
 -include $(shell find $(BUILD) -path $(BUILD)/trixie -prune -o -name '*.d' -type f -print 2>/dev/null)
 
+# clean keeps build/trixie, the cached Debian 13 chroot (a minute to make).
 clean:
-	rm -rf build build-* 
+	find build -mindepth 1 -maxdepth 1 ! -name trixie -exec rm -rf {} + 2>/dev/null || true
+	rm -rf build-*
 	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+
+distclean: clean
+	rm -rf build
