@@ -125,8 +125,8 @@ check "bench copy: one row per size, 11 rows" \
 check "bench copy: sizes 1, 4, 16, ... 1M in order" \
 	test "$(rows | awk '{ printf "%s ", $1 }')" = \
 	"1 4 16 64 256 1024 4096 16384 65536 262144 1048576 "
-check "bench copy: 10 numeric columns per row" \
-	test -z "$(rows | awk 'NF != 10 { print; next }
+check "bench copy: 12 numeric columns per row (3 directions, memcpy peer)" \
+	test -z "$(rows | awk 'NF != 12 { print; next }
 		{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) print }')"
 check "bench copy: #wrong is 0 for h2d, d2h and d2d" \
 	test -z "$(rows | awk '$4 != 0 || $7 != 0 || $10 != 0')"

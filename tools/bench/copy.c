@@ -3,9 +3,13 @@
  * tern-bench copy: host->device, device->host and device->device copy
  * bandwidth over a sweep of sizes. Time comes from events (the engine
  * clock); every size is checked byte for byte after its timed iterations.
+ * The CPU's own memcpy() between two host allocations is measured in the
+ * same run as the peer the engine figures are read against.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -30,6 +34,7 @@ struct copy_bench {
 	tern_event_t start, end;
 	tern_buffer_t host, dev_a, dev_b;
 	void *host_ptr, *dev_a_ptr, *dev_b_ptr;
+	void *peer_src, *peer_dst;	/* plain malloc() memory for memcpy() */
 };
 
 struct copy_result {
@@ -107,6 +112,38 @@ static tern_status_t copy_run(struct copy_bench *b,
 	return TERN_SUCCESS;
 }
 
+static double copy_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* The peer: the same copy done by the CPU with memcpy(), same iterations. */
+static void copy_run_peer(struct copy_bench *b,
+			  const struct bench_options *opts, uint64_t size,
+			  struct copy_result *result)
+{
+	uint64_t seed = pattern_seed(size, COPY_DIRECTIONS);
+	double start;
+
+	pattern_fill(b->peer_src, size, seed);
+	pattern_poison(b->peer_dst, size, seed);
+	for (long i = 0; i < opts->warmup_iters; i++)
+		memcpy(b->peer_dst, b->peer_src, size);
+	start = copy_now_us();
+	for (long i = 0; i < opts->iters; i++) {
+		memcpy(b->peer_dst, b->peer_src, size);
+		/* keep the compiler from folding the repeated copies */
+		__asm__ volatile("" : : "r"(b->peer_dst) : "memory");
+	}
+	result->time_us = (copy_now_us() - start) / (double)opts->iters;
+	result->gbps = result->time_us > 0 ?
+		(double)size / (result->time_us * 1000.0) : 0.0;
+	result->wrong = pattern_count_wrong(b->peer_dst, size, seed);
+}
+
 /* Refuses sizes the device cannot hold before allocating anything. */
 static int copy_check_memory(struct copy_bench *b,
 			     const struct bench_options *opts)
@@ -165,7 +202,12 @@ static tern_status_t copy_setup(struct copy_bench *b, uint64_t bytes)
 		status = tern_event_create(b->dev.device, &b->start);
 	if (status == TERN_SUCCESS)
 		status = tern_event_create(b->dev.device, &b->end);
-	return status;
+	if (status != TERN_SUCCESS)
+		return status;
+	b->peer_src = malloc(bytes);
+	b->peer_dst = malloc(bytes);
+	return b->peer_src && b->peer_dst ? TERN_SUCCESS :
+		TERN_ERROR_OUT_OF_MEMORY;
 }
 
 /* Prints @line without trailing blanks. */
@@ -195,32 +237,39 @@ static void copy_print_table_header(void)
 		at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
 				  "  %10s %7s %7s", "(us)", "(GB/s)", "");
 	}
+	at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0],
+			  "  %18s", "peer: memcpy");
+	at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
+			  "  %10s %7s", "time", "algbw");
+	snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
+		 "  %10s %7s", "(us)", "(GB/s)");
 	for (int i = 0; i < 3; i++)
 		copy_print_trimmed(line[i]);
 }
 
 static void copy_print_row(uint64_t size,
-			   const struct copy_result result[COPY_DIRECTIONS])
+			   const struct copy_result result[COPY_DIRECTIONS],
+			   const struct copy_result *peer)
 {
 	printf("%13llu", (unsigned long long)size);
 	for (int d = 0; d < COPY_DIRECTIONS; d++)
 		printf("  %10.2f %7.2f %7llu", result[d].time_us,
 		       result[d].gbps, (unsigned long long)result[d].wrong);
-	printf("\n");
+	printf("  %10.2f %7.2f\n", peer->time_us, peer->gbps);
 	fflush(stdout);	/* a row at a time for whoever is watching */
 }
 
 /* Runs the sweep; returns the exit status. */
 static int copy_sweep(struct copy_bench *b, const struct bench_options *opts)
 {
-	double gbps_sum[COPY_DIRECTIONS] = { 0 };
+	double gbps_sum[COPY_DIRECTIONS] = { 0 }, peer_sum = 0;
 	uint64_t wrong = 0;
 	unsigned int rows = 0;
 
 	copy_print_table_header();
 	for (uint64_t size = opts->min_bytes; size;
 	     size = bench_next_size(opts, size)) {
-		struct copy_result result[COPY_DIRECTIONS];
+		struct copy_result result[COPY_DIRECTIONS], peer;
 
 		for (int d = 0; d < COPY_DIRECTIONS; d++) {
 			tern_status_t status = copy_run(b, opts, d, size,
@@ -240,7 +289,10 @@ static int copy_sweep(struct copy_bench *b, const struct bench_options *opts)
 			gbps_sum[d] += result[d].gbps;
 			wrong += result[d].wrong;
 		}
-		copy_print_row(size, result);
+		copy_run_peer(b, opts, size, &peer);
+		peer_sum += peer.gbps;
+		wrong += peer.wrong;
+		copy_print_row(size, result, &peer);
 		rows++;
 	}
 	printf("# Out of bounds values : %llu %s\n", (unsigned long long)wrong,
@@ -248,6 +300,8 @@ static int copy_sweep(struct copy_bench *b, const struct bench_options *opts)
 	printf("# Avg copy bandwidth: h2d %.2f GB/s, d2h %.2f GB/s, d2d %.2f GB/s\n",
 	       gbps_sum[COPY_H2D] / rows, gbps_sum[COPY_D2H] / rows,
 	       gbps_sum[COPY_D2D] / rows);
+	printf("# Avg peer memcpy bandwidth: %.2f GB/s (same sizes, same run)\n",
+	       peer_sum / rows);
 	printf("#\n");
 	return wrong ? 1 : 0;
 }
@@ -283,6 +337,8 @@ int bench_copy_main(int argc, char **argv)
 	bench_print_header("copy", &opts, &b.dev);
 	ret = copy_sweep(&b, &opts);
 close:
+	free(b.peer_src);
+	free(b.peer_dst);
 	tern_device_close(b.dev.device);
 	return ret;
 }
