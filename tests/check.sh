@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# `make check`: builds everything, runs every test suite, prints a summary
+# table and, last, "check: N passed, M failed" (test cases; a failed build
+# or harness step counts as one failure). Exits non-zero on any failure.
+#
+#   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
+#   unit/*            test_model and test_api, native
+#   asan/*            test_model, test_api and test_conformance (simulator)
+#                     under AddressSanitizer and UBSan
+#   sim/conformance   test_conformance on the simulator, native
+#   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
+#   vm-6.12/*         the same on Debian 13's 6.12, when tests/vm/trixie.sh
+#                     can prepare it (SKIP with the reason when it cannot)
+#
+# TERN_CHECK_VM=0 leaves out the VM suites (reported as SKIP). Logs go to
+# $BUILD/test-logs/.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+MAKE=${MAKE:-make}
+BUILD=${BUILD:-build}
+ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
+JOBS=${TERN_CHECK_JOBS:-2}
+VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=4 mock_mem_mb=64 job_timeout_ms=2000}
+VM_TIMEOUT=900
+
+TERN_TEST_LOGS=$BUILD/test-logs
+rm -rf "$TERN_TEST_LOGS"
+mkdir -p "$TERN_TEST_LOGS"
+TERN_TEST_LOGS=$(cd "$TERN_TEST_LOGS" && pwd)
+export TERN_TEST_LOGS
+# shellcheck source=tests/suite-lib.sh
+. tests/suite-lib.sh
+
+# One row per suite or step: name|status|passed|failed|skipped|note
+rows=()
+
+add_row() {
+	rows+=("$1|$2|$3|$4|$5|${6:-}")
+}
+
+# Adds the row of a RESULT line, its name prefixed with $2.
+add_result() {
+	local name status p f s note
+	read -r _ name status p f s note <<<"$1"
+	add_row "$2$name" "$status" "${p#passed=}" "${f#failed=}" "${s#skipped=}" "$note"
+}
+
+# step NAME COMMAND...: a build or preparation step.
+step() {
+	local name=$1 log="$TERN_TEST_LOGS/$1.log"
+	shift
+	echo "check: $name: $*"
+	if "$@" >"$log" 2>&1; then
+		add_row "$name" PASS - - -
+		return 0
+	fi
+	add_row "$name" FAIL - 1 - "see $log"
+	tail -n 25 "$log" | sed 's/^/    | /'
+	return 1
+}
+
+suite() {
+	local output
+	output=$(run_suite "$@")
+	printf '%s\n' "$output"
+	add_result "$(head -n 1 <<<"$output")" ""
+}
+
+# vm_suites KERNEL: tests/vm-suite.sh in a VM, one row per suite in it.
+vm_suites() {
+	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1.log" rc=0 line found=0 note
+	echo "check: vm-$kernel: tests/vm/run-vm.sh --kernel $kernel --params \"$VM_PARAMS\""
+	tests/vm/run-vm.sh --kernel "$kernel" --params "$VM_PARAMS" \
+		--timeout "$VM_TIMEOUT" --env "TERN_TEST_BUILD=$BUILD" \
+		-- tests/vm-suite.sh >"$log" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		echo "RESULT vm-$kernel/${line#RESULT }"
+		add_result "$line" "vm-$kernel/"
+		found=1
+	done < <(grep '^RESULT ' "$log")
+	if [ "$found" = 0 ]; then
+		note=$(grep -E '^(run-vm|tern-vm):' "$log" | tail -n 1)
+		add_row "vm-$kernel" FAIL - 1 - "no results, run-vm exit $rc: ${note:-see $log}"
+		tail -n 25 "$log" | sed 's/^/    | /'
+		return
+	fi
+	# The suites passed but the kernel warned, oopsed or kept tern.ko.
+	note=$(grep -E '^tern-vm: .*(could not be unloaded|WARN or oops)' "$log" | tail -n 1)
+	if [ -n "$note" ] || { [ "$rc" != 0 ] && ! grep -q '^vm-suite: .* [1-9][0-9]* failed$' "$log"; }; then
+		add_row "vm-$kernel/kernel" FAIL - 1 - "${note:-run-vm exit $rc}"
+		grep -A 20 '^tern-vm: kernel messages' "$log" | sed 's/^/    | /'
+	fi
+}
+
+vm_skip() {
+	add_row "$1" SKIP - - - "$2"
+}
+
+start=$(date +%s)
+
+# ---- builds ----
+built=1
+# -k: one broken program does not keep the other suites from running.
+step build "$MAKE" -k -j"$JOBS" BUILD="$BUILD" userspace || built=0
+step build-module "$MAKE" module || true
+step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
+[ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
+
+# ---- native and sanitizer suites ----
+export TERN_BACKEND=sim TERN_SIM_MEM_MB=64
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+suite unit/model "$BUILD/tests/test_model"
+suite unit/api "$BUILD/tests/test_api"
+suite asan/model "$ASAN_BUILD/tests/test_model"
+suite asan/api "$ASAN_BUILD/tests/test_api"
+suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
+suite sim/conformance "$BUILD/tests/test_conformance"
+suite unit/tools "$BUILD/tests/test_tools"
+suite tools/cli tests/tools/run.sh "$BUILD"
+suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
+unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS
+
+# ---- tern.ko in VMs ----
+if [ "${TERN_CHECK_VM:-1}" = 0 ]; then
+	vm_skip vm-6.1 "TERN_CHECK_VM=0"
+	vm_skip vm-6.12 "TERN_CHECK_VM=0"
+else
+	vm_suites 6.1
+	if [ ! -x tests/vm/trixie.sh ]; then
+		vm_skip vm-6.12 "no tests/vm/trixie.sh"
+	elif ! tests/vm/trixie.sh prepare >"$TERN_TEST_LOGS/trixie-prepare.log" 2>&1; then
+		vm_skip vm-6.12 "tests/vm/trixie.sh prepare failed: $(grep -m 1 'FAILED' "$TERN_TEST_LOGS/trixie-prepare.log" || tail -n 1 "$TERN_TEST_LOGS/trixie-prepare.log")"
+	elif step build-module-6.12 tests/vm/trixie.sh module; then
+		vm_suites 6.12
+	fi
+fi
+
+# ---- summary ----
+total_passed=0
+total_failed=0
+echo
+echo "check: summary ($(($(date +%s) - start)) s, logs in $TERN_TEST_LOGS)"
+printf '  %-28s %-6s %7s %7s %8s  %s\n' suite result passed failed skipped note
+for row in "${rows[@]}"; do
+	IFS='|' read -r name status p f s note <<<"$row"
+	printf '  %-28s %-6s %7s %7s %8s  %s\n' "$name" "$status" "$p" "$f" "$s" "$note"
+	[ "$p" = - ] || total_passed=$((total_passed + p))
+	[ "$f" = - ] || total_failed=$((total_failed + f))
+done
+echo "check: $total_passed passed, $total_failed failed"
+[ "$total_failed" = 0 ]

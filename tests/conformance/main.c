@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The conformance suite's entry point and the functions its groups share.
+ *
+ *   test_conformance                 run every group on the chosen backend
+ *   test_conformance --hold-memory FD  (internal) the process the
+ *                                    killed-process test kills
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance.h"
+
+struct conformance conf;
+
+void conformance_check_status(tern_status_t got, tern_status_t want,
+			      const char *call, const char *file, int line)
+{
+	if (got != want)
+		fail_msg("%s:%d: %s returned %s, want %s", file, line, call,
+			 tern_status_name(got), tern_status_name(want));
+}
+
+static int conformance_device_index(void)
+{
+	const char *env = getenv("TERN_TEST_DEVICE");
+
+	return env ? atoi(env) : 0;
+}
+
+int conformance_open(void **state)
+{
+	(void)state;
+	memset(&conf, 0, sizeof(conf));
+	if (tern_get_backend(&conf.backend) ||
+	    tern_device_open(conformance_device_index(), &conf.dev) ||
+	    tern_device_get_properties(conf.dev, &conf.props)) {
+		print_error("cannot open Tern device %d\n",
+			    conformance_device_index());
+		return -1;
+	}
+	return 0;
+}
+
+int conformance_close(void **state)
+{
+	(void)state;
+	if (!conf.dev)
+		return 0;	/* the setup failed and said so */
+	return tern_device_close(conf.dev) ? -1 : 0;
+}
+
+tern_buffer_t conf_alloc(tern_memory_kind_t kind, size_t bytes, uint8_t **cpu)
+{
+	tern_buffer_t buf = NULL;
+	void *ptr = NULL;
+
+	if (kind == TERN_MEMORY_HOST &&
+	    !(conf.props.capabilities & TERN_DEVICE_CAP_HOST_MEMORY)) {
+		print_message("skipped: the device cannot reach host memory\n");
+		skip();
+	}
+	assert_ok(tern_buffer_alloc(conf.dev, kind, bytes, &buf));
+	assert_ok(tern_buffer_map(buf, &ptr));
+	assert_non_null(ptr);
+	if (cpu)
+		*cpu = ptr;
+	return buf;
+}
+
+uint64_t conf_used_memory(void)
+{
+	uint64_t used = 0, total = 0;
+
+	assert_ok(tern_device_memory_usage(conf.dev, &used, &total));
+	assert_true(used <= total);
+	return used;
+}
+
+void conf_fill_random(uint8_t *dst, size_t bytes, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < bytes; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		dst[i] = (uint8_t)x;
+	}
+}
+
+void conf_assert_bytes(const uint8_t *got, uint8_t value, size_t bytes,
+		       const char *what)
+{
+	for (size_t i = 0; i < bytes; i++)
+		if (got[i] != value)
+			fail_msg("%s: byte %zu is 0x%02x, want 0x%02x", what, i,
+				 got[i], value);
+}
+
+int main(int argc, char **argv)
+{
+	tern_backend_t backend;
+	int failed = 0;
+
+	if (argc == 3 && strcmp(argv[1], "--hold-memory") == 0)
+		return conformance_hold_memory_child(atoi(argv[2]));
+
+	if (tern_get_backend(&backend) == TERN_SUCCESS)
+		printf("conformance: backend %s\n", tern_backend_name(backend));
+	failed += conformance_copy_tests();
+	failed += conformance_stream_tests();
+	failed += conformance_memory_tests();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Entry point of the uapi tests: finds the first Tern node (or the one in
+ * TERN_UAPI_NODE) and runs every group. Exits 77 (skipped) when there is
+ * no Tern node at all.
+ */
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "uapi.h"
+
+#define EXIT_SKIPPED 77
+
+static int is_tern_node(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	drmVersionPtr version;
+	int tern = 0;
+
+	if (fd < 0)
+		return 0;
+	version = drmGetVersion(fd);
+	if (version) {
+		tern = version->name && strcmp(version->name, "tern") == 0;
+		drmFreeVersion(version);
+	}
+	close(fd);
+	return tern;
+}
+
+static int find_node(void)
+{
+	static const char *const patterns[] = {
+		"/dev/accel/accel*", "/dev/dri/renderD*",
+	};
+	const char *forced = getenv("TERN_UAPI_NODE");
+
+	if (forced) {
+		snprintf(uapi.node, sizeof(uapi.node), "%s", forced);
+		return is_tern_node(uapi.node);
+	}
+	for (size_t p = 0; p < 2; p++) {
+		glob_t g;
+		int found = 0;
+
+		if (glob(patterns[p], 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+			if (is_tern_node(g.gl_pathv[i])) {
+				snprintf(uapi.node, sizeof(uapi.node), "%s",
+					 g.gl_pathv[i]);
+				found = 1;
+			}
+		}
+		globfree(&g);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	int failed = 0, fd;
+
+	if (!find_node()) {
+		printf("uapi: SKIP: no Tern device node (load tern.ko)\n");
+		return EXIT_SKIPPED;
+	}
+	uapi.page_size = sysconf(_SC_PAGESIZE);
+	fd = open(uapi.node, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || drmIoctl(fd, DRM_IOCTL_TERN_GET_INFO, &uapi.info)) {
+		perror(uapi.node);
+		return 1;
+	}
+	close(fd);
+	printf("uapi: testing %s: %u engines, %llu MiB, max submit %u bytes\n",
+	       uapi.node, uapi.info.engine_count,
+	       (unsigned long long)(uapi.info.device_memory_size >> 20),
+	       uapi.info.max_submit_bytes);
+
+	failed += uapi_info_bo_tests();
+	failed += uapi_queue_submit_tests();
+	failed += uapi_packet_tests();
+	failed += uapi_job_tests();
+	return failed ? 1 : 0;
+}

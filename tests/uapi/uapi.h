@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The uapi tests: raw ioctls on the first Tern device node, one case per
+ * documented error path, plus what a job does with memory it may and may
+ * not touch. Every case gets a freshly opened file (uapi.fd).
+ */
+#ifndef TERN_UAPI_TEST_H
+#define TERN_UAPI_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tern_accel.h"
+
+struct uapi {
+	char node[64];			/* path of the Tern node under test */
+	struct drm_tern_info info;	/* as the first open saw it */
+	int fd;				/* this test's file */
+	long page_size;
+};
+
+extern struct uapi uapi;
+
+/* Opens another file on the node; the test fails if it cannot. */
+int uapi_open(void);
+int uapi_setup(void **state);
+int uapi_teardown(void **state);
+
+/* 0 or the errno of the ioctl. */
+int uapi_ioctl(int fd, unsigned long request, void *arg);
+void uapi_check_errno(int got, int want, const char *call, int line);
+#define assert_errno(call, want) \
+	uapi_check_errno((call), (want), #call, __LINE__)
+#define assert_ioctl_ok(call) assert_errno(call, 0)
+
+/* A user address the kernel can neither read nor write. */
+void *uapi_bad_pointer(void);
+/* A device address outside every buffer of every file. */
+uint64_t uapi_unmapped_va(void);
+
+struct uapi_bo {
+	uint32_t handle;
+	uint64_t size;
+	uint64_t va;
+	uint8_t *cpu;	/* mapped for the CPU */
+};
+
+void uapi_bo_create(int fd, uint32_t placement, uint64_t size,
+		    struct uapi_bo *bo);
+/* GEM_CLOSE and munmap. */
+void uapi_bo_close(int fd, struct uapi_bo *bo);
+uint32_t uapi_queue_create(int fd, uint32_t engine);
+uint32_t uapi_syncobj_create(int fd);
+struct drm_tern_info uapi_get_info(int fd);
+
+/* A packet stream being built. */
+struct uapi_stream {
+	uint64_t words[512];
+	uint32_t size;
+};
+
+uint32_t uapi_emit_nop(struct uapi_stream *s, uint16_t length);
+uint32_t uapi_emit_copy(struct uapi_stream *s, uint64_t src, uint64_t dst,
+			uint64_t bytes);
+uint32_t uapi_emit_fill(struct uapi_stream *s, uint64_t dst, uint64_t bytes,
+			uint32_t pattern);
+uint32_t uapi_emit_timestamp(struct uapi_stream *s, uint64_t dst);
+uint32_t uapi_emit_sem(struct uapi_stream *s, uint16_t opcode, uint32_t flags,
+		       uint64_t addr, uint64_t value);
+struct drm_tern_packet_header *uapi_packet(struct uapi_stream *s,
+					   uint32_t offset);
+
+/* SUBMIT of @s to @queue with an optional out-syncobj; 0 or the errno. */
+int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
+		uint32_t out_syncobj);
+/*
+ * Waits (bounded) for the fence in @syncobj and returns its status as
+ * SYNC_IOC_FILE_INFO reports it: 1 for success, a negative errno for a
+ * failed job.
+ */
+int uapi_fence_status(int fd, uint32_t syncobj);
+/* Submits @s with a fresh out-syncobj and returns the fence status. */
+int uapi_run(int fd, uint32_t queue, const struct uapi_stream *s);
+
+/* The groups; each returns its number of failures. */
+int uapi_info_bo_tests(void);
+int uapi_queue_submit_tests(void);
+int uapi_packet_tests(void);
+int uapi_job_tests(void);
+
+#endif /* TERN_UAPI_TEST_H */

@@ -1,0 +1,1010 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the device model alone: tern_model_validate() and
+ * tern_model_run() over a fake memory of a few buffers and a fake clock.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tern_model.h"
+
+#define SMALL_BYTES	(64u << 10)
+/* Large enough that a copy or fill needs three runs of the budget. */
+#define BIG_BYTES	(2u * TERN_MODEL_BUDGET + 4096u + 123u)
+
+enum { BUF_A, BUF_B, BUF_C, BUF_D, BUF_COUNT };
+
+/* A and B are adjacent in VA but are separate allocations. */
+static const struct {
+	u64 va;
+	u64 size;
+} layout[BUF_COUNT] = {
+	[BUF_A] = { 0x100000000ull, SMALL_BYTES },
+	[BUF_B] = { 0x100000000ull + SMALL_BYTES, SMALL_BYTES },
+	[BUF_C] = { 0x200000000ull, BIG_BYTES },
+	[BUF_D] = { 0x300000000ull, BIG_BYTES },
+};
+
+#define UNMAPPED_VA	0x500000000ull
+#define CLOCK_START	0x123456789ull
+#define CLOCK_STEP	1000u
+
+static u8 *buffers[BUF_COUNT];
+static u8 *pristine[BUF_COUNT];	/* what every test starts from */
+static u64 fake_now;
+
+static void *fake_translate(void *ctx, u64 va, u64 len)
+{
+	(void)ctx;
+	assert_true(len >= 1);
+	for (int i = 0; i < BUF_COUNT; i++) {
+		u64 off = va - layout[i].va;
+
+		if (va >= layout[i].va && off < layout[i].size &&
+		    len <= layout[i].size - off)
+			return buffers[i] + off;
+	}
+	return NULL;
+}
+
+static u64 fake_clock(void *ctx)
+{
+	u64 now = fake_now;
+
+	(void)ctx;
+	fake_now += CLOCK_STEP;
+	return now;
+}
+
+static const struct tern_model_mem fake_mem = {
+	.translate = fake_translate,
+	.clock = fake_clock,
+};
+
+/* The initial content of every buffer: a byte that depends on buffer and offset. */
+static u8 initial_byte(int buf, u64 off)
+{
+	u64 x = (off + 1) * 0x9e3779b97f4a7c15ull + (u64)buf * 0x632be59bd9b4e5ull;
+
+	return (u8)(x >> 56);
+}
+
+static void assert_untouched(int buf, u64 off, u64 len)
+{
+	if (memcmp(buffers[buf] + off, pristine[buf] + off, len) == 0)
+		return;
+	for (u64 i = off; i < off + len; i++) {
+		if (buffers[buf][i] != pristine[buf][i])
+			fail_msg("buffer %d byte %llu changed", buf,
+				 (unsigned long long)i);
+	}
+}
+
+static void assert_all_untouched(void)
+{
+	for (int i = 0; i < BUF_COUNT; i++)
+		assert_untouched(i, 0, layout[i].size);
+}
+
+static u64 va(int buf, u64 off)
+{
+	return layout[buf].va + off;
+}
+
+static u64 *slot(int buf, u64 off)
+{
+	return (u64 *)(void *)(buffers[buf] + off);
+}
+
+static int reset_memory(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++)
+		memcpy(buffers[i], pristine[i], layout[i].size);
+	fake_now = CLOCK_START;
+	return 0;
+}
+
+static int alloc_memory(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++) {
+		buffers[i] = malloc(layout[i].size);
+		pristine[i] = malloc(layout[i].size);
+		if (!buffers[i] || !pristine[i])
+			return -1;
+		for (u64 off = 0; off < layout[i].size; off++)
+			pristine[i][off] = initial_byte(i, off);
+	}
+	return 0;
+}
+
+static int free_memory(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++) {
+		free(buffers[i]);
+		free(pristine[i]);
+	}
+	return 0;
+}
+
+/* ---- building packet streams ---- */
+
+struct stream {
+	u64 words[TERN_MODEL_MAX_SUBMIT_BYTES / 8 + 8];
+	u32 size;
+};
+
+static struct stream stream;
+
+static u32 emit(const void *packet, u32 bytes)
+{
+	u32 offset = stream.size;
+
+	assert_true(offset + bytes <= sizeof(stream.words));
+	memcpy((u8 *)stream.words + offset, packet, bytes);
+	stream.size += bytes;
+	return offset;
+}
+
+static struct drm_tern_packet_header *header_at(u32 offset)
+{
+	return (void *)((u8 *)stream.words + offset);
+}
+
+static u32 emit_nop(u16 length)
+{
+	struct drm_tern_packet_header h = { TERN_OP_NOP, length, 0 };
+	u32 offset = emit(&h, sizeof(h));
+
+	for (u16 i = 1; i < length; i++) {
+		u64 zero = 0;
+
+		emit(&zero, sizeof(zero));
+	}
+	return offset;
+}
+
+static u32 emit_copy(u64 src, u64 dst, u64 bytes)
+{
+	struct drm_tern_packet_copy p = {
+		.header = { TERN_OP_COPY, sizeof(p) / 8, 0 },
+		.src = src, .dst = dst, .bytes = bytes,
+	};
+
+	return emit(&p, sizeof(p));
+}
+
+static u32 emit_fill(u64 dst, u64 bytes, u32 pattern)
+{
+	struct drm_tern_packet_fill p = {
+		.header = { TERN_OP_FILL, sizeof(p) / 8, 0 },
+		.dst = dst, .bytes = bytes, .pattern = pattern,
+	};
+
+	return emit(&p, sizeof(p));
+}
+
+static u32 emit_timestamp(u64 dst)
+{
+	struct drm_tern_packet_timestamp p = {
+		.header = { TERN_OP_TIMESTAMP, sizeof(p) / 8, 0 },
+		.dst = dst,
+	};
+
+	return emit(&p, sizeof(p));
+}
+
+static u32 emit_sem(u16 opcode, u32 flags, u64 addr, u64 value)
+{
+	struct drm_tern_packet_sem_signal p = {
+		.header = { opcode, sizeof(p) / 8, flags },
+		.addr = addr, .value = value,
+	};
+
+	return emit(&p, sizeof(p));
+}
+
+static int reset_stream(void **state)
+{
+	(void)state;
+	memset(&stream, 0, sizeof(stream));
+	return 0;
+}
+
+static int reset_all(void **state)
+{
+	reset_stream(state);
+	return reset_memory(state);
+}
+
+/* ---- validation ---- */
+
+#define NO_OFFSET 0xdeadbeefu
+
+static void assert_invalid_at(u32 size, u32 expected_offset)
+{
+	u32 bad = NO_OFFSET;
+
+	assert_int_equal(tern_model_validate(stream.words, size, &bad), -EINVAL);
+	assert_int_equal(bad, expected_offset);
+}
+
+static void assert_stream_invalid_at(u32 expected_offset)
+{
+	assert_invalid_at(stream.size, expected_offset);
+}
+
+static void assert_stream_valid(void)
+{
+	assert_int_equal(tern_model_validate(stream.words, stream.size, NULL), 0);
+}
+
+static void test_validate_size_zero(void **state)
+{
+	(void)state;
+	emit_nop(1);
+	assert_invalid_at(0, 0);
+}
+
+static void test_validate_size_not_multiple_of_8(void **state)
+{
+	(void)state;
+	emit_nop(2);
+	assert_invalid_at(12, 0);
+	assert_invalid_at(9, 0);
+	assert_invalid_at(4, 0);
+}
+
+static void test_validate_size_too_big(void **state)
+{
+	(void)state;
+	/* One NOP spanning exactly the maximum is fine; one more word is not. */
+	emit_nop(TERN_MODEL_MAX_SUBMIT_BYTES / 8);
+	assert_stream_valid();
+	emit_nop(1);
+	assert_stream_invalid_at(0);
+}
+
+static void test_validate_all_opcodes_valid(void **state)
+{
+	(void)state;
+	emit_nop(1);
+	emit_nop(3);
+	emit_copy(va(BUF_A, 3), va(BUF_B, 5), 7);
+	emit_fill(va(BUF_A, 1), 3, 0x01020304);
+	emit_timestamp(va(BUF_A, 8));
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 16), 1);
+	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 16), 1);
+	emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 16), 1);
+	emit_sem(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2);
+	assert_stream_valid();
+	/* A NULL bad_offset is allowed on both outcomes. */
+	header_at(0)->opcode = 0;
+	assert_int_equal(tern_model_validate(stream.words, stream.size, NULL),
+			 -EINVAL);
+}
+
+static void test_validate_opcode_zero(void **state)
+{
+	(void)state;
+	emit_nop(2);
+	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
+	header_at(16)->opcode = 0;
+	assert_stream_invalid_at(16);
+}
+
+static void test_validate_opcode_unknown(void **state)
+{
+	static const u16 unknown[] = { 0x07, 0x0f, 0x30, 0x100, 0xffff };
+
+	(void)state;
+	emit_nop(1);
+	emit_nop(1);
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		header_at(8)->opcode = unknown[i];
+		assert_stream_invalid_at(8);
+	}
+}
+
+static void test_validate_opcode_reserved(void **state)
+{
+	/* Reserved for REDUCE (0x10-0x1f) and fabric (0x20-0x2f) packets. */
+	static const u16 reserved[] = { 0x10, 0x1f, 0x20, 0x2f };
+
+	(void)state;
+	emit_nop(1);
+	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		header_at(8)->opcode = reserved[i];
+		assert_stream_invalid_at(8);
+	}
+}
+
+static void test_validate_length_zero(void **state)
+{
+	(void)state;
+	emit_nop(1);
+	emit_nop(2);
+	header_at(8)->length = 0;
+	assert_stream_invalid_at(8);
+}
+
+static void test_validate_length_wrong(void **state)
+{
+	static const u16 fixed[] = {
+		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
+		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		u16 right;
+
+		reset_stream(NULL);
+		emit_nop(1);
+		switch (fixed[i]) {
+		case TERN_OP_COPY:
+			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
+			break;
+		case TERN_OP_FILL:
+			emit_fill(va(BUF_A, 0), 8, 0);
+			break;
+		case TERN_OP_TIMESTAMP:
+			emit_timestamp(va(BUF_A, 0));
+			break;
+		default:
+			emit_sem(fixed[i], 0, va(BUF_A, 0), 0);
+			break;
+		}
+		emit_nop(4);	/* room for a longer packet to stay inside */
+		assert_stream_valid();
+		right = header_at(8)->length;
+		header_at(8)->length = right - 1;
+		assert_stream_invalid_at(8);
+		header_at(8)->length = right + 1;
+		assert_stream_invalid_at(8);
+	}
+}
+
+static void test_validate_length_overruns_stream(void **state)
+{
+	(void)state;
+	emit_nop(1);
+	emit_nop(2);
+	header_at(8)->length = 3;
+	assert_stream_invalid_at(8);
+	/* A fixed-size packet cut short by the end of the stream. */
+	reset_stream(NULL);
+	emit_nop(1);
+	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
+	assert_invalid_at(stream.size - 8, 8);
+}
+
+static void test_validate_unknown_flags(void **state)
+{
+	static const struct {
+		u16 opcode;
+		u32 defined;
+	} ops[] = {
+		{ TERN_OP_NOP, 0 },
+		{ TERN_OP_COPY, 0 },
+		{ TERN_OP_FILL, 0 },
+		{ TERN_OP_TIMESTAMP, 0 },
+		{ TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD },
+		{ TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		reset_stream(NULL);
+		emit_nop(1);
+		switch (ops[i].opcode) {
+		case TERN_OP_NOP:
+			emit_nop(2);
+			break;
+		case TERN_OP_COPY:
+			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
+			break;
+		case TERN_OP_FILL:
+			emit_fill(va(BUF_A, 0), 8, 0);
+			break;
+		case TERN_OP_TIMESTAMP:
+			emit_timestamp(va(BUF_A, 0));
+			break;
+		default:
+			emit_sem(ops[i].opcode, 0, va(BUF_A, 0), 0);
+			break;
+		}
+		for (int bit = 0; bit < 32; bit++) {
+			header_at(8)->flags = 1u << bit;
+			if (ops[i].defined & (1u << bit))
+				assert_stream_valid();
+			else
+				assert_stream_invalid_at(8);
+		}
+	}
+}
+
+static void test_validate_fill_pad(void **state)
+{
+	struct drm_tern_packet_fill *fill;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_fill(va(BUF_A, 0), 8, 0x01020304);
+	assert_stream_valid();
+	fill = (void *)header_at(offset);
+	fill->pad = 1;
+	assert_stream_invalid_at(offset);
+	fill->pad = 0x80000000u;
+	assert_stream_invalid_at(offset);
+}
+
+static void test_validate_timestamp_misaligned(void **state)
+{
+	struct drm_tern_packet_timestamp *ts;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_timestamp(va(BUF_A, 8));
+	ts = (void *)header_at(offset);
+	for (u64 misalign = 1; misalign < 8; misalign++) {
+		ts->dst = va(BUF_A, 8 + misalign);
+		assert_stream_invalid_at(offset);
+	}
+	ts->dst = va(BUF_A, 16);
+	assert_stream_valid();
+}
+
+static void test_validate_semaphore_misaligned(void **state)
+{
+	static const u16 ops[] = { TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct drm_tern_packet_sem_wait *sem;
+		u32 offset;
+
+		reset_stream(NULL);
+		emit_nop(1);
+		offset = emit_sem(ops[i], 0, va(BUF_A, 8), 1);
+		sem = (void *)header_at(offset);
+		for (u64 misalign = 1; misalign < 8; misalign++) {
+			sem->addr = va(BUF_A, 8 + misalign);
+			assert_stream_invalid_at(offset);
+		}
+		sem->addr = va(BUF_A, 24);
+		assert_stream_valid();
+	}
+}
+
+static void test_validate_copy_range_limit(void **state)
+{
+	const u64 limit = TERN_VA_LIMIT;
+	struct drm_tern_packet_copy *copy;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_copy(0, 0, 0);
+	copy = (void *)header_at(offset);
+
+	/* Ending exactly at the limit is in range. */
+	copy->src = limit - 16;
+	copy->dst = limit - 32;
+	copy->bytes = 16;
+	assert_stream_valid();
+	copy->src = limit;
+	copy->dst = limit;
+	copy->bytes = 0;
+	assert_stream_valid();
+
+	copy->src = limit - 8;		/* source crosses the limit */
+	copy->dst = 0x1000;
+	copy->bytes = 16;
+	assert_stream_invalid_at(offset);
+	copy->src = 0x1000;		/* destination crosses the limit */
+	copy->dst = limit - 8;
+	assert_stream_invalid_at(offset);
+	copy->dst = limit + 8;		/* starts above the limit */
+	copy->bytes = 0;
+	assert_stream_invalid_at(offset);
+	copy->src = 0x1000;		/* src + bytes overflows u64 */
+	copy->dst = 0x2000;
+	copy->bytes = UINT64_MAX - 0x800;
+	assert_stream_invalid_at(offset);
+	copy->src = UINT64_MAX - 7;	/* wraps around to a small end */
+	copy->bytes = 16;
+	assert_stream_invalid_at(offset);
+	copy->src = 0x1000;
+	copy->dst = UINT64_MAX - 7;
+	assert_stream_invalid_at(offset);
+}
+
+static void test_validate_fill_range_limit(void **state)
+{
+	struct drm_tern_packet_fill *fill;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_fill(TERN_VA_LIMIT - 3, 3, 0);
+	assert_stream_valid();
+	fill = (void *)header_at(offset);
+	fill->bytes = 4;
+	assert_stream_invalid_at(offset);
+	fill->dst = UINT64_MAX - 1;
+	fill->bytes = 4;
+	assert_stream_invalid_at(offset);
+	fill->dst = 0x1000;
+	fill->bytes = UINT64_MAX;
+	assert_stream_invalid_at(offset);
+}
+
+static void test_validate_slot_range_limit(void **state)
+{
+	static const u16 ops[] = {
+		TERN_OP_TIMESTAMP, TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		u64 *addr;
+		u32 offset;
+
+		reset_stream(NULL);
+		emit_nop(1);
+		if (ops[i] == TERN_OP_TIMESTAMP)
+			offset = emit_timestamp(TERN_VA_LIMIT - 8);
+		else
+			offset = emit_sem(ops[i], 0, TERN_VA_LIMIT - 8, 1);
+		assert_stream_valid();
+		/* dst and addr are the first field after the header in all three */
+		addr = (u64 *)(void *)((u8 *)header_at(offset) + 8);
+		*addr = TERN_VA_LIMIT;
+		assert_stream_invalid_at(offset);
+		*addr = UINT64_MAX - 7;
+		assert_stream_invalid_at(offset);
+	}
+}
+
+static void test_validate_reports_first_bad_packet(void **state)
+{
+	u32 first;
+
+	(void)state;
+	emit_nop(1);
+	emit_fill(va(BUF_A, 0), 8, 0);
+	first = emit_timestamp(va(BUF_A, 3));
+	emit_nop(1);
+	header_at(emit_nop(1))->opcode = 0;
+	assert_stream_invalid_at(first);
+}
+
+/* ---- execution ---- */
+
+static struct tern_model_job job;
+
+static void start_job(void)
+{
+	assert_int_equal(tern_model_validate(stream.words, stream.size, NULL), 0);
+	tern_model_job_init(&job, stream.words, stream.size);
+}
+
+/* Runs until the job ends, stalls or faults, counting yields. */
+static int run_job(unsigned int *yields)
+{
+	for (int i = 0; i < 1000; i++) {
+		int ret = tern_model_run(&job, &fake_mem);
+
+		if (ret != TERN_MODEL_YIELD)
+			return ret;
+		if (yields)
+			(*yields)++;
+	}
+	fail_msg("job still yielding after 1000 runs");
+	return -1;
+}
+
+static void test_run_copy_between_buffers(void **state)
+{
+	(void)state;
+	emit_copy(va(BUF_A, 5), va(BUF_B, 11), 1001);
+	emit_copy(va(BUF_B, 0), va(BUF_A, 2000), 1);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	for (u64 i = 0; i < 1001; i++)
+		assert_int_equal(buffers[BUF_B][11 + i], initial_byte(BUF_A, 5 + i));
+	assert_int_equal(buffers[BUF_A][2000], initial_byte(BUF_B, 0));
+	assert_untouched(BUF_B, 0, 11);
+	assert_untouched(BUF_B, 1012, SMALL_BYTES - 1012);
+	assert_untouched(BUF_A, 0, 2000);
+	assert_untouched(BUF_A, 2001, SMALL_BYTES - 2001);
+}
+
+/* Copies inside C from @src_off to @dst_off and checks against memmove(). */
+static void check_overlapping_copy(u64 src_off, u64 dst_off, u64 bytes)
+{
+	u8 *expected = malloc(BIG_BYTES);
+
+	assert_non_null(expected);
+	reset_all(NULL);
+	memcpy(expected, buffers[BUF_C], BIG_BYTES);
+	memmove(expected + dst_off, expected + src_off, bytes);
+	emit_copy(va(BUF_C, src_off), va(BUF_C, dst_off), bytes);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	assert_memory_equal(buffers[BUF_C], expected, BIG_BYTES);
+	free(expected);
+}
+
+static void test_run_copy_overlap_forward(void **state)
+{
+	(void)state;
+	check_overlapping_copy(0, 3, 100);
+	check_overlapping_copy(7, 8, 4096);
+	/* larger than one budget, destination above source */
+	check_overlapping_copy(1, (1u << 20) + 3, BIG_BYTES - (1u << 20) - 3);
+}
+
+static void test_run_copy_overlap_backward(void **state)
+{
+	(void)state;
+	check_overlapping_copy(3, 0, 100);
+	check_overlapping_copy(8, 7, 4096);
+	check_overlapping_copy((1u << 20) + 3, 1, BIG_BYTES - (1u << 20) - 3);
+}
+
+static void test_run_zero_bytes(void **state)
+{
+	(void)state;
+	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 0);
+	emit_fill(va(BUF_A, 1), 0, 0xffffffffu);
+	/* Nothing is accessed, so even an unmapped address is fine. */
+	emit_copy(UNMAPPED_VA, UNMAPPED_VA + 64, 0);
+	emit_fill(UNMAPPED_VA, 0, 0);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	assert_all_untouched();
+}
+
+static void test_run_copy_yields_and_resumes(void **state)
+{
+	unsigned int yields = 0;
+
+	(void)state;
+	emit_copy(va(BUF_C, 0), va(BUF_D, 0), BIG_BYTES);
+	emit_fill(va(BUF_A, 0), 4, 0x04030201);
+	start_job();
+
+	/* One budget moves, the rest of the destination waits for later runs. */
+	assert_int_equal(tern_model_run(&job, &fake_mem), TERN_MODEL_YIELD);
+	assert_memory_equal(buffers[BUF_D], buffers[BUF_C], TERN_MODEL_BUDGET);
+	assert_untouched(BUF_D, TERN_MODEL_BUDGET, BIG_BYTES - TERN_MODEL_BUDGET);
+	assert_untouched(BUF_A, 0, 4);
+
+	assert_int_equal(run_job(&yields), 0);
+	assert_int_equal(yields, 1);
+	assert_memory_equal(buffers[BUF_D], buffers[BUF_C], BIG_BYTES);
+	assert_int_equal(buffers[BUF_A][0], 1);
+	assert_int_equal(buffers[BUF_A][3], 4);
+}
+
+static void check_fill(u8 *dst, u64 bytes, u32 pattern, u64 phase)
+{
+	for (u64 i = 0; i < bytes; i++) {
+		u8 want = (u8)(pattern >> (8 * ((i + phase) % 4)));
+
+		if (dst[i] != want)
+			fail_msg("fill byte %llu is 0x%02x, want 0x%02x",
+				 (unsigned long long)i, dst[i], want);
+	}
+}
+
+static void test_run_fill_byte_order(void **state)
+{
+	static const u64 lengths[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 67, 4099 };
+	const u32 pattern = 0x44332211;
+
+	(void)state;
+	for (u64 offset = 0; offset < 8; offset++) {
+		for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+			u64 bytes = lengths[l];
+
+			reset_all(NULL);
+			emit_fill(va(BUF_A, 16 + offset), bytes, pattern);
+			start_job();
+			assert_int_equal(run_job(NULL), 0);
+			check_fill(buffers[BUF_A] + 16 + offset, bytes, pattern, 0);
+			assert_untouched(BUF_A, 0, 16 + offset);
+			assert_untouched(BUF_A, 16 + offset + bytes,
+					 SMALL_BYTES - 16 - offset - bytes);
+		}
+	}
+	/* A uniform pattern gives uniform bytes. */
+	reset_all(NULL);
+	emit_fill(va(BUF_B, 3), 5, 0xababababu);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	check_fill(buffers[BUF_B] + 3, 5, 0xababababu, 0);
+	assert_untouched(BUF_B, 8, SMALL_BYTES - 8);
+}
+
+static void test_run_fill_yields_and_resumes(void **state)
+{
+	static const u32 patterns[] = { 0x04030201, 0x5a5a5a5a };
+	const u64 bytes = BIG_BYTES - 1;
+
+	(void)state;
+	for (size_t p = 0; p < 2; p++) {
+		unsigned int yields = 0;
+
+		reset_all(NULL);
+		/* An odd start keeps the pattern phase honest across budgets. */
+		emit_fill(va(BUF_D, 1), bytes, patterns[p]);
+		start_job();
+		assert_int_equal(tern_model_run(&job, &fake_mem), TERN_MODEL_YIELD);
+		check_fill(buffers[BUF_D] + 1, TERN_MODEL_BUDGET, patterns[p], 0);
+		assert_untouched(BUF_D, 1 + TERN_MODEL_BUDGET,
+				 bytes - TERN_MODEL_BUDGET);
+		assert_int_equal(run_job(&yields), 0);
+		assert_int_equal(yields, 1);
+		check_fill(buffers[BUF_D] + 1, bytes, patterns[p], 0);
+		assert_untouched(BUF_D, 0, 1);
+	}
+}
+
+static void test_run_timestamp(void **state)
+{
+	(void)state;
+	emit_timestamp(va(BUF_A, 8));
+	emit_nop(1);
+	emit_timestamp(va(BUF_B, 64));
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	assert_true(*slot(BUF_A, 8) == CLOCK_START);
+	assert_true(*slot(BUF_B, 64) == CLOCK_START + CLOCK_STEP);
+	assert_untouched(BUF_A, 0, 8);
+	assert_untouched(BUF_A, 16, SMALL_BYTES - 16);
+}
+
+static void test_run_sem_signal(void **state)
+{
+	(void)state;
+	*slot(BUF_A, 0) = 40;
+	*slot(BUF_A, 8) = 40;
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 0), 5);
+	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 8), 2);
+	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 8),
+		 0x100000000ull);
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_B, 8), UINT64_MAX);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	assert_true(*slot(BUF_A, 0) == 5);
+	assert_true(*slot(BUF_A, 8) == 0x100000000ull + 42);
+	assert_true(*slot(BUF_B, 8) == UINT64_MAX);
+	assert_untouched(BUF_A, 16, SMALL_BYTES - 16);
+	assert_untouched(BUF_B, 0, 8);
+}
+
+static void test_run_sem_wait_geq(void **state)
+{
+	u32 wait;
+
+	(void)state;
+	*slot(BUF_A, 0) = 3;
+	wait = emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 0), 5);
+	emit_fill(va(BUF_B, 0), 4, 0x01010101);
+	start_job();
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	assert_int_equal(job.offset, wait);
+	*slot(BUF_A, 0) = 4;
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	assert_untouched(BUF_B, 0, SMALL_BYTES);
+	*slot(BUF_A, 0) = 7;	/* greater than the value also passes */
+	assert_int_equal(run_job(NULL), 0);
+	check_fill(buffers[BUF_B], 4, 0x01010101, 0);
+}
+
+static void test_run_sem_wait_eq(void **state)
+{
+	(void)state;
+	*slot(BUF_A, 0) = 3;
+	emit_sem(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5);
+	emit_fill(va(BUF_B, 0), 4, 0x02020202);
+	start_job();
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	*slot(BUF_A, 0) = 7;	/* past the value is not equal */
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	assert_untouched(BUF_B, 0, SMALL_BYTES);
+	*slot(BUF_A, 0) = 5;
+	assert_int_equal(run_job(NULL), 0);
+	check_fill(buffers[BUF_B], 4, 0x02020202, 0);
+}
+
+static void test_run_stall_does_not_repeat_work(void **state)
+{
+	(void)state;
+	*slot(BUF_A, 0) = 0;	/* counter */
+	*slot(BUF_A, 8) = 0;	/* gate */
+	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 1);
+	emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 8), 1);
+	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 10);
+	start_job();
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	assert_true(*slot(BUF_A, 0) == 1);
+	*slot(BUF_A, 8) = 1;
+	assert_int_equal(run_job(NULL), 0);
+	assert_true(*slot(BUF_A, 0) == 11);
+}
+
+static void test_run_fault_mid_stream(void **state)
+{
+	(void)state;
+	emit_fill(va(BUF_A, 0), 100, 0x01010101);
+	emit_copy(UNMAPPED_VA, va(BUF_B, 0), 64);
+	emit_fill(va(BUF_B, 100), 100, 0x02020202);
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 512), 9);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	check_fill(buffers[BUF_A], 100, 0x01010101, 0);
+	assert_untouched(BUF_A, 100, SMALL_BYTES - 100);
+	assert_untouched(BUF_B, 0, SMALL_BYTES);
+}
+
+static void test_run_faulting_copy_writes_nothing(void **state)
+{
+	(void)state;
+	/* destination runs one byte past the end of B */
+	emit_copy(va(BUF_A, 0), va(BUF_B, 1), SMALL_BYTES);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+
+	/* source runs past the end of B, destination is fine */
+	reset_stream(NULL);
+	emit_copy(va(BUF_B, SMALL_BYTES - 8), va(BUF_C, 0), 16);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+
+	/* a copy of several budgets whose destination ends past D */
+	reset_stream(NULL);
+	emit_copy(va(BUF_C, 0), va(BUF_D, 1), BIG_BYTES);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+}
+
+static void test_run_range_across_two_buffers_faults(void **state)
+{
+	const u64 a_end = SMALL_BYTES;
+
+	(void)state;
+	/* [a_end - 8, a_end + 8) is contiguous in VA but spans A and B. */
+	emit_copy(va(BUF_A, a_end - 8), va(BUF_C, 0), 16);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+
+	reset_stream(NULL);
+	emit_copy(va(BUF_C, 0), va(BUF_A, a_end - 8), 16);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+
+	reset_stream(NULL);
+	emit_fill(va(BUF_A, a_end - 3), 6, 0);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_all_untouched();
+}
+
+static void test_run_unmapped_slots_fault(void **state)
+{
+	(void)state;
+	emit_timestamp(UNMAPPED_VA);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+
+	reset_stream(NULL);
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, UNMAPPED_VA, 1);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+
+	reset_stream(NULL);
+	emit_sem(TERN_OP_SEM_WAIT, 0, UNMAPPED_VA, 0);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+
+	/* the last 8 bytes of B are a slot; the 8 after them are not */
+	reset_stream(NULL);
+	emit_timestamp(va(BUF_B, SMALL_BYTES - 8));
+	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_B, SMALL_BYTES), 1);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_true(*slot(BUF_B, SMALL_BYTES - 8) == CLOCK_START);
+	assert_untouched(BUF_A, 0, SMALL_BYTES);
+}
+
+static void test_run_nop_skips_its_body(void **state)
+{
+	u32 nop;
+
+	(void)state;
+	nop = emit_nop(6);
+	/* The body looks like a faulting COPY; it must never run. */
+	header_at(nop + 8)->opcode = TERN_OP_COPY;
+	header_at(nop + 8)->length = 4;
+	stream.words[nop / 8 + 2] = UNMAPPED_VA;
+	stream.words[nop / 8 + 3] = va(BUF_A, 0);
+	stream.words[nop / 8 + 4] = 64;
+	emit_fill(va(BUF_A, 0), 2, 0x0000beef);
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	check_fill(buffers[BUF_A], 2, 0x0000beef, 0);
+	assert_untouched(BUF_A, 2, SMALL_BYTES - 2);
+}
+
+#define VALIDATE(f) cmocka_unit_test_setup(f, reset_stream)
+#define RUN(f) cmocka_unit_test_setup(f, reset_all)
+
+int main(void)
+{
+	const struct CMUnitTest validate_tests[] = {
+		VALIDATE(test_validate_size_zero),
+		VALIDATE(test_validate_size_not_multiple_of_8),
+		VALIDATE(test_validate_size_too_big),
+		VALIDATE(test_validate_all_opcodes_valid),
+		VALIDATE(test_validate_opcode_zero),
+		VALIDATE(test_validate_opcode_unknown),
+		VALIDATE(test_validate_opcode_reserved),
+		VALIDATE(test_validate_length_zero),
+		VALIDATE(test_validate_length_wrong),
+		VALIDATE(test_validate_length_overruns_stream),
+		VALIDATE(test_validate_unknown_flags),
+		VALIDATE(test_validate_fill_pad),
+		VALIDATE(test_validate_timestamp_misaligned),
+		VALIDATE(test_validate_semaphore_misaligned),
+		VALIDATE(test_validate_copy_range_limit),
+		VALIDATE(test_validate_fill_range_limit),
+		VALIDATE(test_validate_slot_range_limit),
+		VALIDATE(test_validate_reports_first_bad_packet),
+	};
+	const struct CMUnitTest run_tests[] = {
+		RUN(test_run_copy_between_buffers),
+		RUN(test_run_copy_overlap_forward),
+		RUN(test_run_copy_overlap_backward),
+		RUN(test_run_zero_bytes),
+		RUN(test_run_copy_yields_and_resumes),
+		RUN(test_run_fill_byte_order),
+		RUN(test_run_fill_yields_and_resumes),
+		RUN(test_run_timestamp),
+		RUN(test_run_sem_signal),
+		RUN(test_run_sem_wait_geq),
+		RUN(test_run_sem_wait_eq),
+		RUN(test_run_stall_does_not_repeat_work),
+		RUN(test_run_fault_mid_stream),
+		RUN(test_run_faulting_copy_writes_nothing),
+		RUN(test_run_range_across_two_buffers_faults),
+		RUN(test_run_unmapped_slots_fault),
+		RUN(test_run_nop_skips_its_body),
+	};
+	int failed = 0;
+
+	failed += cmocka_run_group_tests_name("model_validate", validate_tests,
+					      NULL, NULL);
+	failed += cmocka_run_group_tests_name("model_run", run_tests,
+					      alloc_memory, free_memory);
+	return failed ? 1 : 0;
+}

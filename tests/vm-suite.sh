@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The test suites that need tern.ko, run inside the test VM from the
+# repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
+# the uapi tests and the conformance suite on the kernel backend.
+#
+# Prints each program's output, a RESULT line per suite (see
+# tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
+# on any failure. TERN_TEST_BUILD names the build directory (default build).
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+build=${TERN_TEST_BUILD:-build}
+TERN_TEST_LOGS=$(mktemp -d /tmp/tern-vm-suite.XXXXXX)
+export TERN_TEST_LOGS
+# The module is loaded: a suite that finds no device has failed.
+export SUITE_SKIP_IS_FAIL=1
+# shellcheck source=tests/suite-lib.sh
+. tests/suite-lib.sh
+
+shopt -s nullglob
+nodes=(/dev/accel/accel* /dev/dri/renderD*)
+echo "vm-suite: kernel $(uname -r); device nodes: ${nodes[*]:-none}"
+
+passed=0
+failed=0
+results=()
+
+suite() {
+	local name=$1 line
+	shift
+	line=$(run_suite "$name" "$@")
+	echo "---- $name output ----"
+	cat "$TERN_TEST_LOGS/$name.log"
+	echo "---- end of $name ----"
+	echo "$line"
+	results+=("$(head -n 1 <<<"$line")")
+	passed=$((passed + $(sed -n 's/.* passed=\([0-9]*\).*/\1/p' <<<"$line" | head -n 1)))
+	failed=$((failed + $(sed -n 's/.* failed=\([0-9]*\).*/\1/p' <<<"$line" | head -n 1)))
+}
+
+suite uapi env TERN_BACKEND=kernel "$build/tests/test_uapi"
+suite conformance env TERN_BACKEND=kernel "$build/tests/test_conformance"
+suite tools env TERN_BACKEND=kernel tests/tools/run.sh --kernel "$build"
+# Another device of the same module, when there is one: each device keeps
+# its own memory and engines.
+mock_devices=$(cat /sys/module/tern/parameters/mock_devices 2>/dev/null || echo 1)
+if [ "$mock_devices" -ge 2 ]; then
+	suite conformance-device1 env TERN_BACKEND=kernel TERN_TEST_DEVICE=1 \
+		"$build/tests/test_conformance"
+fi
+
+echo
+printf '%s\n' "${results[@]}" | sed 's/^RESULT /vm-suite: /'
+echo "vm-suite: $passed passed, $failed failed"
+[ "$failed" = 0 ]
