@@ -107,6 +107,7 @@ built=1
 step build "$MAKE" -k -j"$JOBS" BUILD="$BUILD" userspace || built=0
 step build-module "$MAKE" module || true
 step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
+step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----

@@ -19,10 +19,5 @@ $(BUILD)/tern-bench: $(TERN_BENCH_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
 $(BUILD)/tern-inspect: $(TERN_INSPECT_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
 
-.PHONY: tools install-tools
+.PHONY: tools
 tools: $(TOOLS_PROGRAMS)
-
-install: install-tools
-install-tools: $(TOOLS_PROGRAMS)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(TOOLS_PROGRAMS) $(DESTDIR)$(PREFIX)/bin/

@@ -29,7 +29,7 @@ static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 			TERN_SEM_WAIT_EQ },
 	};
 
-	if (opcode == 0 || opcode >= sizeof(rules) / sizeof(rules[0]))
+	if (opcode == 0 || opcode >= ARRAY_SIZE(rules))
 		return NULL;
 	return &rules[opcode];
 }

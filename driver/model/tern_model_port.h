@@ -26,6 +26,10 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define tern_load_u64(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define tern_store_u64(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #endif
