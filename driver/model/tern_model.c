@@ -7,8 +7,10 @@
  * bad address fails only that job.
  */
 #include "tern_model.h"
+#include "tern_reduce.h"
 
 struct tern_packet_rule {
+	bool defined;		/* opcodes between the defined ones are not */
 	u16 length;		/* in 8-byte units; 0: any length >= 1 */
 	u32 flags;		/* flag bits that are defined */
 };
@@ -16,20 +18,24 @@ struct tern_packet_rule {
 static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 {
 	static const struct tern_packet_rule rules[] = {
-		[TERN_OP_NOP] = { 0, 0 },
-		[TERN_OP_COPY] = { sizeof(struct drm_tern_packet_copy) / 8, 0 },
-		[TERN_OP_FILL] = { sizeof(struct drm_tern_packet_fill) / 8, 0 },
+		[TERN_OP_NOP] = { true, 0, 0 },
+		[TERN_OP_COPY] = {
+			true, sizeof(struct drm_tern_packet_copy) / 8, 0 },
+		[TERN_OP_FILL] = {
+			true, sizeof(struct drm_tern_packet_fill) / 8, 0 },
 		[TERN_OP_TIMESTAMP] = {
-			sizeof(struct drm_tern_packet_timestamp) / 8, 0 },
+			true, sizeof(struct drm_tern_packet_timestamp) / 8, 0 },
 		[TERN_OP_SEM_SIGNAL] = {
-			sizeof(struct drm_tern_packet_sem_signal) / 8,
+			true, sizeof(struct drm_tern_packet_sem_signal) / 8,
 			TERN_SEM_SIGNAL_ADD },
 		[TERN_OP_SEM_WAIT] = {
-			sizeof(struct drm_tern_packet_sem_wait) / 8,
+			true, sizeof(struct drm_tern_packet_sem_wait) / 8,
 			TERN_SEM_WAIT_EQ },
+		[TERN_OP_REDUCE] = {
+			true, sizeof(struct drm_tern_packet_reduce) / 8, 0 },
 	};
 
-	if (opcode == 0 || opcode >= ARRAY_SIZE(rules))
+	if (opcode >= ARRAY_SIZE(rules) || !rules[opcode].defined)
 		return NULL;
 	return &rules[opcode];
 }
@@ -43,6 +49,40 @@ static bool tern_range_ok(u64 va, u64 bytes)
 static bool tern_u64_slot_ok(u64 va)
 {
 	return (va & 7) == 0 && tern_range_ok(va, 8);
+}
+
+/* Ranges of @bytes at @a and @b share a byte. */
+static bool tern_ranges_overlap(u64 a, u64 b, u64 bytes)
+{
+	return bytes && a < b + bytes && b < a + bytes;
+}
+
+/* A destination may be an operand itself, but not part of one. */
+static bool tern_reduce_dst_ok(u64 dst, u64 src, u64 bytes)
+{
+	return dst == src || !tern_ranges_overlap(dst, src, bytes);
+}
+
+static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
+{
+	u32 size;
+	u64 bytes;
+
+	if (p->pad || p->dtype >= TERN_DTYPE_NUM || p->op >= TERN_REDOP_NUM)
+		return -EINVAL;
+	size = tern_model_dtype_size(p->dtype);
+	if ((p->src0 | p->src1 | p->dst) & (size - 1))
+		return -EINVAL;
+	if (p->count > TERN_VA_LIMIT / size)
+		return -EINVAL;
+	bytes = p->count * size;
+	if (!tern_range_ok(p->src0, bytes) || !tern_range_ok(p->src1, bytes) ||
+	    !tern_range_ok(p->dst, bytes))
+		return -EINVAL;
+	if (!tern_reduce_dst_ok(p->dst, p->src0, bytes) ||
+	    !tern_reduce_dst_ok(p->dst, p->src1, bytes))
+		return -EINVAL;
+	return 0;
 }
 
 static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
@@ -75,6 +115,8 @@ static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
 
 		return tern_u64_slot_ok(p->addr) ? 0 : -EINVAL;
 	}
+	case TERN_OP_REDUCE:
+		return tern_validate_reduce((const void *)hdr);
 	default:
 		return 0;
 	}
@@ -120,6 +162,43 @@ static u64 tern_min_u64(u64 a, u64 b)
 	return a < b ? a : b;
 }
 
+/* One translated operand: where it is and how the engine reaches it. */
+struct tern_access {
+	u8 *ptr;
+	u32 owner;
+	int hop_count;		/* 0: the executing device's own memory */
+	struct tern_fabric_hop hops[TERN_FABRIC_MAX_HOPS];
+};
+
+/*
+ * Translates [@va, @va + @len) and, for a peer's memory, finds the route to
+ * it. Returns 0, -EFAULT (not in the context's buffers) or -ENOLINK.
+ */
+static int tern_access(const struct tern_model_mem *mem, u64 va, u64 len,
+		       struct tern_access *a)
+{
+	a->ptr = mem->translate(mem->ctx, va, len, &a->owner);
+	a->hop_count = 0;
+	if (!a->ptr)
+		return -EFAULT;
+	if (a->owner == mem->device)
+		return 0;
+	if (!mem->fabric)
+		return -EFAULT;
+	a->hop_count = tern_fabric_route(mem->fabric, mem->device, a->owner,
+					 a->hops);
+	return a->hop_count < 0 ? -ENOLINK : 0;
+}
+
+/* Counts @bytes read from (or written to, @write) a peer on its route. */
+static void tern_account(const struct tern_model_mem *mem,
+			 const struct tern_access *a, bool write, u64 bytes)
+{
+	if (a->hop_count > 0)
+		tern_fabric_count(mem->fabric, a->hops, a->hop_count, !write,
+				  bytes);
+}
+
 /*
  * COPY and FILL move at most *budget bytes per call and record how far they
  * got in job->progress, so one call never runs long whatever the stream.
@@ -128,16 +207,21 @@ static int tern_run_copy(struct tern_model_job *job,
 			 const struct drm_tern_packet_copy *p,
 			 const struct tern_model_mem *mem, u64 *budget)
 {
+	struct tern_access src_access, dst_access;
 	u64 chunk, at;
 	u8 *src, *dst;
+	int ret;
 
 	if (p->bytes == 0)
 		return 0;
 	/* Check the whole ranges first: a faulting copy writes nothing. */
-	src = mem->translate(mem->ctx, p->src, p->bytes);
-	dst = mem->translate(mem->ctx, p->dst, p->bytes);
-	if (!src || !dst)
-		return -EFAULT;
+	ret = tern_access(mem, p->src, p->bytes, &src_access);
+	if (!ret)
+		ret = tern_access(mem, p->dst, p->bytes, &dst_access);
+	if (ret)
+		return ret;
+	src = src_access.ptr;
+	dst = dst_access.ptr;
 	chunk = tern_min_u64(p->bytes - job->progress, *budget);
 	/*
 	 * Overlapping ranges with dst above src must be walked from the end,
@@ -148,6 +232,8 @@ static int tern_run_copy(struct tern_model_job *job,
 	else
 		at = job->progress;
 	memmove(dst + at, src + at, chunk);
+	tern_account(mem, &src_access, false, chunk);
+	tern_account(mem, &dst_access, true, chunk);
 	job->progress += chunk;
 	*budget -= chunk;
 	return job->progress == p->bytes ? 0 : TERN_MODEL_YIELD;
@@ -161,14 +247,17 @@ static int tern_run_fill(struct tern_model_job *job,
 		(u8)p->pattern, (u8)(p->pattern >> 8),
 		(u8)(p->pattern >> 16), (u8)(p->pattern >> 24),
 	};
+	struct tern_access dst_access;
 	u64 end, i;
 	u8 *dst;
+	int ret;
 
 	if (p->bytes == 0)
 		return 0;
-	dst = mem->translate(mem->ctx, p->dst, p->bytes);
-	if (!dst)
-		return -EFAULT;
+	ret = tern_access(mem, p->dst, p->bytes, &dst_access);
+	if (ret)
+		return ret;
+	dst = dst_access.ptr;
 	end = job->progress + tern_min_u64(p->bytes - job->progress, *budget);
 	if (pattern[0] == pattern[1] && pattern[0] == pattern[2] &&
 	    pattern[0] == pattern[3]) {
@@ -177,14 +266,64 @@ static int tern_run_fill(struct tern_model_job *job,
 		for (i = job->progress; i < end; i++)
 			dst[i] = pattern[i & 3];
 	}
+	tern_account(mem, &dst_access, true, end - job->progress);
 	*budget -= end - job->progress;
 	job->progress = end;
 	return end == p->bytes ? 0 : TERN_MODEL_YIELD;
 }
 
-static u64 *tern_u64_slot(const struct tern_model_mem *mem, u64 va)
+/*
+ * REDUCE works in whole elements: at most *budget bytes of dst per call,
+ * job->progress counting the bytes of dst done. Its reads of src0 and src1
+ * and its write of dst are each counted on their routes.
+ */
+static int tern_run_reduce(struct tern_model_job *job,
+			   const struct drm_tern_packet_reduce *p,
+			   const struct tern_model_mem *mem, u64 *budget)
 {
-	return mem->translate(mem->ctx, va, sizeof(u64));
+	struct tern_access src0_access, src1_access, dst_access;
+	u32 size = tern_model_dtype_size(p->dtype);
+	u64 bytes = p->count * size, at = job->progress, chunk;
+	int ret;
+
+	if (bytes == 0)
+		return 0;
+	/* As for COPY: a REDUCE that cannot reach all three writes nothing. */
+	ret = tern_access(mem, p->src0, bytes, &src0_access);
+	if (!ret)
+		ret = tern_access(mem, p->src1, bytes, &src1_access);
+	if (!ret)
+		ret = tern_access(mem, p->dst, bytes, &dst_access);
+	if (ret)
+		return ret;
+	/* never 0: the run loop leaves a packet's cost, more than an element */
+	chunk = tern_min_u64(bytes - at, *budget - *budget % size);
+	tern_model_reduce(dst_access.ptr + at, src0_access.ptr + at,
+			  src1_access.ptr + at, chunk / size, p->dtype, p->op);
+	tern_account(mem, &src0_access, false, chunk);
+	tern_account(mem, &src1_access, false, chunk);
+	tern_account(mem, &dst_access, true, chunk);
+	job->progress += chunk;
+	*budget -= chunk;
+	return job->progress == bytes ? 0 : TERN_MODEL_YIELD;
+}
+
+/*
+ * An 8-byte semaphore or timestamp slot, possibly a peer's: a peer's
+ * semaphore is how a collective step waits for another device without the
+ * host. Each access counts 8 bytes on the route.
+ */
+static int tern_u64_slot(const struct tern_model_mem *mem, u64 va, bool write,
+			 u64 **slot)
+{
+	struct tern_access a;
+	int ret = tern_access(mem, va, sizeof(u64), &a);
+
+	if (ret)
+		return ret;
+	tern_account(mem, &a, write, sizeof(u64));
+	*slot = (u64 *)a.ptr;
+	return 0;
 }
 
 static int tern_run_packet(struct tern_model_job *job,
@@ -196,38 +335,52 @@ static int tern_run_packet(struct tern_model_job *job,
 		return tern_run_copy(job, (const void *)hdr, mem, budget);
 	case TERN_OP_FILL:
 		return tern_run_fill(job, (const void *)hdr, mem, budget);
+	case TERN_OP_REDUCE:
+		return tern_run_reduce(job, (const void *)hdr, mem, budget);
 	case TERN_OP_TIMESTAMP: {
 		const struct drm_tern_packet_timestamp *p = (const void *)hdr;
-		u64 *slot = tern_u64_slot(mem, p->dst);
+		u64 *slot;
+		int ret = tern_u64_slot(mem, p->dst, true, &slot);
 
-		if (!slot)
-			return -EFAULT;
+		if (ret)
+			return ret;
 		tern_store_u64(slot, mem->clock(mem->ctx));
 		return 0;
 	}
 	case TERN_OP_SEM_SIGNAL: {
 		const struct drm_tern_packet_sem_signal *p = (const void *)hdr;
-		u64 *slot = tern_u64_slot(mem, p->addr);
 		u64 value = p->value;
+		u64 *slot;
+		int ret = tern_u64_slot(mem, p->addr, true, &slot);
 
-		if (!slot)
-			return -EFAULT;
+		if (ret)
+			return ret;
+		/* Engines of several devices may add to one semaphore at once. */
 		if (hdr->flags & TERN_SEM_SIGNAL_ADD)
-			value += tern_load_u64(slot);
-		tern_store_u64(slot, value);
+			tern_atomic_add_u64(slot, value);
+		else
+			tern_store_u64(slot, value);
 		return 0;
 	}
 	case TERN_OP_SEM_WAIT: {
 		const struct drm_tern_packet_sem_wait *p = (const void *)hdr;
-		u64 *slot = tern_u64_slot(mem, p->addr);
+		struct tern_access a;
+		bool passed;
 		u64 now;
+		int ret = tern_access(mem, p->addr, sizeof(u64), &a);
 
-		if (!slot)
-			return -EFAULT;
-		now = tern_load_u64(slot);
+		if (ret)
+			return ret;
+		now = tern_load_u64((u64 *)a.ptr);
 		if (hdr->flags & TERN_SEM_WAIT_EQ)
-			return now == p->value ? 0 : TERN_MODEL_STALLED;
-		return now >= p->value ? 0 : TERN_MODEL_STALLED;
+			passed = now == p->value;
+		else
+			passed = now >= p->value;
+		if (!passed)
+			return TERN_MODEL_STALLED;
+		/* Polls that fail are not traffic worth counting; the pass is. */
+		tern_account(mem, &a, false, sizeof(u64));
+		return 0;
 	}
 	default:
 		return 0;	/* NOP */

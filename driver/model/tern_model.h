@@ -9,6 +9,7 @@
 #define TERN_MODEL_H
 
 #include "tern_model_port.h"
+#include "tern_fabric.h"
 #include "../../uapi/drm/tern_accel.h"
 
 /* Returned by tern_model_run() while work remains (not an error). */
@@ -27,16 +28,23 @@
 #define TERN_MODEL_CLOCK_HZ		1000000000ull
 
 /**
- * struct tern_model_mem - how an engine reaches memory and time
+ * struct tern_model_mem - how an engine reaches memory, peers and time
  * @translate: CPU pointer to [@va, @va + @len) if that range lies inside
- *	one buffer of the submitting context, else NULL. Called with @len >= 1.
+ *	one buffer of the submitting context, else NULL; *@owner receives the
+ *	fabric id of the device whose memory it is. Called with @len >= 1.
  * @clock: engine clock in ticks of TERN_MODEL_CLOCK_HZ.
  * @ctx: passed to both.
+ * @fabric: the machine's fabric; every access to another device's memory
+ *	is routed over it and counted on each link it crosses. NULL when the
+ *	device has no fabric: a foreign owner is then a fault.
+ * @device: fabric id of the device whose engine runs the job.
  */
 struct tern_model_mem {
-	void *(*translate)(void *ctx, u64 va, u64 len);
+	void *(*translate)(void *ctx, u64 va, u64 len, u32 *owner);
 	u64 (*clock)(void *ctx);
 	void *ctx;
+	struct tern_fabric *fabric;
+	u32 device;
 };
 
 /**
@@ -73,8 +81,9 @@ static inline void tern_model_job_init(struct tern_model_job *job,
  * Runs @job from where it stopped, moving at most TERN_MODEL_BUDGET bytes.
  * Returns 0 when the stream is done,
  * TERN_MODEL_STALLED or TERN_MODEL_YIELD when it should be called again,
- * or -EFAULT when a packet addressed memory outside the context's buffers
- * (the packets before it have taken effect, nothing after it runs).
+ * -EFAULT when a packet addressed memory outside the context's buffers, or
+ * -ENOLINK when it addressed a peer's memory that no up link reaches (the
+ * packets before it have taken effect, nothing after it runs).
  */
 int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem);
 

@@ -12,8 +12,30 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include <linux/atomic.h>
+
 #define tern_load_u64(p)	READ_ONCE(*(p))
 #define tern_store_u64(p, v)	WRITE_ONCE(*(p), (v))
+#define tern_load_u32(p)	READ_ONCE(*(p))
+#define tern_store_u32(p, v)	WRITE_ONCE(*(p), (v))
+
+/*
+ * Adds @v to the u64 at @p as one atomic read-modify-write with release
+ * ordering: a waiter that sees the sum also sees what the job wrote before.
+ * @p is 8-byte aligned (the model checks), and atomic64_t is exactly one
+ * s64, so the cast gives the arch's single locked add; a cmpxchg loop would
+ * do the same work in more lines and retry under contention.
+ */
+#define tern_atomic_add_u64(p, v) \
+	atomic64_fetch_add_release((s64)(v), (atomic64_t *)(p))
+
+/*
+ * A traffic counter that engines of several devices add to at once; a
+ * macro rather than a typedef, as kernel style asks.
+ */
+#define tern_counter_t		atomic64_t
+#define tern_counter_add(c, v)	atomic64_add((v), (c))
+#define tern_counter_read(c)	((u64)atomic64_read(c))
 #else
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +47,10 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -32,6 +58,14 @@ typedef uint64_t u64;
 
 #define tern_load_u64(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define tern_store_u64(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define tern_load_u32(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define tern_store_u32(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define tern_atomic_add_u64(p, v) \
+	__atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
+
+typedef uint64_t tern_counter_t;
+#define tern_counter_add(c, v)	__atomic_fetch_add((c), (v), __ATOMIC_RELAXED)
+#define tern_counter_read(c)	__atomic_load_n((c), __ATOMIC_RELAXED)
 #endif
 
 #endif /* TERN_MODEL_PORT_H */

@@ -3,6 +3,7 @@
  * Unit tests of the device model alone: tern_model_validate() and
  * tern_model_run() over a fake memory of a few buffers and a fake clock.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,10 +39,11 @@ static u8 *buffers[BUF_COUNT];
 static u8 *pristine[BUF_COUNT];	/* what every test starts from */
 static u64 fake_now;
 
-static void *fake_translate(void *ctx, u64 va, u64 len)
+static void *fake_translate(void *ctx, u64 va, u64 len, u32 *owner)
 {
 	(void)ctx;
 	assert_true(len >= 1);
+	*owner = 0;	/* all memory is the executing device's own */
 	for (int i = 0; i < BUF_COUNT; i++) {
 		u64 off = va - layout[i].va;
 
@@ -315,8 +317,8 @@ static void test_validate_opcode_unknown(void **state)
 
 static void test_validate_opcode_reserved(void **state)
 {
-	/* Reserved for REDUCE (0x10-0x1f) and fabric (0x20-0x2f) packets. */
-	static const u16 reserved[] = { 0x10, 0x1f, 0x20, 0x2f };
+	/* Reserved for compute (0x11-0x1f) and fabric (0x20-0x2f) packets. */
+	static const u16 reserved[] = { 0x11, 0x1f, 0x20, 0x2f };
 
 	(void)state;
 	emit_nop(1);
@@ -796,6 +798,53 @@ static void test_run_sem_signal(void **state)
 	assert_untouched(BUF_B, 0, 8);
 }
 
+/* Engines of several devices add to one semaphore at the same time. */
+#define ADDERS		4
+#define ADDS_PER_JOB	2000
+#define JOBS_PER_ADDER	50
+
+static void *add_to_semaphore(void *arg)
+{
+	static struct drm_tern_packet_sem_signal packets[ADDERS][ADDS_PER_JOB];
+	struct drm_tern_packet_sem_signal *mine = packets[(uintptr_t)arg];
+	struct tern_model_job adder_job;
+	int ret = 0;
+
+	for (int i = 0; i < ADDS_PER_JOB; i++) {
+		mine[i] = (struct drm_tern_packet_sem_signal) {
+			.header = { TERN_OP_SEM_SIGNAL, sizeof(mine[i]) / 8,
+				    TERN_SEM_SIGNAL_ADD },
+			.addr = va(BUF_A, 64), .value = 3,
+		};
+	}
+	for (int j = 0; j < JOBS_PER_ADDER && !ret; j++) {
+		tern_model_job_init(&adder_job, mine, sizeof(packets[0]));
+		do
+			ret = tern_model_run(&adder_job, &fake_mem);
+		while (ret == TERN_MODEL_YIELD);
+	}
+	return (void *)(intptr_t)ret;
+}
+
+static void test_run_sem_signal_add_is_atomic(void **state)
+{
+	pthread_t threads[ADDERS];
+
+	(void)state;
+	*slot(BUF_A, 64) = 1;
+	for (uintptr_t i = 0; i < ADDERS; i++)
+		assert_int_equal(pthread_create(&threads[i], NULL,
+						add_to_semaphore, (void *)i), 0);
+	for (int i = 0; i < ADDERS; i++) {
+		void *ret;
+
+		assert_int_equal(pthread_join(threads[i], &ret), 0);
+		assert_int_equal((intptr_t)ret, 0);
+	}
+	assert_true(*slot(BUF_A, 64) ==
+		    1 + 3ull * ADDERS * ADDS_PER_JOB * JOBS_PER_ADDER);
+}
+
 static void test_run_sem_wait_geq(void **state)
 {
 	u32 wait;
@@ -991,6 +1040,7 @@ int main(void)
 		RUN(test_run_fill_yields_and_resumes),
 		RUN(test_run_timestamp),
 		RUN(test_run_sem_signal),
+		RUN(test_run_sem_signal_add_is_atomic),
 		RUN(test_run_sem_wait_geq),
 		RUN(test_run_sem_wait_eq),
 		RUN(test_run_stall_does_not_repeat_work),

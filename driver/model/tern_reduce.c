@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * REDUCE element kernels. Integers wrap (unsigned arithmetic, whose low
+ * bits are those of any width), with signed MIN and MAX compared as
+ * signed. Floating point goes through tern_softfloat: float16 and bfloat16
+ * widen exactly to float32, are computed there and are rounded once back.
+ */
+#include "tern_reduce.h"
+#include "tern_softfloat.h"
+#include "../../uapi/drm/tern_accel.h"
+
+u32 tern_model_dtype_size(u32 dtype)
+{
+	switch (dtype) {
+	case TERN_DTYPE_INT8:
+	case TERN_DTYPE_UINT8:
+		return 1;
+	case TERN_DTYPE_FLOAT16:
+	case TERN_DTYPE_BFLOAT16:
+		return 2;
+	case TERN_DTYPE_FLOAT32:
+	case TERN_DTYPE_INT32:
+	case TERN_DTYPE_UINT32:
+		return 4;
+	case TERN_DTYPE_INT64:
+	case TERN_DTYPE_UINT64:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* An element of @size bytes, zero-extended or, @is_signed, sign-extended. */
+static u64 tern_load(const u8 *p, u32 size, bool is_signed)
+{
+	u8 b;
+	u16 h;
+	u32 w;
+	u64 d;
+
+	switch (size) {
+	case 1:
+		b = *p;
+		return is_signed ? (u64)(s64)(s8)b : b;
+	case 2:
+		memcpy(&h, p, 2);
+		return is_signed ? (u64)(s64)(s16)h : h;
+	case 4:
+		memcpy(&w, p, 4);
+		return is_signed ? (u64)(s64)(s32)w : w;
+	default:
+		memcpy(&d, p, 8);
+		return d;
+	}
+}
+
+static void tern_store(u8 *p, u32 size, u64 v)
+{
+	u16 h = (u16)v;
+	u32 w = (u32)v;
+
+	switch (size) {
+	case 1:
+		*p = (u8)v;
+		break;
+	case 2:
+		memcpy(p, &h, 2);
+		break;
+	case 4:
+		memcpy(p, &w, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static u64 tern_int_op(u64 a, u64 b, u32 op, bool is_signed)
+{
+	bool less = is_signed ? (s64)a < (s64)b : a < b;
+
+	switch (op) {
+	case TERN_REDOP_SUM:
+		return a + b;
+	case TERN_REDOP_PROD:
+		return a * b;
+	case TERN_REDOP_MIN:
+		return less ? a : b;
+	default:
+		return less ? b : a;
+	}
+}
+
+#ifndef __KERNEL__
+/*
+ * Userspace (the simulator) may use the FPU: IEEE float32 add and multiply
+ * round to nearest even exactly as tern_softfloat does, bit for bit, but
+ * for a NaN's payload, which is made canonical here too. The kernel cannot
+ * use the FPU in an engine step, hence the soft-float everywhere else.
+ */
+static u32 tern_f32_native(u32 a, u32 b, bool multiply)
+{
+	float x, y, r;
+	u32 bits;
+
+	memcpy(&x, &a, 4);
+	memcpy(&y, &b, 4);
+	r = multiply ? x * y : x + y;
+	memcpy(&bits, &r, 4);
+	if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu))
+		return 0x7fc00000u;
+	return bits;
+}
+
+#define tern_f32_add(a, b)	tern_f32_native((a), (b), false)
+#define tern_f32_mul(a, b)	tern_f32_native((a), (b), true)
+#endif
+
+static u32 tern_f32_op(u32 a, u32 b, u32 op)
+{
+	switch (op) {
+	case TERN_REDOP_SUM:
+		return tern_f32_add(a, b);
+	case TERN_REDOP_PROD:
+		return tern_f32_mul(a, b);
+	case TERN_REDOP_MIN:
+		return tern_f32_min(a, b);
+	default:
+		return tern_f32_max(a, b);
+	}
+}
+
+static bool tern_dtype_signed(u32 dtype)
+{
+	return dtype == TERN_DTYPE_INT8 || dtype == TERN_DTYPE_INT32 ||
+	       dtype == TERN_DTYPE_INT64;
+}
+
+void tern_model_reduce(void *dst, const void *src0, const void *src1,
+		       u64 count, u32 dtype, u32 op)
+{
+	u32 size = tern_model_dtype_size(dtype);
+	bool is_signed = tern_dtype_signed(dtype);
+	const u8 *a = src0, *b = src1;
+	u8 *d = dst;
+	u64 i;
+
+	/*
+	 * Each element is read before it is written, so a dst that is
+	 * exactly src0 or src1 sees its old value.
+	 */
+	for (i = 0; i < count; i++, a += size, b += size, d += size) {
+		u64 x = tern_load(a, size, is_signed);
+		u64 y = tern_load(b, size, is_signed);
+		u64 r;
+
+		switch (dtype) {
+		case TERN_DTYPE_FLOAT32:
+			r = tern_f32_op((u32)x, (u32)y, op);
+			break;
+		case TERN_DTYPE_FLOAT16:
+			r = tern_f32_to_f16(tern_f32_op(tern_f16_to_f32((u16)x),
+							tern_f16_to_f32((u16)y),
+							op));
+			break;
+		case TERN_DTYPE_BFLOAT16:
+			r = tern_f32_to_bf16(tern_f32_op(tern_bf16_to_f32((u16)x),
+							 tern_bf16_to_f32((u16)y),
+							 op));
+			break;
+		default:
+			r = tern_int_op(x, y, op, is_signed);
+			break;
+		}
+		tern_store(d, size, r);
+	}
+}

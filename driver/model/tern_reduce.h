@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The element arithmetic of the REDUCE packet, on CPU pointers the model
+ * has already translated and checked.
+ */
+#ifndef TERN_REDUCE_H
+#define TERN_REDUCE_H
+
+#include "tern_model_port.h"
+
+/* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */
+u32 tern_model_dtype_size(u32 dtype);
+
+/*
+ * dst[i] = src0[i] @op src1[i] for @count elements of @dtype (enum
+ * drm_tern_dtype, enum drm_tern_redop, both known). @dst may be @src0 or
+ * @src1 itself but may not otherwise overlap them. Elements are in the
+ * host's byte order and need not be aligned.
+ */
+void tern_model_reduce(void *dst, const void *src0, const void *src1,
+		       u64 count, u32 dtype, u32 op);
+
+#endif /* TERN_REDUCE_H */

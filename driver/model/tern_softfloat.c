@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Integer-only IEEE 754 binary32 add and multiply, min and max, and the
+ * conversions between binary32, binary16 and bfloat16.
+ *
+ * Every finite result goes through tern_round_pack(): an exact value
+ * sig * 2^exp (sig below 2^62) rounded once into the target format.
+ */
+#include "tern_softfloat.h"
+
+struct tern_float_format {
+	u32 mant_bits;		/* stored fraction bits */
+	u32 exp_bits;
+	int bias;
+};
+
+static const struct tern_float_format tern_f32 = { 23, 8, 127 };
+static const struct tern_float_format tern_f16 = { 10, 5, 15 };
+static const struct tern_float_format tern_bf16 = { 7, 8, 127 };
+
+/* Index of the highest set bit of the non-zero @x. */
+static int tern_top_bit(u64 x)
+{
+	return 63 - __builtin_clzll(x);
+}
+
+/*
+ * Rounds the non-zero value sig * 2^exp, with the sign bit @sign, to
+ * @fmt: nearest, ties to even; past the largest finite value, infinity.
+ */
+static u32 tern_round_pack(u32 sign, u64 sig, int exp,
+			   const struct tern_float_format *fmt)
+{
+	u32 exp_all_ones = (1u << fmt->exp_bits) - 1;
+	u32 sign_bit = sign << (fmt->mant_bits + fmt->exp_bits);
+	int min_exp = 1 - fmt->bias;	/* of the smallest normal */
+	int top = tern_top_bit(sig) + exp;	/* value in [2^top, 2^(top+1)) */
+	int quantum, shift;
+	u64 q, packed;
+
+	/* the weight of the last stored bit: fixed below the normals */
+	quantum = (top < min_exp ? min_exp : top) - (int)fmt->mant_bits;
+	shift = quantum - exp;
+	if (shift <= 0) {
+		q = sig << -shift;
+	} else if (shift >= 63) {
+		q = 0;		/* below half the quantum: sig < 2^62 */
+	} else {
+		u64 rest = sig & ((1ull << shift) - 1);
+		u64 half = 1ull << (shift - 1);
+
+		q = sig >> shift;
+		if (rest > half || (rest == half && (q & 1)))
+			q++;
+	}
+	/*
+	 * q holds the hidden bit for normals, so adding it to the exponent
+	 * field minus one carries a rounded-up significand into the
+	 * exponent; a subnormal that rounds up to 2^mant_bits becomes the
+	 * smallest normal the same way.
+	 */
+	if (top < min_exp)
+		packed = q;
+	else
+		packed = ((u64)(top + fmt->bias - 1) << fmt->mant_bits) + q;
+	if (packed >= (u64)exp_all_ones << fmt->mant_bits)
+		packed = (u64)exp_all_ones << fmt->mant_bits;
+	return sign_bit | (u32)packed;
+}
+
+/* A finite binary32 as sig * 2^exp; sig is 0 for zeros. */
+static void tern_f32_unpack(u32 a, u64 *sig, int *exp)
+{
+	u32 field = (a >> 23) & 0xff;
+
+	*sig = a & 0x7fffff;
+	if (field) {
+		*sig |= 1u << 23;
+		*exp = (int)field - 150;
+	} else {
+		*exp = -149;
+	}
+}
+
+static bool tern_f32_is_nan(u32 a)
+{
+	return (a & 0x7fffffff) > 0x7f800000;
+}
+
+static bool tern_f32_is_inf(u32 a)
+{
+	return (a & 0x7fffffff) == 0x7f800000;
+}
+
+/* Guard bits below the operands' own: enough that one jammed sticky bit rounds right. */
+#define TERN_ADD_GUARD	32
+
+u32 tern_f32_add(u32 a, u32 b)
+{
+	u32 sign_a = a >> 31, sign_b = b >> 31, sign;
+	u64 sig_a, sig_b, sum;
+	int exp_a, exp_b, diff;
+
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b))
+		return TERN_F32_QNAN;
+	if (tern_f32_is_inf(a) || tern_f32_is_inf(b)) {
+		if (tern_f32_is_inf(a) && tern_f32_is_inf(b) && sign_a != sign_b)
+			return TERN_F32_QNAN;
+		return tern_f32_is_inf(a) ? a : b;
+	}
+	tern_f32_unpack(a, &sig_a, &exp_a);
+	tern_f32_unpack(b, &sig_b, &exp_b);
+	if (exp_a < exp_b || (exp_a == exp_b && sig_a < sig_b)) {
+		u64 s = sig_a;
+		int e = exp_a;
+		u32 g = sign_a;
+
+		sig_a = sig_b, exp_a = exp_b, sign_a = sign_b;
+		sig_b = s, exp_b = e, sign_b = g;
+	}
+	/* now |a| >= |b| */
+	sig_a <<= TERN_ADD_GUARD;
+	sig_b <<= TERN_ADD_GUARD;
+	diff = exp_a - exp_b;
+	if (diff >= 63) {
+		sig_b = sig_b != 0;
+	} else if (diff > 0) {
+		bool lost = sig_b & ((1ull << diff) - 1);
+
+		sig_b = (sig_b >> diff) | lost;
+	}
+	sign = sign_a;
+	sum = sign_a == sign_b ? sig_a + sig_b : sig_a - sig_b;
+	if (!sum)	/* x + -x is +0; -0 + -0 is -0 */
+		return (sign_a & sign_b) << 31;
+	return tern_round_pack(sign, sum, exp_a - TERN_ADD_GUARD, &tern_f32);
+}
+
+u32 tern_f32_mul(u32 a, u32 b)
+{
+	u32 sign = (a ^ b) >> 31;
+	u64 sig_a, sig_b;
+	int exp_a, exp_b;
+
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b))
+		return TERN_F32_QNAN;
+	if (tern_f32_is_inf(a) || tern_f32_is_inf(b)) {
+		if (!(a & 0x7fffffff) || !(b & 0x7fffffff))
+			return TERN_F32_QNAN;	/* infinity times zero */
+		return sign << 31 | 0x7f800000;
+	}
+	tern_f32_unpack(a, &sig_a, &exp_a);
+	tern_f32_unpack(b, &sig_b, &exp_b);
+	if (!sig_a || !sig_b)
+		return sign << 31;
+	return tern_round_pack(sign, sig_a * sig_b, exp_a + exp_b, &tern_f32);
+}
+
+/* Orders bit patterns as their values order, with -0 just below +0. */
+static u32 tern_f32_order_key(u32 a)
+{
+	return a >> 31 ? ~a : a | 0x80000000u;
+}
+
+u32 tern_f32_min(u32 a, u32 b)
+{
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b))
+		return TERN_F32_QNAN;
+	return tern_f32_order_key(a) <= tern_f32_order_key(b) ? a : b;
+}
+
+u32 tern_f32_max(u32 a, u32 b)
+{
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b))
+		return TERN_F32_QNAN;
+	return tern_f32_order_key(a) >= tern_f32_order_key(b) ? a : b;
+}
+
+u32 tern_f16_to_f32(u16 h)
+{
+	u32 sign = (u32)(h >> 15), field = (h >> 10) & 0x1f, frac = h & 0x3ff;
+
+	if (field == 0x1f)	/* infinity, or NaN with its payload kept */
+		return sign << 31 | 0x7f800000 | (frac ? 0x400000 | frac << 13 : 0);
+	if (!field && !frac)
+		return sign << 31;
+	if (field)
+		return tern_round_pack(sign, frac | 0x400, (int)field - 25,
+				       &tern_f32);
+	return tern_round_pack(sign, frac, -24, &tern_f32);
+}
+
+u32 tern_bf16_to_f32(u16 h)
+{
+	return (u32)h << 16;
+}
+
+static u16 tern_f32_narrow(u32 f, const struct tern_float_format *fmt,
+			   u16 qnan)
+{
+	u32 sign = f >> 31;
+	u32 sign_bit = sign << (fmt->mant_bits + fmt->exp_bits);
+	u64 sig;
+	int exp;
+
+	if (tern_f32_is_nan(f))
+		return qnan;
+	if (tern_f32_is_inf(f))
+		return (u16)(sign_bit | ((1u << fmt->exp_bits) - 1) << fmt->mant_bits);
+	tern_f32_unpack(f, &sig, &exp);
+	if (!sig)
+		return (u16)sign_bit;
+	return (u16)tern_round_pack(sign, sig, exp, fmt);
+}
+
+u16 tern_f32_to_f16(u32 f)
+{
+	return tern_f32_narrow(f, &tern_f16, TERN_F16_QNAN);
+}
+
+u16 tern_f32_to_bf16(u32 f)
+{
+	return tern_f32_narrow(f, &tern_bf16, TERN_BF16_QNAN);
+}

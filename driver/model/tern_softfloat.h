@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * IEEE 754 arithmetic on bit patterns with integers only: tern.ko may not
+ * use the FPU where the model runs, and the simulator must give the very
+ * same bits. Round to nearest, ties to even; subnormals are kept (no
+ * flush to zero). Every NaN result is the canonical quiet NaN.
+ */
+#ifndef TERN_SOFTFLOAT_H
+#define TERN_SOFTFLOAT_H
+
+#include "tern_model_port.h"
+
+#define TERN_F32_QNAN	0x7fc00000u
+#define TERN_F16_QNAN	0x7e00u
+#define TERN_BF16_QNAN	0x7fc0u
+
+u32 tern_f32_add(u32 a, u32 b);
+u32 tern_f32_mul(u32 a, u32 b);
+/*
+ * NaN if either operand is NaN; -0 is below +0, so min(-0, +0) is -0 and
+ * max(-0, +0) is +0 whatever the operand order (IEEE 754-2019 minimum and
+ * maximum).
+ */
+u32 tern_f32_min(u32 a, u32 b);
+u32 tern_f32_max(u32 a, u32 b);
+
+/* Exact widening; a NaN stays a NaN. */
+u32 tern_f16_to_f32(u16 h);
+u32 tern_bf16_to_f32(u16 h);
+/* One rounding to nearest even; too large gives infinity. */
+u16 tern_f32_to_f16(u32 f);
+u16 tern_f32_to_bf16(u32 f);
+
+#endif /* TERN_SOFTFLOAT_H */

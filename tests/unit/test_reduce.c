@@ -1,0 +1,1028 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of REDUCE: the integer-only float arithmetic against the
+ * machine's own float32 (and an independent rounding to float16 and
+ * bfloat16), the integer kernels, and the packet through tern_model_run()
+ * with operands in the executing device's memory and in peers' memory
+ * reached over a fabric.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "tern_model.h"
+#include "tern_reduce.h"
+#include "tern_softfloat.h"
+
+/* ---- helpers ---- */
+
+static u64 rng_state = 0x243f6a8885a308d3ull;
+
+static u64 rng(void)
+{
+	/* xorshift64*: fixed seed, so every run tests the same values */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static float f32_of(u32 bits)
+{
+	float f;
+
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+static u32 bits_of(float f)
+{
+	u32 bits;
+
+	memcpy(&bits, &f, 4);
+	return bits;
+}
+
+static bool f32_bits_nan(u32 bits)
+{
+	return (bits & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* Interesting float32 patterns: zeros, subnormals, limits, NaNs, near 1. */
+static const u32 f32_special[] = {
+	0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x00000002,
+	0x007fffff, 0x807fffff, 0x00800000, 0x80800000, 0x00800001,
+	0x00ffffff, 0x01000000, 0x3f800000, 0xbf800000, 0x3f800001,
+	0x3f7fffff, 0xbf7fffff, 0x3fc00000, 0x40000000, 0x4b800000,
+	0x4b7fffff, 0x33800000, 0x33000000, 0x34000000, 0x1f800000,
+	0x5f800000, 0x7f000000, 0x7f7fffff, 0xff7fffff, 0x7f7ffffe,
+	0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001,
+	0x7fbfffff, 0xffc00001, 0x3eaaaaab, 0x3e800000, 0x00400000,
+};
+
+#define F32_SPECIAL_COUNT (sizeof(f32_special) / sizeof(f32_special[0]))
+
+/* A random float32 pattern; half the time near @near's exponent. */
+static u32 random_f32(u32 near)
+{
+	u32 bits = (u32)rng();
+
+	if (rng() & 1) {
+		int exp = (int)((near >> 23) & 0xff) + (int)(rng() % 61) - 30;
+
+		if (exp < 0)
+			exp = 0;
+		if (exp > 254)
+			exp = 254;
+		bits = (bits & 0x807fffffu) | (u32)exp << 23;
+	}
+	/* now and then a short significand, so exact ties happen */
+	if ((rng() & 3) == 0)
+		bits &= ~0u << (rng() % 24);
+	return bits;
+}
+
+static void check_f32(const char *what, u32 a, u32 b, u32 got, float want)
+{
+	u32 want_bits = bits_of(want);
+
+	if (isnan(want)) {
+		if (got != TERN_F32_QNAN)
+			fail_msg("%s(0x%08x, 0x%08x) = 0x%08x, want the quiet NaN",
+				 what, a, b, got);
+		return;
+	}
+	if (got != want_bits)
+		fail_msg("%s(0x%08x, 0x%08x) = 0x%08x, want 0x%08x", what, a,
+			 b, got, want_bits);
+}
+
+static float ref_min(float a, float b)
+{
+	if (isnan(a) || isnan(b))
+		return NAN;
+	if (a == 0 && b == 0)
+		return signbit(a) ? a : b;
+	return a < b ? a : b;
+}
+
+static float ref_max(float a, float b)
+{
+	if (isnan(a) || isnan(b))
+		return NAN;
+	if (a == 0 && b == 0)
+		return signbit(a) ? b : a;
+	return a > b ? a : b;
+}
+
+static void check_f32_pair(u32 a, u32 b)
+{
+	/* volatile: the machine computes these at run time, in float32 */
+	volatile float x = f32_of(a), y = f32_of(b);
+
+	check_f32("add", a, b, tern_f32_add(a, b), x + y);
+	check_f32("mul", a, b, tern_f32_mul(a, b), x * y);
+	check_f32("min", a, b, tern_f32_min(a, b), ref_min(x, y));
+	check_f32("max", a, b, tern_f32_max(a, b), ref_max(x, y));
+}
+
+/* ---- float32 ---- */
+
+static void test_f32_special_pairs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < F32_SPECIAL_COUNT; i++)
+		for (size_t j = 0; j < F32_SPECIAL_COUNT; j++)
+			check_f32_pair(f32_special[i], f32_special[j]);
+}
+
+static void test_f32_random(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2000000; i++) {
+		u32 a = (u32)rng();
+
+		check_f32_pair(a, random_f32(a));
+	}
+	/* specials against random values */
+	for (size_t i = 0; i < F32_SPECIAL_COUNT; i++)
+		for (int j = 0; j < 2000; j++)
+			check_f32_pair(f32_special[i], random_f32(f32_special[i]));
+}
+
+static void test_f32_ties_round_to_even(void **state)
+{
+	(void)state;
+	/* 1 + 2^-24 is halfway between 1 and 1 + 2^-23: even is 1 */
+	assert_int_equal(tern_f32_add(0x3f800000, 0x33800000), 0x3f800000);
+	/* 1 + 2^-23 + 2^-24 is halfway up from an odd value: rounds up */
+	assert_int_equal(tern_f32_add(0x3f800001, 0x33800000), 0x3f800002);
+	/* the largest finite plus half an ulp overflows to infinity */
+	assert_int_equal(tern_f32_add(0x7f7fffff, 0x73000000), 0x7f800000);
+	/* the smallest subnormal halved is a tie with 0: even is 0 */
+	assert_int_equal(tern_f32_mul(0x00000001, 0x3f000000), 0x00000000);
+	assert_int_equal(tern_f32_mul(0x00000003, 0x3f000000), 0x00000002);
+	/* x - x is +0, -0 + -0 is -0 */
+	assert_int_equal(tern_f32_add(0x3f800000, 0xbf800000), 0x00000000);
+	assert_int_equal(tern_f32_add(0x80000000, 0x80000000), 0x80000000);
+	/* min and max order -0 below +0 whatever the operand order */
+	assert_int_equal(tern_f32_min(0x00000000, 0x80000000), 0x80000000);
+	assert_int_equal(tern_f32_min(0x80000000, 0x00000000), 0x80000000);
+	assert_int_equal(tern_f32_max(0x80000000, 0x00000000), 0x00000000);
+	assert_int_equal(tern_f32_max(0x00000000, 0x80000000), 0x00000000);
+	assert_int_equal(tern_f32_max(0x7fc00000, 0x3f800000), TERN_F32_QNAN);
+	assert_int_equal(tern_f32_min(0x3f800000, 0xffc00001), TERN_F32_QNAN);
+	assert_int_equal(tern_f32_mul(0x7f800000, 0x80000000), TERN_F32_QNAN);
+	assert_int_equal(tern_f32_add(0x7f800000, 0xff800000), TERN_F32_QNAN);
+}
+
+/* ---- float16 and bfloat16 against an independent reference ---- */
+
+struct half_format {
+	int mant_bits;
+	int exp_bits;
+	int bias;
+	u16 qnan;
+};
+
+static const struct half_format fmt_f16 = { 10, 5, 15, TERN_F16_QNAN };
+static const struct half_format fmt_bf16 = { 7, 8, 127, TERN_BF16_QNAN };
+
+/* The value of a 16-bit pattern, as a double (exact). */
+static double ref_widen(u16 h, const struct half_format *fmt)
+{
+	int field = (h >> fmt->mant_bits) & ((1 << fmt->exp_bits) - 1);
+	int frac = h & ((1 << fmt->mant_bits) - 1);
+	double sign = h >> 15 ? -1.0 : 1.0;
+
+	if (field == (1 << fmt->exp_bits) - 1)
+		return frac ? NAN : sign * INFINITY;
+	if (field == 0)
+		return sign * ldexp(frac, 1 - fmt->bias - fmt->mant_bits);
+	return sign * ldexp(frac + (1 << fmt->mant_bits),
+			    field - fmt->bias - fmt->mant_bits);
+}
+
+/*
+ * Rounds @x to the 16-bit format: scale so the last kept bit is 1 and let
+ * the FPU's nearbyint() (ties to even) do the rounding.
+ */
+static u16 ref_narrow(double x, const struct half_format *fmt)
+{
+	int min_exp = 1 - fmt->bias, exp, field_max = (1 << fmt->exp_bits) - 1;
+	u16 sign = signbit(x) ? 0x8000 : 0;
+	double q, v;
+
+	if (isnan(x))
+		return fmt->qnan;
+	x = fabs(x);
+	if (x == 0)
+		return sign;
+	if (isinf(x))
+		return sign | (u16)(field_max << fmt->mant_bits);
+	frexp(x, &exp);
+	exp -= 1;			/* x in [2^exp, 2^(exp+1)) */
+	if (exp < min_exp)
+		exp = min_exp;
+	q = nearbyint(ldexp(x, fmt->mant_bits - exp));
+	v = ldexp(q, exp - fmt->mant_bits);
+	if (v < ldexp(1, min_exp))	/* subnormal: q counts 2^(min_exp-m) */
+		return sign | (u16)q;
+	frexp(v, &exp);
+	exp -= 1;
+	if (exp + fmt->bias >= field_max)
+		return sign | (u16)(field_max << fmt->mant_bits);
+	q = ldexp(v, fmt->mant_bits - exp) - (1 << fmt->mant_bits);
+	return sign | (u16)((exp + fmt->bias) << fmt->mant_bits) | (u16)q;
+}
+
+static u32 widen(u16 h, const struct half_format *fmt)
+{
+	return fmt == &fmt_f16 ? tern_f16_to_f32(h) : tern_bf16_to_f32(h);
+}
+
+static u16 narrow(u32 f, const struct half_format *fmt)
+{
+	return fmt == &fmt_f16 ? tern_f32_to_f16(f) : tern_f32_to_bf16(f);
+}
+
+static void check_widen_all(const struct half_format *fmt)
+{
+	for (u32 h = 0; h <= 0xffff; h++) {
+		double want = ref_widen((u16)h, fmt);
+		u32 got = widen((u16)h, fmt);
+
+		if (isnan(want)) {
+			assert_true(f32_bits_nan(got));
+			continue;
+		}
+		if (got != bits_of((float)want))
+			fail_msg("widen 0x%04x = 0x%08x, want 0x%08x", h, got,
+				 bits_of((float)want));
+		/* and back, exactly */
+		assert_int_equal(narrow(got, fmt), h);
+	}
+}
+
+static void check_narrow(u32 f, const struct half_format *fmt)
+{
+	u16 want = ref_narrow(f32_of(f), fmt);
+	u16 got = narrow(f, fmt);
+
+	if (got != want)
+		fail_msg("narrow 0x%08x = 0x%04x, want 0x%04x", f, got, want);
+}
+
+static void check_narrow_many(const struct half_format *fmt)
+{
+	for (size_t i = 0; i < F32_SPECIAL_COUNT; i++)
+		check_narrow(f32_special[i], fmt);
+	for (int i = 0; i < 1000000; i++) {
+		/* exponents around the 16-bit range, short and long tails */
+		int lo = -fmt->bias - fmt->mant_bits - 3, hi = fmt->bias + 2;
+		int field = 127 + lo + (int)(rng() % (u64)(hi - lo + 1));
+		u32 f = ((u32)rng() & 0x807fffffu);
+
+		if (field < 0)
+			field = 0;
+		if (field > 254)
+			field = 254;
+		f |= (u32)field << 23;
+		if (rng() & 1)
+			f &= ~0u << (rng() % 20);
+		check_narrow(f, fmt);
+		check_narrow((u32)rng(), fmt);
+	}
+}
+
+static double ref_op(double a, double b, u32 op)
+{
+	/* in float32, on the machine */
+	volatile float x = (float)a, y = (float)b;
+
+	switch (op) {
+	case TERN_REDOP_SUM:
+		return x + y;
+	case TERN_REDOP_PROD:
+		return x * y;
+	case TERN_REDOP_MIN:
+		return ref_min(x, y);
+	default:
+		return ref_max(x, y);
+	}
+}
+
+static u16 random_half(const struct half_format *fmt)
+{
+	u16 h = (u16)rng();
+
+	/* fewer NaNs and infinities than uniform bits would give */
+	if ((h >> fmt->mant_bits & ((1 << fmt->exp_bits) - 1)) ==
+	    (1 << fmt->exp_bits) - 1 && (rng() & 7))
+		h ^= (u16)(1 << (fmt->mant_bits + 1));
+	return h;
+}
+
+static void check_half_ops(u32 dtype, const struct half_format *fmt)
+{
+	enum { N = 4096 };
+	static u16 a[N], b[N], d[N];
+
+	for (int round = 0; round < 100; round++) {
+		for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+			for (int i = 0; i < N; i++) {
+				a[i] = random_half(fmt);
+				/* often a close value, to reach every rounding */
+				b[i] = rng() & 1 ? random_half(fmt) :
+				       (u16)(a[i] + (rng() % 64) - 32);
+			}
+			tern_model_reduce(d, a, b, N, dtype, op);
+			for (int i = 0; i < N; i++) {
+				u16 want = ref_narrow(ref_op(ref_widen(a[i], fmt),
+							     ref_widen(b[i], fmt),
+							     op), fmt);
+
+				if (d[i] != want)
+					fail_msg("dtype %u op %u (0x%04x, 0x%04x) = 0x%04x, want 0x%04x",
+						 dtype, op, a[i], b[i], d[i], want);
+			}
+		}
+	}
+}
+
+static void test_f16(void **state)
+{
+	(void)state;
+	check_widen_all(&fmt_f16);
+	check_narrow_many(&fmt_f16);
+	/* the edges: 65504 is the largest, 65520 a tie that goes to infinity */
+	assert_int_equal(tern_f32_to_f16(bits_of(65504.0f)), 0x7bff);
+	assert_int_equal(tern_f32_to_f16(bits_of(65519.99f)), 0x7bff);
+	assert_int_equal(tern_f32_to_f16(bits_of(65520.0f)), 0x7c00);
+	assert_int_equal(tern_f32_to_f16(bits_of(-1e10f)), 0xfc00);
+	assert_int_equal(tern_f32_to_f16(bits_of(0x1p-24f)), 0x0001);
+	assert_int_equal(tern_f32_to_f16(bits_of(0x1p-25f)), 0x0000);
+	assert_int_equal(tern_f32_to_f16(bits_of(0x1.8p-25f)), 0x0001);
+	assert_int_equal(tern_f32_to_f16(bits_of(-0x1p-26f)), 0x8000);
+	assert_int_equal(tern_f32_to_f16(TERN_F32_QNAN), TERN_F16_QNAN);
+	check_half_ops(TERN_DTYPE_FLOAT16, &fmt_f16);
+}
+
+static void test_bf16(void **state)
+{
+	(void)state;
+	check_widen_all(&fmt_bf16);
+	check_narrow_many(&fmt_bf16);
+	assert_int_equal(tern_f32_to_bf16(0x3f808000), 0x3f80);	/* tie, even */
+	assert_int_equal(tern_f32_to_bf16(0x3f818000), 0x3f82);	/* tie, up */
+	assert_int_equal(tern_f32_to_bf16(0x3f808001), 0x3f81);
+	assert_int_equal(tern_f32_to_bf16(0x7f7fffff), 0x7f80);	/* overflows */
+	assert_int_equal(tern_f32_to_bf16(0x00000001), 0x0000);
+	assert_int_equal(tern_f32_to_bf16(0x00008000), 0x0000);	/* tie, even */
+	assert_int_equal(tern_f32_to_bf16(0x00018000), 0x0002);
+	assert_int_equal(tern_f32_to_bf16(0xffc00001), TERN_BF16_QNAN);
+	check_half_ops(TERN_DTYPE_BFLOAT16, &fmt_bf16);
+}
+
+static void test_f32_kernel(void **state)
+{
+	enum { N = 1024 };
+	static u32 a[N], b[N], d[N];
+
+	(void)state;
+	for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+		for (int i = 0; i < N; i++) {
+			a[i] = (u32)rng();
+			b[i] = random_f32(a[i]);
+		}
+		tern_model_reduce(d, a, b, N, TERN_DTYPE_FLOAT32, op);
+		for (int i = 0; i < N; i++) {
+			volatile float x = f32_of(a[i]), y = f32_of(b[i]);
+			float want = op == TERN_REDOP_SUM ? x + y :
+				     op == TERN_REDOP_PROD ? x * y :
+				     op == TERN_REDOP_MIN ? ref_min(x, y) :
+				     ref_max(x, y);
+
+			check_f32("kernel", a[i], b[i], d[i], want);
+		}
+	}
+}
+
+/* ---- integers ---- */
+
+static const u32 int_dtypes[] = {
+	TERN_DTYPE_INT8, TERN_DTYPE_UINT8, TERN_DTYPE_INT32,
+	TERN_DTYPE_UINT32, TERN_DTYPE_INT64, TERN_DTYPE_UINT64,
+};
+
+/* One element of @dtype, computed with C's own types. */
+static u64 ref_int(u32 dtype, u32 op, u64 x, u64 y)
+{
+#define REF(type, utype) do {						\
+		type a = (type)x, b = (type)y;				\
+		switch (op) {						\
+		case TERN_REDOP_SUM: return (utype)((utype)a + (utype)b); \
+		case TERN_REDOP_PROD: return (utype)((utype)a * (utype)b); \
+		case TERN_REDOP_MIN: return (utype)(a < b ? a : b);	\
+		default: return (utype)(a > b ? a : b);			\
+		}							\
+	} while (0)
+	switch (dtype) {
+	case TERN_DTYPE_INT8: REF(int8_t, uint8_t);
+	case TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
+	case TERN_DTYPE_INT32: REF(int32_t, uint32_t);
+	case TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
+	case TERN_DTYPE_INT64: REF(int64_t, uint64_t);
+	default: REF(uint64_t, uint64_t);
+	}
+#undef REF
+}
+
+static u64 get_elem(const u8 *p, u32 size)
+{
+	u64 v = 0;
+
+	memcpy(&v, p, size);	/* little endian host */
+	return v;
+}
+
+static void test_integers(void **state)
+{
+	enum { N = 2048 };
+	static u8 a[N * 8], b[N * 8], d[N * 8];
+
+	(void)state;
+	assert_int_equal(tern_model_dtype_size(TERN_DTYPE_NUM), 0);
+	for (size_t t = 0; t < sizeof(int_dtypes) / sizeof(int_dtypes[0]); t++) {
+		u32 dtype = int_dtypes[t], size = tern_model_dtype_size(dtype);
+
+		for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+			for (size_t i = 0; i < sizeof(a); i++) {
+				a[i] = (u8)rng();
+				b[i] = (u8)rng();
+			}
+			tern_model_reduce(d, a, b, N, dtype, op);
+			for (u32 i = 0; i < N; i++) {
+				u64 x = get_elem(a + i * size, size);
+				u64 y = get_elem(b + i * size, size);
+				u64 got = get_elem(d + i * size, size);
+				u64 want = ref_int(dtype, op, x, y);
+
+				if (got != want)
+					fail_msg("dtype %u op %u: %llx, %llx gives %llx, want %llx",
+						 dtype, op, (unsigned long long)x,
+						 (unsigned long long)y,
+						 (unsigned long long)got,
+						 (unsigned long long)want);
+			}
+		}
+	}
+}
+
+static void test_integer_edges(void **state)
+{
+	int8_t i8[2] = { 127, -128 }, i8b[2] = { 1, 127 }, i8d[2];
+	uint8_t u8a[2] = { 255, 0x80 }, u8b[2] = { 1, 2 }, u8d[2];
+	int32_t i32[2] = { -1, INT32_MIN }, i32b[2] = { 1, INT32_MAX }, i32d[2];
+	uint32_t u32a[2] = { 0xffffffffu, 0 }, u32b[2] = { 1, 1 }, u32d[2];
+	int64_t i64[2] = { INT64_MIN, -5 }, i64b[2] = { -1, 3 }, i64d[2];
+	uint64_t u64a[2] = { UINT64_MAX, 1ull << 63 }, u64b[2] = { 2, 2 }, u64d[2];
+
+	(void)state;
+	tern_model_reduce(i8d, i8, i8b, 2, TERN_DTYPE_INT8, TERN_REDOP_SUM);
+	assert_int_equal(i8d[0], -128);		/* wraps */
+	assert_int_equal(i8d[1], -1);
+	tern_model_reduce(i8d, i8, i8b, 2, TERN_DTYPE_INT8, TERN_REDOP_MIN);
+	assert_int_equal(i8d[0], 1);
+	assert_int_equal(i8d[1], -128);		/* signed compare */
+	tern_model_reduce(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, TERN_REDOP_SUM);
+	assert_int_equal(u8d[0], 0);
+	tern_model_reduce(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, TERN_REDOP_PROD);
+	assert_int_equal(u8d[0], 255);
+	assert_int_equal(u8d[1], 0);
+	tern_model_reduce(i32d, i32, i32b, 2, TERN_DTYPE_INT32, TERN_REDOP_MAX);
+	assert_int_equal(i32d[0], 1);
+	assert_int_equal(i32d[1], INT32_MAX);
+	tern_model_reduce(i32d, i32, i32b, 2, TERN_DTYPE_INT32, TERN_REDOP_MIN);
+	assert_int_equal(i32d[0], -1);
+	assert_int_equal(i32d[1], INT32_MIN);
+	tern_model_reduce(u32d, u32a, u32b, 2, TERN_DTYPE_UINT32, TERN_REDOP_MIN);
+	assert_int_equal(u32d[0], 1);		/* unsigned compare */
+	assert_int_equal(u32d[1], 0);
+	tern_model_reduce(i64d, i64, i64b, 2, TERN_DTYPE_INT64, TERN_REDOP_SUM);
+	assert_true(i64d[0] == INT64_MAX);
+	assert_true(i64d[1] == -2);
+	tern_model_reduce(i64d, i64, i64b, 2, TERN_DTYPE_INT64, TERN_REDOP_PROD);
+	assert_true(i64d[0] == INT64_MIN);
+	assert_true(i64d[1] == -15);
+	tern_model_reduce(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_PROD);
+	assert_true(u64d[0] == UINT64_MAX - 1);
+	assert_true(u64d[1] == 0);
+	tern_model_reduce(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_MAX);
+	assert_true(u64d[0] == UINT64_MAX);
+	/* in place: dst is src0 */
+	tern_model_reduce(u64a, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_SUM);
+	assert_true(u64a[0] == 1);
+	assert_true(u64a[1] == (1ull << 63) + 2);
+}
+
+/* ---- the packet, on a fake machine: 4 devices in a ring ---- */
+
+#define DEVICES		4
+#define SELF		0	/* the device whose engine runs the jobs */
+#define BIG_COUNT	(2 * TERN_MODEL_BUDGET / 4 + 1000)	/* uint32 elements */
+
+enum { BUF_A, BUF_B, BUF_C, BUF_NEAR, BUF_FAR, BUF_BIG0, BUF_BIG1,
+	BUF_BIG_PEER, BUF_COUNT };
+
+static const struct {
+	u64 va, size;
+	u32 owner;
+} layout[BUF_COUNT] = {
+	[BUF_A] = { 0x100000000ull, 1 << 16, SELF },
+	[BUF_B] = { 0x100010000ull, 1 << 16, SELF },
+	[BUF_C] = { 0x100020000ull, 1 << 16, SELF },
+	[BUF_NEAR] = { 0x200000000ull, 1 << 16, 1 },	/* one hop: port 0 */
+	[BUF_FAR] = { 0x300000000ull, 1 << 16, 2 },	/* two hops */
+	[BUF_BIG0] = { 0x400000000ull, BIG_COUNT * 4ull, SELF },
+	[BUF_BIG1] = { 0x500000000ull, BIG_COUNT * 4ull, SELF },
+	[BUF_BIG_PEER] = { 0x600000000ull, BIG_COUNT * 4ull, 3 },
+};
+
+static u8 *buffers[BUF_COUNT];
+static struct tern_fabric machine;
+
+static void *fake_translate(void *ctx, u64 va, u64 len, u32 *owner)
+{
+	(void)ctx;
+	assert_true(len >= 1);
+	for (int i = 0; i < BUF_COUNT; i++) {
+		u64 off = va - layout[i].va;
+
+		if (va >= layout[i].va && off < layout[i].size &&
+		    len <= layout[i].size - off) {
+			*owner = layout[i].owner;
+			return buffers[i] + off;
+		}
+	}
+	return NULL;
+}
+
+static u64 fake_clock(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct tern_model_mem mem = {
+	.translate = fake_translate,
+	.clock = fake_clock,
+	.fabric = &machine,
+	.device = SELF,
+};
+
+static u64 va(int buf, u64 off)
+{
+	return layout[buf].va + off;
+}
+
+static void fill_buffer(int buf)
+{
+	for (u64 i = 0; i < layout[buf].size; i++)
+		buffers[buf][i] = (u8)(rng() >> 32);
+}
+
+static int setup_machine(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++) {
+		buffers[i] = malloc(layout[i].size);
+		if (!buffers[i])
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown_machine(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++)
+		free(buffers[i]);
+	return 0;
+}
+
+static int reset_machine(void **state)
+{
+	(void)state;
+	for (int i = 0; i < BUF_COUNT; i++)
+		fill_buffer(i);
+	return tern_fabric_init(&machine, DEVICES, "ring");
+}
+
+struct stream {
+	u64 words[64];
+	u32 size;
+};
+
+static struct stream stream;
+static struct tern_model_job job;
+
+static struct drm_tern_packet_reduce *emit_reduce(u64 src0, u64 src1, u64 dst,
+						  u64 count, u16 dtype, u16 op)
+{
+	struct drm_tern_packet_reduce p = {
+		.header = { TERN_OP_REDUCE, sizeof(p) / 8, 0 },
+		.src0 = src0, .src1 = src1, .dst = dst, .count = count,
+		.dtype = dtype, .op = op,
+	};
+	void *at = (u8 *)stream.words + stream.size;
+
+	assert_true(stream.size + sizeof(p) <= sizeof(stream.words));
+	memcpy(at, &p, sizeof(p));
+	stream.size += sizeof(p);
+	return at;
+}
+
+static void emit_fill(u64 dst, u64 bytes, u32 pattern)
+{
+	struct drm_tern_packet_fill p = {
+		.header = { TERN_OP_FILL, sizeof(p) / 8, 0 },
+		.dst = dst, .bytes = bytes, .pattern = pattern,
+	};
+
+	memcpy((u8 *)stream.words + stream.size, &p, sizeof(p));
+	stream.size += sizeof(p);
+}
+
+static int reset_stream(void **state)
+{
+	(void)state;
+	memset(&stream, 0, sizeof(stream));
+	return 0;
+}
+
+static int reset_all(void **state)
+{
+	reset_stream(state);
+	return reset_machine(state);
+}
+
+static bool stream_valid(void)
+{
+	return tern_model_validate(stream.words, stream.size, NULL) == 0;
+}
+
+/* Runs the stream to its end (or error), counting yields. */
+static int run_stream(unsigned int *yields)
+{
+	assert_true(stream_valid());
+	tern_model_job_init(&job, stream.words, stream.size);
+	for (int i = 0; i < 100; i++) {
+		int ret = tern_model_run(&job, &mem);
+
+		if (ret != TERN_MODEL_YIELD)
+			return ret;
+		if (yields)
+			(*yields)++;
+	}
+	fail_msg("still yielding after 100 runs");
+	return -1;
+}
+
+static struct tern_fabric_port_view port(u32 device, u32 p)
+{
+	struct tern_fabric_port_view v;
+
+	assert_int_equal(tern_fabric_port_view(&machine, device, p, &v), 0);
+	return v;
+}
+
+static u32 *words_of(int buf, u64 off)
+{
+	return (u32 *)(void *)(buffers[buf] + off);
+}
+
+/* dst[i] == want(a[i], b[i]) in float32 for @count elements. */
+static void assert_f32_sums(const u32 *a, const u32 *b, const u32 *dst,
+			    u32 count)
+{
+	for (u32 i = 0; i < count; i++) {
+		volatile float x = f32_of(a[i]), y = f32_of(b[i]);
+
+		check_f32("packet add", a[i], b[i], dst[i], x + y);
+	}
+}
+
+static void test_packet_in_place(void **state)
+{
+	enum { N = 1000 };
+	u32 a[N], b[N], tail[64];
+
+	(void)state;
+	memcpy(a, words_of(BUF_A, 0), sizeof(a));
+	memcpy(tail, words_of(BUF_A, N * 4), sizeof(tail));
+	memcpy(b, words_of(BUF_B, 0), sizeof(b));
+	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_A, 0), N,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), 0);
+	assert_f32_sums(a, b, words_of(BUF_A, 0), N);
+	assert_memory_equal(words_of(BUF_B, 0), b, sizeof(b));
+	/* past the count, nothing changed */
+	assert_memory_equal(words_of(BUF_A, N * 4), tail, sizeof(tail));
+
+	/* dst is src1 */
+	reset_stream(NULL);
+	memcpy(a, words_of(BUF_C, 0), sizeof(a));
+	emit_reduce(va(BUF_C, 0), va(BUF_B, 0), va(BUF_B, 0), N,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), 0);
+	assert_f32_sums(a, b, words_of(BUF_B, 0), N);
+
+	/* local operands cross no link */
+	for (u32 p = 0; p < 2; p++)
+		assert_int_equal(port(SELF, p).tx_bytes + port(SELF, p).rx_bytes, 0);
+}
+
+static void test_packet_peer_counts_links(void **state)
+{
+	enum { N = 300 };
+	u32 a[N], near[N];
+	struct tern_fabric_port_view v;
+
+	(void)state;
+	memcpy(a, words_of(BUF_A, 0), sizeof(a));
+	memcpy(near, words_of(BUF_NEAR, 0), sizeof(near));
+	/* src1 read from device 1: bytes flow 1 -> 0 on the link of port 0 */
+	emit_reduce(va(BUF_A, 0), va(BUF_NEAR, 0), va(BUF_C, 0), N,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), 0);
+	assert_f32_sums(a, near, words_of(BUF_C, 0), N);
+	v = port(SELF, 0);
+	assert_int_equal(v.rx_bytes, N * 4);
+	assert_int_equal(v.rx_packets, 1);
+	assert_int_equal(v.tx_bytes, 0);
+	assert_int_equal(port(1, 1).tx_bytes, N * 4);
+	assert_int_equal(port(SELF, 1).rx_bytes + port(SELF, 1).tx_bytes, 0);
+
+	/* dst written on device 2, two hops: 0 -> 1 -> 2 */
+	reset_stream(NULL);
+	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_FAR, 8), N,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_MAX);
+	assert_int_equal(run_stream(NULL), 0);
+	assert_int_equal(port(SELF, 0).tx_bytes, N * 4);
+	assert_int_equal(port(SELF, 0).tx_packets, 1);
+	assert_int_equal(port(1, 0).tx_bytes, N * 4);
+	assert_int_equal(port(2, 1).rx_bytes, N * 4);
+	assert_int_equal(port(2, 0).rx_bytes + port(2, 0).tx_bytes, 0);
+	assert_int_equal(port(SELF, 0).rx_bytes, N * 4);	/* unchanged */
+}
+
+static void test_packet_no_route(void **state)
+{
+	u8 before[1 << 16];
+
+	(void)state;
+	memcpy(before, buffers[BUF_C], sizeof(before));
+	assert_int_equal(tern_fabric_set_link(&machine, SELF, 0, false), 1);
+	assert_int_equal(tern_fabric_set_link(&machine, SELF, 1, false), 1);
+	/* a local dst, a peer source: nothing is written */
+	emit_reduce(va(BUF_A, 0), va(BUF_NEAR, 0), va(BUF_C, 0), 100,
+		    TERN_DTYPE_INT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), -ENOLINK);
+	assert_memory_equal(buffers[BUF_C], before, sizeof(before));
+
+	/* one link back: the route goes round the ring the long way */
+	assert_int_equal(tern_fabric_set_link(&machine, SELF, 1, true), 1);
+	assert_int_equal(run_stream(NULL), 0);
+	assert_int_equal(port(SELF, 1).rx_bytes, 400);
+	assert_int_equal(port(3, 0).tx_bytes, 400);
+	assert_int_equal(port(2, 0).tx_bytes, 400);
+	assert_int_equal(port(SELF, 0).rx_bytes, 0);
+}
+
+static void test_packet_multi_budget(void **state)
+{
+	unsigned int yields = 0;
+	const u32 *a = words_of(BUF_BIG0, 0);
+	u32 *b = words_of(BUF_BIG_PEER, 0);
+	u32 *d = words_of(BUF_BIG1, 0);
+	u32 *want = malloc(BIG_COUNT * 4ull);
+
+	(void)state;
+	assert_non_null(want);
+	for (u32 i = 0; i < BIG_COUNT; i++)
+		want[i] = a[i] + b[i];
+	/* a 3-byte fill first leaves a budget that is no multiple of 4 */
+	emit_fill(va(BUF_C, 0), 3, 0);
+	emit_reduce(va(BUF_BIG0, 0), va(BUF_BIG_PEER, 0), va(BUF_BIG1, 0),
+		    BIG_COUNT, TERN_DTYPE_UINT32, TERN_REDOP_SUM);
+	assert_true(stream_valid());
+	tern_model_job_init(&job, stream.words, stream.size);
+	assert_int_equal(tern_model_run(&job, &mem), TERN_MODEL_YIELD);
+	/* whole elements only, and the rest not yet written */
+	assert_true(job.progress > 0 && job.progress % 4 == 0);
+	assert_memory_equal(d, want, job.progress);
+	assert_memory_not_equal(d + job.progress / 4, want + job.progress / 4, 64);
+	for (;;) {
+		int ret = tern_model_run(&job, &mem);
+
+		if (ret != TERN_MODEL_YIELD) {
+			assert_int_equal(ret, 0);
+			break;
+		}
+		assert_true(++yields < 10);
+	}
+	assert_int_equal(yields, 1);
+	assert_memory_equal(d, want, BIG_COUNT * 4ull);
+	/* device 3 is one hop back through port 1; every chunk counted */
+	assert_int_equal(port(SELF, 1).rx_bytes, BIG_COUNT * 4ull);
+	assert_int_equal(port(SELF, 1).rx_packets, 3);
+	free(want);
+}
+
+static void test_packet_zero_count(void **state)
+{
+	(void)state;
+	/* nothing is accessed: even unmapped addresses are fine */
+	emit_reduce(0x900000000ull, 0x900001000ull, 0x900002000ull, 0,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), 0);
+	reset_stream(NULL);
+	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), 0x900002000ull, 1,
+		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_int_equal(run_stream(NULL), -EFAULT);
+}
+
+/* ---- validation ---- */
+
+static void test_validate_reduce(void **state)
+{
+	struct drm_tern_packet_reduce *p;
+
+	(void)state;
+	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
+			TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_true(stream_valid());
+	for (u16 t = 0; t < TERN_DTYPE_NUM; t++) {
+		for (u16 o = 0; o < TERN_REDOP_NUM; o++) {
+			p->dtype = t;
+			p->op = o;
+			assert_true(stream_valid());
+		}
+	}
+	p->dtype = TERN_DTYPE_NUM;
+	assert_false(stream_valid());
+	p->dtype = 0xffff;
+	assert_false(stream_valid());
+	p->dtype = TERN_DTYPE_FLOAT32;
+	p->op = TERN_REDOP_NUM;
+	assert_false(stream_valid());
+	p->op = TERN_REDOP_SUM;
+	p->pad = 1;
+	assert_false(stream_valid());
+	p->pad = 0;
+	for (int bit = 0; bit < 32; bit++) {
+		p->header.flags = 1u << bit;
+		assert_false(stream_valid());
+	}
+	p->header.flags = 0;
+	p->header.length = 5;
+	assert_false(stream_valid());
+	p->header.length = 7;
+	assert_false(stream_valid());
+	p->header.length = 6;
+	assert_true(stream_valid());
+}
+
+static void test_validate_reduce_alignment(void **state)
+{
+	struct drm_tern_packet_reduce *p;
+
+	(void)state;
+	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16, 0, 0);
+	for (u16 t = 0; t < TERN_DTYPE_NUM; t++) {
+		u32 size = tern_model_dtype_size(t);
+
+		p->dtype = t;
+		for (u32 mis = 0; mis < 8; mis++) {
+			bool ok = mis % size == 0;
+
+			p->src0 = va(BUF_A, 64 + mis);
+			assert_true(stream_valid() == ok);
+			p->src0 = va(BUF_A, 0);
+			p->src1 = va(BUF_B, 64 + mis);
+			assert_true(stream_valid() == ok);
+			p->src1 = va(BUF_B, 0);
+			p->dst = va(BUF_C, 64 + mis);
+			assert_true(stream_valid() == ok);
+			p->dst = va(BUF_C, 0);
+		}
+	}
+}
+
+static void test_validate_reduce_overlap(void **state)
+{
+	struct drm_tern_packet_reduce *p;
+	const u64 s0 = va(BUF_A, 256), s1 = va(BUF_B, 256);
+
+	(void)state;
+	p = emit_reduce(s0, s1, s0, 16, TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	assert_true(stream_valid());		/* dst == src0 */
+	p->dst = s1;
+	assert_true(stream_valid());		/* dst == src1 */
+	p->dst = s0 + 4;
+	assert_false(stream_valid());
+	p->dst = s0 - 4;
+	assert_false(stream_valid());
+	p->dst = s1 + 60;			/* last element of src1 */
+	assert_false(stream_valid());
+	p->dst = s0 + 64;			/* just after src0 */
+	assert_true(stream_valid());
+	p->dst = s0 - 64;			/* just before */
+	assert_true(stream_valid());
+	/* the operands may overlap each other: they are only read */
+	p->src1 = s0 + 4;
+	p->dst = va(BUF_C, 0);
+	assert_true(stream_valid());
+	/* nothing overlaps when there are no elements */
+	p->count = 0;
+	p->dst = s0 + 4;
+	assert_true(stream_valid());
+}
+
+static void test_validate_reduce_ranges(void **state)
+{
+	struct drm_tern_packet_reduce *p;
+	const u64 limit = TERN_VA_LIMIT;
+
+	(void)state;
+	p = emit_reduce(limit - 8, 0x1000, 0x2000, 2, TERN_DTYPE_FLOAT32, 0);
+	assert_true(stream_valid());		/* ends exactly at the limit */
+	p->count = 3;
+	assert_false(stream_valid());
+	p->src0 = 0x3000;
+	p->dst = limit - 8;
+	assert_false(stream_valid());
+	p->dst = 0x2000;
+	p->src1 = limit - 8;
+	assert_false(stream_valid());
+	p->src1 = 0x1000;
+	assert_true(stream_valid());
+	/* count * size wraps u64 to something small */
+	p->dtype = TERN_DTYPE_UINT64;
+	p->count = 1ull << 61;
+	assert_false(stream_valid());
+	p->count = (1ull << 62) + 1;
+	p->dtype = TERN_DTYPE_FLOAT32;
+	assert_false(stream_valid());
+	p->count = UINT64_MAX;
+	assert_false(stream_valid());
+	p->count = limit / 4;
+	assert_false(stream_valid());
+	p->src0 = 0;
+	p->src1 = 0;
+	p->dst = 0;
+	assert_true(stream_valid());		/* the whole space, in place */
+	p->dst = 0x4;
+	assert_false(stream_valid());
+}
+
+#define RUN(f) cmocka_unit_test_setup(f, reset_all)
+
+int main(void)
+{
+	const struct CMUnitTest arithmetic[] = {
+		cmocka_unit_test(test_f32_special_pairs),
+		cmocka_unit_test(test_f32_random),
+		cmocka_unit_test(test_f32_ties_round_to_even),
+		cmocka_unit_test(test_f16),
+		cmocka_unit_test(test_bf16),
+		cmocka_unit_test(test_f32_kernel),
+		cmocka_unit_test(test_integers),
+		cmocka_unit_test(test_integer_edges),
+	};
+	const struct CMUnitTest packets[] = {
+		RUN(test_packet_in_place),
+		RUN(test_packet_peer_counts_links),
+		RUN(test_packet_no_route),
+		RUN(test_packet_multi_budget),
+		RUN(test_packet_zero_count),
+		RUN(test_validate_reduce),
+		RUN(test_validate_reduce_alignment),
+		RUN(test_validate_reduce_overlap),
+		RUN(test_validate_reduce_ranges),
+	};
+	int failed = 0;
+
+	failed += cmocka_run_group_tests_name("reduce_arithmetic", arithmetic,
+					      NULL, NULL);
+	failed += cmocka_run_group_tests_name("reduce_packet", packets,
+					      setup_machine, teardown_machine);
+	return failed ? 1 : 0;
+}
