@@ -11,8 +11,11 @@
 #define TERN_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/module.h>
 #include <linux/version.h>
+#include <net/genetlink.h>
 
+#include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -35,6 +38,54 @@
 #define TERN_DRIVER_NODE	DRIVER_RENDER
 #define tern_node_open		drm_open
 #endif
+
+/*
+ * The node userspace opens, "/dev/accel/accelN" or "/dev/dri/renderDN", and
+ * the DRM debugfs directory that goes with it: accel/N on 6.12 (the
+ * device's own directory since 6.7), dri/N of the render minor on 6.1.
+ */
+#if TERN_KERNEL_AT_LEAST(6, 2, 0) && IS_ENABLED(CONFIG_DRM_ACCEL)
+static inline void tern_node_path(struct drm_device *drm, char *buf,
+				  size_t size)
+{
+	snprintf(buf, size, "/dev/accel/accel%d", drm->accel->index);
+}
+#else
+static inline void tern_node_path(struct drm_device *drm, char *buf,
+				  size_t size)
+{
+	snprintf(buf, size, "/dev/dri/renderD%d", drm->render->index);
+}
+#endif
+
+#if TERN_KERNEL_AT_LEAST(6, 7, 0)
+static inline struct dentry *tern_debugfs_root(struct drm_device *drm)
+{
+	return drm->debugfs_root;
+}
+#else
+static inline struct dentry *tern_debugfs_root(struct drm_device *drm)
+{
+	return drm->render->debugfs_root;
+}
+#endif
+
+/* 6.13 made symbol namespaces strings. */
+#if TERN_KERNEL_AT_LEAST(6, 13, 0)
+#define TERN_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
+#else
+#define TERN_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
+#endif
+
+/* A dump request's parsed attributes; 6.2 moved them into a genl_info. */
+static inline struct nlattr **tern_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if TERN_KERNEL_AT_LEAST(6, 2, 0)
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
 
 /* Fields of struct drm_driver that only some kernels have or need. */
 #if !TERN_KERNEL_AT_LEAST(6, 6, 0)

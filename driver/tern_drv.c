@@ -20,6 +20,7 @@
 #include "tern_engine.h"
 #include "tern_gem.h"
 #include "tern_job.h"
+#include "tern_netlink.h"
 #include "tern_queue.h"
 #include "tern_vm.h"
 
@@ -41,6 +42,11 @@ static unsigned int mock_engines = 4;
 module_param(mock_engines, uint, 0444);
 MODULE_PARM_DESC(mock_engines, "Engines of each mock device (1-16, default 4)");
 
+static char *mock_topology = "auto";
+module_param(mock_topology, charp, 0444);
+MODULE_PARM_DESC(mock_topology,
+		 "Fabric of the mock devices: auto, none, ring, torus:RxC, full, custom:A-B,... (default auto)");
+
 static unsigned int job_timeout_ms = 5000;
 module_param(job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
@@ -52,10 +58,16 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	int ret;
 
 	tdev->index = index;
+	tdev->fabric = config->fabric;
+	tdev->fabric_id = index;
 	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
-			     TERN_CAP_TIMESTAMP;
+			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE;
 	if (config->mock)
 		tdev->capabilities |= TERN_CAP_MOCK;
+	if (tdev->fabric)
+		tdev->capabilities |= TERN_CAP_PEER_MEMORY;
+	if (tern_device_port_count(tdev))
+		tdev->capabilities |= TERN_CAP_FABRIC;
 
 	ret = tern_devmem_init(tdev, config->mem_size);
 	if (ret)
@@ -76,7 +88,7 @@ static int tern_info_ioctl(struct drm_device *drm, void *data,
 
 	args->device_index = tdev->index;
 	args->engine_count = tdev->engine_count;
-	args->fabric_port_count = 0;
+	args->fabric_port_count = tern_device_port_count(tdev);
 	args->capabilities = tdev->capabilities;
 	args->device_memory_size = tdev->mem_size;
 	args->device_memory_used = tern_devmem_used(tdev);
@@ -142,6 +154,7 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TERN_QUEUE_DESTROY, tern_queue_destroy_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_TOPOLOGY, tern_topology_ioctl, DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations tern_fops = {
@@ -162,6 +175,7 @@ const struct drm_driver tern_drm_driver = {
 	.open = tern_open,
 	.postclose = tern_postclose,
 	.gem_create_object = tern_gem_create_object,
+	.gem_prime_import = tern_gem_prime_import,
 	.ioctls = tern_ioctls,
 	.num_ioctls = ARRAY_SIZE(tern_ioctls),
 	.fops = &tern_fops,
@@ -190,6 +204,7 @@ static int __init tern_init(void)
 		.engine_count = mock_engines,
 		.job_timeout_ms = job_timeout_ms,
 	};
+	int ret;
 
 	if (!tern_param_ok("mock_devices", mock_devices, 0,
 			   TERN_MAX_MOCK_DEVICES) ||
@@ -201,11 +216,22 @@ static int __init tern_init(void)
 			   TERN_MAX_JOB_TIMEOUT_MS))
 		return -EINVAL;
 
-	return tern_mock_init(mock_devices, &config);
+	ret = tern_mock_init(mock_devices, mock_topology, &config);
+	if (ret)
+		return ret;
+
+	/* Last in, first out: netlink reports only devices that exist. */
+	ret = tern_netlink_init();
+	if (ret) {
+		pr_err("generic netlink family: error %d\n", ret);
+		tern_mock_fini();
+	}
+	return ret;
 }
 
 static void __exit tern_exit(void)
 {
+	tern_netlink_fini();
 	tern_mock_fini();
 }
 

@@ -18,6 +18,7 @@
 #define TERN_DRIVER_DESC	"Tern accelerator"
 
 struct tern_engine;
+struct tern_fabric;
 struct tern_vm;
 
 /**
@@ -26,12 +27,15 @@ struct tern_vm;
  * @mem_size: bytes of device memory
  * @engine_count: engines executing packet streams
  * @job_timeout_ms: how long a job may run before it is failed
+ * @fabric: the fabric joining the devices, or NULL for none; it outlives
+ *	every device
  */
 struct tern_device_config {
 	bool mock;
 	u64 mem_size;
 	unsigned int engine_count;
 	unsigned int job_timeout_ms;
+	struct tern_fabric *fabric;
 };
 
 /**
@@ -39,6 +43,8 @@ struct tern_device_config {
  * @drm: the DRM device
  * @index: index among Tern devices, reported to userspace
  * @capabilities: TERN_CAP_* bits
+ * @fabric: the fabric the device is on, or NULL
+ * @fabric_id: the device's id on @fabric (its index there)
  * @mem_lock: protects @mem and @mem_used
  * @mem: allocator of device memory, [0, @mem_size)
  * @mem_size: bytes of device memory
@@ -51,6 +57,8 @@ struct tern_device {
 	struct drm_device drm;
 	unsigned int index;
 	u64 capabilities;
+	struct tern_fabric *fabric;
+	u32 fabric_id;
 
 	struct mutex mem_lock;		/* protects mem, mem_used */
 	struct drm_mm mem;
@@ -82,7 +90,18 @@ extern const struct drm_driver tern_drm_driver;
 int tern_device_init(struct tern_device *tdev, unsigned int index,
 		     const struct tern_device_config *config);
 
-int tern_mock_init(unsigned int count, const struct tern_device_config *config);
+u32 tern_device_port_count(struct tern_device *tdev);
+
+int tern_mock_init(unsigned int count, const char *topology,
+		   const struct tern_device_config *config);
 void tern_mock_fini(void);
+unsigned int tern_mock_count(void);
+struct tern_device *tern_mock_device(unsigned int index);
+struct tern_fabric *tern_mock_fabric(void);
+
+int tern_topology_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+
+void tern_debugfs_init(struct tern_device *tdev);
 
 #endif /* TERN_DRV_H */

@@ -62,6 +62,8 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
 		.translate = tern_vm_translate,
 		.clock = tern_engine_clock,
 		.ctx = job->vm,
+		.fabric = engine->tdev->fabric,
+		.device = engine->tdev->fabric_id,
 	};
 	int error, ret, idx;
 

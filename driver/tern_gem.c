@@ -99,14 +99,14 @@ static void tern_gem_free(struct drm_gem_object *obj)
 }
 
 /* A file that gets a handle to a buffer gets addresses for it. */
-static int tern_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+int tern_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct tern_file *tfile = file->driver_priv;
 
 	return tern_vm_map(tfile->vm, to_tern_bo(obj));
 }
 
-static void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct tern_file *tfile = file->driver_priv;
 
@@ -138,6 +138,7 @@ struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
 		return ERR_PTR(-ENOMEM);
 
 	bo->base.base.funcs = &tern_gem_funcs;
+	bo->owner = to_tern_device(drm)->fabric_id;
 	mutex_init(&bo->lock);
 	INIT_LIST_HEAD(&bo->mappings);
 	return &bo->base.base;

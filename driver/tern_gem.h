@@ -11,6 +11,7 @@
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_mm.h>
 
+struct dma_buf;
 struct drm_device;
 struct drm_file;
 struct tern_device;
@@ -20,7 +21,11 @@ struct tern_device;
  * @base: the shmem object; first, because the shmem helpers kfree() it
  * @vaddr: kernel mapping of the whole buffer, for its whole life
  * @placement: enum drm_tern_placement
+ * @owner: fabric id of the device whose memory this is
  * @mem_node: the buffer's share of device memory (device placement only)
+ * @peer: for a buffer imported from another Tern device, the exporter's
+ *	buffer, whose mapping @vaddr is; the import holds a reference to it
+ * @peer_dma_buf: the dma-buf it came through; the import holds it too
  * @lock: protects @mappings
  * @mappings: the buffer's mappings in device virtual address spaces
  */
@@ -28,7 +33,10 @@ struct tern_bo {
 	struct drm_gem_shmem_object base;
 	void *vaddr;
 	u32 placement;
+	u32 owner;
 	struct drm_mm_node mem_node;
+	struct drm_gem_object *peer;
+	struct dma_buf *peer_dma_buf;
 	struct mutex lock;	/* protects mappings */
 	struct list_head mappings;
 };
@@ -43,6 +51,12 @@ u64 tern_devmem_used(struct tern_device *tdev);
 
 struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
 					      size_t size);
+
+int tern_gem_open(struct drm_gem_object *obj, struct drm_file *file);
+void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file);
+
+struct drm_gem_object *tern_gem_prime_import(struct drm_device *drm,
+					     struct dma_buf *dma_buf);
 
 int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);

@@ -5,6 +5,10 @@
  * Each mock device is a platform device with a DRM device of its own, made
  * when the module loads and gone when it unloads. The platform device has
  * no driver: its resources live in a devres group released by hand.
+ *
+ * One fabric joins all mock devices, built from the mock_topology module
+ * parameter; the fabric id of a mock device is its index. The fabric lives
+ * as long as the module: devices and the netlink family use it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,9 +16,11 @@
 #include <linux/dma-mapping.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include <drm/drm_drv.h>
 
+#include "model/tern_fabric.h"
 #include "tern_drv.h"
 
 /**
@@ -28,7 +34,8 @@ struct tern_mock {
 };
 
 static struct tern_mock *tern_mocks;
-static unsigned int tern_mock_count;
+static unsigned int tern_mocks_made;
+static struct tern_fabric *tern_mocks_fabric;
 
 static int tern_mock_create(struct tern_mock *mock, unsigned int index,
 			    const struct tern_device_config *config)
@@ -66,6 +73,7 @@ static int tern_mock_create(struct tern_mock *mock, unsigned int index,
 	ret = drm_dev_register(&tdev->drm, 0);
 	if (ret)
 		goto err_release_group;
+	tern_debugfs_init(tdev);
 
 	mock->pdev = pdev;
 	mock->tdev = tdev;
@@ -85,32 +93,80 @@ static void tern_mock_destroy(struct tern_mock *mock)
 	platform_device_unregister(mock->pdev);
 }
 
-int tern_mock_init(unsigned int count, const struct tern_device_config *config)
+static int tern_mock_fabric_init(unsigned int count, const char *topology)
 {
 	int ret;
 
-	tern_mocks = kcalloc(count, sizeof(*tern_mocks), GFP_KERNEL);
-	if (!tern_mocks)
+	if (!count)
+		return 0;
+
+	tern_mocks_fabric = vzalloc(sizeof(*tern_mocks_fabric));
+	if (!tern_mocks_fabric)
 		return -ENOMEM;
 
-	while (tern_mock_count < count) {
-		ret = tern_mock_create(&tern_mocks[tern_mock_count],
-				       tern_mock_count, config);
+	ret = tern_fabric_init(tern_mocks_fabric, count, topology);
+	if (ret) {
+		pr_err("mock_topology=%s: not a topology of %u devices (auto, none, ring, torus:RxC, full, custom:A-B,...)\n",
+		       topology, count);
+		vfree(tern_mocks_fabric);
+		tern_mocks_fabric = NULL;
+	}
+	return ret;
+}
+
+int tern_mock_init(unsigned int count, const char *topology,
+		   const struct tern_device_config *config)
+{
+	struct tern_device_config mock_config = *config;
+	int ret;
+
+	ret = tern_mock_fabric_init(count, topology);
+	if (ret)
+		return ret;
+	mock_config.fabric = tern_mocks_fabric;
+
+	tern_mocks = kcalloc(count, sizeof(*tern_mocks), GFP_KERNEL);
+	if (!tern_mocks) {
+		tern_mock_fini();
+		return -ENOMEM;
+	}
+
+	while (tern_mocks_made < count) {
+		ret = tern_mock_create(&tern_mocks[tern_mocks_made],
+				       tern_mocks_made, &mock_config);
 		if (ret) {
-			pr_err("mock device %u: error %d\n", tern_mock_count,
+			pr_err("mock device %u: error %d\n", tern_mocks_made,
 			       ret);
 			tern_mock_fini();
 			return ret;
 		}
-		tern_mock_count++;
+		tern_mocks_made++;
 	}
 	return 0;
 }
 
 void tern_mock_fini(void)
 {
-	while (tern_mock_count)
-		tern_mock_destroy(&tern_mocks[--tern_mock_count]);
+	while (tern_mocks_made)
+		tern_mock_destroy(&tern_mocks[--tern_mocks_made]);
 	kfree(tern_mocks);
 	tern_mocks = NULL;
+	vfree(tern_mocks_fabric);
+	tern_mocks_fabric = NULL;
+}
+
+/* Mock devices made; stable between module init and exit. */
+unsigned int tern_mock_count(void)
+{
+	return tern_mocks_made;
+}
+
+struct tern_device *tern_mock_device(unsigned int index)
+{
+	return index < tern_mocks_made ? tern_mocks[index].tdev : NULL;
+}
+
+struct tern_fabric *tern_mock_fabric(void)
+{
+	return tern_mocks_fabric;
 }

@@ -206,8 +206,10 @@ void tern_vm_end_run(struct tern_vm *vm)
 /*
  * The device model's translate callback: a CPU pointer to [@va, @va + @len)
  * if that range lies inside one buffer mapped in the space, else NULL.
+ * *@owner receives the fabric id of the device whose memory the buffer is:
+ * a buffer imported from another Tern device belongs to its exporter.
  */
-void *tern_vm_translate(void *ctx, u64 va, u64 len)
+void *tern_vm_translate(void *ctx, u64 va, u64 len, u32 *owner)
 {
 	struct tern_vm *vm = ctx;
 	struct drm_mm_node *node;
@@ -231,6 +233,7 @@ void *tern_vm_translate(void *ctx, u64 va, u64 len)
 
 		if (len > node->size - offset)
 			return NULL;
+		*owner = mapping->bo->owner;
 		return mapping->bo->vaddr + offset;
 	}
 	return NULL;

@@ -51,6 +51,6 @@ u64 tern_vm_address(struct tern_vm *vm, struct tern_bo *bo);
 
 bool tern_vm_begin_run(struct tern_vm *vm);
 void tern_vm_end_run(struct tern_vm *vm);
-void *tern_vm_translate(void *vm, u64 va, u64 len);
+void *tern_vm_translate(void *vm, u64 va, u64 len, u32 *owner);
 
 #endif /* TERN_VM_H */

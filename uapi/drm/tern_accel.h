@@ -18,7 +18,8 @@
  * is the status of its fence: export the out-syncobj as a sync_file and read
  * SYNC_IOC_FILE_INFO's status (-EFAULT: the job touched an address outside
  * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
- * -ECANCELED: the job was stopped because its file closed; -ESRCH: the job
+ * -ENOLINK: the job addressed a peer's memory that no chain of up links
+ * reaches; -ECANCELED: the job was stopped because its file closed; -ESRCH: the job
  * was still waiting for its dependencies when its process was killed;
  * -ENODEV: the device went away). A job whose input fence failed still
  * runs: the error does not propagate through dependencies.
@@ -38,6 +39,7 @@ extern "C" {
 #define DRM_TERN_QUEUE_CREATE	0x03
 #define DRM_TERN_QUEUE_DESTROY	0x04
 #define DRM_TERN_SUBMIT		0x05
+#define DRM_TERN_TOPOLOGY	0x06
 
 #define DRM_IOCTL_TERN_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_info)
@@ -51,6 +53,8 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_QUEUE_DESTROY, struct drm_tern_queue_destroy)
 #define DRM_IOCTL_TERN_SUBMIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
+#define DRM_IOCTL_TERN_TOPOLOGY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_TOPOLOGY, struct drm_tern_topology)
 
 /* Capability bits reported in &drm_tern_info.capabilities. */
 /** @TERN_CAP_MOCK: the device is mock hardware, not a chip. */
@@ -61,6 +65,15 @@ extern "C" {
 #define TERN_CAP_SEMAPHORE	(1ULL << 2)
 /** @TERN_CAP_TIMESTAMP: the TIMESTAMP packet is supported. */
 #define TERN_CAP_TIMESTAMP	(1ULL << 3)
+/** @TERN_CAP_FABRIC: the device has fabric ports (DRM_TERN_TOPOLOGY). */
+#define TERN_CAP_FABRIC		(1ULL << 4)
+/** @TERN_CAP_REDUCE: the REDUCE packet is supported. */
+#define TERN_CAP_REDUCE		(1ULL << 5)
+/**
+ * @TERN_CAP_PEER_MEMORY: a buffer of another Tern device imported through
+ * PRIME is addressable by this device's packets, over the fabric.
+ */
+#define TERN_CAP_PEER_MEMORY	(1ULL << 6)
 
 /** @TERN_PACKET_VERSION: the packet format this header describes. */
 #define TERN_PACKET_VERSION	1
@@ -236,6 +249,71 @@ struct drm_tern_submit {
 	__u32 pad;
 };
 
+/** enum drm_tern_port_state - state of a fabric port's link */
+enum drm_tern_port_state {
+	/** @TERN_PORT_UNCONNECTED: no link is attached to the port. */
+	TERN_PORT_UNCONNECTED = 0,
+	/** @TERN_PORT_UP: the link carries traffic. */
+	TERN_PORT_UP = 1,
+	/** @TERN_PORT_DOWN: the link is attached but carries nothing. */
+	TERN_PORT_DOWN = 2,
+};
+
+/**
+ * struct drm_tern_port_info - one fabric port and the link on it
+ *
+ * Counters are totals since the link was created; "tx" is traffic leaving
+ * this port, "rx" traffic arriving at it.
+ */
+struct drm_tern_port_info {
+	/** @port: port index on this device. */
+	__u32 port;
+	/** @state: enum drm_tern_port_state. */
+	__u32 state;
+	/** @peer_fabric_id: fabric id of the device at the other end. */
+	__u32 peer_fabric_id;
+	/** @peer_port: port index at the other end. */
+	__u32 peer_port;
+	/** @bandwidth: nominal bytes per second each way. */
+	__u64 bandwidth;
+	/** @latency_ns: nominal one-hop latency. */
+	__u32 latency_ns;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @tx_bytes: bytes sent. */
+	__u64 tx_bytes;
+	/** @rx_bytes: bytes received. */
+	__u64 rx_bytes;
+	/** @tx_packets: transfers sent. */
+	__u64 tx_packets;
+	/** @rx_packets: transfers received. */
+	__u64 rx_packets;
+	/** @errors: link errors seen on this port. */
+	__u64 errors;
+};
+
+/**
+ * struct drm_tern_topology - this device's place in the fabric
+ *
+ * Fills up to @port_count entries of @ports and sets @port_count to the
+ * number of ports the device has; call with @port_count 0 to learn it.
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad; -EFAULT if @ports cannot be
+ * written.
+ */
+struct drm_tern_topology {
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @fabric_id: out, this device's id on the fabric. */
+	__u32 fabric_id;
+	/** @port_count: in, entries at @ports; out, ports of the device. */
+	__u32 port_count;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @ports: in, user pointer to struct drm_tern_port_info entries. */
+	__u64 ports;
+};
+
 /*
  * Packet format, version 1.
  *
@@ -258,9 +336,11 @@ enum drm_tern_opcode {
 	TERN_OP_SEM_SIGNAL = 0x05,
 	/** @TERN_OP_SEM_WAIT: stall the engine until the u64 at @addr passes. */
 	TERN_OP_SEM_WAIT = 0x06,
+	/** @TERN_OP_REDUCE: dst[i] = src0[i] op src1[i] for @count elements. */
+	TERN_OP_REDUCE = 0x10,
 	/*
-	 * 0x10-0x1f are reserved for REDUCE and other compute packets,
-	 * 0x20-0x2f for fabric packets.
+	 * 0x11-0x1f are reserved for other compute packets, 0x20-0x2f for
+	 * fabric packets.
 	 */
 };
 
@@ -342,8 +422,163 @@ struct drm_tern_packet_sem_wait {
 	__u64 value;
 };
 
+/** enum drm_tern_dtype - element types of REDUCE */
+enum drm_tern_dtype {
+	TERN_DTYPE_FLOAT32 = 0,
+	TERN_DTYPE_FLOAT16 = 1,		/* IEEE 754 binary16 */
+	TERN_DTYPE_BFLOAT16 = 2,
+	TERN_DTYPE_INT32 = 3,
+	TERN_DTYPE_UINT32 = 4,
+	TERN_DTYPE_INT8 = 5,
+	TERN_DTYPE_UINT8 = 6,
+	TERN_DTYPE_INT64 = 7,
+	TERN_DTYPE_UINT64 = 8,
+	/* number of types defined so far; grows with new types */
+	TERN_DTYPE_NUM
+};
+
+/** enum drm_tern_redop - operations of REDUCE */
+enum drm_tern_redop {
+	TERN_REDOP_SUM = 0,
+	TERN_REDOP_PROD = 1,
+	TERN_REDOP_MIN = 2,
+	TERN_REDOP_MAX = 3,
+	/* number of operations defined so far; grows with new ones */
+	TERN_REDOP_NUM
+};
+
+/**
+ * struct drm_tern_packet_reduce - TERN_OP_REDUCE, length 6
+ *
+ * dst[i] = src0[i] @op src1[i] for i in [0, @count). Addresses are aligned
+ * to the element size; dst may equal src0 or src1 exactly but may not
+ * otherwise overlap them (SUBMIT fails with -EINVAL). Floating-point types are computed in float32
+ * with round-to-nearest-even and rounded once to the element type; integer
+ * types wrap. MIN and MAX of a NaN give NaN. Any operand may be in a peer
+ * device's memory (TERN_CAP_PEER_MEMORY).
+ */
+struct drm_tern_packet_reduce {
+	struct drm_tern_packet_header header;
+	/** @src0: first operand. */
+	__u64 src0;
+	/** @src1: second operand. */
+	__u64 src1;
+	/** @dst: result. */
+	__u64 dst;
+	/** @count: elements; zero is allowed. */
+	__u64 count;
+	/** @dtype: enum drm_tern_dtype. */
+	__u16 dtype;
+	/** @op: enum drm_tern_redop. */
+	__u16 op;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
 /** @TERN_VA_LIMIT: no device virtual address or range end lies above this. */
 #define TERN_VA_LIMIT		(1ULL << 48)
+
+/*
+ * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
+ *
+ * Not an ioctl: any process may dump the devices and the fabric's links of
+ * the machine, and listen to the "events" multicast group, which announces
+ * every link state change (TERN_CMD_LINK_STATE_NTF) and link error
+ * (TERN_CMD_LINK_ERROR_NTF) with the link's attributes. Unsigned 64-bit
+ * attributes are 8-byte aligned with the set's PAD attribute.
+ */
+#define TERN_GENL_NAME		"tern"
+#define TERN_GENL_VERSION	1
+#define TERN_MCGRP_EVENTS	"events"
+
+/** enum tern_genl_cmd - commands of the "tern" family */
+enum tern_genl_cmd {
+	TERN_CMD_UNSPEC,
+	/**
+	 * @TERN_CMD_DEVICE_GET: dump: one message per device, TERN_A_DEV_*;
+	 * TERN_A_DEV_INDEX in the request limits it to that device.
+	 */
+	TERN_CMD_DEVICE_GET,
+	/**
+	 * @TERN_CMD_LINK_GET: dump: one message per link, TERN_A_LINK_*;
+	 * TERN_A_LINK_INDEX in the request limits it to that link.
+	 */
+	TERN_CMD_LINK_GET,
+	/** @TERN_CMD_LINK_STATE_NTF: event: a link went up or down. */
+	TERN_CMD_LINK_STATE_NTF,
+	/** @TERN_CMD_LINK_ERROR_NTF: event: a link saw an error. */
+	TERN_CMD_LINK_ERROR_NTF,
+
+	__TERN_CMD_MAX,
+};
+#define TERN_CMD_MAX		(__TERN_CMD_MAX - 1)
+
+/** enum tern_genl_device_attr - attributes of a device message */
+enum tern_genl_device_attr {
+	TERN_A_DEV_UNSPEC,
+	/** @TERN_A_DEV_PAD: padding for 64-bit attributes. */
+	TERN_A_DEV_PAD,
+	/** @TERN_A_DEV_INDEX: u32, &drm_tern_info.device_index. */
+	TERN_A_DEV_INDEX,
+	/** @TERN_A_DEV_FABRIC_ID: u32, &drm_tern_topology.fabric_id. */
+	TERN_A_DEV_FABRIC_ID,
+	/** @TERN_A_DEV_NAME: string, the device's bus name ("tern.0"). */
+	TERN_A_DEV_NAME,
+	/** @TERN_A_DEV_NODE: string, its device node ("/dev/accel/accel0"). */
+	TERN_A_DEV_NODE,
+	/** @TERN_A_DEV_MEM_SIZE: u64, bytes of device memory. */
+	TERN_A_DEV_MEM_SIZE,
+	/** @TERN_A_DEV_MEM_USED: u64, bytes of device memory in use. */
+	TERN_A_DEV_MEM_USED,
+	/** @TERN_A_DEV_ENGINE_COUNT: u32, engines. */
+	TERN_A_DEV_ENGINE_COUNT,
+	/** @TERN_A_DEV_PORT_COUNT: u32, fabric ports. */
+	TERN_A_DEV_PORT_COUNT,
+
+	__TERN_A_DEV_MAX,
+};
+#define TERN_A_DEV_MAX		(__TERN_A_DEV_MAX - 1)
+
+/**
+ * enum tern_genl_link_attr - attributes of a link message
+ *
+ * A link joins end A (device, port) to end B; counters are totals since
+ * the module loaded.
+ */
+enum tern_genl_link_attr {
+	TERN_A_LINK_UNSPEC,
+	/** @TERN_A_LINK_PAD: padding for 64-bit attributes. */
+	TERN_A_LINK_PAD,
+	/** @TERN_A_LINK_INDEX: u32, the link's index on the fabric. */
+	TERN_A_LINK_INDEX,
+	/** @TERN_A_LINK_DEVICE_A: u32, fabric id of end A's device. */
+	TERN_A_LINK_DEVICE_A,
+	/** @TERN_A_LINK_PORT_A: u32, end A's port. */
+	TERN_A_LINK_PORT_A,
+	/** @TERN_A_LINK_DEVICE_B: u32, fabric id of end B's device. */
+	TERN_A_LINK_DEVICE_B,
+	/** @TERN_A_LINK_PORT_B: u32, end B's port. */
+	TERN_A_LINK_PORT_B,
+	/** @TERN_A_LINK_STATE: u32, TERN_PORT_UP or TERN_PORT_DOWN. */
+	TERN_A_LINK_STATE,
+	/** @TERN_A_LINK_BYTES_A_TO_B: u64, bytes from A to B. */
+	TERN_A_LINK_BYTES_A_TO_B,
+	/** @TERN_A_LINK_BYTES_B_TO_A: u64, bytes from B to A. */
+	TERN_A_LINK_BYTES_B_TO_A,
+	/** @TERN_A_LINK_PACKETS_A_TO_B: u64, transfers from A to B. */
+	TERN_A_LINK_PACKETS_A_TO_B,
+	/** @TERN_A_LINK_PACKETS_B_TO_A: u64, transfers from B to A. */
+	TERN_A_LINK_PACKETS_B_TO_A,
+	/** @TERN_A_LINK_ERRORS: u64, link errors. */
+	TERN_A_LINK_ERRORS,
+	/** @TERN_A_LINK_BANDWIDTH: u64, nominal bytes per second each way. */
+	TERN_A_LINK_BANDWIDTH,
+	/** @TERN_A_LINK_LATENCY_NS: u32, nominal one-hop latency. */
+	TERN_A_LINK_LATENCY_NS,
+
+	__TERN_A_LINK_MAX,
+};
+#define TERN_A_LINK_MAX		(__TERN_A_LINK_MAX - 1)
 
 #if defined(__cplusplus)
 }
