@@ -11,6 +11,7 @@
 #define TERN_BACKEND_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tern.h"
@@ -67,6 +68,7 @@ struct tern_be_info {
 	uint32_t fabric_port_count;
 	uint32_t max_submit_bytes;
 	uint32_t max_waits;		/* wait fences per submission */
+	int fabric_id;			/* -1 when the device has no fabric */
 };
 
 /* Timeout value for fence_wait meaning "forever". */
@@ -98,6 +100,24 @@ struct tern_backend_ops {
 				    struct tern_be_buffer *buf, void **ptr);
 	void (*buffer_free)(struct tern_be_device *dev,
 			    struct tern_be_buffer *buf);
+	/* A new file descriptor naming @buf's memory (dma-buf on tern.ko). */
+	tern_status_t (*buffer_export)(struct tern_be_device *dev,
+				       struct tern_be_buffer *buf, int *fd);
+	/*
+	 * A buffer of @dev over the memory @fd names (any device's); the
+	 * memory stays until both it and the exporter's buffer are freed.
+	 * TERN_ERROR_INVALID_ARGUMENT for an fd that names no Tern buffer.
+	 */
+	tern_status_t (*buffer_import)(struct tern_be_device *dev, int fd,
+				       struct tern_be_buffer **buf,
+				       tern_memory_kind_t *kind);
+
+	/* Up to @capacity ports of @dev; *@count gets how many it has. */
+	tern_status_t (*ports)(struct tern_be_device *dev,
+			       tern_port_info_t *ports, uint32_t capacity,
+			       uint32_t *count);
+	/* Fault injection; NULL where the backend has none. */
+	tern_status_t (*set_link)(int device_index, uint32_t port, bool up);
 
 	tern_status_t (*queue_create)(struct tern_be_device *dev,
 				      uint32_t engine,

@@ -6,7 +6,8 @@
  * /dev/dri/renderD* node and keeping those whose DRM driver is "tern",
  * ordered by the index the driver reports. Each device open is a fresh
  * open file: its own address space, buffers and queues, all released by
- * the kernel when the file closes. Fences are syncobjs (kernel_fence.c).
+ * the kernel when the file closes. Fences are syncobjs (kernel_fence.c);
+ * PRIME and the fabric are in kernel_share.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -184,6 +185,8 @@ static tern_status_t kbe_open(int index, struct tern_be_device **out)
 		free(dev);
 		return kbe_errno_status(err);
 	}
+	dev->fabric_id = kbe_fabric_id(dev->fd);
+	pthread_mutex_init(&dev->handles_lock, NULL);
 	*out = &dev->base;
 	return TERN_SUCCESS;
 }
@@ -193,6 +196,8 @@ static void kbe_close(struct tern_be_device *bdev)
 	struct kbe_device *dev = kbe_device(bdev);
 
 	close(dev->fd);
+	free(dev->handle_refs);
+	pthread_mutex_destroy(&dev->handles_lock);
 	free(dev);
 }
 
@@ -211,12 +216,19 @@ static tern_status_t kbe_query(struct tern_be_device *bdev,
 		((k->capabilities & TERN_CAP_SEMAPHORE) ?
 		 TERN_DEVICE_CAP_SEMAPHORE : 0) |
 		((k->capabilities & TERN_CAP_TIMESTAMP) ?
-		 TERN_DEVICE_CAP_TIMESTAMP : 0);
+		 TERN_DEVICE_CAP_TIMESTAMP : 0) |
+		((k->capabilities & TERN_CAP_FABRIC) ?
+		 TERN_DEVICE_CAP_FABRIC : 0) |
+		((k->capabilities & TERN_CAP_REDUCE) ?
+		 TERN_DEVICE_CAP_REDUCE : 0) |
+		((k->capabilities & TERN_CAP_PEER_MEMORY) ?
+		 TERN_DEVICE_CAP_PEER_MEMORY : 0);
 	info->clock_hz = k->engine_clock_hz;
 	info->engine_count = k->engine_count;
 	info->fabric_port_count = k->fabric_port_count;
 	info->max_submit_bytes = k->max_submit_bytes;
 	info->max_waits = k->max_in_syncobjs;
+	info->fabric_id = dev->fabric_id;
 	return TERN_SUCCESS;
 }
 
@@ -253,6 +265,11 @@ static tern_status_t kbe_buffer_create(struct tern_be_device *bdev,
 		free(bo);
 		return kbe_errno_status(err);
 	}
+	if (kbe_handle_get(dev, args.handle)) {
+		drmCloseBufferHandle(dev->fd, args.handle);
+		free(bo);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
 	bo->handle = args.handle;
 	bo->mmap_offset = args.mmap_offset;
 	bo->base.size = args.size;
@@ -286,7 +303,7 @@ static void kbe_buffer_free(struct tern_be_device *bdev,
 
 	if (bo->cpu)
 		munmap(bo->cpu, bo->base.size);
-	drmCloseBufferHandle(kbe_device(bdev)->fd, bo->handle);
+	kbe_handle_put(kbe_device(bdev), bo->handle);
 	free(bo);
 }
 
@@ -333,6 +350,9 @@ const struct tern_backend_ops tern_kernel_backend = {
 	.buffer_create = kbe_buffer_create,
 	.buffer_map = kbe_buffer_map,
 	.buffer_free = kbe_buffer_free,
+	.buffer_export = kbe_buffer_export,
+	.buffer_import = kbe_buffer_import,
+	.ports = kbe_ports,
 	.queue_create = kbe_queue_create,
 	.queue_destroy = kbe_queue_destroy,
 	.submit = kbe_submit,

@@ -14,11 +14,13 @@ INCLUDEDIR ?= $(PREFIX)/include
 LIBTERN_SRCS := $(addprefix libruntime/, \
 	status.c debug.c handle.c backend.c \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
-	packets.c \
-	backend_kernel.c kernel_fence.c \
-	sim_device.c sim_memory.c sim_engine.c sim_fence.c)
+	packets.c fabric.c dtype.c submit.c \
+	backend_kernel.c kernel_fence.c kernel_share.c \
+	sim_device.c sim_memory.c sim_engine.c sim_fence.c sim_share.c) \
+	$(sort $(wildcard libruntime/coll_*.c))
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) \
-	$(BUILD)/driver/model/tern_model.o
+	$(addprefix $(BUILD)/driver/model/, \
+		tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o)
 
 LIBTERN_SO := $(BUILD)/libtern.so.$(LIBTERN_VERSION)
 LIBTERN_A := $(BUILD)/libtern.a

@@ -151,6 +151,7 @@ TERN_API tern_status_t tern_device_get_properties(tern_device_t device,
 	props->fabric_port_count = dev->info.fabric_port_count;
 	props->capabilities = dev->info.capabilities;
 	props->clock_hz = dev->info.clock_hz;
+	props->fabric_id = dev->info.fabric_id;
 	return TERN_SUCCESS;
 }
 

@@ -185,11 +185,23 @@ tern_status_t tern_stream_submit_locked(struct tern_stream *stream,
 					const void *packets, uint32_t size,
 					struct tern_fence **fence,
 					uint64_t *seq);
+/*
+ * Makes the next submission on @stream wait for @fence (of any device of
+ * this backend; imported here). The caller holds stream->lock.
+ */
+tern_status_t tern_stream_add_wait_locked(struct tern_stream *stream,
+					  struct tern_fence *fence);
 /* Waits for and tears down @stream (caller unlinked and unregistered it). */
 void tern_stream_release(struct tern_stream *stream);
 /* Frees @event (caller unlinked and unregistered it; device lock held). */
 void tern_event_release(struct tern_event *event);
 /* Frees @buffer (caller unlinked and unregistered it). */
 void tern_buffer_release(struct tern_buffer *buffer);
+/* tern_buffer_alloc without the handle check on @dev (buffer.c). */
+tern_status_t tern_buffer_create(struct tern_device *dev,
+				 tern_memory_kind_t kind, size_t bytes,
+				 struct tern_buffer **out);
+/* Bytes of one @dtype element, 0 for an unknown type (dtype.c). */
+size_t tern_dtype_bytes(tern_dtype_t dtype);
 
 #endif /* TERN_INTERNAL_H */

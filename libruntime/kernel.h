@@ -14,6 +14,16 @@ struct kbe_device {
 	int fd;				/* this context's open file */
 	char node[64];
 	struct drm_tern_info info;	/* as of open */
+	int fabric_id;			/* -1 without DRM_TERN_TOPOLOGY */
+	/*
+	 * Buffers per GEM handle, indexed by handle (the kernel hands out
+	 * small ones): importing a dma-buf into the file that exported it
+	 * gives back the same handle, which must stay open until the last
+	 * buffer over it is freed.
+	 */
+	pthread_mutex_t handles_lock;
+	uint32_t *handle_refs;
+	uint32_t handle_cap;
 };
 
 struct kbe_bo {
@@ -45,6 +55,21 @@ static inline struct kbe_queue *kbe_queue(struct tern_be_queue *bqueue)
 
 /* The status for an errno from an ioctl or open. */
 tern_status_t kbe_errno_status(int err);
+
+/* kernel_share.c */
+tern_status_t kbe_buffer_export(struct tern_be_device *bdev,
+				struct tern_be_buffer *bbuf, int *fd);
+tern_status_t kbe_buffer_import(struct tern_be_device *bdev, int fd,
+				struct tern_be_buffer **out,
+				tern_memory_kind_t *kind);
+/* Counts one more buffer over @handle; on failure the caller closes it. */
+tern_status_t kbe_handle_get(struct kbe_device *dev, uint32_t handle);
+/* Closes @handle unless another buffer of @dev still uses it. */
+void kbe_handle_put(struct kbe_device *dev, uint32_t handle);
+tern_status_t kbe_ports(struct tern_be_device *bdev, tern_port_info_t *ports,
+			uint32_t capacity, uint32_t *count);
+/* This device's fabric id, or -1 if the driver has no DRM_TERN_TOPOLOGY. */
+int kbe_fabric_id(int fd);
 
 /* kernel_fence.c */
 tern_status_t kbe_submit(struct tern_be_device *bdev,

@@ -133,6 +133,8 @@ static tern_status_t kbe_fence_error(int err)
 		return TERN_ERROR_TIMEOUT;
 	case ECANCELED:
 		return TERN_ERROR_CANCELLED;
+	case ENOLINK:
+		return TERN_ERROR_NO_ROUTE;
 	default:
 		return TERN_ERROR_BACKEND;
 	}

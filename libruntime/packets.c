@@ -11,6 +11,8 @@
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "packets are built in host byte order");
+_Static_assert(sizeof(struct drm_tern_packet_reduce) <= TERN_PACKET_MAX_BYTES,
+	       "TERN_PACKET_MAX_BYTES holds every packet");
 
 void tern_packets_init(struct tern_packet_builder *b, void *buf,
 		       size_t capacity)
@@ -113,4 +115,21 @@ void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 			   equal ? TERN_SEM_WAIT_EQ : 0);
 	p->addr = addr;
 	p->value = value;
+}
+
+void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
+			uint64_t src0, uint64_t src1, uint64_t count,
+			uint16_t dtype, uint16_t op)
+{
+	struct drm_tern_packet_reduce *p = tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_REDUCE, sizeof(*p), 0);
+	p->src0 = src0;
+	p->src1 = src1;
+	p->dst = dst;
+	p->count = count;
+	p->dtype = dtype;
+	p->op = op;
 }

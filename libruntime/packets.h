@@ -33,8 +33,16 @@ void tern_packet_sem_signal(struct tern_packet_builder *b, uint64_t addr,
 			    uint64_t value, bool add);
 void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 			  uint64_t value, bool equal);
+/*
+ * dst[i] = src0[i] @op src1[i] for @count elements of @dtype (enum
+ * drm_tern_dtype, enum drm_tern_redop; tern_dtype_t and tern_redop_t have
+ * the same values).
+ */
+void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
+			uint64_t src0, uint64_t src1, uint64_t count,
+			uint16_t dtype, uint16_t op);
 
 /* Bytes of the largest packet above: enough room for any one of them. */
-#define TERN_PACKET_MAX_BYTES	32
+#define TERN_PACKET_MAX_BYTES	48
 
 #endif /* TERN_PACKETS_H */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "tern_fabric.h"
 
 #define SIM_MAX_DEVICES		64
 #define SIM_DEFAULT_DEVICES	4
@@ -78,10 +79,24 @@ struct sim_device {
 	struct sim_engine engines[SIM_ENGINES];
 };
 
+/*
+ * The pages of one buffer, shared by the buffer and its imports: they stay
+ * until the last of them is freed. @refs and @token are protected by the
+ * export table's lock (sim_share.c).
+ */
+struct sim_memory {
+	struct sim_device *dev;		/* the device whose memory it is */
+	tern_memory_kind_t kind;
+	uint64_t size;			/* page-rounded */
+	void *cpu;
+	unsigned int refs;
+	int token;			/* memfd naming it once exported, or -1 */
+	uint64_t token_dev, token_ino;	/* the token's identity */
+};
+
 struct sim_bo {
 	struct tern_be_buffer base;
-	tern_memory_kind_t kind;
-	void *mem;
+	struct sim_memory *memory;
 };
 
 struct sim_context {
@@ -94,6 +109,8 @@ struct sim_context {
 
 /* sim_device.c */
 extern uint64_t sim_job_timeout_ns;
+/* The simulated machine's fabric; fabric id = device index. */
+extern struct tern_fabric sim_fabric;
 uint64_t sim_clock_ns(void);
 
 /* sim_memory.c */
@@ -103,8 +120,31 @@ tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 			     struct tern_be_buffer *bbuf, void **ptr);
 void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf);
-/* CPU pointer to [va, va + len) inside one buffer of @ctx, else NULL. */
-void *sim_translate(void *ctx, uint64_t va, uint64_t len);
+/*
+ * CPU pointer to [va, va + len) inside one buffer of @ctx, else NULL;
+ * *@owner receives the fabric id of the device whose memory it is.
+ */
+void *sim_translate(void *ctx, uint64_t va, uint64_t len, uint32_t *owner);
+/* Maps @memory (one reference taken by the caller) into @ctx. */
+tern_status_t sim_bo_create(struct sim_context *ctx, struct sim_memory *memory,
+			    struct sim_bo **out);
+
+/* Pages of @size bytes, charged to @dev for device placement, zeroed. */
+tern_status_t sim_pages_alloc(struct sim_device *dev, tern_memory_kind_t kind,
+			      uint64_t size, void **cpu);
+void sim_pages_free(struct sim_device *dev, tern_memory_kind_t kind,
+		    uint64_t size, void *cpu);
+
+/* sim_share.c: export and import within this process */
+/* Memory of @bytes (page-rounded) on @dev, one reference, zeroed. */
+tern_status_t sim_memory_create(struct sim_device *dev, tern_memory_kind_t kind,
+				uint64_t size, struct sim_memory **out);
+void sim_memory_put(struct sim_memory *memory);
+tern_status_t sim_buffer_export(struct tern_be_device *bdev,
+				struct tern_be_buffer *bbuf, int *fd);
+tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
+				struct tern_be_buffer **out,
+				tern_memory_kind_t *kind);
 
 /* sim_fence.c */
 struct sim_fence *sim_fence_create(void);

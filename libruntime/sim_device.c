@@ -4,13 +4,16 @@
  *
  * TERN_SIM_DEVICES (1..64, default 4) devices of TERN_SIM_MEM_MB (1..1048576,
  * default 256) MiB each; TERN_SIM_JOB_TIMEOUT_MS (1..3600000, default 5000,
- * like tern.ko's job_timeout_ms) bounds each job. A value that is not a
- * plain decimal number in range is a configuration error: init fails with
- * TERN_ERROR_INVALID_ARGUMENT and every call reports it, rather than
- * running with settings the user did not ask for.
+ * like tern.ko's job_timeout_ms) bounds each job; TERN_SIM_TOPOLOGY (as
+ * tern_fabric_init() takes it, default auto) joins the devices, whose
+ * fabric ids are their indexes. A value that is not a plain decimal number
+ * in range, or a topology the devices cannot have, is a configuration
+ * error: init fails with TERN_ERROR_INVALID_ARGUMENT and every call reports
+ * it, rather than running with settings the user did not ask for.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sim.h"
@@ -18,6 +21,9 @@
 
 static struct sim_device sim_devices[SIM_MAX_DEVICES];
 static int sim_device_count;
+struct tern_fabric sim_fabric;
+/* Whether the model knows REDUCE (TERN_DEVICE_CAP_REDUCE). */
+static bool sim_has_reduce;
 uint64_t sim_job_timeout_ns = SIM_DEFAULT_TIMEOUT_MS * 1000000ull;
 
 uint64_t sim_clock_ns(void)
@@ -53,10 +59,27 @@ bad:
 	return false;
 }
 
+/* Asks the model whether a REDUCE packet is one it accepts. */
+static bool sim_model_has_reduce(void)
+{
+	struct drm_tern_packet_reduce p = {
+		.header = {
+			.opcode = TERN_OP_REDUCE,
+			.length = sizeof(p) / 8,
+		},
+		.src0 = SIM_VA_BASE,
+		.src1 = SIM_VA_BASE,
+		.dst = SIM_VA_BASE,
+	};
+
+	return tern_model_validate(&p, sizeof(p), NULL) == 0;
+}
+
 static tern_status_t sim_init(void)
 {
 	unsigned long devices = SIM_DEFAULT_DEVICES, mem_mb = SIM_DEFAULT_MEM_MB;
 	unsigned long timeout_ms = SIM_DEFAULT_TIMEOUT_MS;
+	const char *topology;
 	int i, e;
 
 	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES, &devices) ||
@@ -64,6 +87,13 @@ static tern_status_t sim_init(void)
 	    !sim_env_number("TERN_SIM_JOB_TIMEOUT_MS", 1, 3600000, &timeout_ms))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	sim_job_timeout_ns = timeout_ms * 1000000ull;
+	topology = getenv("TERN_SIM_TOPOLOGY");
+	if (tern_fabric_init(&sim_fabric, (u32)devices, topology)) {
+		tern_debug("TERN_SIM_TOPOLOGY=\"%s\" does not fit %lu devices",
+			   topology, devices);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	sim_has_reduce = sim_model_has_reduce();
 	for (i = 0; i < (int)devices; i++) {
 		struct sim_device *dev = &sim_devices[i];
 
@@ -148,10 +178,16 @@ static tern_status_t sim_query(struct tern_be_device *bdev,
 	snprintf(info->node, sizeof(info->node), "sim:%d", ctx->dev->index);
 	info->memory_bytes = ctx->dev->mem_total;
 	info->capabilities = TERN_DEVICE_CAP_MOCK | TERN_DEVICE_CAP_HOST_MEMORY |
-			     TERN_DEVICE_CAP_SEMAPHORE | TERN_DEVICE_CAP_TIMESTAMP;
+			     TERN_DEVICE_CAP_SEMAPHORE | TERN_DEVICE_CAP_TIMESTAMP |
+			     TERN_DEVICE_CAP_PEER_MEMORY;
+	if (sim_fabric.port_count[ctx->dev->index])
+		info->capabilities |= TERN_DEVICE_CAP_FABRIC;
+	if (sim_has_reduce)
+		info->capabilities |= TERN_DEVICE_CAP_REDUCE;
 	info->clock_hz = TERN_MODEL_CLOCK_HZ;
 	info->engine_count = SIM_ENGINES;
-	info->fabric_port_count = 0;
+	info->fabric_port_count = sim_fabric.port_count[ctx->dev->index];
+	info->fabric_id = ctx->dev->index;
 	info->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
 	info->max_waits = TERN_MODEL_MAX_IN_SYNCOBJS;
 	return TERN_SUCCESS;
@@ -169,6 +205,46 @@ static tern_status_t sim_memory_usage(struct tern_be_device *bdev,
 	return TERN_SUCCESS;
 }
 
+static tern_status_t sim_ports(struct tern_be_device *bdev,
+			       tern_port_info_t *ports, uint32_t capacity,
+			       uint32_t *count)
+{
+	u32 device = (u32)sim_context(bdev)->dev->index;
+	u32 port, n = sim_fabric.port_count[device];
+
+	for (port = 0; port < n && port < capacity; port++) {
+		struct tern_fabric_port_view view;
+		tern_port_info_t *info = &ports[port];
+
+		if (tern_fabric_port_view(&sim_fabric, device, port, &view))
+			return TERN_ERROR_BACKEND;
+		memset(info, 0, sizeof(*info));
+		info->port = port;
+		info->state = (tern_link_state_t)view.state;
+		info->peer_device = view.state == TERN_PORT_UNCONNECTED ?
+				    -1 : (int)view.peer_device;
+		info->peer_port = view.peer_port;
+		info->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
+		info->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
+		info->tx_bytes = view.tx_bytes;
+		info->rx_bytes = view.rx_bytes;
+		info->tx_packets = view.tx_packets;
+		info->rx_packets = view.rx_packets;
+		info->errors = view.errors;
+	}
+	*count = n;
+	return TERN_SUCCESS;
+}
+
+static tern_status_t sim_set_link(int device_index, uint32_t port, bool up)
+{
+	if (device_index < 0 || device_index >= sim_device_count)
+		return TERN_ERROR_INVALID_DEVICE;
+	if (tern_fabric_set_link(&sim_fabric, (u32)device_index, port, up) < 0)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	return TERN_SUCCESS;
+}
+
 const struct tern_backend_ops tern_sim_backend = {
 	.kind = TERN_BACKEND_SIM,
 	.init = sim_init,
@@ -180,6 +256,10 @@ const struct tern_backend_ops tern_sim_backend = {
 	.buffer_create = sim_buffer_create,
 	.buffer_map = sim_buffer_map,
 	.buffer_free = sim_buffer_free,
+	.buffer_export = sim_buffer_export,
+	.buffer_import = sim_buffer_import,
+	.ports = sim_ports,
+	.set_link = sim_set_link,
 	.queue_create = sim_queue_create,
 	.queue_destroy = sim_queue_destroy,
 	.submit = sim_submit,

@@ -6,12 +6,14 @@
  * next, and runs to its end before the engine takes another (as tern.ko's
  * engines do). A job whose SEM_WAIT does not pass is retried after a short
  * sleep; a job still unfinished at the job timeout fails with
- * TERN_ERROR_TIMEOUT, one that faults with TERN_ERROR_DEVICE_FAULT. A
+ * TERN_ERROR_TIMEOUT, one that faults with TERN_ERROR_DEVICE_FAULT, one that
+ * addresses a peer's memory no up link reaches with TERN_ERROR_NO_ROUTE. A
  * dependency's failure does not stop the jobs waiting for it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "sim.h"
@@ -55,10 +57,14 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 		.translate = sim_translate,
 		.clock = sim_model_clock,
 		.ctx = ctx,
+		.fabric = &sim_fabric,
+		.device = (u32)ctx->dev->index,
 	};
 	uint64_t deadline = sim_clock_ns() + sim_job_timeout_ns;
 	struct tern_model_job run;
-	unsigned int backoff_us = 10;
+	unsigned int backoff_us = 1;
+	uint64_t progress = 0;
+	uint32_t offset = 0;
 	int ret;
 
 	tern_model_job_init(&run, job->packets, job->size);
@@ -70,10 +76,18 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 			return TERN_SUCCESS;
 		if (ret == -EFAULT)
 			return TERN_ERROR_DEVICE_FAULT;
+		if (ret == -ENOLINK)
+			return TERN_ERROR_NO_ROUTE;
 		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
 			return TERN_ERROR_BACKEND;
 		if (sim_clock_ns() >= deadline)
 			return TERN_ERROR_TIMEOUT;
+		if (run.offset != offset || run.progress != progress) {
+			/* The stream moved on: the next wait is a new one. */
+			offset = run.offset;
+			progress = run.progress;
+			backoff_us = 1;
+		}
 		if (ret == TERN_MODEL_STALLED) {
 			sim_sleep_us(backoff_us);
 			if (backoff_us < 1000)
@@ -136,6 +150,11 @@ static void *sim_engine_main(void *arg)
 	struct sim_job *job;
 	tern_status_t status;
 
+	/*
+	 * A stalled SEM_WAIT polls every few microseconds; the default 50 us
+	 * timer slack would stretch each poll, and every collective step.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1000UL);
 	pthread_mutex_lock(&engine->lock);
 	for (;;) {
 		q = sim_engine_pick(engine);

@@ -10,6 +10,11 @@
  * The address space is an array of buffers sorted by address: lookups (one
  * per memory access of a packet) are a binary search; new buffers usually
  * go after the last one, so inserts are cheap too.
+ *
+ * A buffer's pages (struct sim_memory) may be mapped by several contexts,
+ * of any device, once exported and imported (sim_share.c); translate
+ * reports whose memory an address is, so that the model routes the access
+ * over the fabric.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -125,11 +130,33 @@ static tern_status_t sim_va_insert(struct sim_context *ctx, struct sim_bo *bo)
 	return TERN_SUCCESS;
 }
 
+tern_status_t sim_bo_create(struct sim_context *ctx, struct sim_memory *memory,
+			    struct sim_bo **out)
+{
+	tern_status_t status;
+	struct sim_bo *bo = calloc(1, sizeof(*bo));
+
+	if (!bo)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	bo->memory = memory;
+	bo->base.size = memory->size;
+	pthread_rwlock_wrlock(&ctx->va_lock);
+	status = sim_va_insert(ctx, bo);
+	pthread_rwlock_unlock(&ctx->va_lock);
+	if (status) {
+		free(bo);
+		return status;
+	}
+	*out = bo;
+	return TERN_SUCCESS;
+}
+
 tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 				tern_memory_kind_t kind, uint64_t bytes,
 				struct tern_be_buffer **out)
 {
 	struct sim_context *ctx = sim_context(bdev);
+	struct sim_memory *memory;
 	uint64_t size, limit;
 	tern_status_t status;
 	struct sim_bo *bo;
@@ -142,45 +169,54 @@ tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 		return TERN_ERROR_OUT_OF_MEMORY;
 	size = (bytes + SIM_PAGE_SIZE - 1) & ~(SIM_PAGE_SIZE - 1);
 
-	bo = calloc(1, sizeof(*bo));
-	if (!bo)
-		return TERN_ERROR_OUT_OF_MEMORY;
-	bo->kind = kind;
-	bo->base.size = size;
-	if (kind == TERN_MEMORY_DEVICE) {
-		status = sim_charge(ctx->dev, size);
-		if (status)
-			goto err_free;
-	}
-	bo->mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (bo->mem == MAP_FAILED) {
-		status = TERN_ERROR_OUT_OF_MEMORY;
-		goto err_uncharge;
-	}
-	pthread_rwlock_wrlock(&ctx->va_lock);
-	status = sim_va_insert(ctx, bo);
-	pthread_rwlock_unlock(&ctx->va_lock);
+	status = sim_memory_create(ctx->dev, kind, size, &memory);
 	if (status)
-		goto err_unmap;
+		return status;
+	status = sim_bo_create(ctx, memory, &bo);
+	if (status) {
+		sim_memory_put(memory);
+		return status;
+	}
 	*out = &bo->base;
 	return TERN_SUCCESS;
+}
 
-err_unmap:
-	munmap(bo->mem, size);
-err_uncharge:
+/* Pages for sim_memory_create, charged to @dev for device placement. */
+tern_status_t sim_pages_alloc(struct sim_device *dev, tern_memory_kind_t kind,
+			      uint64_t size, void **cpu)
+{
+	tern_status_t status;
+	void *mem;
+
+	if (kind == TERN_MEMORY_DEVICE) {
+		status = sim_charge(dev, size);
+		if (status)
+			return status;
+	}
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		if (kind == TERN_MEMORY_DEVICE)
+			sim_uncharge(dev, size);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
+	*cpu = mem;
+	return TERN_SUCCESS;
+}
+
+void sim_pages_free(struct sim_device *dev, tern_memory_kind_t kind,
+		    uint64_t size, void *cpu)
+{
+	munmap(cpu, size);
 	if (kind == TERN_MEMORY_DEVICE)
-		sim_uncharge(ctx->dev, size);
-err_free:
-	free(bo);
-	return status;
+		sim_uncharge(dev, size);
 }
 
 tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 			     struct tern_be_buffer *bbuf, void **ptr)
 {
 	(void)bdev;
-	*ptr = sim_bo(bbuf)->mem;
+	*ptr = sim_bo(bbuf)->memory->cpu;
 	return TERN_SUCCESS;
 }
 
@@ -199,13 +235,11 @@ void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf)
 		ctx->bo_count--;
 	}
 	pthread_rwlock_unlock(&ctx->va_lock);
-	munmap(bo->mem, bo->base.size);
-	if (bo->kind == TERN_MEMORY_DEVICE)
-		sim_uncharge(ctx->dev, bo->base.size);
+	sim_memory_put(bo->memory);
 	free(bo);
 }
 
-void *sim_translate(void *opaque, uint64_t va, uint64_t len)
+void *sim_translate(void *opaque, uint64_t va, uint64_t len, uint32_t *owner)
 {
 	struct sim_context *ctx = opaque;
 	size_t index = sim_bo_index(ctx, va);
@@ -224,5 +258,6 @@ void *sim_translate(void *opaque, uint64_t va, uint64_t len)
 	offset = va - bo->base.va;
 	if (offset >= bo->base.size || len > bo->base.size - offset)
 		return NULL;
-	return (char *)bo->mem + offset;
+	*owner = (uint32_t)bo->memory->dev->index;
+	return (char *)bo->memory->cpu + offset;
 }

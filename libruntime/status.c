@@ -35,6 +35,10 @@ static const struct tern_status_text tern_status_texts[] = {
 		"unexpected driver or operating system error" },
 	[TERN_ERROR_OUT_OF_RANGE] = { "TERN_ERROR_OUT_OF_RANGE",
 		"offset or size outside the buffer" },
+	[TERN_ERROR_NO_ROUTE] = { "TERN_ERROR_NO_ROUTE",
+		"no route to a peer's memory: fabric links are down" },
+	[TERN_ERROR_PEER_FAILED] = { "TERN_ERROR_PEER_FAILED",
+		"a peer of the collective failed or went away" },
 };
 
 static const struct tern_status_text *tern_status_lookup(tern_status_t status)

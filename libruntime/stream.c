@@ -194,12 +194,26 @@ static tern_status_t tern_stream_wait_room(struct tern_stream *s)
 	return TERN_SUCCESS;
 }
 
+tern_status_t tern_stream_add_wait_locked(struct tern_stream *s,
+					 struct tern_fence *fence)
+{
+	struct tern_fence *imported;
+	tern_status_t status = tern_stream_wait_room(s);
+
+	if (status == TERN_SUCCESS)
+		status = s->device->ops->fence_import(s->device->be, fence,
+						      &imported);
+	if (status == TERN_SUCCESS)
+		s->waits[s->wait_count++] = imported;
+	return status;
+}
+
 TERN_API tern_status_t tern_stream_wait_event(tern_stream_t stream,
 					      tern_event_t event)
 {
 	struct tern_stream *s = stream;
 	struct tern_event *e = event;
-	struct tern_fence *fence = NULL, *imported;
+	struct tern_fence *fence = NULL;
 	tern_status_t status;
 
 	if (!tern_handle_valid(s, TERN_HANDLE_STREAM) ||
@@ -217,12 +231,7 @@ TERN_API tern_status_t tern_stream_wait_event(tern_stream_t stream,
 	}
 
 	pthread_mutex_lock(&s->lock);
-	status = tern_stream_wait_room(s);
-	if (status == TERN_SUCCESS)
-		status = s->device->ops->fence_import(s->device->be, fence,
-						      &imported);
-	if (status == TERN_SUCCESS)
-		s->waits[s->wait_count++] = imported;
+	status = tern_stream_add_wait_locked(s, fence);
 	pthread_mutex_unlock(&s->lock);
 	tern_fence_put(fence);
 	return status;

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Element types of collectives and REDUCE.
+ */
+#include "internal.h"
+#include "tern_accel.h"
+
+/* tern.h's enums are the packet format's, so they pass through unchanged. */
+_Static_assert((int)TERN_FLOAT32 == TERN_DTYPE_FLOAT32 &&
+	       (int)TERN_FLOAT16 == TERN_DTYPE_FLOAT16 &&
+	       (int)TERN_BFLOAT16 == TERN_DTYPE_BFLOAT16 &&
+	       (int)TERN_INT32 == TERN_DTYPE_INT32 &&
+	       (int)TERN_UINT32 == TERN_DTYPE_UINT32 &&
+	       (int)TERN_INT8 == TERN_DTYPE_INT8 &&
+	       (int)TERN_UINT8 == TERN_DTYPE_UINT8 &&
+	       (int)TERN_INT64 == TERN_DTYPE_INT64 &&
+	       (int)TERN_UINT64 == TERN_DTYPE_UINT64 &&
+	       (int)TERN_DTYPE_COUNT == TERN_DTYPE_NUM,
+	       "tern_dtype_t follows enum drm_tern_dtype");
+_Static_assert((int)TERN_SUM == TERN_REDOP_SUM &&
+	       (int)TERN_PROD == TERN_REDOP_PROD &&
+	       (int)TERN_MIN == TERN_REDOP_MIN &&
+	       (int)TERN_MAX == TERN_REDOP_MAX &&
+	       (int)TERN_REDOP_COUNT == TERN_REDOP_NUM,
+	       "tern_redop_t follows enum drm_tern_redop");
+
+size_t tern_dtype_bytes(tern_dtype_t dtype)
+{
+	switch (dtype) {
+	case TERN_INT8:
+	case TERN_UINT8:
+		return 1;
+	case TERN_FLOAT16:
+	case TERN_BFLOAT16:
+		return 2;
+	case TERN_FLOAT32:
+	case TERN_INT32:
+	case TERN_UINT32:
+		return 4;
+	case TERN_INT64:
+	case TERN_UINT64:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+TERN_API tern_status_t tern_dtype_size(tern_dtype_t dtype, size_t *bytes)
+{
+	size_t n = tern_dtype_bytes(dtype);
+
+	if (!bytes || !n)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	*bytes = n;
+	return TERN_SUCCESS;
+}

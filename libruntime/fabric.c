@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fabric as a device sees it: its ports, the links on them and their
+ * counters; and, on the simulator, taking links down and up.
+ */
+#include "internal.h"
+
+TERN_API tern_status_t tern_device_get_ports(tern_device_t device,
+					     tern_port_info_t *ports,
+					     uint32_t capacity, uint32_t *count)
+{
+	struct tern_device *dev = device;
+	uint32_t n;
+	tern_status_t status;
+
+	if (!count || (capacity && !ports) ||
+	    !tern_handle_valid(dev, TERN_HANDLE_DEVICE))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	status = dev->ops->ports(dev->be, ports, capacity, &n);
+	if (status == TERN_SUCCESS)
+		*count = n;
+	return status;
+}
+
+TERN_API tern_status_t tern_sim_set_link(int device_index, uint32_t port,
+					 int up)
+{
+	const struct tern_backend_ops *ops;
+	tern_status_t status = tern_backend_ops_get(&ops);
+
+	if (status)
+		return status;
+	if (!ops->set_link)
+		return TERN_ERROR_NOT_SUPPORTED;
+	return ops->set_link(device_index, port, up != 0);
+}
