@@ -10,6 +10,8 @@
  * Backend choice happens once per process, at the first call:
  *   TERN_BACKEND=kernel|sim forces one; otherwise the kernel backend is used
  *   when a Tern device node exists and the simulator when none does.
+ *   TERN_SIM_TOPOLOGY=ring|torus:RxC|full|none|custom:A-B,... joins the
+ *   simulated devices (default: torus:KxK when the count is K*K, else ring).
  *   TERN_SIM_DEVICES=N (default 4, 1..64) and TERN_SIM_MEM_MB=M (default
  *   256) size the simulator; TERN_SIM_JOB_TIMEOUT_MS (default 5000, as the
  *   driver's job_timeout_ms) bounds a simulated job. An unknown or
@@ -49,6 +51,8 @@ typedef enum tern_status {
 	TERN_ERROR_NOT_SUPPORTED = 10,    /* the device or backend cannot do this */
 	TERN_ERROR_BACKEND = 11,          /* unexpected driver or OS error */
 	TERN_ERROR_OUT_OF_RANGE = 12,     /* offset/size outside a buffer */
+	TERN_ERROR_NO_ROUTE = 13,         /* a peer's memory is unreachable: links down */
+	TERN_ERROR_PEER_FAILED = 14,      /* a peer of a collective failed or went away */
 } tern_status_t;
 
 /* A sentence describing @status; never NULL. */
@@ -74,6 +78,9 @@ typedef struct tern_device *tern_device_t;
 #define TERN_DEVICE_CAP_HOST_MEMORY (1ull << 1)
 #define TERN_DEVICE_CAP_SEMAPHORE   (1ull << 2)
 #define TERN_DEVICE_CAP_TIMESTAMP   (1ull << 3)
+#define TERN_DEVICE_CAP_FABRIC      (1ull << 4)
+#define TERN_DEVICE_CAP_REDUCE      (1ull << 5)
+#define TERN_DEVICE_CAP_PEER_MEMORY (1ull << 6)
 
 typedef struct tern_device_properties {
 	int index;
@@ -83,6 +90,7 @@ typedef struct tern_device_properties {
 	uint32_t fabric_port_count;
 	uint64_t capabilities;     /* TERN_DEVICE_CAP_* */
 	uint64_t clock_hz;         /* engine clock used by timestamps */
+	int fabric_id;             /* this device's id on the fabric */
 } tern_device_properties_t;
 
 tern_status_t tern_device_count(int *count);
@@ -94,6 +102,42 @@ tern_status_t tern_device_get_properties(tern_device_t device,
 /* Device memory in use by every process (@used) and in all (@total). */
 tern_status_t tern_device_memory_usage(tern_device_t device, uint64_t *used,
 				       uint64_t *total);
+
+/* ---- fabric ---- */
+
+typedef enum tern_link_state {
+	TERN_LINK_UNCONNECTED = 0,
+	TERN_LINK_UP = 1,
+	TERN_LINK_DOWN = 2,
+} tern_link_state_t;
+
+/* One fabric port; tx counts traffic leaving it, rx traffic arriving. */
+typedef struct tern_port_info {
+	uint32_t port;
+	tern_link_state_t state;
+	int peer_device;           /* fabric id at the other end; -1 if none */
+	uint32_t peer_port;
+	uint64_t bandwidth;        /* nominal bytes per second each way */
+	uint32_t latency_ns;       /* nominal per hop */
+	uint64_t tx_bytes, rx_bytes;
+	uint64_t tx_packets, rx_packets;
+	uint64_t errors;
+} tern_port_info_t;
+
+/*
+ * Fills up to @capacity entries of @ports and sets *@count to the number of
+ * ports the device has (call with capacity 0 to learn it).
+ */
+tern_status_t tern_device_get_ports(tern_device_t device,
+				    tern_port_info_t *ports, uint32_t capacity,
+				    uint32_t *count);
+
+/*
+ * Fault injection on the simulator: takes the link on @port of simulated
+ * device @device_index down (@up = 0) or up. TERN_ERROR_NOT_SUPPORTED on the
+ * kernel backend, where the driver's debugfs does this.
+ */
+tern_status_t tern_sim_set_link(int device_index, uint32_t port, int up);
 
 /* ---- buffers ---- */
 
@@ -112,6 +156,14 @@ tern_status_t tern_buffer_free(tern_buffer_t buffer);
 tern_status_t tern_buffer_map(tern_buffer_t buffer, void **ptr);
 tern_status_t tern_buffer_size(tern_buffer_t buffer, size_t *bytes);
 tern_status_t tern_buffer_device_address(tern_buffer_t buffer, uint64_t *va);
+/*
+ * Peer memory. Export gives a dma-buf file descriptor (the caller closes
+ * it); import makes it a buffer of @device, addressable by @device's work
+ * over the fabric. Importing on the exporting device gives the same memory.
+ */
+tern_status_t tern_buffer_export(tern_buffer_t buffer, int *fd);
+tern_status_t tern_buffer_import(tern_device_t device, int fd,
+				 tern_buffer_t *buffer);
 
 /* ---- streams ---- */
 
@@ -166,6 +218,93 @@ tern_status_t tern_event_query(tern_event_t event);
  */
 tern_status_t tern_event_elapsed_time(float *ms, tern_event_t start,
 				      tern_event_t end);
+
+/* ---- collectives ---- */
+
+typedef enum tern_dtype {
+	TERN_FLOAT32 = 0,
+	TERN_FLOAT16 = 1,
+	TERN_BFLOAT16 = 2,
+	TERN_INT32 = 3,
+	TERN_UINT32 = 4,
+	TERN_INT8 = 5,
+	TERN_UINT8 = 6,
+	TERN_INT64 = 7,
+	TERN_UINT64 = 8,
+	TERN_DTYPE_COUNT
+} tern_dtype_t;
+
+typedef enum tern_redop {
+	TERN_SUM = 0,
+	TERN_PROD = 1,
+	TERN_MIN = 2,
+	TERN_MAX = 3,
+	TERN_REDOP_COUNT
+} tern_redop_t;
+
+/* Bytes of one element of @dtype. */
+tern_status_t tern_dtype_size(tern_dtype_t dtype, size_t *bytes);
+
+/* A place in a buffer: collectives take these, like device pointers. */
+typedef struct tern_ptr {
+	tern_buffer_t buffer;
+	size_t offset;
+} tern_ptr_t;
+
+static inline tern_ptr_t tern_ptr(tern_buffer_t buffer, size_t offset)
+{
+	tern_ptr_t ptr = { buffer, offset };
+
+	return ptr;
+}
+
+typedef struct tern_comm *tern_comm_t;
+
+#define TERN_UNIQUE_ID_BYTES 128
+typedef struct tern_unique_id {
+	char internal[TERN_UNIQUE_ID_BYTES];
+} tern_unique_id_t;
+
+/* One communicator per device, all in this process (like ncclCommInitAll). */
+tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
+				 const tern_device_t *devices);
+/* One rank per process (like ncclGetUniqueId + ncclCommInitRank). */
+tern_status_t tern_get_unique_id(tern_unique_id_t *id);
+tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
+				  const tern_unique_id_t *id, int rank,
+				  tern_device_t device);
+tern_status_t tern_comm_destroy(tern_comm_t comm);
+tern_status_t tern_comm_count(tern_comm_t comm, int *count);
+tern_status_t tern_comm_rank(tern_comm_t comm, int *rank);
+
+/*
+ * Collectives are enqueued on @stream (of the communicator's device) like
+ * any other work and complete through the same events; send and recv may
+ * be the same place (in place). Counts are elements.
+ */
+tern_status_t tern_all_reduce(tern_ptr_t send, tern_ptr_t recv, size_t count,
+			      tern_dtype_t dtype, tern_redop_t op,
+			      tern_comm_t comm, tern_stream_t stream);
+tern_status_t tern_all_gather(tern_ptr_t send, tern_ptr_t recv,
+			      size_t send_count, tern_dtype_t dtype,
+			      tern_comm_t comm, tern_stream_t stream);
+tern_status_t tern_reduce_scatter(tern_ptr_t send, tern_ptr_t recv,
+				  size_t recv_count, tern_dtype_t dtype,
+				  tern_redop_t op, tern_comm_t comm,
+				  tern_stream_t stream);
+tern_status_t tern_broadcast(tern_ptr_t send, tern_ptr_t recv, size_t count,
+			     tern_dtype_t dtype, int root, tern_comm_t comm,
+			     tern_stream_t stream);
+tern_status_t tern_reduce(tern_ptr_t send, tern_ptr_t recv, size_t count,
+			  tern_dtype_t dtype, tern_redop_t op, int root,
+			  tern_comm_t comm, tern_stream_t stream);
+tern_status_t tern_all_to_all(tern_ptr_t send, tern_ptr_t recv,
+			      size_t count_per_rank, tern_dtype_t dtype,
+			      tern_comm_t comm, tern_stream_t stream);
+tern_status_t tern_send(tern_ptr_t send, size_t count, tern_dtype_t dtype,
+			int peer, tern_comm_t comm, tern_stream_t stream);
+tern_status_t tern_recv(tern_ptr_t recv, size_t count, tern_dtype_t dtype,
+			int peer, tern_comm_t comm, tern_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -47,8 +47,15 @@ void conf_assert_bytes(const uint8_t *got, uint8_t value, size_t bytes,
 int conformance_copy_tests(void);
 int conformance_stream_tests(void);
 int conformance_memory_tests(void);
+int conformance_fabric_tests(void);
+int conformance_collective_tests(void);
+/* The child side of the one-rank-per-process test (collectives.c). */
+int conformance_collective_rank_child(const char *id, int rank, int nranks,
+				      const char *mode);
 
 /* The child side of the killed-process test (memory.c). */
 int conformance_hold_memory_child(int ready_fd);
+/* The child side of the simulator topology test (fabric.c). */
+int conformance_topology_child(void);
 
 #endif /* TERN_CONFORMANCE_H */

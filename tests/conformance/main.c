@@ -5,6 +5,8 @@
  *   test_conformance                 run every group on the chosen backend
  *   test_conformance --hold-memory FD  (internal) the process the
  *                                    killed-process test kills
+ *   test_conformance --topology      (internal) prints the simulated
+ *                                    fabric for the topology tests
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +108,18 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--hold-memory") == 0)
 		return conformance_hold_memory_child(atoi(argv[2]));
+	if (argc == 2 && strcmp(argv[1], "--topology") == 0)
+		return conformance_topology_child();
+	if (argc == 6 && strcmp(argv[1], "--coll-rank") == 0)
+		return conformance_collective_rank_child(argv[2], atoi(argv[3]),
+							 atoi(argv[4]), argv[5]);
 
 	if (tern_get_backend(&backend) == TERN_SUCCESS)
 		printf("conformance: backend %s\n", tern_backend_name(backend));
 	failed += conformance_copy_tests();
 	failed += conformance_stream_tests();
 	failed += conformance_memory_tests();
+	failed += conformance_fabric_tests();
+	failed += conformance_collective_tests();
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rooted collectives as pipelined chains along the rings: broadcast flows
+ * from the root round each ring, reduce flows round each ring into the
+ * root. The message is split across the rings (with the rings run both
+ * ways, half goes each way round) and cut into slot-sized chunks, so
+ * chunk j+1 leaves while chunk j is still travelling down the chain.
+ */
+#include "coll.h"
+
+/* Chunks of ring @c's part of @bytes; *@start is the part's first byte. */
+static uint64_t coll_chain_chunks(uint64_t bytes, int nch, int c,
+				  uint64_t unit, uint64_t *start, uint64_t *len)
+{
+	uint64_t elems;
+
+	coll_split(bytes / unit, (uint64_t)nch, (uint64_t)c, start, &elems);
+	*start *= unit;
+	*len = elems * unit;
+	return (*len + COLL_CHUNK_BYTES - 1) / COLL_CHUNK_BYTES;
+}
+
+/* Position of the root in ring @c, and ours relative to it. */
+static int coll_chain_place(const struct tern_comm *comm, int c, int root)
+{
+	for (int x = 0; x < comm->nranks; x++)
+		if (comm->ring[c][x] == root)
+			return coll_mod(comm->pos[c] - x, comm->nranks);
+	return 0;
+}
+
+struct coll_chain_job {
+	struct coll_call *call;
+	bool reduce;
+	int root, nch;
+	uint64_t send, recv, bytes;
+};
+
+static void coll_chain_step(const struct coll_chain_job *job, int c,
+			    uint64_t j)
+{
+	struct coll_call *call = job->call;
+	const struct tern_comm *comm = call->comm;
+	const int n = comm->nranks, q = comm->pos[c];
+	const int next = comm->ring[c][coll_mod(q + 1, n)];
+	const int prev = comm->ring[c][coll_mod(q - 1, n)];
+	uint64_t start, len, off, bytes, in;
+	int d = coll_chain_place(comm, c, job->root);
+
+	coll_chain_chunks(job->bytes, job->nch, c, call->esize, &start, &len);
+	off = start + j * COLL_CHUNK_BYTES;
+	bytes = len - j * COLL_CHUNK_BYTES;
+	if (bytes > COLL_CHUNK_BYTES)
+		bytes = COLL_CHUNK_BYTES;
+	if (job->reduce) {
+		/* The chain starts just after the root and ends at it. */
+		d = coll_mod(d - 1, n);
+		if (d == 0) {
+			coll_send_copy(&call->prog, next, job->send + off, bytes);
+			return;
+		}
+		in = coll_recv_wait(&call->prog, prev);
+		if (d < n - 1)
+			coll_send_reduce(&call->prog, next, job->send + off, in,
+					 bytes / call->esize, call->dtype,
+					 call->op);
+		else
+			coll_emit_reduce(&call->prog, job->recv + off,
+					 job->send + off, in,
+					 bytes / call->esize, call->dtype,
+					 call->op);
+		coll_recv_done(&call->prog, prev);
+		return;
+	}
+	if (d == 0) {
+		coll_send_copy(&call->prog, next, job->send + off, bytes);
+		return;
+	}
+	in = coll_recv_wait(&call->prog, prev);
+	if (d < n - 1)
+		coll_send_copy(&call->prog, next, in, bytes);
+	coll_emit_copy(&call->prog, job->recv + off, in, bytes);
+	coll_recv_done(&call->prog, prev);
+}
+
+static void coll_chain_run(struct coll_chain_job *job)
+{
+	uint64_t chunks[COLL_MAX_CHANNELS], most = 0, start, len;
+
+	for (int c = 0; c < job->nch; c++) {
+		chunks[c] = coll_chain_chunks(job->bytes, job->nch, c,
+					      job->call->esize, &start, &len);
+		if (chunks[c] > most)
+			most = chunks[c];
+	}
+	for (uint64_t j = 0; j < most; j++)
+		for (int c = 0; c < job->nch; c++)
+			if (j < chunks[c])
+				coll_chain_step(job, c, j);
+}
+
+/* Checks and runs a broadcast (@reduce false) or a reduce. */
+static tern_status_t coll_rooted(tern_ptr_t send, tern_ptr_t recv,
+				 size_t count, tern_dtype_t dtype,
+				 bool reduce, tern_redop_t op, int root,
+				 tern_comm_t comm, tern_stream_t stream)
+{
+	struct coll_call call;
+	struct coll_chain_job job = { &call, reduce, root, 1, 0, 0, 0 };
+	tern_status_t status;
+	bool at_root;
+
+	status = coll_call_begin(&call, comm, stream, dtype, reduce, op);
+	if (status)
+		return status;
+	at_root = call.comm->rank == root;
+	if (root < 0 || root >= call.comm->nranks)
+		status = TERN_ERROR_INVALID_ARGUMENT;
+	/* Broadcast reads send only at the root, reduce writes recv only there. */
+	if (status == TERN_SUCCESS && (reduce || at_root))
+		status = coll_call_ptr(&call, send, count, 1, &job.send);
+	if (status == TERN_SUCCESS && (!reduce || at_root))
+		status = coll_call_ptr(&call, recv, count, 1, &job.recv);
+	job.bytes = (uint64_t)count * call.esize;
+	if (status == TERN_SUCCESS && job.bytes) {
+		job.nch = coll_channels_for(&call, job.bytes);
+		if (call.comm->nranks == 1)
+			coll_emit_copy(&call.prog, job.recv, job.send, job.bytes);
+		else if (!reduce && at_root)
+			coll_emit_copy(&call.prog, job.recv, job.send, job.bytes);
+		if (call.comm->nranks > 1 &&
+		    !coll_direct_rooted(&call, reduce, root, job.send,
+					job.recv, count))
+			coll_chain_run(&job);
+	}
+	return coll_call_end(&call, status);
+}
+
+TERN_API tern_status_t tern_broadcast(tern_ptr_t send, tern_ptr_t recv,
+				      size_t count, tern_dtype_t dtype,
+				      int root, tern_comm_t comm,
+				      tern_stream_t stream)
+{
+	return coll_rooted(send, recv, count, dtype, false, TERN_SUM, root,
+			   comm, stream);
+}
+
+TERN_API tern_status_t tern_reduce(tern_ptr_t send, tern_ptr_t recv,
+				   size_t count, tern_dtype_t dtype,
+				   tern_redop_t op, int root, tern_comm_t comm,
+				   tern_stream_t stream)
+{
+	return coll_rooted(send, recv, count, dtype, true, op, root, comm,
+			   stream);
+}

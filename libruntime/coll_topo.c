@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ring orders from the topology. A collective's data is split across the
+ * rings (channels), so the best plan is a set of rings whose steps are
+ * single hops and which together load every directed link the same:
+ *
+ * - a complete KxK torus: two edge-disjoint Hamiltonian cycles ("east K-1
+ *   steps, then south" and "south K-1 steps, then east", which between
+ *   them use every link once), each run both ways: four rings, every
+ *   directed link carries exactly one of them;
+ * - another complete RxC torus: a row-major snake (X links) and a
+ *   column-major snake (Y links), both ways;
+ * - anything else (a ring, a fully connected machine, part of a machine):
+ *   a walk that follows direct links where it can and jumps where it
+ *   cannot, run both ways. On a ring topology the walk is the ring.
+ *
+ * Torus ports are numbered east, west, south, north (driver/model/
+ * tern_fabric.h), which is how the grid is recovered from the ports.
+ */
+#include <string.h>
+
+#include "coll.h"
+
+#define COLL_EAST	0
+#define COLL_SOUTH	2
+
+/* Rank of fabric id @id in the comm, or -1. */
+static int coll_rank_of(const struct tern_comm *comm,
+			const struct coll_node *nodes, int id)
+{
+	for (int r = 0; r < comm->nranks; r++)
+		if (nodes[r].fabric_id == id)
+			return r;
+	return -1;
+}
+
+/* Rank on @port of rank @r, or -1 if none or not in the comm. */
+static int coll_step(const struct tern_comm *comm,
+		     const struct coll_node *nodes, int r, uint32_t port)
+{
+	if (r < 0 || port >= nodes[r].port_count || port >= 16)
+		return -1;
+	return coll_rank_of(comm, nodes, nodes[r].neighbour[port]);
+}
+
+/* Length of the cycle from rank 0 along @port, or 0 if it is not one. */
+static int coll_cycle_length(const struct tern_comm *comm,
+			     const struct coll_node *nodes, uint32_t port)
+{
+	int r = 0, len = 0;
+
+	do {
+		r = coll_step(comm, nodes, r, port);
+		len++;
+		if (r < 0 || len > comm->nranks)
+			return 0;
+	} while (r != 0);
+	return len;
+}
+
+/* Fills @grid (rows x cols ranks) if the comm is a complete torus. */
+static bool coll_torus_grid(const struct tern_comm *comm,
+			    const struct coll_node *nodes, int *rows,
+			    int *cols, int grid[COLL_MAX_RANKS])
+{
+	bool seen[COLL_MAX_RANKS] = { false };
+	int r_count, c_count, row_start = 0;
+
+	c_count = coll_cycle_length(comm, nodes, COLL_EAST);
+	r_count = coll_cycle_length(comm, nodes, COLL_SOUTH);
+	if (c_count < 2 || r_count < 2 || c_count * r_count != comm->nranks)
+		return false;
+	for (int y = 0; y < r_count; y++) {
+		int r = row_start;
+
+		for (int x = 0; x < c_count; x++) {
+			if (r < 0 || seen[r])
+				return false;
+			seen[r] = true;
+			grid[y * c_count + x] = r;
+			r = coll_step(comm, nodes, r, COLL_EAST);
+		}
+		row_start = coll_step(comm, nodes, row_start, COLL_SOUTH);
+	}
+	*rows = r_count;
+	*cols = c_count;
+	return true;
+}
+
+/* Adds a ring unless an equal one is there (two ranks: both ways agree). */
+static void coll_add_ring(struct tern_comm *comm, const int *order)
+{
+	size_t bytes = sizeof(int) * (size_t)comm->nranks;
+
+	for (int c = 0; c < comm->nchannels; c++)
+		if (memcmp(comm->ring[c], order, bytes) == 0)
+			return;
+	memcpy(comm->ring[comm->nchannels++], order, bytes);
+}
+
+static void coll_add_both_ways(struct tern_comm *comm, const int *order)
+{
+	int rev[COLL_MAX_RANKS];
+	int n = comm->nranks;
+
+	coll_add_ring(comm, order);
+	for (int i = 0; i < n; i++)
+		rev[i] = order[(n - i) % n];
+	coll_add_ring(comm, rev);
+}
+
+static void coll_plan_torus(struct tern_comm *comm, int rows, int cols,
+			    const int *grid)
+{
+	int a[COLL_MAX_RANKS], b[COLL_MAX_RANKS];
+	int i = 0;
+
+	if (rows == cols && rows > 2) {
+		const int k = rows;
+
+		/* Round j visits row j from column -j (and column j from row -j). */
+		for (int j = 0; j < k; j++) {
+			for (int t = 0; t < k; t++, i++) {
+				a[i] = grid[j * k + (t - j + k) % k];
+				b[i] = grid[((t - j + k) % k) * k + j];
+			}
+		}
+	} else {
+		for (int y = 0; y < rows; y++)
+			for (int x = 0; x < cols; x++, i++)
+				a[i] = grid[y * cols + (y % 2 ? cols - 1 - x : x)];
+		i = 0;
+		for (int x = 0; x < cols; x++)
+			for (int y = 0; y < rows; y++, i++)
+				b[i] = grid[(x % 2 ? rows - 1 - y : y) * cols + x];
+	}
+	coll_add_both_ways(comm, a);
+	coll_add_both_ways(comm, b);
+}
+
+static void coll_plan_walk(struct tern_comm *comm,
+			   const struct coll_node *nodes)
+{
+	bool seen[COLL_MAX_RANKS] = { false };
+	int order[COLL_MAX_RANKS];
+	int n = comm->nranks, cur = 0;
+
+	order[0] = 0;
+	seen[0] = true;
+	for (int i = 1; i < n; i++) {
+		int next = -1;
+
+		for (uint32_t p = 0; p < nodes[cur].port_count && next < 0; p++) {
+			int r = coll_step(comm, nodes, cur, p);
+
+			if (r >= 0 && !seen[r])
+				next = r;
+		}
+		for (int r = 0; next < 0 && r < n; r++)
+			if (!seen[r])
+				next = r;
+		order[i] = next;
+		seen[next] = true;
+		cur = next;
+	}
+	coll_add_both_ways(comm, order);
+}
+
+void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
+{
+	int grid[COLL_MAX_RANKS], rows, cols;
+
+	comm->nchannels = 0;
+	if (comm->nranks == 1) {
+		int self = 0;
+
+		coll_add_ring(comm, &self);
+	} else if (coll_torus_grid(comm, nodes, &rows, &cols, grid)) {
+		coll_plan_torus(comm, rows, cols, grid);
+	} else {
+		coll_plan_walk(comm, nodes);
+	}
+	for (int c = 0; c < comm->nchannels; c++)
+		for (int i = 0; i < comm->nranks; i++)
+			if (comm->ring[c][i] == comm->rank)
+				comm->pos[c] = i;
+}

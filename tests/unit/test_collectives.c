@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Collectives on the simulator, checked element by element against a
+ * reference: every collective x dtype x op x rank count {1,2,3,4,7,8,16} x
+ * topology {ring, torus, full} x sizes {0, 1, odd, several blocks}, in
+ * place and out of place; and the fabric counters after an all-reduce on a
+ * 4-device ring and a 4x4 torus, to the byte.
+ *
+ * The simulated machine is fixed per process, so the program runs itself
+ * again as a child (--child NAME) for each configuration, with
+ * TERN_SIM_DEVICES and TERN_SIM_TOPOLOGY set. Inputs are small integers,
+ * so every dtype's result is exact whatever order the ranks reduce in.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tern.h"
+
+#define MAX_RANKS	16
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void check_status(tern_status_t got, tern_status_t want,
+			 const char *call, int line)
+{
+	if (got != want)
+		fail_msg("line %d: %s returned %s, want %s", line, call,
+			 tern_status_name(got), tern_status_name(want));
+}
+
+#define assert_ok(call) check_status((call), TERN_SUCCESS, #call, __LINE__)
+
+/* A simulated machine and the ranks (its first devices) a comm spans. */
+struct config {
+	const char *name;
+	const char *topology;
+	int devices, ranks;
+	bool fabric_check;
+	bool faults;		/* runs the fault tests instead of the matrix */
+};
+
+static const struct config configs[] = {
+	{ "ring-1", "none", 1, 1, false, false },
+	{ "ring-2", "ring", 2, 2, false, false },
+	{ "ring-3", "ring", 3, 3, false, false },
+	{ "ring-4", "ring", 4, 4, true, false },
+	{ "ring-7", "ring", 7, 7, false, false },
+	{ "ring-8", "ring", 8, 8, false, false },
+	{ "ring-16", "ring", 16, 16, false, false },
+	{ "torus-1", "torus:4x4", 16, 1, false, false },
+	{ "torus-2", "torus:4x4", 16, 2, false, false },
+	{ "torus-3", "torus:4x4", 16, 3, false, false },
+	{ "torus-4", "torus:2x2", 4, 4, false, false },
+	{ "torus-7", "torus:4x4", 16, 7, false, false },
+	{ "torus-8", "torus:2x4", 8, 8, false, false },
+	{ "torus-16", "torus:4x4", 16, 16, true, false },
+	{ "full-1", "none", 1, 1, false, false },
+	{ "full-2", "full", 2, 2, false, false },
+	{ "full-3", "full", 3, 3, false, false },
+	{ "full-4", "full", 4, 4, false, false },
+	{ "full-7", "full", 7, 7, false, false },
+	{ "full-8", "full", 8, 8, false, false },
+	{ "full-16", "full", 16, 16, false, false },
+	{ "faults-4", "ring", 4, 4, false, true },
+};
+
+/*
+ * Element counts: none, one, odd (these take the one-step path), and odd
+ * over several chunks and rings (the ring path: more than a slot of any
+ * dtype). The large size runs every dtype and every op, but not every pair
+ * of them, in place and out of place in turn: the ring steps are what
+ * takes the simulator's time.
+ */
+static const size_t sizes[] = { 0, 1, 37, 0 };
+#define LARGE		3	/* index of the size given by large_count() */
+
+static size_t large_count(tern_dtype_t t)
+{
+	size_t bytes = 0;
+
+	tern_dtype_size(t, &bytes);
+	return 3 * (65536 / bytes) + 7;
+}
+
+static bool large_case(int t, int op, int in_place)
+{
+	return (t + op) % 4 == 0 && (t + op) / 4 % 2 == in_place;
+}
+
+static const struct config *cfg;
+
+static struct {
+	int n;
+	tern_device_t dev[MAX_RANKS];
+	tern_stream_t stream[MAX_RANKS];
+	tern_stream_t stream2[MAX_RANKS];	/* receives of send/recv */
+	tern_comm_t comm[MAX_RANKS];
+} g;
+
+/* ---- element encoding ---- */
+
+static size_t dtype_bytes(tern_dtype_t t)
+{
+	size_t bytes = 0;
+
+	assert_ok(tern_dtype_size(t, &bytes));
+	return bytes;
+}
+
+static bool dtype_signed(tern_dtype_t t)
+{
+	return t != TERN_UINT32 && t != TERN_UINT8 && t != TERN_UINT64;
+}
+
+/* IEEE binary16 of a small integer (exact). */
+static uint16_t half_of(int64_t v)
+{
+	uint16_t sign = v < 0 ? 0x8000 : 0;
+	uint64_t a = (uint64_t)(v < 0 ? -v : v);
+	int e = 0;
+
+	if (a == 0)
+		return 0;
+	while ((a >> (e + 1)) != 0)
+		e++;
+	return (uint16_t)(sign | (uint16_t)((e + 15) << 10) |
+			  (uint16_t)((a << (10 - e)) & 0x3ff));
+}
+
+static void encode(tern_dtype_t t, int64_t v, void *base, size_t i)
+{
+	float f = (float)v;
+	uint32_t bits;
+
+	memcpy(&bits, &f, sizeof(bits));
+	switch (t) {
+	case TERN_FLOAT32:
+		((float *)base)[i] = f;
+		break;
+	case TERN_FLOAT16:
+		((uint16_t *)base)[i] = half_of(v);
+		break;
+	case TERN_BFLOAT16:
+		((uint16_t *)base)[i] = (uint16_t)(bits >> 16);
+		break;
+	case TERN_INT32:
+	case TERN_UINT32:
+		((uint32_t *)base)[i] = (uint32_t)v;
+		break;
+	case TERN_INT8:
+	case TERN_UINT8:
+		((uint8_t *)base)[i] = (uint8_t)v;
+		break;
+	default:
+		((uint64_t *)base)[i] = (uint64_t)v;
+		break;
+	}
+}
+
+/* Input of rank @r at element @i: small, so every result is exact. */
+static int64_t input(tern_dtype_t t, tern_redop_t op, int r, size_t i)
+{
+	int64_t v = (int64_t)(((size_t)r * 7 + i * 3) % 5);
+
+	if (op == TERN_PROD)
+		return 1 + (((size_t)r + i) % 8 == 0);
+	return dtype_signed(t) ? v - 2 : v;
+}
+
+static int64_t fold(tern_redop_t op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case TERN_SUM:
+		return a + b;
+	case TERN_PROD:
+		return a * b;
+	case TERN_MIN:
+		return a < b ? a : b;
+	default:
+		return a > b ? a : b;
+	}
+}
+
+/* The reduction over every rank of input element @i. */
+static int64_t reduced(tern_dtype_t t, tern_redop_t op, size_t i)
+{
+	int64_t v = input(t, op, 0, i);
+
+	for (int r = 1; r < g.n; r++)
+		v = fold(op, v, input(t, op, r, i));
+	return v;
+}
+
+/* Bytes of copy-only collectives: differ with rank, element and byte. */
+static uint8_t pattern(int r, size_t byte)
+{
+	return (uint8_t)((size_t)r * 131 + byte * 7 + byte / 251);
+}
+
+/* ---- buffers ---- */
+
+struct bufs {
+	tern_buffer_t send[MAX_RANKS], recv[MAX_RANKS];
+	uint8_t *send_cpu[MAX_RANKS], *recv_cpu[MAX_RANKS];
+};
+
+static void bufs_alloc(struct bufs *b, size_t send_bytes, size_t recv_bytes,
+		       bool in_place)
+{
+	for (int r = 0; r < g.n; r++) {
+		void *ptr;
+
+		assert_ok(tern_buffer_alloc(g.dev[r], TERN_MEMORY_DEVICE,
+					    recv_bytes + 8, &b->recv[r]));
+		assert_ok(tern_buffer_map(b->recv[r], &ptr));
+		b->recv_cpu[r] = ptr;
+		memset(ptr, 0xee, recv_bytes + 8);
+		if (in_place) {
+			b->send[r] = b->recv[r];
+			b->send_cpu[r] = b->recv_cpu[r];
+			continue;
+		}
+		assert_ok(tern_buffer_alloc(g.dev[r], TERN_MEMORY_DEVICE,
+					    send_bytes + 8, &b->send[r]));
+		assert_ok(tern_buffer_map(b->send[r], &ptr));
+		b->send_cpu[r] = ptr;
+	}
+}
+
+static void bufs_free(struct bufs *b, bool in_place)
+{
+	for (int r = 0; r < g.n; r++) {
+		assert_ok(tern_buffer_free(b->recv[r]));
+		if (!in_place)
+			assert_ok(tern_buffer_free(b->send[r]));
+	}
+}
+
+static void sync_all(void)
+{
+	for (int r = 0; r < g.n; r++) {
+		assert_ok(tern_stream_synchronize(g.stream[r]));
+		assert_ok(tern_stream_synchronize(g.stream2[r]));
+	}
+}
+
+static void expect_element(tern_dtype_t t, int64_t want, const uint8_t *got,
+			   size_t i, const char *what, int r)
+{
+	size_t es = dtype_bytes(t);
+	uint8_t buf[8];
+
+	encode(t, want, buf, 0);
+	if (memcmp(buf, got + i * es, es) != 0)
+		fail_msg("%s: dtype %d rank %d of %d element %zu: want %lld",
+			 what, t, r, g.n, i, (long long)want);
+}
+
+static void expect_bytes(const uint8_t *want, const uint8_t *got,
+			 size_t bytes, const char *what, int r)
+{
+	for (size_t i = 0; i < bytes; i++)
+		if (want[i] != got[i])
+			fail_msg("%s: rank %d of %d byte %zu of %zu is 0x%02x, want 0x%02x",
+				 what, r, g.n, i, bytes, got[i], want[i]);
+}
+
+/* ---- reductions ---- */
+
+enum reduction { ALL_REDUCE, REDUCE_SCATTER, REDUCE };
+
+static void run_reduction(enum reduction kind, tern_dtype_t t, tern_redop_t op,
+			  size_t count, bool in_place)
+{
+	const size_t es = dtype_bytes(t);
+	const int n = g.n, root = (int)(count % (size_t)n);
+	size_t send_elems = kind == REDUCE_SCATTER ? count * (size_t)n : count;
+	struct bufs b;
+
+	bufs_alloc(&b, send_elems * es, send_elems * es, in_place);
+	for (int r = 0; r < n; r++)
+		for (size_t i = 0; i < send_elems; i++)
+			encode(t, input(t, op, r, i), b.send_cpu[r], i);
+	for (int r = 0; r < n; r++) {
+		tern_ptr_t send = tern_ptr(b.send[r], 0);
+		tern_ptr_t recv = tern_ptr(b.recv[r], 0);
+
+		if (kind == ALL_REDUCE) {
+			assert_ok(tern_all_reduce(send, recv, count, t, op,
+						  g.comm[r], g.stream[r]));
+		} else if (kind == REDUCE) {
+			assert_ok(tern_reduce(send, recv, count, t, op, root,
+					      g.comm[r], g.stream[r]));
+		} else {
+			if (in_place)
+				recv.offset = (size_t)r * count * es;
+			assert_ok(tern_reduce_scatter(send, recv, count, t, op,
+						      g.comm[r], g.stream[r]));
+		}
+	}
+	sync_all();
+	for (int r = 0; r < n; r++) {
+		size_t at = kind == REDUCE_SCATTER && in_place ?
+			    (size_t)r * count : 0;
+
+		if (kind == REDUCE && r != root)
+			continue;
+		for (size_t i = 0; i < count; i++) {
+			size_t src = kind == REDUCE_SCATTER ?
+				     (size_t)r * count + i : i;
+
+			expect_element(t, reduced(t, op, src),
+				       b.recv_cpu[r] + at * es, i,
+				       kind == ALL_REDUCE ? "all-reduce" :
+				       kind == REDUCE ? "reduce" :
+				       "reduce-scatter", r);
+		}
+	}
+	bufs_free(&b, in_place);
+}
+
+static void reduction_matrix(enum reduction kind)
+{
+	for (int t = 0; t < TERN_DTYPE_COUNT; t++)
+		for (int op = 0; op < TERN_REDOP_COUNT; op++)
+			for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
+				for (int ip = 0; ip < 2; ip++)
+					if (s != LARGE)
+						run_reduction(kind, (tern_dtype_t)t,
+							      (tern_redop_t)op,
+							      sizes[s], ip);
+					else if (large_case(t, op, ip))
+						run_reduction(kind, (tern_dtype_t)t,
+							      (tern_redop_t)op,
+							      large_count((tern_dtype_t)t),
+							      ip);
+}
+
+static void test_all_reduce(void **state)
+{
+	(void)state;
+	reduction_matrix(ALL_REDUCE);
+}
+
+static void test_reduce_scatter(void **state)
+{
+	(void)state;
+	reduction_matrix(REDUCE_SCATTER);
+}
+
+static void test_reduce(void **state)
+{
+	(void)state;
+	reduction_matrix(REDUCE);
+}
+
+/* ---- copies ---- */
+
+enum movement { ALL_GATHER, BROADCAST, ALL_TO_ALL, SEND_RECV };
+
+static void run_movement(enum movement kind, tern_dtype_t t, size_t count,
+			 bool in_place)
+{
+	const size_t es = dtype_bytes(t), bytes = count * es;
+	const int n = g.n, root = (int)((count + 1) % (size_t)n);
+	size_t send_bytes = kind == ALL_TO_ALL ? bytes * (size_t)n : bytes;
+	size_t recv_bytes = kind == ALL_GATHER || kind == ALL_TO_ALL ?
+			    bytes * (size_t)n : bytes;
+	uint8_t *want = malloc(recv_bytes + 1);
+	struct bufs b;
+
+	assert_non_null(want);
+	bufs_alloc(&b, send_bytes, recv_bytes, in_place);
+	for (int r = 0; r < n; r++) {
+		size_t at = kind == ALL_GATHER && in_place ? (size_t)r * bytes : 0;
+
+		for (size_t i = 0; i < send_bytes; i++)
+			b.send_cpu[r][at + i] = pattern(r, i);
+	}
+	for (int r = 0; r < n; r++) {
+		tern_ptr_t send = tern_ptr(b.send[r], 0);
+		tern_ptr_t recv = tern_ptr(b.recv[r], 0);
+
+		switch (kind) {
+		case ALL_GATHER:
+			if (in_place)
+				send.offset = (size_t)r * bytes;
+			assert_ok(tern_all_gather(send, recv, count, t,
+						  g.comm[r], g.stream[r]));
+			break;
+		case BROADCAST:
+			assert_ok(tern_broadcast(send, recv, count, t, root,
+						 g.comm[r], g.stream[r]));
+			break;
+		case ALL_TO_ALL:
+			assert_ok(tern_all_to_all(send, recv, count, t,
+						  g.comm[r], g.stream[r]));
+			break;
+		case SEND_RECV:
+			if (n == 1)
+				break;
+			/* A ring shift, receives on a second stream. */
+			assert_ok(tern_send(send, count, t, (r + 1) % n,
+					    g.comm[r], g.stream[r]));
+			assert_ok(tern_recv(recv, count, t, (r + n - 1) % n,
+					    g.comm[r], g.stream2[r]));
+			break;
+		}
+	}
+	sync_all();
+	for (int r = 0; r < n; r++) {
+		const char *what = kind == ALL_GATHER ? "all-gather" :
+				   kind == BROADCAST ? "broadcast" :
+				   kind == ALL_TO_ALL ? "all-to-all" : "send/recv";
+
+		for (int p = 0; p < n; p++) {
+			for (size_t i = 0; i < bytes; i++) {
+				if (kind == ALL_GATHER)
+					want[p * bytes + i] = pattern(p, i);
+				else if (kind == ALL_TO_ALL)
+					want[p * bytes + i] =
+						pattern(p, (size_t)r * bytes + i);
+			}
+		}
+		for (size_t i = 0; i < bytes; i++) {
+			if (kind == BROADCAST)
+				want[i] = pattern(root, i);
+			else if (kind == SEND_RECV)
+				want[i] = n == 1 ? 0xee : pattern((r + n - 1) % n, i);
+		}
+		expect_bytes(want, b.recv_cpu[r], recv_bytes, what, r);
+	}
+	bufs_free(&b, in_place);
+	free(want);
+}
+
+/* Copies do not depend on the type beyond its size: one of each size. */
+static bool large_movement(int t, int in_place)
+{
+	return (t == TERN_UINT8 && !in_place) || (t == TERN_FLOAT16 && in_place) ||
+	       (t == TERN_INT64 && !in_place);
+}
+
+static void movement_matrix(enum movement kind)
+{
+	for (int t = 0; t < TERN_DTYPE_COUNT; t++)
+		for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
+			for (int ip = 0; ip < 2; ip++) {
+				if (ip && (kind == ALL_TO_ALL || kind == SEND_RECV))
+					continue;
+				if (s != LARGE)
+					run_movement(kind, (tern_dtype_t)t,
+						     sizes[s], ip);
+				else if (large_movement(t, ip))
+					run_movement(kind, (tern_dtype_t)t,
+						     large_count((tern_dtype_t)t),
+						     ip);
+			}
+}
+
+static void test_all_gather(void **state)
+{
+	(void)state;
+	movement_matrix(ALL_GATHER);
+}
+
+static void test_broadcast(void **state)
+{
+	(void)state;
+	movement_matrix(BROADCAST);
+}
+
+static void test_all_to_all(void **state)
+{
+	(void)state;
+	movement_matrix(ALL_TO_ALL);
+}
+
+static void test_send_recv(void **state)
+{
+	(void)state;
+	movement_matrix(SEND_RECV);
+}
+
+/* ---- fabric counters ---- */
+
+#define MAX_PORTS 16
+
+static void read_tx(uint64_t tx[MAX_RANKS][MAX_PORTS], uint32_t *ports)
+{
+	for (int r = 0; r < g.n; r++) {
+		tern_port_info_t info[MAX_PORTS];
+		uint32_t count = 0;
+
+		assert_ok(tern_device_get_ports(g.dev[r], info, MAX_PORTS, &count));
+		assert_true(count <= MAX_PORTS);
+		ports[r] = count;
+		for (uint32_t p = 0; p < count; p++)
+			tx[r][p] = info[p].tx_bytes;
+	}
+}
+
+/*
+ * An all-reduce of S bytes runs on c rings (2 on a ring: both ways; 4 on a
+ * KxK torus: two edge-disjoint Hamiltonian cycles, both ways), so each
+ * directed link carries one ring: 2(n-1)/n * S/c bytes of data, the lower
+ * bound, plus 8 bytes per chunk for the "ready" semaphore of that ring and
+ * 8 per chunk for the credits of the ring running the other way.
+ */
+static void test_fabric_counters(void **state)
+{
+	uint64_t before[MAX_RANKS][MAX_PORTS], after[MAX_RANKS][MAX_PORTS];
+	uint32_t ports[MAX_RANKS];
+	const int n = g.n, rings = n == 16 ? 4 : 2;
+	const size_t chunk_elems = (64u << 10) / 4;
+	/* Per ring: blocks of n chunks, one segment (= chunk) per rank. */
+	const size_t blocks = 2, count = (size_t)rings * blocks * n * chunk_elems;
+	const uint64_t bytes = count * 4;
+	const uint64_t transfers = blocks * 2 * (uint64_t)(n - 1);
+	const uint64_t want = 2 * (uint64_t)(n - 1) * bytes / (uint64_t)n /
+			      (uint64_t)rings + transfers * 16;
+	struct bufs b;
+
+	(void)state;
+	bufs_alloc(&b, bytes, bytes, false);
+	read_tx(before, ports);
+	for (int r = 0; r < n; r++)
+		assert_ok(tern_all_reduce(tern_ptr(b.send[r], 0),
+					  tern_ptr(b.recv[r], 0), count,
+					  TERN_FLOAT32, TERN_SUM, g.comm[r],
+					  g.stream[r]));
+	sync_all();
+	read_tx(after, ports);
+	for (int r = 0; r < n; r++) {
+		for (uint32_t p = 0; p < ports[r]; p++) {
+			uint64_t moved = after[r][p] - before[r][p];
+
+			if (moved != want)
+				fail_msg("device %d port %u sent %llu bytes, want %llu",
+					 r, p, (unsigned long long)moved,
+					 (unsigned long long)want);
+		}
+	}
+	bufs_free(&b, false);
+}
+
+/* ---- faults: every surviving rank gets an error, none hangs ---- */
+
+/*
+ * Runs an all-reduce of @count floats on a fresh communicator, enqueueing
+ * rank 1 last, after @before_rank1 (may be NULL) ran; every rank must
+ * report an error, at least one of them TERN_ERROR_NO_ROUTE if @no_route.
+ */
+static void failing_all_reduce(size_t count, void (*before_rank1)(void),
+			       bool skip_rank1, bool no_route)
+{
+	tern_comm_t comm[MAX_RANKS];
+	int routes = 0;
+	struct bufs b;
+
+	assert_ok(tern_comm_init_all(comm, g.n, g.dev));
+	bufs_alloc(&b, count * 4, count * 4, false);
+	for (int r = 0; r < g.n; r++) {
+		if (r == 1)
+			continue;
+		assert_ok(tern_all_reduce(tern_ptr(b.send[r], 0),
+					  tern_ptr(b.recv[r], 0), count,
+					  TERN_FLOAT32, TERN_SUM, comm[r],
+					  g.stream[r]));
+	}
+	if (before_rank1)
+		before_rank1();
+	if (!skip_rank1)
+		assert_ok(tern_all_reduce(tern_ptr(b.send[1], 0),
+					  tern_ptr(b.recv[1], 0), count,
+					  TERN_FLOAT32, TERN_SUM, comm[1],
+					  g.stream[1]));
+	for (int r = 0; r < g.n; r++) {
+		tern_status_t status = tern_stream_synchronize(g.stream[r]);
+
+		if (skip_rank1 && r == 1) {
+			assert_int_equal(status, TERN_SUCCESS);
+			continue;
+		}
+		if (status != TERN_ERROR_NO_ROUTE && status != TERN_ERROR_TIMEOUT)
+			fail_msg("rank %d: %s, want NO_ROUTE or TIMEOUT", r,
+				 tern_status_name(status));
+		routes += status == TERN_ERROR_NO_ROUTE;
+	}
+	if (no_route)
+		assert_true(routes > 0);
+	for (int r = 0; r < g.n; r++)
+		assert_ok(tern_comm_destroy(comm[r]));
+	bufs_free(&b, false);
+}
+
+/* Cuts device 1 off: both its ring links down. */
+static void isolate_rank1(void)
+{
+	assert_ok(tern_sim_set_link(1, 0, 0));
+	assert_ok(tern_sim_set_link(1, 1, 0));
+}
+
+static void reconnect_rank1(void)
+{
+	assert_ok(tern_sim_set_link(1, 0, 1));
+	assert_ok(tern_sim_set_link(1, 1, 1));
+}
+
+static void test_link_down_before(void **state)
+{
+	(void)state;
+	isolate_rank1();
+	failing_all_reduce(5, NULL, false, true);	/* one step */
+	failing_all_reduce(300007, NULL, false, true);	/* the ring */
+	reconnect_rank1();
+}
+
+/* The other ranks are already waiting for rank 1 when its links go. */
+static void test_link_down_during(void **state)
+{
+	(void)state;
+	failing_all_reduce(300007, isolate_rank1, false, true);
+	reconnect_rank1();
+}
+
+static void test_rank_missing(void **state)
+{
+	(void)state;
+	failing_all_reduce(300007, NULL, true, false);
+}
+
+/* After the failures, a fresh communicator works again. */
+static void test_recovery(void **state)
+{
+	tern_comm_t saved[MAX_RANKS];
+
+	(void)state;
+	memcpy(saved, g.comm, sizeof(saved));
+	assert_ok(tern_comm_init_all(g.comm, g.n, g.dev));
+	run_reduction(ALL_REDUCE, TERN_INT32, TERN_SUM, 300007, false);
+	for (int r = 0; r < g.n; r++)
+		assert_ok(tern_comm_destroy(g.comm[r]));
+	memcpy(g.comm, saved, sizeof(saved));
+}
+
+/* ---- the child: one machine ---- */
+
+static int child_setup(void **state)
+{
+	(void)state;
+	g.n = cfg->ranks;
+	for (int r = 0; r < g.n; r++) {
+		if (tern_device_open(r, &g.dev[r]) ||
+		    tern_stream_create(g.dev[r], &g.stream[r]) ||
+		    tern_stream_create(g.dev[r], &g.stream2[r]))
+			return -1;
+	}
+	return tern_comm_init_all(g.comm, g.n, g.dev) ? -1 : 0;
+}
+
+static int child_teardown(void **state)
+{
+	(void)state;
+	for (int r = 0; r < g.n; r++)
+		if (g.comm[r] && tern_comm_destroy(g.comm[r]))
+			return -1;
+	for (int r = 0; r < g.n; r++)
+		if (g.dev[r] && tern_device_close(g.dev[r]))
+			return -1;
+	return 0;
+}
+
+static int run_child(const char *name)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_reduce),
+		cmocka_unit_test(test_reduce_scatter),
+		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_all_gather),
+		cmocka_unit_test(test_broadcast),
+		cmocka_unit_test(test_all_to_all),
+		cmocka_unit_test(test_send_recv),
+		cmocka_unit_test(test_fabric_counters),
+	};
+	const struct CMUnitTest fault_tests[] = {
+		cmocka_unit_test(test_link_down_before),
+		cmocka_unit_test(test_link_down_during),
+		cmocka_unit_test(test_rank_missing),
+		cmocka_unit_test(test_recovery),
+	};
+	char group[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(configs); i++)
+		if (strcmp(configs[i].name, name) == 0)
+			cfg = &configs[i];
+	if (!cfg)
+		return 2;
+	snprintf(group, sizeof(group), "collectives/%s", name);
+	if (cfg->faults)
+		return cmocka_run_group_tests_name(group, fault_tests,
+						   child_setup, child_teardown);
+	return _cmocka_run_group_tests(group, tests,
+				       ARRAY_SIZE(tests) - !cfg->fabric_check,
+				       child_setup, child_teardown);
+}
+
+/* Runs this program for one configuration; returns its failure count. */
+static int run_config(const char *self, const struct config *c)
+{
+	char devices[16];
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		snprintf(devices, sizeof(devices), "%d", c->devices);
+		setenv("TERN_BACKEND", "sim", 1);
+		setenv("TERN_SIM_DEVICES", devices, 1);
+		setenv("TERN_SIM_TOPOLOGY", c->topology, 1);
+		setenv("TERN_SIM_MEM_MB", "64", 1);
+		/* Faults end at the job timeout: keep it short. */
+		setenv("TERN_SIM_JOB_TIMEOUT_MS", c->faults ? "300" : "5000", 1);
+		execl(self, self, "--child", c->name, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return 1;
+	if (!WIFEXITED(status)) {
+		printf("collectives/%s: died (status 0x%x)\n", c->name, status);
+		return 1;
+	}
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	int failed = 0;
+
+	if (argc == 3 && strcmp(argv[1], "--child") == 0)
+		return run_child(argv[2]);
+	for (size_t i = 0; i < ARRAY_SIZE(configs); i++)
+		failed += run_config("/proc/self/exe", &configs[i]) != 0;
+	return failed ? 1 : 0;
+}
