@@ -339,6 +339,75 @@ else
 		sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ] && grep -q 'no Tern device node was found: load' '$err'"
 fi
 
+# ---- tern-bench collectives ----
+
+# coll_rows_ok: every data row has #wrong 0 out of place and in place (or
+# N/A in place, for all-to-all), and a fabric-eff ratio column.
+coll_rows_ok() {
+	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 15 || $9 != "0" ||
+		($13 != "0" && $13 != "N/A")')"
+}
+
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_DEVICES=4 "$bench" all-reduce -b 1K -e 64K -f 4 -n 2 -w 1
+	check "bench all-reduce -b 1K -e 64K -f 4 on 4 devices exits 0" rc_is 0
+	check "bench all-reduce: one row per size, 1K 4K 16K 64K" \
+		test "$(rows | awk '{ printf "%s ", $1 }')" = "1024 4096 16384 65536 "
+	check "bench all-reduce: count, type, redop and root columns" \
+		test -z "$(rows | awk '$2 != $1 / 4 || $3 != "float" || $4 != "sum" || $5 != -1')"
+	check "bench all-reduce: #wrong 0 out of place and in place" \
+		test -z "$(rows | awk '$9 != "0" || $13 != "0"')"
+	check "bench all-reduce: out-of-bounds and bus bandwidth summaries" \
+		sh -c "grep -q '^# Out of bounds values : 0 OK$' '$out' &&
+			grep -q '^# Avg bus bandwidth    : [0-9.e+-]*$' '$out'"
+	check "bench all-reduce: header names both groups and fabric-eff" \
+		sh -c "grep '^#' '$out' | grep -q 'out-of-place.*in-place.*fabric-eff'"
+	check "bench all-reduce: nothing on stderr" test ! -s "$err"
+
+	for test in all-gather reduce-scatter broadcast reduce all-to-all; do
+		run env TERN_SIM_DEVICES=3 "$bench" $test -b 1K -e 96K -f 8 -n 1 -w 1 -r 2
+		check "bench $test on 3 devices: exit 0, #wrong 0" \
+			sh -c "[ $rc -eq 0 ] && grep -q '^# Out of bounds values : 0 OK$' '$out'"
+		check "bench $test: rows of 15 columns, #wrong 0" coll_rows_ok
+	done
+
+	run env TERN_SIM_DEVICES=4 "$bench" all-reduce -b 1K -e 4K -n 1 -w 0 -d half -o max
+	check "bench all-reduce -d half -o max: exit 0, #wrong 0" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$3 == \"half\" && \$4 == \"max\" && \$9 == 0 && \$13 == 0' | wc -l)\" -eq 2 ]"
+	run env TERN_SIM_DEVICES=5 TERN_SIM_TOPOLOGY=ring "$bench" reduce -b 1K -e 1K -n 1 -w 0 -d int8 -o prod -r 4
+	check "bench reduce -d int8 -o prod -r 4 on a 5-ring: exit 0, #wrong 0" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^# Out of bounds values : 0 OK$' '$out'"
+
+	# The ratio comes from exact link counters, not from timing.
+	run env TERN_SIM_DEVICES=4 TERN_SIM_TOPOLOGY=ring "$bench" all-reduce -b 64K -e 64K -n 1 -w 0
+	check "bench all-reduce 64K on a 4-device ring: fabric-eff ratio in (0, 1]" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$15 > 0 && \$15 <= 1.0 && \$14 > 0' | wc -l)\" -eq 1 ]"
+	run env TERN_SIM_DEVICES=4 TERN_SIM_TOPOLOGY=none "$bench" all-reduce -b 1K -e 1K -n 1 -w 0 -g 1
+	check "bench all-reduce without fabric links: fabric-eff n/a" \
+		sh -c "[ $rc -eq 0 ] && grep -v '^#' '$out' | grep -q ' n/a  *n/a$'"
+	usage_error "bench broadcast -r past the last rank" "-r 3: no such rank; 3 ranks" \
+		env TERN_SIM_DEVICES=3 "$bench" broadcast -r 3
+	usage_error "bench all-reduce -g past the devices" "-g 4: only 3 devices present" \
+		env TERN_SIM_DEVICES=3 "$bench" all-reduce -g 4
+fi
+
+usage_error "bench all-reduce bad -d" "-d 'float33': expected a data type" \
+	"$bench" all-reduce -d float33
+usage_error "bench all-reduce bad -o" "-o 'avg': expected a reduction" \
+	"$bench" all-reduce -o avg
+usage_error "bench broadcast bad -r" "-r 'x': expected a root rank" \
+	"$bench" broadcast -r x
+usage_error "bench reduce negative -r" "-r '-1': expected a root rank" \
+	"$bench" reduce -r -1
+usage_error "bench all-reduce bad -c" "-c '2': expected 0" \
+	"$bench" all-reduce -c 2
+usage_error "bench all-gather -g 0" "-g '0': expected a number of devices" \
+	"$bench" all-gather -g 0
+run "$bench" all-reduce --help
+check "bench all-reduce --help shows every collective option" \
+	sh -c "[ $rc -eq 0 ] && for o in -b -e -f -n -w -c -d -o -r -g -h; do
+		grep -q \"^  \$o, --\" '$out' || exit 1; done"
+
 echo "1..$count"
 echo "# tools ($mode): $((count - failed)) passed, $failed failed"
 # The summary tests/suite-lib.sh counts (cmocka's wording).

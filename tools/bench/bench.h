@@ -8,5 +8,11 @@
 #define TOOLS_BENCH_BENCH_H
 
 int bench_copy_main(int argc, char **argv);
+int bench_all_reduce_main(int argc, char **argv);
+int bench_all_gather_main(int argc, char **argv);
+int bench_reduce_scatter_main(int argc, char **argv);
+int bench_broadcast_main(int argc, char **argv);
+int bench_reduce_main(int argc, char **argv);
+int bench_all_to_all_main(int argc, char **argv);
 
 #endif /* TOOLS_BENCH_BENCH_H */

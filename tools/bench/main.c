@@ -18,6 +18,18 @@ struct bench_test {
 static const struct bench_test bench_tests[] = {
 	{ "copy", "h2d, d2h and d2d copy bandwidth over a range of sizes",
 	  bench_copy_main },
+	{ "all-reduce", "all-reduce bandwidth and fabric efficiency",
+	  bench_all_reduce_main },
+	{ "all-gather", "all-gather bandwidth and fabric efficiency",
+	  bench_all_gather_main },
+	{ "reduce-scatter", "reduce-scatter bandwidth and fabric efficiency",
+	  bench_reduce_scatter_main },
+	{ "broadcast", "broadcast bandwidth and fabric efficiency",
+	  bench_broadcast_main },
+	{ "reduce", "reduce bandwidth and fabric efficiency",
+	  bench_reduce_main },
+	{ "all-to-all", "all-to-all bandwidth and fabric efficiency",
+	  bench_all_to_all_main },
 };
 
 #define BENCH_TEST_COUNT (sizeof(bench_tests) / sizeof(bench_tests[0]))
@@ -30,12 +42,13 @@ static void bench_usage(FILE *out)
 		"\n"
 		"Tests:\n");
 	for (size_t i = 0; i < BENCH_TEST_COUNT; i++)
-		fprintf(out, "  %-10s %s\n", bench_tests[i].name,
+		fprintf(out, "  %-14s %s\n", bench_tests[i].name,
 			bench_tests[i].summary);
 	fprintf(out,
 		"\n"
 		"Runs on tern.ko's devices, or on simulated ones when there are\n"
-		"none (TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB).\n");
+		"none (TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB,\n"
+		"TERN_SIM_TOPOLOGY).\n");
 }
 
 static const struct bench_test *bench_find(const char *name)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sweep options for tern-bench tests: -b -e -f -n -w -d -h, as in
- * nccl-tests, with the same long names.
+ * Options for tern-bench tests, as in nccl-tests with the same long names:
+ * -b -e -f -n -w -d -h for copy (-d a device), and for the collectives
+ * -b -e -f -n -w -c -d -o -r -g -h (-d a data type).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -26,9 +27,65 @@ static const struct option bench_long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* What each option wants, worded to follow "expected". */
-static const char *bench_wanted(int opt)
+static const struct option bench_coll_long_options[] = {
+	{ "minbytes", required_argument, NULL, 'b' },
+	{ "maxbytes", required_argument, NULL, 'e' },
+	{ "stepfactor", required_argument, NULL, 'f' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "warmup_iters", required_argument, NULL, 'w' },
+	{ "check", required_argument, NULL, 'c' },
+	{ "datatype", required_argument, NULL, 'd' },
+	{ "op", required_argument, NULL, 'o' },
+	{ "root", required_argument, NULL, 'r' },
+	{ "ngpus", required_argument, NULL, 'g' },
+	{ "ndevices", required_argument, NULL, 'g' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const bench_dtype_names[TERN_DTYPE_COUNT] = {
+	[TERN_FLOAT32] = "float", [TERN_FLOAT16] = "half",
+	[TERN_BFLOAT16] = "bfloat16", [TERN_INT32] = "int32",
+	[TERN_UINT32] = "uint32", [TERN_INT8] = "int8",
+	[TERN_UINT8] = "uint8", [TERN_INT64] = "int64",
+	[TERN_UINT64] = "uint64",
+};
+
+static const char *const bench_redop_names[TERN_REDOP_COUNT] = {
+	[TERN_SUM] = "sum", [TERN_PROD] = "prod",
+	[TERN_MIN] = "min", [TERN_MAX] = "max",
+};
+
+const char *bench_dtype_name(tern_dtype_t dtype)
 {
+	return (unsigned int)dtype < TERN_DTYPE_COUNT ?
+		bench_dtype_names[dtype] : "unknown";
+}
+
+const char *bench_redop_name(tern_redop_t op)
+{
+	return (unsigned int)op < TERN_REDOP_COUNT ?
+		bench_redop_names[op] : "unknown";
+}
+
+/* What each option wants, worded to follow "expected". */
+static const char *bench_wanted(int opt, bool coll)
+{
+	if (coll) {
+		switch (opt) {
+		case 'c':
+			return "0 (do not check results) or 1 (check them)";
+		case 'd':
+			return "a data type: float, half, bfloat16, int32, "
+			       "uint32, int8, uint8, int64 or uint64";
+		case 'o':
+			return "a reduction: sum, prod, min or max";
+		case 'r':
+			return "a root rank, a whole number from 0";
+		case 'g':
+			return "a number of devices, a whole number from 1";
+		}
+	}
 	switch (opt) {
 	case 'b':
 	case 'e':
@@ -68,9 +125,52 @@ void bench_print_usage(const char *name, const char *summary)
 	       name, summary);
 }
 
-static bool bench_parse_value(int opt, const char *text,
-			      struct bench_options *opts)
+static bool bench_parse_name(const char *text, const char *const *names,
+			     int count, int *index)
 {
+	for (int i = 0; i < count; i++) {
+		if (strcmp(text, names[i]) == 0) {
+			*index = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool bench_parse_coll_value(int opt, const char *text,
+				   struct bench_coll_options *coll)
+{
+	int index;
+
+	switch (opt) {
+	case 'c':
+		return cli_parse_long(text, 0, 1, &coll->check);
+	case 'd':
+		if (!bench_parse_name(text, bench_dtype_names,
+				      TERN_DTYPE_COUNT, &index))
+			return false;
+		coll->dtype = (tern_dtype_t)index;
+		return true;
+	case 'o':
+		if (!bench_parse_name(text, bench_redop_names,
+				      TERN_REDOP_COUNT, &index))
+			return false;
+		coll->op = (tern_redop_t)index;
+		return true;
+	case 'r':
+		return cli_parse_long(text, 0, INT_MAX, &coll->root);
+	case 'g':
+		return cli_parse_long(text, 1, INT_MAX, &coll->ndev);
+	}
+	return false;
+}
+
+static bool bench_parse_value(int opt, const char *text,
+			      struct bench_options *opts,
+			      struct bench_coll_options *coll)
+{
+	if (coll && strchr("cdorg", opt))
+		return bench_parse_coll_value(opt, text, coll);
 	switch (opt) {
 	case 'b':
 		return cli_parse_size(text, 1, BENCH_MAX_BYTES,
@@ -111,8 +211,10 @@ static void bench_unknown_option(const char *name, int argc, char **argv)
 	fprintf(stderr, " (see 'tern-bench %s --help')\n", name);
 }
 
-enum bench_parse_result bench_parse_options(int argc, char **argv,
-					    struct bench_options *opts)
+/* Parses the sweep into @opts and, for a collective (@coll set), the rest. */
+static enum bench_parse_result bench_parse(int argc, char **argv,
+					   struct bench_options *opts,
+					   struct bench_coll_options *coll)
 {
 	const char *name = argv[0];
 	int opt;
@@ -128,23 +230,28 @@ enum bench_parse_result bench_parse_options(int argc, char **argv,
 
 	opterr = 0;	/* our messages say what was wanted */
 	optind = 0;	/* glibc: full rescan, main() already used getopt */
-	while ((opt = getopt_long(argc, argv, "+:b:e:f:n:w:d:h",
-				  bench_long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv,
+				  coll ? "+:b:e:f:n:w:c:d:o:r:g:h" :
+					 "+:b:e:f:n:w:d:h",
+				  coll ? bench_coll_long_options :
+					 bench_long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			return BENCH_PARSE_HELP;
 		case ':':
 			fprintf(stderr, "tern-bench %s: %s needs a value: expected %s\n",
-				name, argv[optind - 1], bench_wanted(optopt));
+				name, argv[optind - 1],
+				bench_wanted(optopt, coll != NULL));
 			return BENCH_PARSE_USAGE;
 		case '?':
 			bench_unknown_option(name, argc, argv);
 			return BENCH_PARSE_USAGE;
 		default:
-			if (!bench_parse_value(opt, optarg, opts)) {
+			if (!bench_parse_value(opt, optarg, opts, coll)) {
 				fprintf(stderr,
 					"tern-bench %s: -%c '%s': expected %s\n",
-					name, opt, optarg, bench_wanted(opt));
+					name, opt, optarg,
+					bench_wanted(opt, coll != NULL));
 				return BENCH_PARSE_USAGE;
 			}
 		}
@@ -163,6 +270,49 @@ enum bench_parse_result bench_parse_options(int argc, char **argv,
 		return BENCH_PARSE_USAGE;
 	}
 	return BENCH_PARSE_RUN;
+}
+
+enum bench_parse_result bench_parse_options(int argc, char **argv,
+					    struct bench_options *opts)
+{
+	return bench_parse(argc, argv, opts, NULL);
+}
+
+enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
+						 struct bench_coll_options *opts)
+{
+	opts->check = 1;
+	opts->dtype = TERN_FLOAT32;
+	opts->op = TERN_SUM;
+	opts->root = 0;
+	opts->ndev = 0;
+	return bench_parse(argc, argv, &opts->sweep, opts);
+}
+
+void bench_print_coll_usage(const char *name, const char *summary)
+{
+	printf("Usage: tern-bench %s [options]\n"
+	       "%s\n"
+	       "\n"
+	       "Options (sizes take K, M or G suffixes, powers of 1024):\n"
+	       "  -b, --minbytes SIZE        smallest size (default 1K)\n"
+	       "  -e, --maxbytes SIZE        largest size (default 64M)\n"
+	       "  -f, --stepfactor N         multiply the size by N each step (default 4)\n"
+	       "  -n, --iters N              timed iterations per size (default 20)\n"
+	       "  -w, --warmup_iters N       untimed iterations per size first (default 5)\n"
+	       "  -c, --check 0|1            check every result (default 1)\n"
+	       "  -d, --datatype TYPE        float, half, bfloat16, int32, uint32, int8,\n"
+	       "                             uint8, int64 or uint64 (default float)\n"
+	       "  -o, --op OP                sum, prod, min or max (default sum)\n"
+	       "  -r, --root N               root rank of broadcast and reduce (default 0)\n"
+	       "  -g, --ngpus N              devices, one rank each (default: all)\n"
+	       "  -h, --help                 show this help\n"
+	       "\n"
+	       "The exit status is 0 when every result is right, 1 when any is wrong\n"
+	       "or a device fails, 2 for a bad command line or TERN_* settings.\n"
+	       "Devices: tern.ko's, or simulated ones when there are none\n"
+	       "(TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_TOPOLOGY).\n",
+	       name, summary);
 }
 
 uint64_t bench_next_size(const struct bench_options *opts, uint64_t size)

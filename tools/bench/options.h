@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "tern.h"
+
 struct bench_options {
 	uint64_t min_bytes;	/* -b */
 	uint64_t max_bytes;	/* -e */
@@ -33,6 +35,31 @@ enum bench_parse_result bench_parse_options(int argc, char **argv,
 
 /* Prints the options help for test @name to stdout. */
 void bench_print_usage(const char *name, const char *summary);
+
+/*
+ * The options of the collective tests (all-reduce, ...): the sweep, plus
+ * nccl-tests' -c -d -o -r -g. Here -d is the data type, as in nccl-tests,
+ * not a device index: a collective runs on -g devices from device 0.
+ */
+struct bench_coll_options {
+	struct bench_options sweep;	/* .device is unused */
+	long check;		/* -c: 1 verify results, 0 do not */
+	tern_dtype_t dtype;	/* -d */
+	tern_redop_t op;	/* -o */
+	long root;		/* -r: checked against the ranks later */
+	long ndev;		/* -g: 0 means every device */
+};
+
+/* As bench_parse_options(), for a collective test. */
+enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
+						 struct bench_coll_options *opts);
+
+/* Prints the options help for collective test @name to stdout. */
+void bench_print_coll_usage(const char *name, const char *summary);
+
+/* nccl-tests' names: "float", "half", ... and "sum", "prod", "min", "max". */
+const char *bench_dtype_name(tern_dtype_t dtype);
+const char *bench_redop_name(tern_redop_t op);
 
 /* The next size of the sweep after @size, or 0 when the sweep is over. */
 uint64_t bench_next_size(const struct bench_options *opts, uint64_t size);
