@@ -2,9 +2,13 @@
 #
 # Test programs, built into $(BUILD)/tests/:
 #   test_model        device model unit tests (no libtern)
+#   test_fabric       fabric model unit tests
+#   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_api          libtern argument checking on the simulator
+#   test_collectives  collectives on simulated machines, every case
 #   test_conformance  the tern.h conformance suite, any backend
 #   test_uapi         raw ioctl tests against the first Tern node
+#   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
 # `make check` runs every suite through tests/check.sh.
 
@@ -15,14 +19,21 @@ TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
 
-TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o \
-	$(BUILD)/driver/model/tern_model.o
+TEST_MODEL_LIB := $(addprefix $(BUILD)/driver/model/, \
+	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o)
+TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(TEST_MODEL_LIB)
+TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
+	$(BUILD)/driver/model/tern_fabric.o
+TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
+TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 	$(sort $(wildcard tests/conformance/*.c)))
 TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c)))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
+	$(TEST_BIN)/test_collectives \
+	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
@@ -30,9 +41,21 @@ $(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
 
 $(TEST_BIN)/test_model: $(TEST_MODEL_OBJS)
 	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS)
+
+$(TEST_BIN)/test_fabric: $(TEST_FABRIC_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
 
+$(TEST_BIN)/test_reduce: $(TEST_REDUCE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
+
 $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_collectives: $(TEST_COLLECTIVES_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
@@ -48,3 +71,18 @@ include tests/tools/tools.mk
 
 check:
 	MAKE="$(MAKE)" BUILD="$(BUILD)" tests/check.sh
+
+# tern.ko's fabric (tests/fabric/), with the uapi suite's ioctl helpers;
+# root and a ring of mock devices, in the VM.
+TEST_FABRIC_KO_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
+	$(sort $(wildcard tests/fabric/*.c))) \
+	$(BUILD)/tests/uapi/util.o $(BUILD)/tests/uapi/topology.o
+TEST_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0)
+TEST_NL_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0)
+USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
+
+$(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
+
+$(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) $(TEST_NL_LDLIBS)

@@ -6,8 +6,9 @@
 # or harness step counts as one failure). Exits non-zero on any failure.
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
-#   unit/*            test_model and test_api, native
-#   asan/*            test_model, test_api and test_conformance (simulator)
+#   unit/*            test_model, test_fabric, test_reduce and test_api, native
+#   asan/*            test_model, test_fabric, test_reduce, test_api and
+#                     test_conformance (simulator)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
@@ -23,7 +24,7 @@ MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
 ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 JOBS=${TERN_CHECK_JOBS:-2}
-VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=4 mock_mem_mb=64 job_timeout_ms=2000}
+VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=4 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring}
 VM_TIMEOUT=900
 
 TERN_TEST_LOGS=$BUILD/test-logs
@@ -115,8 +116,13 @@ export TERN_BACKEND=sim TERN_SIM_MEM_MB=64
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 suite unit/model "$BUILD/tests/test_model"
+suite unit/fabric "$BUILD/tests/test_fabric"
+suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
+suite unit/collectives "$BUILD/tests/test_collectives"
 suite asan/model "$ASAN_BUILD/tests/test_model"
+suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
+suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite sim/conformance "$BUILD/tests/test_conformance"

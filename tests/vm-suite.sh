@@ -3,7 +3,8 @@
 #
 # The test suites that need tern.ko, run inside the test VM from the
 # repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
-# the uapi tests and the conformance suite on the kernel backend.
+# the uapi tests, the fabric tests (on a ring) and the conformance suite on
+# the kernel backend.
 #
 # Prints each program's output, a RESULT line per suite (see
 # tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
@@ -41,6 +42,11 @@ suite() {
 }
 
 suite uapi env TERN_BACKEND=kernel "$build/tests/test_uapi"
+# Fault injection and netlink: a ring of three or more mock devices.
+topology=$(cat /sys/module/tern/parameters/mock_topology 2>/dev/null || echo auto)
+if [ "$topology" = ring ] && [ "$(cat /sys/module/tern/parameters/mock_devices 2>/dev/null || echo 1)" -ge 3 ]; then
+	suite fabric "$build/tests/test_fabric_ko"
+fi
 suite conformance env TERN_BACKEND=kernel "$build/tests/test_conformance"
 suite tools env TERN_BACKEND=kernel tests/tools/run.sh --kernel "$build"
 # Another device of the same module, when there is one: each device keeps

@@ -88,5 +88,8 @@ int main(void)
 	failed += uapi_queue_submit_tests();
 	failed += uapi_packet_tests();
 	failed += uapi_job_tests();
+	failed += uapi_topology_tests();
+	failed += uapi_peer_tests();
+	failed += uapi_reduce_tests();
 	return failed ? 1 : 0;
 }

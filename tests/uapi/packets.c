@@ -119,7 +119,7 @@ static void test_packet_opcode_unknown(void **state)
 
 static void test_packet_opcode_reserved(void **state)
 {
-	static const uint16_t reserved[] = { 0x10, 0x1f, 0x20, 0x2f };
+	static const uint16_t reserved[] = { 0x11, 0x1f, 0x20, 0x2f };
 
 	(void)state;
 	p.bad = emit_valid(TERN_OP_COPY);

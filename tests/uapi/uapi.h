@@ -85,10 +85,31 @@ int uapi_fence_status(int fd, uint32_t syncobj);
 /* Submits @s with a fresh out-syncobj and returns the fence status. */
 int uapi_run(int fd, uint32_t queue, const struct uapi_stream *s);
 
+/*
+ * Other Tern devices of the machine (topology.c): the number of Tern nodes,
+ * and a new file on the device whose GET_INFO device_index is @index (-1
+ * when there is none).
+ */
+uint32_t uapi_device_count(void);
+int uapi_open_device(uint32_t index);
+
+/* TOPOLOGY into @ports (up to @max entries); returns the port count. */
+uint32_t uapi_topology(int fd, struct drm_tern_port_info *ports, uint32_t max);
+
+/* Traffic of a device's ports whose link leads to fabric id @peer. */
+struct uapi_traffic {
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
+};
+
+struct uapi_traffic uapi_traffic_toward(int fd, uint32_t peer);
+
 /* The groups; each returns its number of failures. */
 int uapi_info_bo_tests(void);
 int uapi_queue_submit_tests(void);
 int uapi_packet_tests(void);
 int uapi_job_tests(void);
+int uapi_topology_tests(void);
+int uapi_peer_tests(void);
+int uapi_reduce_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */

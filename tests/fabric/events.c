@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "events" multicast group: a link going down or up and a link error
+ * are announced with the link's attributes after the change; a command
+ * that changes nothing announces nothing. The kernel sends an event before
+ * the debugfs write returns, so the waits below are bounds only.
+ */
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/socket.h>
+
+#include "fabric.h"
+
+/* Generous: events are queued before the write returns. */
+#define EVENT_BOUND_MS	2000
+#define NO_EVENT_BOUND_MS	200
+
+static struct nl_sock *events;
+
+static int events_setup(void **state)
+{
+	int family, group;
+
+	fixture_setup(state);
+	events = netlink_open(&family);
+	group = genl_ctrl_resolve_grp(events, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	assert_true(group > 0);
+	assert_int_equal(nl_socket_add_membership(events, group), 0);
+	return 0;
+}
+
+static int events_teardown(void **state)
+{
+	nl_socket_free(events);
+	events = NULL;
+	return fixture_teardown(state);
+}
+
+static struct nl_reply next_event(void)
+{
+	struct nl_reply event;
+
+	if (!netlink_next(events, EVENT_BOUND_MS, &event))
+		fail_msg("no event within %d ms", EVENT_BOUND_MS);
+	return event;
+}
+
+/* The event is about the link joining device 0's port 0 to device 1. */
+static void assert_link01(const struct nl_reply *event)
+{
+	const uint64_t *a = event->attr;
+
+	if (!((a[TERN_A_LINK_DEVICE_A] == 0 && a[TERN_A_LINK_PORT_A] == RING_NEXT &&
+	       a[TERN_A_LINK_DEVICE_B] == 1 && a[TERN_A_LINK_PORT_B] == RING_PREV) ||
+	      (a[TERN_A_LINK_DEVICE_A] == 1 && a[TERN_A_LINK_PORT_A] == RING_PREV &&
+	       a[TERN_A_LINK_DEVICE_B] == 0 && a[TERN_A_LINK_PORT_B] == RING_NEXT)))
+		fail_msg("event about %llu:%llu - %llu:%llu, want 0:0 - 1:1",
+			 (unsigned long long)a[TERN_A_LINK_DEVICE_A],
+			 (unsigned long long)a[TERN_A_LINK_PORT_A],
+			 (unsigned long long)a[TERN_A_LINK_DEVICE_B],
+			 (unsigned long long)a[TERN_A_LINK_PORT_B]);
+	assert_true(event->has[TERN_A_LINK_INDEX]);
+	assert_true(event->has[TERN_A_LINK_ERRORS]);
+}
+
+static void test_event_link_down(void **state)
+{
+	struct nl_reply event;
+
+	(void)state;
+	assert_int_equal(link_write(0, "0 down"), 0);
+	event = next_event();
+	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
+	assert_link01(&event);
+	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+}
+
+static void test_event_link_up_from_other_end(void **state)
+{
+	struct nl_reply event;
+
+	(void)state;
+	assert_int_equal(link_write(0, "0 down"), 0);
+	assert_int_equal(next_event().attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+	assert_int_equal(link_write(1, "1 up"), 0);
+	event = next_event();
+	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
+	assert_link01(&event);
+	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+}
+
+static void test_event_none_without_change(void **state)
+{
+	struct nl_reply event;
+
+	(void)state;
+	assert_int_equal(link_write(0, "0 down"), 0);
+	assert_int_equal(next_event().attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+	assert_int_equal(link_write(0, "0 down"), 0);
+	assert_int_equal(link_write(1, "1 down"), 0);	/* the same link */
+	if (netlink_next(events, NO_EVENT_BOUND_MS, &event))
+		fail_msg("an event (command %u, state %llu) without a change",
+			 event.cmd,
+			 (unsigned long long)event.attr[TERN_A_LINK_STATE]);
+	/* and the next change is the next event */
+	assert_int_equal(link_write(0, "0 up"), 0);
+	event = next_event();
+	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
+	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+}
+
+static void test_event_link_error(void **state)
+{
+	struct drm_tern_port_info ports[RING_PORTS];
+	struct nl_reply event;
+	uint64_t errors;
+
+	(void)state;
+	uapi_topology(fabric.fd[0], ports, RING_PORTS);
+	errors = ports[RING_NEXT].errors;
+	assert_int_equal(link_write(0, "0 error"), 0);
+	event = next_event();
+	assert_int_equal(event.cmd, TERN_CMD_LINK_ERROR_NTF);
+	assert_link01(&event);
+	assert_int_equal(event.attr[TERN_A_LINK_ERRORS], errors + 1);
+	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, events_setup, events_teardown)
+
+int event_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_event_link_down),
+		T(test_event_link_up_from_other_end),
+		T(test_event_none_without_change),
+		T(test_event_link_error),
+	};
+
+	return cmocka_run_group_tests_name("fabric_events", tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabric tests of tern.ko: fault injection through debugfs
+ * (fabric_link), rerouting around a link that is down, and the generic
+ * netlink family "tern". They need root, debugfs and mock devices joined
+ * in a ring of three or more (mock_topology=ring), and are written for the
+ * test VM. The raw-ioctl helpers are the uapi suite's (tests/uapi/uapi.h).
+ *
+ * On a ring, port 0 of device d goes to port 1 of device d + 1: "the link
+ * 0->1" is device 0's port 0.
+ */
+#ifndef TERN_FABRIC_TEST_H
+#define TERN_FABRIC_TEST_H
+
+#include "../uapi/uapi.h"
+
+#define FABRIC_MAX_DEVICES	64
+#define RING_PORTS		2
+#define RING_NEXT		0	/* port toward device d + 1 */
+#define RING_PREV		1	/* port toward device d - 1 */
+#define FABRIC_COPY_BYTES	5000u
+
+struct fabric {
+	uint32_t devices;
+	int fd[FABRIC_MAX_DEVICES];			/* one file per device */
+	char node[FABRIC_MAX_DEVICES][64];		/* its device node */
+	char link_file[FABRIC_MAX_DEVICES][96];		/* its fabric_link */
+};
+
+extern struct fabric fabric;
+
+/* Every test's fixture on device 0: a queue, a buffer, device 1's import. */
+struct fixture {
+	uint32_t queue;
+	struct uapi_bo local;		/* device 0's buffer */
+	struct uapi_bo remote;		/* device 1's buffer, mapped on device 1 */
+	uint32_t import;		/* remote imported on device 0 */
+	uint64_t import_va;
+};
+
+extern struct fixture fx;
+
+/* Opens the files of every device (fabric.fd); 0 or a reason to skip. */
+const char *fabric_open(void);
+int fixture_setup(void **state);
+/* Brings every link up again and releases the fixture. */
+int fixture_teardown(void **state);
+
+/* Writes @command to @device's fabric_link: 0 or the write's errno. */
+int link_write(uint32_t device, const char *command);
+/* Every link up; fails the test if one cannot be brought up. */
+void links_all_up(void);
+
+/* Every port of every device, as TOPOLOGY reports them. */
+struct ports {
+	struct drm_tern_port_info port[FABRIC_MAX_DEVICES][RING_PORTS];
+};
+
+void ports_read(struct ports *ports);
+
+/* Runs a COPY on device 0's queue; returns the fence status. */
+int copy_on_device0(uint64_t src, uint64_t dst, uint64_t bytes);
+/* Copies FABRIC_COPY_BYTES of a pattern into device 1's buffer. */
+int copy_to_device1(uint8_t seed);
+void assert_device1_got(uint8_t seed);
+
+/* ---- generic netlink (netlink.c) ---- */
+
+struct nl_sock;
+
+#define NL_MAX_ATTR	16
+
+/* One message of the "tern" family, its attributes as numbers. */
+struct nl_reply {
+	uint8_t cmd;
+	int has[NL_MAX_ATTR + 1];
+	uint64_t attr[NL_MAX_ATTR + 1];	/* u32 and u64 attributes */
+	char name[64], node[64];	/* TERN_A_DEV_NAME, TERN_A_DEV_NODE */
+};
+
+struct nl_replies {
+	struct nl_reply msg[2 * FABRIC_MAX_DEVICES];
+	uint32_t count;
+	int error;		/* of an NLMSG_ERROR: a negative errno */
+};
+
+/* A socket of the family, its id in @family; fails the test on error. */
+struct nl_sock *netlink_open(int *family);
+/*
+ * Dumps @cmd, with a u32 attribute @attr = @value in the request unless
+ * @attr is 0; returns 0 or the kernel's negative errno.
+ */
+int netlink_dump(struct nl_sock *sock, int family, uint8_t cmd, uint16_t attr,
+	    uint32_t value, struct nl_replies *out);
+/*
+ * Receives the next message, waiting for one at most @bound_ms (a bound,
+ * not a timing); returns 1 with it in @out, 0 when none came.
+ */
+int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out);
+
+int link_tests(void);
+int netlink_tests(void);
+int event_tests(void);
+
+#endif /* TERN_FABRIC_TEST_H */

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The generic netlink family "tern" through libnl-genl-3: the family
+ * resolves, DEVICE_GET and LINK_GET dump what the ioctls report, their
+ * filters keep one message, the link counters move by exactly the bytes a
+ * job sent, and the strict policy refuses what a request may not carry.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "fabric.h"
+
+/* ---- helpers ---- */
+
+static int on_message(struct nl_msg *msg, void *arg)
+{
+	struct nl_replies *out = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[NL_MAX_ATTR + 1];
+	struct nl_reply *reply;
+
+	if (out->count == sizeof(out->msg) / sizeof(out->msg[0]) ||
+	    genlmsg_parse(nlh, 0, tb, NL_MAX_ATTR, NULL) < 0)
+		return NL_STOP;
+	reply = &out->msg[out->count++];
+	memset(reply, 0, sizeof(*reply));
+	reply->cmd = genlmsg_hdr(nlh)->cmd;
+	for (int i = 1; i <= NL_MAX_ATTR; i++) {
+		if (!tb[i])
+			continue;
+		reply->has[i] = 1;
+		if (nla_len(tb[i]) == 4)
+			reply->attr[i] = nla_get_u32(tb[i]);
+		else if (nla_len(tb[i]) == 8)
+			reply->attr[i] = nla_get_u64(tb[i]);
+	}
+	if (reply->cmd == TERN_CMD_DEVICE_GET) {
+		if (tb[TERN_A_DEV_NAME])
+			nla_strlcpy(reply->name, tb[TERN_A_DEV_NAME],
+				    sizeof(reply->name));
+		if (tb[TERN_A_DEV_NODE])
+			nla_strlcpy(reply->node, tb[TERN_A_DEV_NODE],
+				    sizeof(reply->node));
+	}
+	return NL_OK;
+}
+
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *err, void *arg)
+{
+	struct nl_replies *out = arg;
+
+	(void)who;
+	out->error = err->error;
+	return NL_STOP;
+}
+
+struct nl_sock *netlink_open(int *family)
+{
+	struct nl_sock *sock = nl_socket_alloc();
+
+	assert_non_null(sock);
+	assert_int_equal(genl_connect(sock), 0);
+	*family = genl_ctrl_resolve(sock, TERN_GENL_NAME);
+	if (*family <= 0)
+		fail_msg("genl_ctrl_resolve(\"%s\"): %s", TERN_GENL_NAME,
+			 nl_geterror(*family));
+	return sock;
+}
+
+static int any_sequence(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/* @events: multicast messages, which answer no request (sequence 0). */
+static int receive(struct nl_sock *sock, struct nl_replies *out, int events)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret;
+
+	assert_non_null(cb);
+	if (events)
+		nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_sequence, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_message, out);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, out);
+	ret = nl_recvmsgs(sock, cb);
+	nl_cb_put(cb);
+	return ret;
+}
+
+int netlink_dump(struct nl_sock *sock, int family, uint8_t cmd, uint16_t attr,
+	    uint32_t value, struct nl_replies *out)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+				    NLM_F_DUMP, cmd, TERN_GENL_VERSION));
+	if (attr)
+		assert_int_equal(nla_put_u32(msg, attr, value), 0);
+	ret = nl_send_auto(sock, msg);
+	nlmsg_free(msg);
+	assert_true(ret >= 0);
+
+	ret = receive(sock, out, 0);
+	if (out->error)
+		return out->error;
+	if (ret < 0)
+		fail_msg("receiving the dump: %s", nl_geterror(ret));
+	return 0;
+}
+
+int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(sock), .events = POLLIN };
+	static struct nl_replies replies;
+
+	if (poll(&pfd, 1, bound_ms) <= 0)
+		return 0;
+	memset(&replies, 0, sizeof(replies));
+	receive(sock, &replies, 1);
+	/* one event per datagram */
+	assert_int_equal(replies.count, 1);
+	*out = replies.msg[0];
+	return 1;
+}
+
+/* ---- the family and its dumps ---- */
+
+static void test_nl_family_resolves(void **state)
+{
+	struct nl_sock *sock = nl_socket_alloc();
+
+	(void)state;
+	assert_int_equal(genl_connect(sock), 0);
+	assert_true(genl_ctrl_resolve(sock, TERN_GENL_NAME) > 0);
+	assert_true(genl_ctrl_resolve_grp(sock, TERN_GENL_NAME,
+					  TERN_MCGRP_EVENTS) > 0);
+	nl_socket_free(sock);
+}
+
+static void assert_device_reply(const struct nl_reply *reply)
+{
+	uint32_t index = (uint32_t)reply->attr[TERN_A_DEV_INDEX];
+	struct drm_tern_info info;
+	struct drm_tern_topology topology = { 0 };
+	char name[32];
+
+	assert_int_equal(reply->cmd, TERN_CMD_DEVICE_GET);
+	assert_true(reply->has[TERN_A_DEV_INDEX]);
+	assert_true(index < fabric.devices);
+	info = uapi_get_info(fabric.fd[index]);
+	assert_ioctl_ok(uapi_ioctl(fabric.fd[index], DRM_IOCTL_TERN_TOPOLOGY,
+				   &topology));
+	assert_int_equal(reply->attr[TERN_A_DEV_FABRIC_ID], topology.fabric_id);
+	assert_int_equal(reply->attr[TERN_A_DEV_MEM_SIZE], info.device_memory_size);
+	assert_int_equal(reply->attr[TERN_A_DEV_MEM_USED], info.device_memory_used);
+	assert_int_equal(reply->attr[TERN_A_DEV_ENGINE_COUNT], info.engine_count);
+	assert_int_equal(reply->attr[TERN_A_DEV_PORT_COUNT], topology.port_count);
+	assert_string_equal(reply->node, fabric.node[index]);
+	snprintf(name, sizeof(name), "tern.%u", index);
+	assert_string_equal(reply->name, name);
+}
+
+static void test_nl_device_dump(void **state)
+{
+	static struct nl_replies out;
+	uint64_t seen = 0;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
+	assert_int_equal(out.count, fabric.devices);
+	for (uint32_t i = 0; i < out.count; i++) {
+		assert_device_reply(&out.msg[i]);
+		seen |= 1ull << out.msg[i].attr[TERN_A_DEV_INDEX];
+	}
+	/* each device once */
+	assert_int_equal(__builtin_popcountll(seen), fabric.devices);
+	nl_socket_free(sock);
+}
+
+static void test_nl_device_filter(void **state)
+{
+	static struct nl_replies out;
+	uint32_t last = fabric.devices - 1;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
+				 TERN_A_DEV_INDEX, last, &out), 0);
+	assert_int_equal(out.count, 1);
+	assert_int_equal(out.msg[0].attr[TERN_A_DEV_INDEX], last);
+	assert_device_reply(&out.msg[0]);
+	nl_socket_free(sock);
+}
+
+static void test_nl_link_dump(void **state)
+{
+	static struct nl_replies out;
+	struct ports ports;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	ports_read(&ports);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &out), 0);
+	/* a ring of N has N links */
+	assert_int_equal(out.count, fabric.devices);
+	for (uint32_t i = 0; i < out.count; i++) {
+		const struct nl_reply *link = &out.msg[i];
+		uint64_t a = link->attr[TERN_A_LINK_DEVICE_A];
+		uint64_t pa = link->attr[TERN_A_LINK_PORT_A];
+		const struct drm_tern_port_info *end;
+
+		assert_int_equal(link->cmd, TERN_CMD_LINK_GET);
+		assert_int_equal(link->attr[TERN_A_LINK_INDEX], i);
+		assert_true(a < fabric.devices && pa < RING_PORTS);
+		end = &ports.port[a][pa];
+		assert_int_equal(link->attr[TERN_A_LINK_DEVICE_B], end->peer_fabric_id);
+		assert_int_equal(link->attr[TERN_A_LINK_PORT_B], end->peer_port);
+		assert_int_equal(link->attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+		assert_int_equal(link->attr[TERN_A_LINK_BYTES_A_TO_B], end->tx_bytes);
+		assert_int_equal(link->attr[TERN_A_LINK_BYTES_B_TO_A], end->rx_bytes);
+		assert_int_equal(link->attr[TERN_A_LINK_ERRORS], end->errors);
+		assert_int_equal(link->attr[TERN_A_LINK_BANDWIDTH], end->bandwidth);
+		assert_int_equal(link->attr[TERN_A_LINK_LATENCY_NS], end->latency_ns);
+	}
+	nl_socket_free(sock);
+}
+
+static void test_nl_link_filter(void **state)
+{
+	static struct nl_replies out;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
+				 TERN_A_LINK_INDEX, 1, &out), 0);
+	assert_int_equal(out.count, 1);
+	assert_int_equal(out.msg[0].attr[TERN_A_LINK_INDEX], 1);
+	nl_socket_free(sock);
+}
+
+/* The change of @attr of every link between two dumps. */
+static uint64_t moved(const struct nl_replies *before,
+		      const struct nl_replies *after, uint32_t link, int attr)
+{
+	return after->msg[link].attr[attr] - before->msg[link].attr[attr];
+}
+
+/*
+ * Asserts that only the link 0->1 moved, by @bytes from device 0 to 1
+ * and @back_bytes the other way, one transfer for each non-zero.
+ */
+static void assert_only_link01_moved(const struct nl_replies *before,
+				     const struct nl_replies *after,
+				     uint64_t bytes, uint64_t back_bytes)
+{
+	assert_int_equal(after->count, before->count);
+	for (uint32_t i = 0; i < after->count; i++) {
+		const struct nl_reply *link = &after->msg[i];
+		int from0 = link->attr[TERN_A_LINK_DEVICE_A] == 0;
+		int is01 = (from0 && link->attr[TERN_A_LINK_DEVICE_B] == 1 &&
+			    link->attr[TERN_A_LINK_PORT_A] == RING_NEXT) ||
+			   (!from0 && link->attr[TERN_A_LINK_DEVICE_A] == 1 &&
+			    link->attr[TERN_A_LINK_DEVICE_B] == 0 &&
+			    link->attr[TERN_A_LINK_PORT_A] == RING_PREV);
+		uint64_t ab = is01 ? (from0 ? bytes : back_bytes) : 0;
+		uint64_t ba = is01 ? (from0 ? back_bytes : bytes) : 0;
+
+		assert_int_equal(moved(before, after, i, TERN_A_LINK_BYTES_A_TO_B), ab);
+		assert_int_equal(moved(before, after, i, TERN_A_LINK_BYTES_B_TO_A), ba);
+		assert_int_equal(moved(before, after, i, TERN_A_LINK_PACKETS_A_TO_B),
+				 ab ? 1 : 0);
+		assert_int_equal(moved(before, after, i, TERN_A_LINK_PACKETS_B_TO_A),
+				 ba ? 1 : 0);
+	}
+}
+
+static void test_nl_link_counters_move_by_bytes_sent(void **state)
+{
+	static struct nl_replies before, after;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &before), 0);
+	assert_int_equal(copy_to_device1(5), 1);
+	assert_device1_got(5);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &after), 0);
+	assert_only_link01_moved(&before, &after, FABRIC_COPY_BYTES, 0);
+
+	/* a read of device 1's memory flows back */
+	before = after;
+	assert_int_equal(copy_on_device0(fx.import_va, fx.local.va + 8192,
+					 FABRIC_COPY_BYTES / 2), 1);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &after), 0);
+	assert_only_link01_moved(&before, &after, 0, FABRIC_COPY_BYTES / 2);
+	nl_socket_free(sock);
+}
+
+static void test_nl_link_get_rejects_unknown_attribute(void **state)
+{
+	static struct nl_replies out;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	/* the request policy knows only the index filter */
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
+				 TERN_A_LINK_DEVICE_A, 0, &out), -EINVAL);
+	assert_int_equal(out.count, 0);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
+				 TERN_A_DEV_FABRIC_ID, 0, &out), -EINVAL);
+	assert_int_equal(out.count, 0);
+	nl_socket_free(sock);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)
+
+int netlink_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_nl_family_resolves),
+		T(test_nl_device_dump),
+		T(test_nl_device_filter),
+		T(test_nl_link_dump),
+		T(test_nl_link_filter),
+		T(test_nl_link_counters_move_by_bytes_sent),
+		T(test_nl_link_get_rejects_unknown_attribute),
+	};
+
+	return cmocka_run_group_tests_name("fabric_netlink", tests, NULL, NULL);
+}
