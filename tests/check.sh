@@ -7,8 +7,8 @@
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   unit/*            test_model, test_fabric, test_reduce and test_api, native
-#   asan/*            test_model, test_fabric, test_reduce, test_api and
-#                     test_conformance (simulator)
+#   asan/*            test_model, test_fabric, test_reduce, test_api,
+#                     test_conformance and test_collectives (simulator)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
@@ -24,7 +24,7 @@ MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
 ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 JOBS=${TERN_CHECK_JOBS:-2}
-VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=4 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring}
+VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring}
 VM_TIMEOUT=900
 
 TERN_TEST_LOGS=$BUILD/test-logs
@@ -125,6 +125,7 @@ suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
+suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"

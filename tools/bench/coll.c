@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "device.h"
 #include "coll_data.h"
 #include "coll_fabric.h"
 #include "options.h"
@@ -476,16 +477,9 @@ static int coll_open_devices(struct coll_bench *b, const char *prog)
 	tern_status_t status;
 	int count = 0, ret;
 
-	ret = cli_get_backend(prog, &b->backend);
+	ret = bench_count_devices(prog, &b->backend, &count);
 	if (ret)
 		return ret;
-	status = tern_device_count(&count);
-	if (status == TERN_SUCCESS && count == 0)
-		status = TERN_ERROR_NO_DEVICE;
-	if (status != TERN_SUCCESS) {
-		cli_report_error(prog, "looking for devices", status);
-		return 1;
-	}
 	if (b->opts->ndev > count || b->opts->ndev > COLL_FABRIC_MAX_RANKS) {
 		fprintf(stderr,
 			"%s: -g %ld: only %d device%s present, backend %s\n",

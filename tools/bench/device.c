@@ -7,6 +7,26 @@
 #include "cli.h"
 #include "device.h"
 
+int bench_count_devices(const char *prog, tern_backend_t *backend,
+			int *count)
+{
+	tern_status_t status;
+	int ret;
+
+	ret = cli_get_backend(prog, backend);
+	if (ret)
+		return ret;
+	*count = 0;
+	status = tern_device_count(count);
+	if (status == TERN_SUCCESS && *count == 0)
+		status = TERN_ERROR_NO_DEVICE;
+	if (status != TERN_SUCCESS) {
+		cli_report_error(prog, "looking for devices", status);
+		return 1;
+	}
+	return 0;
+}
+
 int bench_device_open(const char *test, const struct bench_options *opts,
 		      struct bench_device *dev)
 {
@@ -15,16 +35,9 @@ int bench_device_open(const char *test, const struct bench_options *opts,
 	int count = 0, ret;
 
 	snprintf(prog, sizeof(prog), "tern-bench %s", test);
-	ret = cli_get_backend(prog, &dev->backend);
+	ret = bench_count_devices(prog, &dev->backend, &count);
 	if (ret)
 		return ret;
-	status = tern_device_count(&count);
-	if (status == TERN_SUCCESS && count == 0)
-		status = TERN_ERROR_NO_DEVICE;
-	if (status != TERN_SUCCESS) {
-		cli_report_error(prog, "looking for devices", status);
-		return 1;
-	}
 	if (opts->device >= count) {
 		fprintf(stderr,
 			"tern-bench %s: -d %ld: no such device; %d device%s present (index 0 to %d), backend %s\n",
