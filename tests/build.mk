@@ -72,7 +72,8 @@ include tests/tools/tools.mk
 check:
 	MAKE="$(MAKE)" BUILD="$(BUILD)" tests/check.sh
 
-# tern.ko's fabric (tests/fabric/), with the uapi suite's ioctl helpers;
+# tern.ko's fabric (tests/fabric/), with the uapi suite's ioctl helpers
+# and libtern (collectives under link faults);
 # root and a ring of mock devices, in the VM.
 TEST_FABRIC_KO_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 	$(sort $(wildcard tests/fabric/*.c))) \
@@ -83,6 +84,6 @@ USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
 
 $(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
 
-$(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS)
+$(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS) $(LIBTERN_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) $(TEST_NL_LDLIBS)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LIBTERN_LIBS) $(TEST_NL_LDLIBS)

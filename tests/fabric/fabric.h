@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fabric tests of tern.ko: fault injection through debugfs
- * (fabric_link), rerouting around a link that is down, and the generic
- * netlink family "tern". They need root, debugfs and mock devices joined
- * in a ring of three or more (mock_topology=ring), and are written for the
- * test VM. The raw-ioctl helpers are the uapi suite's (tests/uapi/uapi.h).
+ * (fabric_link), rerouting around a link that is down, the generic
+ * netlink family "tern" and libtern's collectives when links fail. They
+ * need root, debugfs and mock devices joined in a ring of three or more
+ * (mock_topology=ring), and are written for the test VM. The raw-ioctl
+ * helpers are the uapi suite's (tests/uapi/uapi.h).
  *
  * On a ring, port 0 of device d goes to port 1 of device d + 1: "the link
  * 0->1" is device 0's port 0.
@@ -101,5 +102,7 @@ int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out);
 int link_tests(void);
 int netlink_tests(void);
 int event_tests(void);
+/* Collectives through libtern while links fail (collectives.c). */
+int collective_tests(void);
 
 #endif /* TERN_FABRIC_TEST_H */

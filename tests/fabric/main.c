@@ -32,5 +32,6 @@ int main(void)
 	failed += link_tests();
 	failed += netlink_tests();
 	failed += event_tests();
+	failed += collective_tests();
 	return failed ? 1 : 0;
 }
