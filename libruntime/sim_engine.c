@@ -4,17 +4,21 @@
  * model. Each queue's jobs run in submission order; among the queues of
  * an engine, the oldest job whose dependencies have all signalled goes
  * next, and runs to its end before the engine takes another (as tern.ko's
- * engines do). A job whose SEM_WAIT does not pass is retried after a short
- * sleep; a job still unfinished at the job timeout fails with
+ * engines do). A job whose SEM_WAIT does not pass sleeps on the semaphore
+ * until an engine writes it (or a bounded timeout, for host writes); a job still unfinished at the job timeout fails with
  * TERN_ERROR_TIMEOUT, one that faults with TERN_ERROR_DEVICE_FAULT, one that
  * addresses a peer's memory no up link reaches with TERN_ERROR_NO_ROUTE. A
  * dependency's failure does not stop the jobs waiting for it.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim.h"
 #include "tern_model.h"
@@ -51,10 +55,79 @@ static void sim_sleep_us(unsigned int us)
 		;
 }
 
+/*
+ * A stalled SEM_WAIT sleeps on its semaphore's low word (a futex) rather
+ * than polling: every short sleep arms a timer, which is costly (most of
+ * all in a VM) and takes the CPU from the engines with work. An engine
+ * wakes a semaphore's sleepers once an 8-byte access (a SEM_SIGNAL's, or
+ * one that needs no wake) has landed, i.e. at its next translate or at the
+ * end of the run. The timeout catches semaphores the host writes.
+ */
+static atomic_int sim_sem_sleepers;
+static __thread void *sim_sem_written;
+
+static void sim_sem_wake(void)
+{
+	/*
+	 * The model's store is a release store, which may pass the load of
+	 * the sleeper count below; the fence keeps a sleeper that has just
+	 * read the old value from being missed.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (sim_sem_written && atomic_load(&sim_sem_sleepers))
+		syscall(SYS_futex, sim_sem_written, FUTEX_WAKE, INT_MAX,
+			NULL, NULL, 0);
+	sim_sem_written = NULL;
+}
+
+static void *sim_translate_waking(void *ctx, uint64_t va, uint64_t len,
+				  uint32_t *owner)
+{
+	void *ptr;
+
+	sim_sem_wake();
+	ptr = sim_translate(ctx, va, len, owner);
+	if (len == sizeof(uint64_t) && ptr && !((uintptr_t)ptr & 3))
+		sim_sem_written = ptr;
+	return ptr;
+}
+
+/* Sleeps until the stalled SEM_WAIT at @offset may pass, or @timeout_us. */
+static void sim_sem_sleep(struct sim_context *ctx, const struct sim_job *job,
+			  uint32_t offset, unsigned int timeout_us)
+{
+	const struct drm_tern_packet_sem_wait *p =
+		(const void *)((const uint8_t *)job->packets + offset);
+	struct timespec ts = { timeout_us / 1000000,
+			       (long)(timeout_us % 1000000) * 1000 };
+	uint32_t owner;
+	uint64_t now;
+	void *ptr;
+
+	if (p->header.opcode != TERN_OP_SEM_WAIT) {
+		sim_sleep_us(timeout_us);
+		return;
+	}
+	pthread_rwlock_rdlock(&ctx->va_lock);
+	ptr = sim_translate(ctx, p->addr, sizeof(uint64_t), &owner);
+	pthread_rwlock_unlock(&ctx->va_lock);
+	if (!ptr || ((uintptr_t)ptr & 3)) {
+		sim_sleep_us(timeout_us);
+		return;
+	}
+	atomic_fetch_add(&sim_sem_sleepers, 1);
+	now = __atomic_load_n((uint64_t *)ptr, __ATOMIC_SEQ_CST);
+	if (!((p->header.flags & TERN_SEM_WAIT_EQ) ? now == p->value :
+						      now >= p->value))
+		syscall(SYS_futex, ptr, FUTEX_WAIT, (uint32_t)now, &ts,
+			NULL, 0);
+	atomic_fetch_sub(&sim_sem_sleepers, 1);
+}
+
 static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 {
 	const struct tern_model_mem mem = {
-		.translate = sim_translate,
+		.translate = sim_translate_waking,
 		.clock = sim_model_clock,
 		.ctx = ctx,
 		.fabric = &sim_fabric,
@@ -62,7 +135,7 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 	};
 	uint64_t deadline = sim_clock_ns() + sim_job_timeout_ns;
 	struct tern_model_job run;
-	unsigned int backoff_us = 1;
+	unsigned int backoff_us = 1000;
 	uint64_t progress = 0;
 	uint32_t offset = 0;
 	int ret;
@@ -72,6 +145,7 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 		pthread_rwlock_rdlock(&ctx->va_lock);
 		ret = tern_model_run(&run, &mem);
 		pthread_rwlock_unlock(&ctx->va_lock);
+		sim_sem_wake();
 		if (ret == 0)
 			return TERN_SUCCESS;
 		if (ret == -EFAULT)
@@ -86,11 +160,11 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 			/* The stream moved on: the next wait is a new one. */
 			offset = run.offset;
 			progress = run.progress;
-			backoff_us = 1;
+			backoff_us = 1000;
 		}
 		if (ret == TERN_MODEL_STALLED) {
-			sim_sleep_us(backoff_us);
-			if (backoff_us < 1000)
+			sim_sem_sleep(ctx, job, run.offset, backoff_us);
+			if (backoff_us < 16000)
 				backoff_us *= 2;
 		}
 	}
@@ -150,11 +224,6 @@ static void *sim_engine_main(void *arg)
 	struct sim_job *job;
 	tern_status_t status;
 
-	/*
-	 * A stalled SEM_WAIT polls every few microseconds; the default 50 us
-	 * timer slack would stretch each poll, and every collective step.
-	 */
-	prctl(PR_SET_TIMERSLACK, 1000UL);
 	pthread_mutex_lock(&engine->lock);
 	for (;;) {
 		q = sim_engine_pick(engine);
