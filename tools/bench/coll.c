@@ -477,7 +477,7 @@ static int coll_open_devices(struct coll_bench *b, const char *prog)
 	tern_status_t status;
 	int count = 0, ret;
 
-	ret = bench_count_devices(prog, &b->backend, &count);
+	ret = cli_count_devices(prog, &b->backend, &count);
 	if (ret)
 		return ret;
 	if (b->opts->ndev > count || b->opts->ndev > COLL_FABRIC_MAX_RANKS) {

@@ -7,26 +7,6 @@
 #include "cli.h"
 #include "device.h"
 
-int bench_count_devices(const char *prog, tern_backend_t *backend,
-			int *count)
-{
-	tern_status_t status;
-	int ret;
-
-	ret = cli_get_backend(prog, backend);
-	if (ret)
-		return ret;
-	*count = 0;
-	status = tern_device_count(count);
-	if (status == TERN_SUCCESS && *count == 0)
-		status = TERN_ERROR_NO_DEVICE;
-	if (status != TERN_SUCCESS) {
-		cli_report_error(prog, "looking for devices", status);
-		return 1;
-	}
-	return 0;
-}
-
 int bench_device_open(const char *test, const struct bench_options *opts,
 		      struct bench_device *dev)
 {
@@ -35,7 +15,7 @@ int bench_device_open(const char *test, const struct bench_options *opts,
 	int count = 0, ret;
 
 	snprintf(prog, sizeof(prog), "tern-bench %s", test);
-	ret = bench_count_devices(prog, &dev->backend, &count);
+	ret = cli_count_devices(prog, &dev->backend, &count);
 	if (ret)
 		return ret;
 	if (opts->device >= count) {

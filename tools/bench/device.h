@@ -16,13 +16,6 @@ struct bench_device {
 };
 
 /*
- * Reports the backend and how many devices it has (at least one). Returns
- * 0, or the exit status after printing why not (as bench_device_open).
- */
-int bench_count_devices(const char *prog, tern_backend_t *backend,
-			int *count);
-
-/*
  * Opens device opts->device. Returns 0, or the exit status after printing
  * why not: EXIT_USAGE for an index past the devices present or a backend
  * configuration libtern refuses, 1 for a device that cannot be used.

@@ -169,3 +169,23 @@ void cli_report_error(const char *prog, const char *what,
 	if (advice)
 		fprintf(stderr, "%s: %s\n", prog, advice);
 }
+
+int cli_count_devices(const char *prog, tern_backend_t *backend, int *count)
+{
+	tern_status_t status;
+	int ret;
+
+	*count = 0;
+	ret = cli_get_backend(prog, backend);
+	if (ret)
+		return ret;
+	status = tern_device_count(count);
+	if (status == TERN_SUCCESS && *count == 0)
+		status = TERN_ERROR_NO_DEVICE;
+	if (status != TERN_SUCCESS) {
+		*count = 0;
+		cli_report_error(prog, "looking for devices", status);
+		return 1;
+	}
+	return 0;
+}

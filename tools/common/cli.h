@@ -53,6 +53,12 @@ const char *cli_backend_description(tern_backend_t backend);
 int cli_get_backend(const char *prog, tern_backend_t *backend);
 
 /*
+ * cli_get_backend(), then how many devices it has (at least one). Returns
+ * 0, or the exit status after printing why not (*count is then 0).
+ */
+int cli_count_devices(const char *prog, tern_backend_t *backend, int *count);
+
+/*
  * Prints "@prog: @what: <status sentence>" to stderr, followed by what to do
  * about it when the cause is one an operator can fix (missing devices,
  * permissions on the device node, memory).

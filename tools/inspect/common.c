@@ -75,21 +75,7 @@ int inspect_find_devices(const char *cmd, tern_backend_t *backend,
 			 int *count)
 {
 	char prog[64];
-	tern_status_t status;
-	int ret;
 
 	snprintf(prog, sizeof(prog), "tern-inspect %s", cmd);
-	*count = 0;
-	ret = cli_get_backend(prog, backend);
-	if (ret)
-		return ret;
-	status = tern_device_count(count);
-	if (status == TERN_SUCCESS && *count == 0)
-		status = TERN_ERROR_NO_DEVICE;
-	if (status != TERN_SUCCESS) {
-		*count = 0;
-		cli_report_error(prog, "looking for devices", status);
-		return 1;
-	}
-	return 0;
+	return cli_count_devices(prog, backend, count);
 }
