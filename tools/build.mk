@@ -16,8 +16,13 @@ $(BUILD)/tools/%.o: CFLAGS_COMMON += -Itools/common
 $(BUILD)/tern-bench: $(TERN_BENCH_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
 
+# tern-inspect reads tern.ko through netlink (libnl-genl-3) and libkmod.
+INSPECT_PKGS := libnl-genl-3.0 libkmod
+$(BUILD)/tools/inspect/%.o: CFLAGS_COMMON += $(shell pkg-config --cflags $(INSPECT_PKGS))
+
 $(BUILD)/tern-inspect: $(TERN_INSPECT_OBJS) $(TOOLS_COMMON_OBJS) $(LIBTERN_A)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS) \
+		$(shell pkg-config --libs $(INSPECT_PKGS))
 
 .PHONY: tools
 tools: $(TOOLS_PROGRAMS)

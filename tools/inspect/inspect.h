@@ -35,6 +35,13 @@ struct inspect_command {
 };
 
 extern const struct inspect_command inspect_list_command;
+extern const struct inspect_command inspect_info_command;
+extern const struct inspect_command inspect_topo_command;
+extern const struct inspect_command inspect_health_command;
+extern const struct inspect_command inspect_top_command;
+extern const struct inspect_command inspect_events_command;
+extern const struct inspect_command inspect_module_command;
+extern const struct inspect_command inspect_metrics_command;
 
 /* What inspect_parse_options() found. */
 enum inspect_parse_result {

@@ -12,6 +12,13 @@
 
 static const struct inspect_command *const inspect_commands[] = {
 	&inspect_list_command,
+	&inspect_info_command,
+	&inspect_topo_command,
+	&inspect_health_command,
+	&inspect_top_command,
+	&inspect_events_command,
+	&inspect_module_command,
+	&inspect_metrics_command,
 };
 
 #define INSPECT_COMMAND_COUNT \

@@ -481,10 +481,12 @@ struct drm_tern_packet_reduce {
 /*
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
  *
- * Not an ioctl: any process may dump the devices and the fabric's links of
- * the machine, and listen to the "events" multicast group, which announces
- * every link state change (TERN_CMD_LINK_STATE_NTF) and link error
- * (TERN_CMD_LINK_ERROR_NTF) with the link's attributes. Unsigned 64-bit
+ * Not an ioctl: any process may dump the devices (with their counters and
+ * health), the fabric's links and the clients of the machine, and listen
+ * to the "events" multicast group, which announces every link state change
+ * (TERN_CMD_LINK_STATE_NTF) and link error (TERN_CMD_LINK_ERROR_NTF) with
+ * the link's attributes, memory errors, engine resets and health changes.
+ * Unsigned 64-bit
  * attributes are 8-byte aligned with the set's PAD attribute.
  */
 #define TERN_GENL_NAME		"tern"
@@ -508,6 +510,30 @@ enum tern_genl_cmd {
 	TERN_CMD_LINK_STATE_NTF,
 	/** @TERN_CMD_LINK_ERROR_NTF: event: a link saw an error. */
 	TERN_CMD_LINK_ERROR_NTF,
+	/**
+	 * @TERN_CMD_CLIENT_GET: dump: one message per open file of every
+	 * device, TERN_A_CLIENT_*; TERN_A_CLIENT_DEVICE in the request limits
+	 * it to that device.
+	 */
+	TERN_CMD_CLIENT_GET,
+	/**
+	 * @TERN_CMD_MEM_ERROR_NTF: event: device memory reported an error:
+	 * TERN_A_DEV_INDEX, TERN_A_DEV_MEM_ERROR_KIND, TERN_A_DEV_MEM_ERROR_ADDR,
+	 * the two memory error counters and the device's health.
+	 */
+	TERN_CMD_MEM_ERROR_NTF,
+	/**
+	 * @TERN_CMD_ENGINE_RESET_NTF: event: an engine stopped making progress,
+	 * its job was failed with -ETIMEDOUT and the engine was reset:
+	 * TERN_A_DEV_INDEX, one TERN_A_DEV_ENGINE nest (with the guilty
+	 * client's pid and command) and the device's health.
+	 */
+	TERN_CMD_ENGINE_RESET_NTF,
+	/**
+	 * @TERN_CMD_HEALTH_NTF: event: a device's health changed:
+	 * TERN_A_DEV_INDEX, TERN_A_DEV_HEALTH, TERN_A_DEV_HEALTH_REASONS.
+	 */
+	TERN_CMD_HEALTH_NTF,
 
 	__TERN_CMD_MAX,
 };
@@ -534,6 +560,60 @@ enum tern_genl_device_attr {
 	TERN_A_DEV_ENGINE_COUNT,
 	/** @TERN_A_DEV_PORT_COUNT: u32, fabric ports. */
 	TERN_A_DEV_PORT_COUNT,
+	/** @TERN_A_DEV_CAPABILITIES: u64, TERN_CAP_* bits. */
+	TERN_A_DEV_CAPABILITIES,
+	/**
+	 * @TERN_A_DEV_BUS_ID: string, "<bus>:<device>", e.g.
+	 * "platform:tern.0" for mock hardware, "pci:0000:3b:00.0" for a chip.
+	 */
+	TERN_A_DEV_BUS_ID,
+	/** @TERN_A_DEV_DRIVER_VERSION: string, tern.ko's version. */
+	TERN_A_DEV_DRIVER_VERSION,
+	/** @TERN_A_DEV_HEALTH: u32, enum tern_health. */
+	TERN_A_DEV_HEALTH,
+	/** @TERN_A_DEV_HEALTH_REASONS: u32, TERN_HEALTH_REASON_* bits. */
+	TERN_A_DEV_HEALTH_REASONS,
+	/** @TERN_A_DEV_MEM_HOST_USED: u64, bytes of host-memory buffers. */
+	TERN_A_DEV_MEM_HOST_USED,
+	/** @TERN_A_DEV_BUFFER_COUNT: u32, buffers (GEM objects) alive. */
+	TERN_A_DEV_BUFFER_COUNT,
+	/**
+	 * @TERN_A_DEV_MEM_ERRORS_CORRECTED: u64, correctable device memory
+	 * errors since the module loaded.
+	 */
+	TERN_A_DEV_MEM_ERRORS_CORRECTED,
+	/**
+	 * @TERN_A_DEV_MEM_ERRORS_UNCORRECTED: u64, uncorrectable device
+	 * memory errors since the module loaded.
+	 */
+	TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
+	/** @TERN_A_DEV_JOBS_COMPLETED: u64, jobs that ended without error. */
+	TERN_A_DEV_JOBS_COMPLETED,
+	/** @TERN_A_DEV_JOBS_FAILED: u64, jobs that ended with an error. */
+	TERN_A_DEV_JOBS_FAILED,
+	/** @TERN_A_DEV_JOB_TIMEOUTS: u64, jobs failed by the job timeout. */
+	TERN_A_DEV_JOB_TIMEOUTS,
+	/** @TERN_A_DEV_ENGINE_RESETS: u64, engine resets. */
+	TERN_A_DEV_ENGINE_RESETS,
+	/** @TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
+	TERN_A_DEV_ENGINES_BUSY,
+	/** @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device. */
+	TERN_A_DEV_CLIENT_COUNT,
+	/**
+	 * @TERN_A_DEV_ENGINE: nest, TERN_A_ENGINE_*; one per engine, in
+	 * engine order.
+	 */
+	TERN_A_DEV_ENGINE,
+	/** @TERN_A_DEV_MEM_ERROR_KIND: u32, enum tern_mem_error_kind (events). */
+	TERN_A_DEV_MEM_ERROR_KIND,
+	/** @TERN_A_DEV_MEM_ERROR_ADDR: u64, device memory offset (events). */
+	TERN_A_DEV_MEM_ERROR_ADDR,
+	/**
+	 * @TERN_A_DEV_TOPOLOGY: string, the shape of the device's fabric, as
+	 * the mock_topology parameter spells it but resolved: "torus:4x4",
+	 * "ring", "full", "custom:0-1,1-2" or "none".
+	 */
+	TERN_A_DEV_TOPOLOGY,
 
 	__TERN_A_DEV_MAX,
 };
@@ -579,6 +659,123 @@ enum tern_genl_link_attr {
 	__TERN_A_LINK_MAX,
 };
 #define TERN_A_LINK_MAX		(__TERN_A_LINK_MAX - 1)
+
+/**
+ * enum tern_genl_engine_attr - attributes of a TERN_A_DEV_ENGINE nest
+ *
+ * Counters are totals since the module loaded.
+ */
+enum tern_genl_engine_attr {
+	TERN_A_ENGINE_UNSPEC,
+	/** @TERN_A_ENGINE_PAD: padding for 64-bit attributes. */
+	TERN_A_ENGINE_PAD,
+	/** @TERN_A_ENGINE_INDEX: u32, the engine's number. */
+	TERN_A_ENGINE_INDEX,
+	/** @TERN_A_ENGINE_BUSY: u32, 1 while the engine has a job, else 0. */
+	TERN_A_ENGINE_BUSY,
+	/** @TERN_A_ENGINE_BUSY_NS: u64, total time the engine had a job. */
+	TERN_A_ENGINE_BUSY_NS,
+	/** @TERN_A_ENGINE_JOBS_QUEUED: u32, jobs handed to it, not ended. */
+	TERN_A_ENGINE_JOBS_QUEUED,
+	/** @TERN_A_ENGINE_JOBS_COMPLETED: u64, jobs ended without error. */
+	TERN_A_ENGINE_JOBS_COMPLETED,
+	/** @TERN_A_ENGINE_JOBS_FAILED: u64, jobs ended with an error. */
+	TERN_A_ENGINE_JOBS_FAILED,
+	/** @TERN_A_ENGINE_TIMEOUTS: u64, its jobs failed by the job timeout. */
+	TERN_A_ENGINE_TIMEOUTS,
+	/** @TERN_A_ENGINE_RESETS: u64, times it was reset. */
+	TERN_A_ENGINE_RESETS,
+	/** @TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
+	TERN_A_ENGINE_HUNG,
+	/** @TERN_A_ENGINE_GUILTY_PID: u32, pid of the reset job's owner (events). */
+	TERN_A_ENGINE_GUILTY_PID,
+	/** @TERN_A_ENGINE_GUILTY_COMM: string, its command (events). */
+	TERN_A_ENGINE_GUILTY_COMM,
+
+	__TERN_A_ENGINE_MAX,
+};
+#define TERN_A_ENGINE_MAX	(__TERN_A_ENGINE_MAX - 1)
+
+/**
+ * enum tern_genl_client_attr - attributes of a client message
+ *
+ * A client is one open file of a device's node. Memory is what the buffers
+ * the file holds handles to occupy; a buffer shared by two files counts in
+ * both.
+ */
+enum tern_genl_client_attr {
+	TERN_A_CLIENT_UNSPEC,
+	/** @TERN_A_CLIENT_PAD: padding for 64-bit attributes. */
+	TERN_A_CLIENT_PAD,
+	/** @TERN_A_CLIENT_DEVICE: u32, the device's index. */
+	TERN_A_CLIENT_DEVICE,
+	/** @TERN_A_CLIENT_ID: u64, unique among the module's clients. */
+	TERN_A_CLIENT_ID,
+	/** @TERN_A_CLIENT_PID: u32, process (thread group) that opened it. */
+	TERN_A_CLIENT_PID,
+	/** @TERN_A_CLIENT_COMM: string, that process's command name. */
+	TERN_A_CLIENT_COMM,
+	/** @TERN_A_CLIENT_MEM_DEVICE: u64, bytes of device-memory buffers. */
+	TERN_A_CLIENT_MEM_DEVICE,
+	/** @TERN_A_CLIENT_MEM_HOST: u64, bytes of host-memory buffers. */
+	TERN_A_CLIENT_MEM_HOST,
+	/** @TERN_A_CLIENT_BUFFERS: u32, buffer handles it holds. */
+	TERN_A_CLIENT_BUFFERS,
+	/** @TERN_A_CLIENT_QUEUES: u32, queues it has. */
+	TERN_A_CLIENT_QUEUES,
+	/** @TERN_A_CLIENT_JOBS_SUBMITTED: u64, jobs it submitted. */
+	TERN_A_CLIENT_JOBS_SUBMITTED,
+	/** @TERN_A_CLIENT_JOBS_ACTIVE: u32, its jobs not yet ended. */
+	TERN_A_CLIENT_JOBS_ACTIVE,
+	/** @TERN_A_CLIENT_BUSY_NS: u64, engine time its jobs used. */
+	TERN_A_CLIENT_BUSY_NS,
+
+	__TERN_A_CLIENT_MAX,
+};
+#define TERN_A_CLIENT_MAX	(__TERN_A_CLIENT_MAX - 1)
+
+/**
+ * enum tern_health - a device's health, from its error counters and links
+ *
+ * Counters are sticky: once unhealthy, a device stays so until the module
+ * is reloaded (or the chip reset).
+ */
+enum tern_health {
+	/** @TERN_HEALTH_OK: no reason below applies. */
+	TERN_HEALTH_OK = 0,
+	/**
+	 * @TERN_HEALTH_DEGRADED: it works, with less fabric or after faults:
+	 * a link down, link errors, or an engine reset.
+	 */
+	TERN_HEALTH_DEGRADED = 1,
+	/** @TERN_HEALTH_FAILED: an uncorrectable memory error was seen. */
+	TERN_HEALTH_FAILED = 2,
+};
+
+/* Why a device is not TERN_HEALTH_OK (TERN_A_DEV_HEALTH_REASONS). */
+/** @TERN_HEALTH_REASON_LINK_DOWN: one of its links is down. */
+#define TERN_HEALTH_REASON_LINK_DOWN		(1U << 0)
+/** @TERN_HEALTH_REASON_LINK_ERRORS: one of its links counted errors. */
+#define TERN_HEALTH_REASON_LINK_ERRORS		(1U << 1)
+/** @TERN_HEALTH_REASON_ENGINE_RESET: an engine was reset. */
+#define TERN_HEALTH_REASON_ENGINE_RESET		(1U << 2)
+/** @TERN_HEALTH_REASON_ENGINE_HUNG: an engine is hung now. */
+#define TERN_HEALTH_REASON_ENGINE_HUNG		(1U << 3)
+/** @TERN_HEALTH_REASON_MEM_UNCORRECTED: an uncorrectable memory error. */
+#define TERN_HEALTH_REASON_MEM_UNCORRECTED	(1U << 4)
+
+/**
+ * enum tern_mem_error_kind - what a TERN_CMD_MEM_ERROR_NTF reports
+ *
+ * Correctable errors are counted and announced but do not by themselves
+ * make a device unhealthy, as with ECC memory.
+ */
+enum tern_mem_error_kind {
+	/** @TERN_MEM_ERROR_CORRECTED: corrected; no data was lost. */
+	TERN_MEM_ERROR_CORRECTED = 0,
+	/** @TERN_MEM_ERROR_UNCORRECTED: data at the address was lost. */
+	TERN_MEM_ERROR_UNCORRECTED = 1,
+};
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What tern-inspect knows about the machine at one moment: every device
+ * with its engines, counters and health, every fabric link, every client
+ * (open file of a device). Read from tern.ko's "tern" netlink family and
+ * sysfs, or, with no driver, from libtern's simulator (which has no
+ * clients and no fault counters). Every subcommand renders a snapshot;
+ * `top` takes two and shows the difference.
+ */
+#ifndef TOOLS_INSPECT_SNAPSHOT_H
+#define TOOLS_INSPECT_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tern.h"
+
+#define SNAPSHOT_MAX_ENGINES 16
+
+/* Same values as enum tern_health in tern_accel.h. */
+enum snapshot_health {
+	SNAPSHOT_HEALTH_OK = 0,
+	SNAPSHOT_HEALTH_DEGRADED = 1,
+	SNAPSHOT_HEALTH_FAILED = 2,
+};
+
+struct snapshot_engine {
+	uint32_t index;
+	bool busy;
+	bool hung;
+	uint64_t busy_ns;
+	uint32_t jobs_queued;
+	uint64_t jobs_completed, jobs_failed, timeouts, resets;
+};
+
+struct snapshot_device {
+	uint32_t index;
+	uint32_t fabric_id;
+	char name[64];			/* "tern.0" */
+	char node[64];			/* "/dev/accel/accel0" or "sim:0" */
+	char bus_id[96];		/* "platform:tern.0" */
+	char driver_version[32];	/* "" on the simulator */
+	uint64_t capabilities;		/* TERN_CAP_* */
+	uint64_t clock_hz;
+	uint64_t mem_total, mem_used, mem_host_used;
+	uint32_t buffer_count;
+	uint32_t engine_count, engines_busy, port_count, client_count;
+	uint32_t links_up;		/* of port_count, from the links */
+	enum snapshot_health health;
+	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
+	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	uint64_t jobs_completed, jobs_failed, job_timeouts, engine_resets;
+	struct snapshot_engine engines[SNAPSHOT_MAX_ENGINES];
+};
+
+/* One link: end A (device, port) to end B; counters since load. */
+struct snapshot_link {
+	uint32_t index;
+	uint32_t device_a, port_a, device_b, port_b;	/* fabric ids */
+	bool up;
+	uint64_t bytes_a_to_b, bytes_b_to_a;
+	uint64_t packets_a_to_b, packets_b_to_a;
+	uint64_t errors;
+	uint64_t bandwidth;		/* nominal bytes/s each way */
+	uint32_t latency_ns;
+};
+
+struct snapshot_client {
+	uint32_t device;		/* device index */
+	uint64_t id;
+	uint32_t pid;
+	char comm[32];
+	uint64_t mem_device, mem_host;
+	uint32_t buffers, queues, jobs_active;
+	uint64_t jobs_submitted, busy_ns;
+};
+
+enum snapshot_source {
+	SNAPSHOT_SOURCE_DRIVER,	/* tern.ko: netlink and sysfs */
+	SNAPSHOT_SOURCE_SIM,	/* libtern's simulator, in this process */
+};
+
+struct snapshot {
+	enum snapshot_source source;
+	tern_backend_t backend;
+	uint64_t taken_ns;		/* CLOCK_MONOTONIC */
+	char topology[64];		/* "torus:4x4", "ring", ... or "" */
+	uint32_t torus_rows, torus_cols;	/* 0 unless a torus */
+	int device_count;
+	struct snapshot_device *devices;
+	int link_count;
+	struct snapshot_link *links;
+	int client_count;
+	struct snapshot_client *clients;
+};
+
+/*
+ * Takes a snapshot: from tern.ko when its netlink family is there (and
+ * TERN_BACKEND is not "sim"), else from the simulator. On failure prints
+ * why on stderr, prefixed with @prog, in words an operator can act on
+ * (module not loaded and how to load it, no devices, no permission), and
+ * returns the exit status (1, or EXIT_USAGE for bad TERN_* settings).
+ * Returns 0 on success; free with snapshot_free().
+ */
+int snapshot_take(const char *prog, struct snapshot *snap);
+
+/* Takes a new snapshot from the same source as @old into @snap. */
+int snapshot_refresh(const char *prog, const struct snapshot *old,
+		     struct snapshot *snap);
+
+void snapshot_free(struct snapshot *snap);
+
+/*
+ * Looks up a device by the argument an operator typed: its index ("3"),
+ * its node ("/dev/accel/accel3") or its bus id. NULL if none; the caller
+ * reports "no device 'X'; devices are 0-15" and exits EXIT_USAGE.
+ */
+const struct snapshot_device *snapshot_find_device(const struct snapshot *snap,
+						   const char *which);
+
+/* The device with fabric id @fabric_id, or NULL. */
+const struct snapshot_device *snapshot_device_by_fabric_id(
+	const struct snapshot *snap, uint32_t fabric_id);
+
+/* "ok", "degraded", "failed". */
+const char *snapshot_health_name(enum snapshot_health health);
+
+/*
+ * Writes the names of @reasons ("link_down", "link_errors",
+ * "engine_reset", "engine_hung", "mem_uncorrected"), comma-separated, to
+ * @buf; "" when none.
+ */
+void snapshot_health_reasons(uint32_t reasons, char *buf, int len);
+
+#endif /* TOOLS_INSPECT_SNAPSHOT_H */
