@@ -3,6 +3,9 @@
 # make            tern.ko (against KDIR) and all userspace into build/
 # make module     tern.ko only          make userspace   libtern, tools, tests
 # make check      every test suite, with a pass/fail summary at the end
+# make install    libtern, headers, tern.pc, tools, man pages, udev rule
+#                 (DESTDIR, PREFIX=/usr/local; install.mk); make uninstall
+# make install-dkms  tern.ko's sources for dkms in /usr/src/tern-VERSION
 # make clean      all but the cached trixie chroot; make distclean: all
 
 # Kernel to build tern.ko against: the running kernel's headers if present,
@@ -12,6 +15,9 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 
 BUILD ?= build
 SAN ?=
+
+# The project's version: libtern's file name, tern.pc, dkms.conf, tern.ko.
+TERN_VERSION := $(strip $(file < VERSION))
 
 CC ?= cc
 CFLAGS_COMMON := -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
@@ -34,6 +40,7 @@ module:
 include libruntime/build.mk
 include tools/build.mk
 include tests/build.mk
+include install.mk
 
 userspace: $(USERSPACE_TARGETS)
 

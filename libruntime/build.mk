@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: MIT
 #
-# libtern: $(BUILD)/libtern.so.0.1.0 (+ libtern.so.0, libtern.so links),
+# libtern: $(BUILD)/libtern.so.$(TERN_VERSION) (+ libtern.so.0, libtern.so links),
 # $(BUILD)/libtern.a and $(BUILD)/tern.pc. Included by the top Makefile.
 # Other areas link with $(LIBTERN_A) or -L$(BUILD) -ltern.
 
-LIBTERN_VERSION := 0.1.0
+# The file name follows the project's VERSION; the soname changes only
+# when the ABI (libtern.map) breaks.
+LIBTERN_VERSION := $(TERN_VERSION)
 LIBTERN_SONAME := libtern.so.0
-
-PREFIX ?= /usr/local
-LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
 
 LIBTERN_SRCS := $(addprefix libruntime/, \
 	status.c debug.c handle.c backend.c \
@@ -44,11 +42,19 @@ $(LIBTERN_A): $(LIBTERN_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBTERN_PC): libruntime/tern.pc.in libruntime/build.mk
+# tern_pc_subst PREFIX,LIBDIR,INCLUDEDIR: the sed command that fills in
+# tern.pc.in; directories below PREFIX are written as ${prefix}/...
+tern_pc_subst = sed -e 's|@PREFIX@|$(1)|' \
+	-e 's|@LIBDIR@|$(patsubst $(1)/%,$${prefix}/%,$(2))|' \
+	-e 's|@INCLUDEDIR@|$(patsubst $(1)/%,$${prefix}/%,$(3))|' \
+	-e 's|@VERSION@|$(LIBTERN_VERSION)|'
+
+# The build tree's tern.pc names the install directories (install.mk) as
+# they were when it was made; `make install` writes its own from the
+# template, so installing elsewhere rebuilds nothing.
+$(LIBTERN_PC): libruntime/tern.pc.in libruntime/build.mk VERSION
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@VERSION@|$(LIBTERN_VERSION)|' $< > $@
+	$(call tern_pc_subst,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< > $@
 
 USERSPACE_TARGETS += $(LIBTERN_SO) $(BUILD)/$(LIBTERN_SONAME) \
 	$(BUILD)/libtern.so $(LIBTERN_A) $(LIBTERN_PC)
