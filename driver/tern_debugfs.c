@@ -8,8 +8,11 @@
  *  - write "<port> down", "<port> up" or "<port> error": take the link on
  *    that port down or up, or count one error on it.
  * Each change of state and each error is announced on the netlink
- * "events" group. Jobs routing to a peer over a link that is down take
- * another route, or fail with -ENOLINK when none is left.
+ * "events" group, and the health of both ends recomputed. Jobs routing to
+ * a peer over a link that is down take another route, or fail with
+ * -ENOLINK when none is left.
+ *
+ * The device's other faults (mem_error, engine_hang) are in tern_fault.c.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -24,6 +27,7 @@
 #include "tern_accel.h"
 #include "tern_compat.h"
 #include "tern_drv.h"
+#include "tern_health.h"
 #include "tern_netlink.h"
 
 /* Orders changes to links, so their events go out in the same order. */
@@ -79,16 +83,22 @@ static int tern_fabric_link_apply(struct tern_device *tdev, u32 port,
 	if (!strcmp(action, "up") || !strcmp(action, "down")) {
 		ret = tern_fabric_set_link(fabric, id, port,
 					   !strcmp(action, "up"));
-		if (ret > 0)
+		if (ret > 0) {
 			tern_netlink_link_event(fabric,
 						fabric->port_link[id][port],
 						TERN_CMD_LINK_STATE_NTF);
+			tern_health_update_link(fabric,
+						fabric->port_link[id][port]);
+		}
 	} else if (!strcmp(action, "error")) {
 		ret = tern_fabric_link_error(fabric, id, port);
-		if (!ret)
+		if (!ret) {
 			tern_netlink_link_event(fabric,
 						fabric->port_link[id][port],
 						TERN_CMD_LINK_ERROR_NTF);
+			tern_health_update_link(fabric,
+						fabric->port_link[id][port]);
+		}
 	} else {
 		ret = -EINVAL;
 	}
@@ -134,8 +144,10 @@ void tern_debugfs_init(struct tern_device *tdev)
 {
 	struct dentry *root = tern_debugfs_root(&tdev->drm);
 
-	if (!tdev->fabric || IS_ERR_OR_NULL(root))
+	if (IS_ERR_OR_NULL(root))
 		return;
-	debugfs_create_file("fabric_link", 0600, root, tdev,
-			    &tern_fabric_link_fops);
+	tern_fault_debugfs_init(tdev, root);
+	if (tdev->fabric)
+		debugfs_create_file("fabric_link", 0600, root, tdev,
+				    &tern_fabric_link_fops);
 }

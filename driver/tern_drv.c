@@ -19,6 +19,7 @@
 #include "tern_drv.h"
 #include "tern_engine.h"
 #include "tern_gem.h"
+#include "tern_health.h"
 #include "tern_job.h"
 #include "tern_netlink.h"
 #include "tern_queue.h"
@@ -52,6 +53,9 @@ module_param(job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Time a job may run before it fails with -ETIMEDOUT (1-600000, default 5000)");
 
+/* Client ids: unique among the module's open files, never reused. */
+static atomic64_t tern_client_ids = ATOMIC64_INIT(0);
+
 int tern_device_init(struct tern_device *tdev, unsigned int index,
 		     const struct tern_device_config *config)
 {
@@ -68,6 +72,10 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 		tdev->capabilities |= TERN_CAP_PEER_MEMORY;
 	if (tern_device_port_count(tdev))
 		tdev->capabilities |= TERN_CAP_FABRIC;
+
+	ret = tern_health_init(tdev);
+	if (ret)
+		return ret;
 
 	ret = tern_devmem_init(tdev, config->mem_size);
 	if (ret)
@@ -114,8 +122,10 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 		kfree(tfile);
 		return -ENOMEM;
 	}
+	tfile->vm->usage.client_id = atomic64_inc_return(&tern_client_ids);
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
+	atomic_inc(&to_tern_device(drm)->client_count);
 	return 0;
 }
 
@@ -128,6 +138,7 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 	/* Jobs still running hold the address space until they end. */
 	tern_vm_put(tfile->vm);
 	kfree(tfile);
+	atomic_dec(&to_tern_device(drm)->client_count);
 }
 
 /*
@@ -239,4 +250,5 @@ module_init(tern_init);
 module_exit(tern_exit);
 
 MODULE_DESCRIPTION(TERN_DRIVER_DESC);
+MODULE_VERSION(TERN_DRIVER_VERSION);
 MODULE_LICENSE("GPL");

@@ -16,7 +16,9 @@
 
 #define TERN_DRIVER_NAME	"tern"
 #define TERN_DRIVER_DESC	"Tern accelerator"
+/* TERN_DRIVER_VERSION comes from the top VERSION file (driver/Kbuild). */
 
+struct dentry;
 struct tern_engine;
 struct tern_fabric;
 struct tern_vm;
@@ -49,9 +51,16 @@ struct tern_device_config {
  * @mem: allocator of device memory, [0, @mem_size)
  * @mem_size: bytes of device memory
  * @mem_used: bytes of device memory held by buffers
+ * @mem_host_used: bytes of host-placement buffers made on this device
+ * @buffer_count: buffers (GEM objects, imports included) of this device
+ * @client_count: open files of the device
+ * @mem_errors_corrected: correctable device memory errors seen
+ * @mem_errors_uncorrected: uncorrectable device memory errors seen
  * @engine_count: entries in @engines
  * @engines: the engines
  * @live_jobs: jobs created and not yet freed; teardown waits for zero
+ * @health_lock: protects @health_reasons; orders health events
+ * @health_reasons: TERN_HEALTH_REASON_* bits last announced
  */
 struct tern_device {
 	struct drm_device drm;
@@ -64,15 +73,24 @@ struct tern_device {
 	struct drm_mm mem;
 	u64 mem_size;
 	u64 mem_used;
+	atomic64_t mem_host_used;
+	atomic_t buffer_count;
+	atomic_t client_count;
+	atomic64_t mem_errors_corrected;
+	atomic64_t mem_errors_uncorrected;
 
 	unsigned int engine_count;
 	struct tern_engine *engines;
 	atomic_t live_jobs;
+
+	struct mutex health_lock;	/* protects health_reasons */
+	u32 health_reasons;
 };
 
 /**
  * struct tern_file - what one open file of a device owns
- * @vm: the file's device virtual address space
+ * @vm: the file's device virtual address space; it also holds what the
+ *	file uses (&tern_vm.usage), which its jobs may update after it closed
  * @queues: the file's queues by id
  */
 struct tern_file {
@@ -103,5 +121,10 @@ int tern_topology_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 
 void tern_debugfs_init(struct tern_device *tdev);
+void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root);
+int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
+			  u64 offset);
+
+int tern_sysfs_init(struct tern_device *tdev);
 
 #endif /* TERN_DRV_H */

@@ -7,10 +7,20 @@
  * workqueue. A step runs the model until the stream ends, fails, runs out
  * of its byte budget (the engine comes back at once) or waits on a
  * semaphore (the engine looks again after a short, growing pause). When a
- * job ends the engine signals its hardware fence, with the job's error.
+ * job ends the engine counts it and signals its hardware fence, with the
+ * job's error.
+ *
+ * A hung engine (fault injection) runs no step until it is reset; the
+ * scheduler's job timeout finds the job it holds and resets the engine
+ * (tern_job.c), after which the job fails with -ETIMEDOUT and the jobs
+ * behind it run.
+ *
+ * Busy time: the engine is busy while it has jobs; the first job's file is
+ * charged for the time it spends first.
  */
 #include <linux/dma-fence.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -22,7 +32,9 @@
 #include "tern_compat.h"
 #include "tern_drv.h"
 #include "tern_engine.h"
+#include "tern_health.h"
 #include "tern_job.h"
+#include "tern_netlink.h"
 #include "tern_vm.h"
 
 /* Jobs the scheduler may hand to one engine before it waits. */
@@ -92,6 +104,11 @@ static void tern_engine_finish(struct tern_job *job, int error)
 {
 	struct dma_fence *finished = &job->base.s_fence->finished;
 
+	/* Counted before the fence signals: whoever waited sees the count. */
+	atomic64_inc(error ? &job->engine->jobs_failed :
+		     &job->engine->jobs_completed);
+	atomic_dec(&job->vm->usage.jobs_active);
+
 	if (error) {
 		dma_fence_set_error(job->hw_fence, error);
 		/*
@@ -106,6 +123,27 @@ static void tern_engine_finish(struct tern_job *job, int error)
 	tern_job_put(job);
 }
 
+/*
+ * Takes the first job off the engine, charging its file for its time at
+ * the head. Returns whether jobs are left. Called with engine->lock held.
+ */
+static bool tern_engine_dequeue(struct tern_engine *engine,
+				struct tern_job *job)
+{
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&engine->lock);
+	list_del(&job->engine_link);
+	engine->queued--;
+	atomic64_add(now - engine->head_since_ns, &job->vm->usage.busy_ns);
+	engine->head_since_ns = now;
+	if (!list_empty(&engine->jobs))
+		return true;
+
+	engine->busy_ns += now - engine->busy_since_ns;
+	return false;
+}
+
 static void tern_engine_work(struct work_struct *work)
 {
 	struct tern_engine *engine = container_of(work, struct tern_engine,
@@ -118,6 +156,9 @@ static void tern_engine_work(struct work_struct *work)
 	spin_lock(&engine->lock);
 	job = list_first_entry_or_null(&engine->jobs, struct tern_job,
 				       engine_link);
+	/* Hung: nothing runs, but a job the timeout failed may end. */
+	if (job && engine->hung && !READ_ONCE(job->timed_out))
+		job = NULL;
 	spin_unlock(&engine->lock);
 	if (!job)
 		return;
@@ -139,8 +180,7 @@ static void tern_engine_work(struct work_struct *work)
 
 	engine->backoff_ns = 0;
 	spin_lock(&engine->lock);
-	list_del(&job->engine_link);
-	more = !list_empty(&engine->jobs);
+	more = tern_engine_dequeue(engine, job);
 	spin_unlock(&engine->lock);
 
 	tern_engine_finish(job, ret);
@@ -167,7 +207,12 @@ struct dma_fence *tern_engine_push(struct tern_engine *engine,
 	spin_lock(&engine->lock);
 	dma_fence_init(job->hw_fence, &tern_fence_ops, &engine->fence_lock,
 		       engine->fence_context, ++engine->fence_seqno);
+	if (list_empty(&engine->jobs)) {
+		engine->busy_since_ns = ktime_get_ns();
+		engine->head_since_ns = engine->busy_since_ns;
+	}
 	list_add_tail(&job->engine_link, &engine->jobs);
+	engine->queued++;
 	spin_unlock(&engine->lock);
 
 	queue_work(engine->wq, &engine->work);
@@ -178,6 +223,72 @@ struct dma_fence *tern_engine_push(struct tern_engine *engine,
 void tern_engine_kick(struct tern_engine *engine)
 {
 	queue_work(engine->wq, &engine->work);
+}
+
+void tern_engine_stats_read(struct tern_engine *engine,
+			    struct tern_engine_stats *stats)
+{
+	spin_lock(&engine->lock);
+	stats->busy = !list_empty(&engine->jobs);
+	stats->hung = engine->hung;
+	stats->jobs_queued = engine->queued;
+	stats->busy_ns = engine->busy_ns;
+	if (stats->busy)
+		stats->busy_ns += ktime_get_ns() - engine->busy_since_ns;
+	spin_unlock(&engine->lock);
+
+	stats->jobs_completed = atomic64_read(&engine->jobs_completed);
+	stats->jobs_failed = atomic64_read(&engine->jobs_failed);
+	stats->timeouts = atomic64_read(&engine->timeouts);
+	stats->resets = atomic64_read(&engine->resets);
+}
+
+/* How long the engine's first job has been first, if it is one of @vm's. */
+u64 tern_engine_running_ns(struct tern_engine *engine, struct tern_vm *vm)
+{
+	struct tern_job *job;
+	u64 ns = 0;
+
+	spin_lock(&engine->lock);
+	job = list_first_entry_or_null(&engine->jobs, struct tern_job,
+				       engine_link);
+	if (job && job->vm == vm)
+		ns = ktime_get_ns() - engine->head_since_ns;
+	spin_unlock(&engine->lock);
+	return ns;
+}
+
+/* Fault injection: the engine stops before its next step, until a reset. */
+void tern_engine_hang(struct tern_engine *engine)
+{
+	spin_lock(&engine->lock);
+	engine->hung = true;
+	spin_unlock(&engine->lock);
+	drm_notice(&engine->tdev->drm, "%s: hung (injected)\n", engine->name);
+	tern_health_update(engine->tdev);
+}
+
+/*
+ * Resets the engine after @guilty ran past the job timeout: the engine
+ * makes progress again and fails @guilty (already marked timed out) with
+ * -ETIMEDOUT; the jobs behind it run. Announced with the guilty job's
+ * owner. The caller holds a reference to @guilty.
+ */
+void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty)
+{
+	const struct tern_usage *owner = &guilty->vm->usage;
+
+	spin_lock(&engine->lock);
+	engine->hung = false;
+	spin_unlock(&engine->lock);
+	atomic64_inc(&engine->resets);
+	drm_notice(&engine->tdev->drm,
+		   "%s: job of %s[%d] timed out, engine reset\n",
+		   engine->name, owner->comm, owner->pid);
+	tern_engine_kick(engine);
+
+	tern_netlink_engine_reset(engine, owner);
+	tern_health_update(engine->tdev);
 }
 
 static int tern_engine_init(struct tern_engine *engine,
@@ -228,8 +339,18 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 
 	/*
 	 * Every file is closed, but jobs of closed files may still be
-	 * ending (cancelled); the schedulers must outlive them.
+	 * ending (cancelled); the schedulers must outlive them. A hung
+	 * engine would hold its jobs until their timeout: let it go, the
+	 * device is unplugged and ends them with -ENODEV.
 	 */
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine *engine = &tdev->engines[i];
+
+		spin_lock(&engine->lock);
+		engine->hung = false;
+		spin_unlock(&engine->lock);
+		tern_engine_kick(engine);
+	}
 	wait_var_event(&tdev->live_jobs, !atomic_read(&tdev->live_jobs));
 
 	for (i = 0; i < tdev->engine_count; i++)

@@ -5,6 +5,7 @@
 #ifndef TERN_ENGINE_H
 #define TERN_ENGINE_H
 
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -15,6 +16,7 @@
 struct dma_fence;
 struct tern_device;
 struct tern_job;
+struct tern_vm;
 
 /**
  * struct tern_engine - one engine of a device
@@ -26,8 +28,17 @@ struct tern_job;
  * @work: runs one step of the first job
  * @retry: wakes @work again while the first job waits on a semaphore
  * @backoff_ns: current wait between two looks at that semaphore
- * @lock: protects @jobs
+ * @lock: protects @jobs, @queued, @hung and the busy times
  * @jobs: jobs handed over by the scheduler, first one executing
+ * @queued: entries in @jobs
+ * @hung: the engine makes no progress (fault injection) until it is reset
+ * @busy_since_ns: when @jobs last became non-empty
+ * @busy_ns: total of the ended stretches during which @jobs was non-empty
+ * @head_since_ns: when the first job of @jobs became first
+ * @jobs_completed: jobs that ended without error
+ * @jobs_failed: jobs that ended with an error
+ * @timeouts: jobs failed by the job timeout
+ * @resets: times the engine was reset
  * @fence_lock: lock of the hardware fences
  * @fence_context: timeline of the hardware fences
  * @fence_seqno: last hardware fence number handed out
@@ -41,12 +52,49 @@ struct tern_engine {
 	struct work_struct work;
 	struct hrtimer retry;
 	u64 backoff_ns;
-	spinlock_t lock;		/* protects jobs */
+	spinlock_t lock;		/* protects jobs, hung, busy times */
 	struct list_head jobs;
+	u32 queued;
+	bool hung;
+	u64 busy_since_ns;
+	u64 busy_ns;
+	u64 head_since_ns;
+	atomic64_t jobs_completed;
+	atomic64_t jobs_failed;
+	atomic64_t timeouts;
+	atomic64_t resets;
 	spinlock_t fence_lock;		/* of the hardware fences */
 	u64 fence_context;
 	u64 fence_seqno;
 };
+
+/**
+ * struct tern_engine_stats - an engine's counters at one moment
+ * @busy: it has a job
+ * @hung: it is hung, awaiting a reset
+ * @jobs_queued: jobs handed to it and not ended
+ * @busy_ns: total time it had a job, the current stretch included
+ * @jobs_completed: see &tern_engine
+ * @jobs_failed: see &tern_engine
+ * @timeouts: see &tern_engine
+ * @resets: see &tern_engine
+ */
+struct tern_engine_stats {
+	bool busy;
+	bool hung;
+	u32 jobs_queued;
+	u64 busy_ns;
+	u64 jobs_completed;
+	u64 jobs_failed;
+	u64 timeouts;
+	u64 resets;
+};
+
+void tern_engine_stats_read(struct tern_engine *engine,
+			    struct tern_engine_stats *stats);
+u64 tern_engine_running_ns(struct tern_engine *engine, struct tern_vm *vm);
+void tern_engine_hang(struct tern_engine *engine);
+void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty);
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);

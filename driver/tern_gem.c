@@ -94,6 +94,9 @@ static void tern_gem_free(struct drm_gem_object *obj)
 	}
 	if (drm_mm_node_allocated(&bo->mem_node))
 		tern_devmem_release(tdev, bo);
+	if (bo->placement == TERN_PLACEMENT_HOST)
+		atomic64_sub(obj->size, &tdev->mem_host_used);
+	atomic_dec(&tdev->buffer_count);
 	mutex_destroy(&bo->lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -190,8 +193,12 @@ int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
 
+	/* Counted from here: tern_gem_free() uncounts. */
 	bo = to_tern_bo(&shmem->base);
 	bo->placement = args->placement;
+	atomic_inc(&tdev->buffer_count);
+	if (bo->placement == TERN_PLACEMENT_HOST)
+		atomic64_add(shmem->base.size, &tdev->mem_host_used);
 
 	if (bo->placement == TERN_PLACEMENT_DEVICE) {
 		ret = tern_devmem_reserve(tdev, bo);

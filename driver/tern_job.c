@@ -5,7 +5,8 @@
  * SUBMIT copies and checks the packet stream, resolves the syncobjs and
  * pushes the job to its queue's scheduler entity. The scheduler waits for
  * the job's dependencies, hands it to the engine (run_job), fails it when
- * it runs past the job timeout (timedout_job) and frees it (free_job).
+ * it runs past the job timeout (timedout_job), which resets the engine as
+ * a chip's driver would, and frees it (free_job).
  */
 #include <linux/dma-fence.h>
 #include <linux/mm.h>
@@ -147,6 +148,8 @@ static void tern_job_push(struct tern_job *job, struct tern_queue *queue,
 	 * may drop the scheduler's reference first.
 	 */
 	kref_get(&job->ref);
+	atomic64_inc(&job->vm->usage.jobs_submitted);
+	atomic_inc(&job->vm->usage.jobs_active);
 
 	/* Arm and push together, so fences follow submission order. */
 	mutex_lock(&queue->submit_lock);
@@ -235,7 +238,9 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	drm_dbg_driver(&job->tdev->drm, "%s: job %llu timed out\n",
 		       job->engine->name, sched_job->id);
 	WRITE_ONCE(job->timed_out, true);
-	tern_engine_kick(job->engine);
+	atomic64_inc(&job->engine->timeouts);
+	/* Every timeout resets the engine; the reset ends the job. */
+	tern_engine_reset(job->engine, job);
 
 	/*
 	 * The scheduler has taken the job off its pending list for good and
@@ -251,8 +256,10 @@ static void tern_job_free(struct drm_sched_job *sched_job)
 	struct tern_job *job = to_tern_job(sched_job);
 
 	/* Dropped before it reached the engine (its file was killed). */
-	if (!job->on_engine)
+	if (!job->on_engine) {
+		atomic_dec(&job->vm->usage.jobs_active);
 		tern_job_put(job);
+	}
 	tern_job_put(job);
 }
 

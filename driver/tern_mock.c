@@ -75,10 +75,17 @@ static int tern_mock_create(struct tern_mock *mock, unsigned int index,
 		goto err_release_group;
 	tern_debugfs_init(tdev);
 
+	/* Removed by the group's release, before the DRM device goes. */
+	ret = tern_sysfs_init(tdev);
+	if (ret)
+		goto err_unplug;
+
 	mock->pdev = pdev;
 	mock->tdev = tdev;
 	return 0;
 
+err_unplug:
+	drm_dev_unplug(&tdev->drm);
 err_release_group:
 	devres_release_group(&pdev->dev, NULL);
 err_unregister_pdev:

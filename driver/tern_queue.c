@@ -15,6 +15,7 @@
 #include "tern_drv.h"
 #include "tern_engine.h"
 #include "tern_queue.h"
+#include "tern_vm.h"
 
 static void tern_queue_release(struct kref *ref)
 {
@@ -51,6 +52,7 @@ void tern_queues_destroy(struct tern_file *tfile)
 
 	xa_for_each(&tfile->queues, id, queue) {
 		xa_erase(&tfile->queues, id);
+		atomic_dec(&tfile->vm->usage.queues);
 		tern_queue_put(queue);
 	}
 	xa_destroy(&tfile->queues);
@@ -92,6 +94,7 @@ int tern_queue_create_ioctl(struct drm_device *drm, void *data,
 		goto err_destroy_entity;
 	}
 
+	atomic_inc(&tfile->vm->usage.queues);
 	args->queue_id = id;
 	return 0;
 
@@ -117,6 +120,7 @@ int tern_queue_destroy_ioctl(struct drm_device *drm, void *data,
 	if (!queue)
 		return -ENOENT;
 
+	atomic_dec(&tfile->vm->usage.queues);
 	tern_queue_put(queue);
 	return 0;
 }

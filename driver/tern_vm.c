@@ -15,6 +15,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 
+#include "tern_accel.h"
 #include "tern_gem.h"
 #include "tern_vm.h"
 
@@ -46,6 +47,8 @@ struct tern_vm *tern_vm_create(struct drm_device *drm)
 	kref_init(&vm->ref);
 	init_rwsem(&vm->lock);
 	drm_mm_init(&vm->mm, TERN_VA_BASE, TERN_VA_SIZE);
+	vm->usage.pid = task_tgid_nr(current);
+	get_task_comm(vm->usage.comm, current);
 	return vm;
 }
 
@@ -93,6 +96,25 @@ void tern_vm_close(struct tern_vm *vm)
 	up_write(&vm->lock);
 }
 
+/*
+ * Counts a handle of @vm's file to @bo coming (@sign 1) or going (-1); a
+ * buffer's bytes count once per file, from its first handle to its last.
+ */
+static void tern_vm_account(struct tern_vm *vm, struct tern_bo *bo, int sign,
+			    bool first_or_last)
+{
+	struct tern_usage *usage = &vm->usage;
+	s64 bytes = sign * (s64)bo->base.base.size;
+
+	atomic_add(sign, &usage->buffers);
+	if (!first_or_last)
+		return;
+	if (bo->placement == TERN_PLACEMENT_HOST)
+		atomic64_add(bytes, &usage->mem_host);
+	else
+		atomic64_add(bytes, &usage->mem_device);
+}
+
 /* Called with bo->lock held. */
 static struct tern_mapping *tern_vm_find(struct tern_vm *vm,
 					 struct tern_bo *bo)
@@ -125,6 +147,7 @@ int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo)
 	mapping = tern_vm_find(vm, bo);
 	if (mapping) {
 		mapping->handles++;
+		tern_vm_account(vm, bo, 1, false);
 		goto unlock;
 	}
 
@@ -142,6 +165,7 @@ int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo)
 	fresh->handles = 1;
 	list_add_tail(&fresh->bo_link, &bo->mappings);
 	fresh = NULL;
+	tern_vm_account(vm, bo, 1, true);
 unlock:
 	mutex_unlock(&bo->lock);
 	up_write(&vm->lock);
@@ -157,12 +181,18 @@ void tern_vm_unmap(struct tern_vm *vm, struct tern_bo *bo)
 	down_write(&vm->lock);
 	mutex_lock(&bo->lock);
 	mapping = tern_vm_find(vm, bo);
-	if (drm_WARN_ON_ONCE(vm->drm, !mapping) || --mapping->handles) {
+	if (drm_WARN_ON_ONCE(vm->drm, !mapping))
+		goto unlock;
+
+	mapping->handles--;
+	tern_vm_account(vm, bo, -1, !mapping->handles);
+	if (mapping->handles) {
 		mapping = NULL;
 	} else {
 		list_del(&mapping->bo_link);
 		drm_mm_remove_node(&mapping->node);
 	}
+unlock:
 	mutex_unlock(&bo->lock);
 	up_write(&vm->lock);
 

@@ -5,8 +5,10 @@
 #ifndef TERN_VM_H
 #define TERN_VM_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 
@@ -19,6 +21,36 @@ struct tern_bo;
 #define TERN_VA_SIZE	((1ULL << 47) - TERN_VA_BASE)
 
 /**
+ * struct tern_usage - who an open file is and what it uses
+ * @client_id: the file's id, unique among the module's clients
+ * @pid: thread group id of the process that opened the file
+ * @comm: that process's command name when it opened the file
+ * @mem_device: bytes of device-placement buffers the file has handles to
+ * @mem_host: bytes of host-placement buffers the file has handles to
+ * @buffers: buffer handles the file holds
+ * @queues: queues of the file
+ * @jobs_submitted: jobs the file submitted
+ * @jobs_active: jobs of the file not ended yet
+ * @busy_ns: engine time of the file's ended stretches at the head of an
+ *	engine (engines add the running stretch when asked)
+ *
+ * Jobs update it after the file has closed: it lives in the address space,
+ * which each job holds.
+ */
+struct tern_usage {
+	u64 client_id;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	atomic64_t mem_device;
+	atomic64_t mem_host;
+	atomic_t buffers;
+	atomic_t queues;
+	atomic64_t jobs_submitted;
+	atomic_t jobs_active;
+	atomic64_t busy_ns;
+};
+
+/**
  * struct tern_vm - a device virtual address space
  * @drm: the device
  * @ref: held by the file and by each of its jobs
@@ -26,6 +58,7 @@ struct tern_bo;
  *	this address space, so unmapping waits for the running step
  * @mm: allocator of addresses, each node a struct tern_mapping
  * @closed: the file is closing: its jobs are cancelled
+ * @usage: the file's identity and usage
  */
 struct tern_vm {
 	struct drm_device *drm;
@@ -33,6 +66,7 @@ struct tern_vm {
 	struct rw_semaphore lock;
 	struct drm_mm mm;
 	bool closed;
+	struct tern_usage usage;
 };
 
 struct tern_vm *tern_vm_create(struct drm_device *drm);

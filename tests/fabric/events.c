@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The "events" multicast group: a link going down or up and a link error
- * are announced with the link's attributes after the change; a command
- * that changes nothing announces nothing. The kernel sends an event before
- * the debugfs write returns, so the waits below are bounds only.
+ * are announced with the link's attributes after the change, and the
+ * health of both ends when it changes; a command that changes nothing
+ * announces nothing. The kernel sends an event before the debugfs write
+ * returns, so the waits below are bounds only.
  */
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -36,11 +37,20 @@ static int events_teardown(void **state)
 	return fixture_teardown(state);
 }
 
+/* The next link event; health events (test_event_link_health) skipped. */
+static int next_link_event(int bound_ms, struct nl_reply *event)
+{
+	while (netlink_next(events, bound_ms, event))
+		if (event->cmd != TERN_CMD_HEALTH_NTF)
+			return 1;
+	return 0;
+}
+
 static struct nl_reply next_event(void)
 {
 	struct nl_reply event;
 
-	if (!netlink_next(events, EVENT_BOUND_MS, &event))
+	if (!next_link_event(EVENT_BOUND_MS, &event))
 		fail_msg("no event within %d ms", EVENT_BOUND_MS);
 	return event;
 }
@@ -98,7 +108,7 @@ static void test_event_none_without_change(void **state)
 	assert_int_equal(next_event().attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
 	assert_int_equal(link_write(0, "0 down"), 0);
 	assert_int_equal(link_write(1, "1 down"), 0);	/* the same link */
-	if (netlink_next(events, NO_EVENT_BOUND_MS, &event))
+	if (next_link_event(NO_EVENT_BOUND_MS, &event))
 		fail_msg("an event (command %u, state %llu) without a change",
 			 event.cmd,
 			 (unsigned long long)event.attr[TERN_A_LINK_STATE]);
@@ -126,6 +136,58 @@ static void test_event_link_error(void **state)
 	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
 }
 
+/* The next health event about @device, link events skipped. */
+static struct nl_reply health_event(uint32_t device)
+{
+	struct nl_reply event;
+
+	while (netlink_next(events, EVENT_BOUND_MS, &event))
+		if (event.cmd == TERN_CMD_HEALTH_NTF &&
+		    event.attr[TERN_A_DEV_INDEX] == device)
+			return event;
+	fail_msg("no health event about device %u within %d ms", device,
+		 EVENT_BOUND_MS);
+	return event;
+}
+
+/* Both ends of a link that goes down are degraded until it is up again. */
+static void test_event_link_health(void **state)
+{
+	struct nl_reply event;
+
+	(void)state;
+	assert_int_equal(link_write(0, "0 down"), 0);
+	for (uint32_t d = 0; d < 2; d++) {
+		event = health_event(d);
+		assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
+		assert_true(event.attr[TERN_A_DEV_HEALTH_REASONS] &
+			    TERN_HEALTH_REASON_LINK_DOWN);
+		assert_int_equal(sysfs_number(d, "health_reasons"),
+				 event.attr[TERN_A_DEV_HEALTH_REASONS]);
+	}
+	assert_int_equal(link_write(0, "0 up"), 0);
+	for (uint32_t d = 0; d < 2; d++) {
+		event = health_event(d);
+		assert_false(event.attr[TERN_A_DEV_HEALTH_REASONS] &
+			     TERN_HEALTH_REASON_LINK_DOWN);
+	}
+}
+
+/* An error on a link is a lasting reason at both ends. */
+static void test_event_link_error_health(void **state)
+{
+	(void)state;
+	assert_int_equal(link_write(0, "0 error"), 0);
+	for (uint32_t d = 0; d < 2; d++) {
+		char health[32];
+
+		assert_true(sysfs_number(d, "health_reasons") &
+			    TERN_HEALTH_REASON_LINK_ERRORS);
+		sysfs_string(d, "health", health, sizeof(health));
+		assert_string_equal(health, "degraded");
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, events_setup, events_teardown)
 
 int event_tests(void)
@@ -135,6 +197,8 @@ int event_tests(void)
 		T(test_event_link_up_from_other_end),
 		T(test_event_none_without_change),
 		T(test_event_link_error),
+		T(test_event_link_health),
+		T(test_event_link_error_health),
 	};
 
 	return cmocka_run_group_tests_name("fabric_events", tests, NULL, NULL);

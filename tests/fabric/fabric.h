@@ -69,18 +69,30 @@ void assert_device1_got(uint8_t seed);
 
 struct nl_sock;
 
-#define NL_MAX_ATTR	16
+#define NL_MAX_ATTR	32
+#define NL_MAX_ENGINES	8	/* engine nests kept per message */
+#define NL_MAX_REPLIES	384	/* messages kept per dump */
+
+/* One TERN_A_DEV_ENGINE nest, its attributes as numbers. */
+struct nl_engine {
+	int has[TERN_A_ENGINE_MAX + 1];
+	uint64_t attr[TERN_A_ENGINE_MAX + 1];
+	char guilty_comm[32];
+};
 
 /* One message of the "tern" family, its attributes as numbers. */
 struct nl_reply {
 	uint8_t cmd;
 	int has[NL_MAX_ATTR + 1];
 	uint64_t attr[NL_MAX_ATTR + 1];	/* u32 and u64 attributes */
+	char str[NL_MAX_ATTR + 1][32];	/* every attribute, as a string */
 	char name[64], node[64];	/* TERN_A_DEV_NAME, TERN_A_DEV_NODE */
+	uint32_t engines;		/* TERN_A_DEV_ENGINE nests, all counted */
+	struct nl_engine engine[NL_MAX_ENGINES];
 };
 
 struct nl_replies {
-	struct nl_reply msg[2 * FABRIC_MAX_DEVICES];
+	struct nl_reply msg[NL_MAX_REPLIES];
 	uint32_t count;
 	int error;		/* of an NLMSG_ERROR: a negative errno */
 };
@@ -99,9 +111,27 @@ int netlink_dump(struct nl_sock *sock, int family, uint8_t cmd, uint16_t attr,
  */
 int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out);
 
+/* DEVICE_GET of device @index alone; fails the test on error. */
+void netlink_device(struct nl_sock *sock, int family, uint32_t index,
+		    struct nl_reply *out);
+/* A socket listening to the "events" group; fails the test on error. */
+struct nl_sock *netlink_events_open(void);
+
+/* ---- the devices' sysfs and fault injection (sysfs.c, faults.c) ---- */
+
+/* /sys/bus/platform/devices/tern.<device>/tern/<file> as a number. */
+uint64_t sysfs_number(uint32_t device, const char *file);
+/* ... and as a string, newline dropped. */
+void sysfs_string(uint32_t device, const char *file, char *out, size_t size);
+/* Writes @command to @device's debugfs @file: 0 or the write's errno. */
+int debugfs_write(uint32_t device, const char *file, const char *command);
+
 int link_tests(void);
 int netlink_tests(void);
+int client_tests(void);
+int sysfs_tests(void);
 int event_tests(void);
+int fault_tests(void);
 /* Collectives through libtern while links fail (collectives.c). */
 int collective_tests(void);
 

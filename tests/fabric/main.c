@@ -31,7 +31,11 @@ int main(void)
 
 	failed += link_tests();
 	failed += netlink_tests();
+	failed += client_tests();
+	failed += sysfs_tests();
 	failed += event_tests();
+	/* after every test that wants the last two devices healthy */
+	failed += fault_tests();
 	failed += collective_tests();
 	return failed ? 1 : 0;
 }

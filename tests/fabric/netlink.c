@@ -2,8 +2,10 @@
 /*
  * The generic netlink family "tern" through libnl-genl-3: the family
  * resolves, DEVICE_GET and LINK_GET dump what the ioctls report, their
- * filters keep one message, the link counters move by exactly the bytes a
- * job sent, and the strict policy refuses what a request may not carry.
+ * filters keep one message and refuse what names nothing, the link
+ * counters move by exactly the bytes a job sent, a device's identity,
+ * health and job counters are all there and right, and the strict policy
+ * refuses what a request may not carry.
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,10 +14,52 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
+#include <netlink/socket.h>
 
 #include "fabric.h"
 
 /* ---- helpers ---- */
+
+_Static_assert(TERN_A_DEV_MAX <= NL_MAX_ATTR && TERN_A_LINK_MAX <= NL_MAX_ATTR &&
+	       TERN_A_CLIENT_MAX <= NL_MAX_ATTR, "NL_MAX_ATTR is too small");
+
+static uint64_t number(struct nlattr *attr)
+{
+	if (nla_len(attr) == 4)
+		return nla_get_u32(attr);
+	if (nla_len(attr) == 8)
+		return nla_get_u64(attr);
+	return 0;
+}
+
+/* Every TERN_A_DEV_ENGINE nest, in order (genlmsg_parse keeps the last). */
+static void parse_engines(struct nlmsghdr *nlh, struct nl_reply *reply)
+{
+	struct nlattr *pos;
+	int rem;
+
+	nla_for_each_attr(pos, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		struct nlattr *tb[TERN_A_ENGINE_MAX + 1];
+		struct nl_engine *engine;
+
+		if (nla_type(pos) != TERN_A_DEV_ENGINE)
+			continue;
+		if (reply->engines++ >= NL_MAX_ENGINES)
+			continue;
+		engine = &reply->engine[reply->engines - 1];
+		assert_int_equal(nla_parse_nested(tb, TERN_A_ENGINE_MAX, pos, NULL), 0);
+		for (int i = 1; i <= TERN_A_ENGINE_MAX; i++) {
+			if (!tb[i])
+				continue;
+			engine->has[i] = 1;
+			engine->attr[i] = number(tb[i]);
+		}
+		if (tb[TERN_A_ENGINE_GUILTY_COMM])
+			nla_strlcpy(engine->guilty_comm, tb[TERN_A_ENGINE_GUILTY_COMM],
+				    sizeof(engine->guilty_comm));
+	}
+}
 
 static int on_message(struct nl_msg *msg, void *arg)
 {
@@ -34,11 +78,10 @@ static int on_message(struct nl_msg *msg, void *arg)
 		if (!tb[i])
 			continue;
 		reply->has[i] = 1;
-		if (nla_len(tb[i]) == 4)
-			reply->attr[i] = nla_get_u32(tb[i]);
-		else if (nla_len(tb[i]) == 8)
-			reply->attr[i] = nla_get_u64(tb[i]);
+		reply->attr[i] = number(tb[i]);
+		nla_strlcpy(reply->str[i], tb[i], sizeof(reply->str[i]));
 	}
+	parse_engines(nlh, reply);
 	if (reply->cmd == TERN_CMD_DEVICE_GET) {
 		if (tb[TERN_A_DEV_NAME])
 			nla_strlcpy(reply->name, tb[TERN_A_DEV_NAME],
@@ -117,6 +160,28 @@ int netlink_dump(struct nl_sock *sock, int family, uint8_t cmd, uint16_t attr,
 	if (ret < 0)
 		fail_msg("receiving the dump: %s", nl_geterror(ret));
 	return 0;
+}
+
+void netlink_device(struct nl_sock *sock, int family, uint32_t index,
+		    struct nl_reply *out)
+{
+	static struct nl_replies replies;
+
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
+				      TERN_A_DEV_INDEX, index, &replies), 0);
+	assert_int_equal(replies.count, 1);
+	*out = replies.msg[0];
+}
+
+struct nl_sock *netlink_events_open(void)
+{
+	int family, group;
+	struct nl_sock *sock = netlink_open(&family);
+
+	group = genl_ctrl_resolve_grp(sock, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	assert_true(group > 0);
+	assert_int_equal(nl_socket_add_membership(sock, group), 0);
+	return sock;
 }
 
 int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out)
@@ -329,6 +394,188 @@ static void test_nl_link_get_rejects_unknown_attribute(void **state)
 	nl_socket_free(sock);
 }
 
+/* ---- identity, health and counters of a device ---- */
+
+/* The VERSION file at the top of the tree, which tern.ko reports. */
+static void read_version(char *out, size_t size)
+{
+	FILE *f = fopen("VERSION", "r");
+
+	if (!f)
+		fail_msg("VERSION: %s (run from the top of the tree)", strerror(errno));
+	assert_non_null(fgets(out, (int)size, f));
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static const int device_attrs[] = {
+	TERN_A_DEV_CAPABILITIES, TERN_A_DEV_BUS_ID, TERN_A_DEV_DRIVER_VERSION,
+	TERN_A_DEV_HEALTH, TERN_A_DEV_HEALTH_REASONS, TERN_A_DEV_MEM_HOST_USED,
+	TERN_A_DEV_BUFFER_COUNT, TERN_A_DEV_MEM_ERRORS_CORRECTED,
+	TERN_A_DEV_MEM_ERRORS_UNCORRECTED, TERN_A_DEV_JOBS_COMPLETED,
+	TERN_A_DEV_JOBS_FAILED, TERN_A_DEV_JOB_TIMEOUTS, TERN_A_DEV_ENGINE_RESETS,
+	TERN_A_DEV_ENGINES_BUSY, TERN_A_DEV_CLIENT_COUNT, TERN_A_DEV_ENGINE,
+	TERN_A_DEV_TOPOLOGY,
+};
+
+static const int engine_attrs[] = {
+	TERN_A_ENGINE_INDEX, TERN_A_ENGINE_BUSY, TERN_A_ENGINE_BUSY_NS,
+	TERN_A_ENGINE_JOBS_QUEUED, TERN_A_ENGINE_JOBS_COMPLETED,
+	TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS, TERN_A_ENGINE_RESETS,
+	TERN_A_ENGINE_HUNG,
+};
+
+/* Every attribute there, engines in order, device totals = engine sums. */
+static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
+{
+	uint64_t sum[TERN_A_ENGINE_MAX + 1] = { 0 };
+	char want[64], version[32];
+
+	for (size_t i = 0; i < sizeof(device_attrs) / sizeof(device_attrs[0]); i++)
+		if (!dev->has[device_attrs[i]])
+			fail_msg("device %u: no attribute %d", index, device_attrs[i]);
+	/* event-only attributes stay out of a dump */
+	assert_false(dev->has[TERN_A_DEV_MEM_ERROR_KIND]);
+	assert_false(dev->has[TERN_A_DEV_MEM_ERROR_ADDR]);
+
+	assert_int_equal(dev->attr[TERN_A_DEV_CAPABILITIES],
+			 uapi_get_info(fabric.fd[index]).capabilities);
+	snprintf(want, sizeof(want), "platform:tern.%u", index);
+	assert_string_equal(dev->str[TERN_A_DEV_BUS_ID], want);
+	read_version(version, sizeof(version));
+	assert_string_equal(dev->str[TERN_A_DEV_DRIVER_VERSION], version);
+	assert_string_equal(dev->str[TERN_A_DEV_TOPOLOGY], "ring");
+
+	assert_int_equal(dev->engines, dev->attr[TERN_A_DEV_ENGINE_COUNT]);
+	assert_true(dev->engines <= NL_MAX_ENGINES);
+	for (uint32_t e = 0; e < dev->engines; e++) {
+		const struct nl_engine *engine = &dev->engine[e];
+
+		for (size_t i = 0; i < sizeof(engine_attrs) / sizeof(engine_attrs[0]); i++)
+			if (!engine->has[engine_attrs[i]])
+				fail_msg("device %u engine %u: no attribute %d",
+					 index, e, engine_attrs[i]);
+		assert_false(engine->has[TERN_A_ENGINE_GUILTY_PID]);
+		assert_false(engine->has[TERN_A_ENGINE_GUILTY_COMM]);
+		assert_int_equal(engine->attr[TERN_A_ENGINE_INDEX], e);
+		for (int a = 1; a <= TERN_A_ENGINE_MAX; a++)
+			sum[a] += engine->attr[a];
+	}
+	assert_int_equal(dev->attr[TERN_A_DEV_JOBS_COMPLETED],
+			 sum[TERN_A_ENGINE_JOBS_COMPLETED]);
+	assert_int_equal(dev->attr[TERN_A_DEV_JOBS_FAILED],
+			 sum[TERN_A_ENGINE_JOBS_FAILED]);
+	assert_int_equal(dev->attr[TERN_A_DEV_JOB_TIMEOUTS],
+			 sum[TERN_A_ENGINE_TIMEOUTS]);
+	assert_int_equal(dev->attr[TERN_A_DEV_ENGINE_RESETS],
+			 sum[TERN_A_ENGINE_RESETS]);
+	assert_int_equal(dev->attr[TERN_A_DEV_ENGINES_BUSY],
+			 sum[TERN_A_ENGINE_BUSY]);
+	/* this process holds a file of every device */
+	assert_true(dev->attr[TERN_A_DEV_CLIENT_COUNT] >= 1);
+}
+
+static void test_nl_device_attributes(void **state)
+{
+	static struct nl_replies out;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
+	assert_int_equal(out.count, fabric.devices);
+	for (uint32_t i = 0; i < out.count; i++)
+		assert_device_complete(&out.msg[i],
+				       (uint32_t)out.msg[i].attr[TERN_A_DEV_INDEX]);
+	nl_socket_free(sock);
+}
+
+/* The last device: no test before the fault tests makes it unhealthy. */
+static void test_nl_untouched_device_is_healthy(void **state)
+{
+	struct nl_reply dev;
+	uint32_t last = fabric.devices - 1;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	netlink_device(sock, family, last, &dev);
+	assert_int_equal(dev.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
+	assert_int_equal(dev.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	assert_int_equal(dev.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED], 0);
+	assert_int_equal(dev.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED], 0);
+	assert_int_equal(dev.attr[TERN_A_DEV_JOB_TIMEOUTS], 0);
+	assert_int_equal(dev.attr[TERN_A_DEV_ENGINE_RESETS], 0);
+	for (uint32_t e = 0; e < dev.engines; e++)
+		assert_int_equal(dev.engine[e].attr[TERN_A_ENGINE_HUNG], 0);
+	nl_socket_free(sock);
+}
+
+static void test_nl_device_counts_jobs_and_buffers(void **state)
+{
+	struct nl_reply before, after;
+	struct uapi_bo host;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	netlink_device(sock, family, 0, &before);
+	/* the fixture's queue is on engine 0 */
+	assert_int_equal(copy_on_device0(fx.local.va, fx.local.va + 8192, 4096), 1);
+	assert_int_equal(copy_on_device0(uapi_unmapped_va(), fx.local.va, 4096),
+			 -EFAULT);
+	uapi_bo_create(fabric.fd[0], TERN_PLACEMENT_HOST, 3 * 4096, &host);
+	netlink_device(sock, family, 0, &after);
+	assert_int_equal(after.attr[TERN_A_DEV_JOBS_COMPLETED] -
+			 before.attr[TERN_A_DEV_JOBS_COMPLETED], 1);
+	assert_int_equal(after.attr[TERN_A_DEV_JOBS_FAILED] -
+			 before.attr[TERN_A_DEV_JOBS_FAILED], 1);
+	assert_int_equal(after.engine[0].attr[TERN_A_ENGINE_JOBS_COMPLETED] -
+			 before.engine[0].attr[TERN_A_ENGINE_JOBS_COMPLETED], 1);
+	assert_int_equal(after.engine[0].attr[TERN_A_ENGINE_JOBS_FAILED] -
+			 before.engine[0].attr[TERN_A_ENGINE_JOBS_FAILED], 1);
+	assert_true(after.engine[0].attr[TERN_A_ENGINE_BUSY_NS] >
+		    before.engine[0].attr[TERN_A_ENGINE_BUSY_NS]);
+	assert_int_equal(after.attr[TERN_A_DEV_BUFFER_COUNT] -
+			 before.attr[TERN_A_DEV_BUFFER_COUNT], 1);
+	assert_int_equal(after.attr[TERN_A_DEV_MEM_HOST_USED] -
+			 before.attr[TERN_A_DEV_MEM_HOST_USED], host.size);
+	assert_int_equal(after.attr[TERN_A_DEV_MEM_USED],
+			 before.attr[TERN_A_DEV_MEM_USED]);
+
+	uapi_bo_close(fabric.fd[0], &host);
+	netlink_device(sock, family, 0, &after);
+	assert_int_equal(after.attr[TERN_A_DEV_BUFFER_COUNT],
+			 before.attr[TERN_A_DEV_BUFFER_COUNT]);
+	assert_int_equal(after.attr[TERN_A_DEV_MEM_HOST_USED],
+			 before.attr[TERN_A_DEV_MEM_HOST_USED]);
+	nl_socket_free(sock);
+}
+
+/* A filter that names no device or link: -ENODEV, nothing dumped. */
+static void test_nl_filter_names_nothing(void **state)
+{
+	static struct nl_replies out;
+	int family;
+	struct nl_sock *sock = netlink_open(&family);
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
+				      TERN_A_DEV_INDEX, fabric.devices, &out), -ENODEV);
+	assert_int_equal(out.count, 0);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
+				      TERN_A_LINK_INDEX, 100000, &out), -ENODEV);
+	assert_int_equal(out.count, 0);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+				      TERN_A_CLIENT_DEVICE, fabric.devices, &out),
+			 -ENODEV);
+	assert_int_equal(out.count, 0);
+	/* the client filter is the only attribute CLIENT_GET takes */
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+				      TERN_A_CLIENT_PID, 1, &out), -EINVAL);
+	nl_socket_free(sock);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)
 
 int netlink_tests(void)
@@ -341,6 +588,10 @@ int netlink_tests(void)
 		T(test_nl_link_filter),
 		T(test_nl_link_counters_move_by_bytes_sent),
 		T(test_nl_link_get_rejects_unknown_attribute),
+		T(test_nl_device_attributes),
+		T(test_nl_untouched_device_is_healthy),
+		T(test_nl_device_counts_jobs_and_buffers),
+		T(test_nl_filter_names_nothing),
 	};
 
 	return cmocka_run_group_tests_name("fabric_netlink", tests, NULL, NULL);

@@ -519,14 +519,14 @@ enum tern_genl_cmd {
 	/**
 	 * @TERN_CMD_MEM_ERROR_NTF: event: device memory reported an error:
 	 * TERN_A_DEV_INDEX, TERN_A_DEV_MEM_ERROR_KIND, TERN_A_DEV_MEM_ERROR_ADDR,
-	 * the two memory error counters and the device's health.
+	 * the two memory error counters and the device's health and reasons.
 	 */
 	TERN_CMD_MEM_ERROR_NTF,
 	/**
 	 * @TERN_CMD_ENGINE_RESET_NTF: event: an engine stopped making progress,
 	 * its job was failed with -ETIMEDOUT and the engine was reset:
 	 * TERN_A_DEV_INDEX, one TERN_A_DEV_ENGINE nest (with the guilty
-	 * client's pid and command) and the device's health.
+	 * client's pid and command) and the device's health and reasons.
 	 */
 	TERN_CMD_ENGINE_RESET_NTF,
 	/**
@@ -745,7 +745,7 @@ enum tern_health {
 	TERN_HEALTH_OK = 0,
 	/**
 	 * @TERN_HEALTH_DEGRADED: it works, with less fabric or after faults:
-	 * a link down, link errors, or an engine reset.
+	 * a link down, link errors, an engine hung now or an engine reset.
 	 */
 	TERN_HEALTH_DEGRADED = 1,
 	/** @TERN_HEALTH_FAILED: an uncorrectable memory error was seen. */

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tern counters: a device's and a client's, read without stopping anyone.
+ *
+ * Counters are atomics updated where things happen (buffers, files, jobs,
+ * engines, memory errors); a reader adds them up. Engines' busy time and
+ * a client's running job take the engine's spinlock for an instant. Each
+ * value is exact; a set of values is not one snapshot.
+ */
+#include <linux/atomic.h>
+#include <linux/string.h>
+
+#include "tern_drv.h"
+#include "tern_engine.h"
+#include "tern_gem.h"
+#include "tern_health.h"
+#include "tern_stats.h"
+#include "tern_vm.h"
+
+void tern_device_stats_read(struct tern_device *tdev,
+			    struct tern_device_stats *stats)
+{
+	unsigned int i;
+
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine_stats engine;
+
+		tern_engine_stats_read(&tdev->engines[i], &engine);
+		stats->jobs_completed += engine.jobs_completed;
+		stats->jobs_failed += engine.jobs_failed;
+		stats->job_timeouts += engine.timeouts;
+		stats->engine_resets += engine.resets;
+		stats->engines_busy += engine.busy;
+	}
+	stats->mem_used = tern_devmem_used(tdev);
+	stats->mem_host_used = atomic64_read(&tdev->mem_host_used);
+	stats->mem_errors_corrected =
+		atomic64_read(&tdev->mem_errors_corrected);
+	stats->mem_errors_uncorrected =
+		atomic64_read(&tdev->mem_errors_uncorrected);
+	stats->buffers = atomic_read(&tdev->buffer_count);
+	stats->clients = atomic_read(&tdev->client_count);
+	stats->health_reasons = tern_health_reasons(tdev);
+	stats->health = tern_health_of(stats->health_reasons);
+}
+
+void tern_client_stats_read(struct tern_device *tdev,
+			    const struct tern_usage *usage,
+			    struct tern_client_stats *stats)
+{
+	struct tern_vm *vm = container_of(usage, struct tern_vm, usage);
+	unsigned int i;
+
+	stats->id = usage->client_id;
+	stats->pid = usage->pid;
+	memcpy(stats->comm, usage->comm, sizeof(stats->comm));
+	stats->mem_device = atomic64_read(&usage->mem_device);
+	stats->mem_host = atomic64_read(&usage->mem_host);
+	stats->jobs_submitted = atomic64_read(&usage->jobs_submitted);
+	stats->buffers = atomic_read(&usage->buffers);
+	stats->queues = atomic_read(&usage->queues);
+	stats->jobs_active = atomic_read(&usage->jobs_active);
+	stats->busy_ns = atomic64_read(&usage->busy_ns);
+	for (i = 0; i < tdev->engine_count; i++)
+		stats->busy_ns += tern_engine_running_ns(&tdev->engines[i], vm);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TERN_CMD_CLIENT_GET: every open file of a device is a client, named by
+ * the process that opened it; what it holds (buffers, imports among them,
+ * queues) and what it ran is counted exactly, it goes when the file
+ * closes, and a dump longer than one message buffer lists each client
+ * once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <netlink/genl/genl.h>
+#include <netlink/socket.h>
+
+#include "fabric.h"
+
+/* More files than one dump buffer (32 KiB) has room for. */
+#define MANY_FILES	256
+
+static struct nl_sock *sock;
+static int family;
+static struct nl_replies before, after;
+
+static int clients_setup(void **state)
+{
+	(void)state;
+	sock = netlink_open(&family);
+	return 0;
+}
+
+static int clients_teardown(void **state)
+{
+	(void)state;
+	nl_socket_free(sock);
+	sock = NULL;
+	return 0;
+}
+
+static void dump_clients(uint32_t device, struct nl_replies *out)
+{
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+				      TERN_A_CLIENT_DEVICE, device, out), 0);
+	for (uint32_t i = 0; i < out->count; i++) {
+		assert_int_equal(out->msg[i].cmd, TERN_CMD_CLIENT_GET);
+		assert_int_equal(out->msg[i].attr[TERN_A_CLIENT_DEVICE], device);
+	}
+}
+
+static const struct nl_reply *find_client(const struct nl_replies *in,
+					  uint64_t id)
+{
+	for (uint32_t i = 0; i < in->count; i++)
+		if (in->msg[i].attr[TERN_A_CLIENT_ID] == id)
+			return &in->msg[i];
+	return NULL;
+}
+
+/* The one client of @now that @then did not have. */
+static const struct nl_reply *new_client(const struct nl_replies *then,
+					 const struct nl_replies *now)
+{
+	const struct nl_reply *found = NULL;
+
+	assert_int_equal(now->count, then->count + 1);
+	for (uint32_t i = 0; i < now->count; i++) {
+		if (find_client(then, now->msg[i].attr[TERN_A_CLIENT_ID]))
+			continue;
+		assert_null(found);
+		found = &now->msg[i];
+	}
+	assert_non_null(found);
+	return found;
+}
+
+/* The client @id on @device now; the test fails if it is gone. */
+static struct nl_reply client_now(uint32_t device, uint64_t id)
+{
+	const struct nl_reply *client;
+
+	dump_clients(device, &after);
+	client = find_client(&after, id);
+	if (!client)
+		fail_msg("client %llu is not listed", (unsigned long long)id);
+	return *client;
+}
+
+static void my_comm(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(out, (int)size, f));
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static uint64_t client_count(uint32_t device)
+{
+	struct nl_reply dev;
+
+	netlink_device(sock, family, device, &dev);
+	return dev.attr[TERN_A_DEV_CLIENT_COUNT];
+}
+
+static void test_client_is_this_process(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	uint64_t clients = client_count(d);
+	struct uapi_bo device_bo, host_bo;
+	struct uapi_stream s = { .size = 0 };
+	struct nl_reply c;
+	char comm[32];
+	uint64_t id;
+	uint32_t queue;
+	int fd;
+
+	(void)state;
+	dump_clients(d, &before);
+	fd = uapi_open_device(d);
+	assert_true(fd >= 0);
+	dump_clients(d, &after);
+	c = *new_client(&before, &after);
+	id = c.attr[TERN_A_CLIENT_ID];
+	my_comm(comm, sizeof(comm));
+	assert_int_equal(c.attr[TERN_A_CLIENT_PID], getpid());
+	assert_string_equal(c.str[TERN_A_CLIENT_COMM], comm);
+	for (int a = TERN_A_CLIENT_MEM_DEVICE; a <= TERN_A_CLIENT_BUSY_NS; a++) {
+		assert_true(c.has[a]);
+		assert_int_equal(c.attr[a], 0);
+	}
+	assert_int_equal(client_count(d), clients + 1);
+
+	/* a buffer's bytes count from its creation, exactly */
+	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 3 * 4096 + 1, &device_bo);
+	c = client_now(d, id);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], 0);
+	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
+	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 8192, &host_bo);
+	c = client_now(d, id);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], host_bo.size);
+	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 2);
+
+	queue = uapi_queue_create(fd, 0);
+	uapi_emit_fill(&s, device_bo.va, 4096, 0x5a5a5a5a);
+	assert_int_equal(uapi_run(fd, queue, &s), 1);
+	c = client_now(d, id);
+	assert_int_equal(c.attr[TERN_A_CLIENT_QUEUES], 1);
+	assert_int_equal(c.attr[TERN_A_CLIENT_JOBS_SUBMITTED], 1);
+	/* it ended before its fence signalled */
+	assert_int_equal(c.attr[TERN_A_CLIENT_JOBS_ACTIVE], 0);
+	assert_true(c.attr[TERN_A_CLIENT_BUSY_NS] > 0);
+
+	uapi_bo_close(fd, &device_bo);
+	c = client_now(d, id);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], 0);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], host_bo.size);
+	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
+
+	uapi_bo_close(fd, &host_bo);
+	close(fd);
+	dump_clients(d, &after);
+	assert_null(find_client(&after, id));
+	assert_int_equal(after.count, before.count);
+	assert_int_equal(client_count(d), clients);
+}
+
+/* An imported buffer counts for the importing file too. */
+static void test_client_counts_imports(void **state)
+{
+	uint32_t exporter = fabric.devices - 1, importer = fabric.devices - 2;
+	struct uapi_bo bo;
+	struct nl_reply c;
+	uint32_t handle;
+	int fd, dma_buf;
+
+	(void)state;
+	uapi_bo_create(fabric.fd[exporter], TERN_PLACEMENT_DEVICE, 64 * 1024, &bo);
+	dump_clients(importer, &before);
+	fd = uapi_open_device(importer);
+	dump_clients(importer, &after);
+	c = *new_client(&before, &after);
+	assert_int_equal(drmPrimeHandleToFD(fabric.fd[exporter], bo.handle,
+					    DRM_CLOEXEC | DRM_RDWR, &dma_buf), 0);
+	assert_int_equal(drmPrimeFDToHandle(fd, dma_buf, &handle), 0);
+	close(dma_buf);
+	c = client_now(importer, c.attr[TERN_A_CLIENT_ID]);
+	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], bo.size);
+	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
+	close(fd);
+	uapi_bo_close(fabric.fd[exporter], &bo);
+}
+
+/* A dump in several parts lists every client once, in id order. */
+static void test_client_dump_in_parts(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	int fds[MANY_FILES];
+
+	(void)state;
+	dump_clients(d, &before);
+	for (int i = 0; i < MANY_FILES; i++) {
+		fds[i] = uapi_open_device(d);
+		assert_true(fds[i] >= 0);
+	}
+	dump_clients(d, &after);
+	for (int i = 0; i < MANY_FILES; i++)
+		close(fds[i]);
+	assert_int_equal(after.count, before.count + MANY_FILES);
+	for (uint32_t i = 1; i < after.count; i++)
+		assert_true(after.msg[i].attr[TERN_A_CLIENT_ID] >
+			    after.msg[i - 1].attr[TERN_A_CLIENT_ID]);
+}
+
+/* Without a filter: the clients of every device, ours among them. */
+static void test_client_dump_all_devices(void **state)
+{
+	uint32_t ours[FABRIC_MAX_DEVICES] = { 0 };
+
+	(void)state;
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET, 0, 0,
+				      &after), 0);
+	for (uint32_t i = 0; i < after.count; i++) {
+		uint64_t d = after.msg[i].attr[TERN_A_CLIENT_DEVICE];
+
+		assert_true(d < fabric.devices);
+		if (after.msg[i].attr[TERN_A_CLIENT_PID] == (uint64_t)getpid())
+			ours[d]++;
+	}
+	for (uint32_t d = 0; d < fabric.devices; d++)
+		if (!ours[d])
+			fail_msg("no client of this process on device %u", d);
+}
+
+#define T(f) cmocka_unit_test(f)
+
+int client_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_client_is_this_process),
+		T(test_client_counts_imports),
+		T(test_client_dump_in_parts),
+		T(test_client_dump_all_devices),
+	};
+
+	return cmocka_run_group_tests_name("fabric_clients", tests,
+					   clients_setup, clients_teardown);
+}
