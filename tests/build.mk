@@ -68,6 +68,7 @@ $(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
 include tests/tools/tools.mk
+include tests/inspect/inspect.mk
 
 check:
 	MAKE="$(MAKE)" BUILD="$(BUILD)" tests/check.sh

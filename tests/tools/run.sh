@@ -233,12 +233,15 @@ check "inspect list exits 0" rc_is 0
 check "inspect list: first line states the backend" \
 	test "$(head -n 1 "$out")" = "backend: $mode (TERN_BACKEND=$mode)"
 check "inspect list: column header" \
-	sh -c "sed -n 2p '$out' | grep -q '^DEVICE  *NODE  *MEMORY USED / TOTAL  *ENGINES  *PORTS$'"
+	sh -c "sed -n 2p '$out' | grep -q '^DEVICE  *NODE  *BUS ID  *MEMORY USED / TOTAL  *ENGINES  *LINKS  *HEALTH  *PROCS$'"
 check "inspect list: one row per device ($devices)" \
 	test "$(list_rows | wc -l)" -eq "$devices"
 check "inspect list: rows are devices 0 to $last, each of $mem_shown" \
-	test "$(list_rows | awk '{ printf "%s:%s ", $1, $6 $7 }')" = \
+	test "$(list_rows | awk '{ printf "%s:%s ", $1, $7 $8 }')" = \
 	"$(seq 0 $last | awk -v m="$mem_shown" '{ printf "%s:%s ", $1, m }')"
+check "inspect list: memory percentage, engines busy/total, links up/total, health" \
+	test -z "$(list_rows | awk '$9 !~ /^\([0-9]+%\)$/ || $10 !~ /^[0-9]+\/[1-9][0-9]*$/ ||
+		$11 !~ /^[0-9]+\/[0-9]+$/ || $12 !~ /^(ok|degraded|failed)$/ || $13 !~ /^[0-9]+$/')"
 
 run "$inspect" list --json
 check "inspect list --json exits 0 with nothing on stderr" \
@@ -255,6 +258,18 @@ run "$inspect" list -j --pretty
 check "inspect list -j --pretty: indented, same data" \
 	sh -c "[ $rc -eq 0 ] && [ \$(wc -l < '$out') -gt 3 ] &&
 		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' '$out' '$tmp/compact'"
+# A device's node and bus id, for the commands that take one.
+node1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][-1]["node"])' "$tmp/compact")
+bus1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][-1]["bus_id"])' "$tmp/compact")
+
+run "$inspect" list -v
+check "inspect list -v: a capabilities line under each device" \
+	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^        capabilities: ' '$out') -eq $devices ]"
+check "inspect list -v: each device's clients, or none" \
+	sh -c "[ \$(grep -c -e '^        PID  *COMMAND  *DEVICE MEM' -e '^        clients: none' '$out') -eq $devices ]"
+run "$inspect" list --verbose --json
+check "inspect list --verbose --json: schema with clients" \
+	sh -c "[ $rc -eq 0 ] && python3 '$here/check_list_json.py' '$out' $devices $mem_bytes $mode verbose"
 
 if [ "$mode" = sim ]; then
 	for n in 1 5; do
@@ -273,20 +288,172 @@ if [ "$mode" = sim ]; then
 		check "inspect list: automatic backend says no node was found" \
 			test "$(head -n 1 "$out")" = "backend: sim (no Tern device node found)"
 	fi
+	run "$inspect" list -v
+	check "inspect list -v on the simulator: no clients, says why" \
+		sh -c "[ \$(grep -c '^        clients: none (the simulator shows no other processes)$' '$out') -eq $devices ]"
 else
 	check "inspect list --json: nodes are accel or render nodes" \
 		python3 -c 'import json,sys; sys.exit(not all(d["node"].startswith(("/dev/accel/accel", "/dev/dri/renderD")) for d in json.load(open(sys.argv[1]))["devices"]))' "$tmp/compact"
+	check "inspect list --json: source is the driver" \
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["source"] != "driver")' "$tmp/compact"
 	run env -u TERN_BACKEND "$inspect" list
 	check "inspect list: automatic backend is the kernel's" \
 		test "$(head -n 1 "$out")" = "backend: kernel (Tern device node found)"
 fi
 
+# ---- tern-inspect info ----
+
+run "$inspect" info "$last"
+check "inspect info $last exits 0" rc_is 0
+check "inspect info $last: names the device, its node and memory" \
+	sh -c "[ \"\$(head -n 1 '$out')\" = 'device $last' ] &&
+		grep -q '^  node: *$node1$' '$out' &&
+		grep -q '^  device used / total: .* / $(echo "$mem_shown" | sed 's/\([0-9]\)\([KMG]\)/\1 \2/') ' '$out'"
+check "inspect info $last: sections for engines, links and clients" \
+	sh -c "grep -q '^engines (' '$out' && grep -q '^  ENGINE  *BUSY  *HUNG' '$out' &&
+		grep -q '^links (' '$out' && grep -q '^clients (' '$out' && grep -q '^  health: ' '$out'"
+run "$inspect" info "$last" --json
+check "inspect info $last --json: schema, device $last" \
+	sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode $last"
+cp "$out" "$tmp/info"
+run "$inspect" --json info "$node1"
+check "inspect info by node ($node1): same device" \
+	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; a, b = (json.load(open(f))[\"device\"] for f in sys.argv[1:]); sys.exit(a[\"index\"] != b[\"index\"])' '$out' '$tmp/info'"
+run "$inspect" info -j "$bus1"
+check "inspect info by bus id ($bus1): same device" \
+	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; a, b = (json.load(open(f))[\"device\"] for f in sys.argv[1:]); sys.exit(a[\"index\"] != b[\"index\"])' '$out' '$tmp/info'"
+usage_error "inspect info without a device" "info: expected a device: its index, node or bus id" \
+	"$inspect" info
+usage_error "inspect info of a device past the last" "info: no device '$devices'; devices are 0-$last" \
+	"$inspect" info "$devices"
+usage_error "inspect info of a bad name" "info: no device 'gpu0'; devices are 0-$last" \
+	"$inspect" info gpu0
+usage_error "inspect info -1" "info: unknown option '-1'" "$inspect" info -1
+usage_error "inspect info with two devices" "info: unexpected argument '1'" \
+	"$inspect" info 0 1
+usage_error "inspect info unknown option" "info: unknown option '--all'" \
+	"$inspect" info 0 --all
+
+# ---- tern-inspect topo ----
+
+# topo_expect TOPOLOGY DEVICES LINKS PORTS ENV...: plain and JSON topo on
+# a fabric of that shape.
+topo_expect() {
+	shape=$1 n=$2 links=$3 ports=$4
+	shift 4
+	run "$@" "$inspect" topo --json
+	check "inspect topo --json ($shape, $n devices): $links links, $ports per device" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' topo '$out' $mode $n $links $ports $shape"
+	run "$@" "$inspect" topo
+	if [ "$links" -eq 0 ]; then
+		check "inspect topo ($shape): no link table without links" \
+			sh -c "[ $rc -eq 0 ] && ! grep -q '^LINK' '$out'"
+		return
+	fi
+	check "inspect topo ($shape): a link table of $links links" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^LINK  *DEVICE/PORT  *PEER/PORT  *STATE  *BYTES A->B  *B->A  *ERRORS$' '$out' &&
+			[ \$(sed -n '/^LINK /,\$p' '$out' | tail -n +2 | wc -l) -eq $links ]"
+}
+
+if [ "$mode" = sim ]; then
+	topo_expect torus:4x4 16 32 4 env TERN_SIM_DEVICES=16 TERN_SIM_TOPOLOGY=torus:4x4
+	check "inspect topo: a 4x4 torus is drawn as a grid with wraparound marks" \
+		sh -c "grep -q '^torus 4x4: 16 devices, 32 links' '$out' &&
+			grep -q '^  < \[ 0\]---\[ 1\]---\[ 2\]---\[ 3\] >$' '$out' &&
+			grep -q '^  < \[12\]---\[13\]---\[14\]---\[15\] >$' '$out' &&
+			[ \$(grep -c '^ *\^  *\^  *\^  *\^$' '$out') -eq 1 ] &&
+			[ \$(grep -c '^ *|  *|  *|  *|$' '$out') -eq 3 ] &&
+			[ \$(grep -c '^ *v  *v  *v  *v$' '$out') -eq 1 ]"
+	topo_expect torus:2x3 6 12 4 env TERN_SIM_DEVICES=6 TERN_SIM_TOPOLOGY=torus:2x3
+	topo_expect ring 8 8 2 env TERN_SIM_DEVICES=8 TERN_SIM_TOPOLOGY=ring
+	check "inspect topo: a ring is drawn as a cycle" \
+		sh -c "grep -q '^ring: 8 devices, 8 links' '$out' &&
+			grep -q '^  0 --- 1 --- 2 --- 3 --- 4 --- 5 --- 6 --- 7 --- (back to 0)$' '$out'"
+	topo_expect other 4 4 - env TERN_SIM_DEVICES=4 TERN_SIM_TOPOLOGY=custom:0-1,1-2,2-0,2-3
+	check "inspect topo: another shape is listed device by device" \
+		sh -c "grep -q '^fabric: 4 devices, 4 links' '$out' &&
+			grep -q '^    2: port 1 -> 0/1, port 0 -> 1/1, port 2 -> 3/0$' '$out'"
+	topo_expect none 1 0 0 env TERN_SIM_DEVICES=1
+	check "inspect topo: one device has no links" \
+		grep -q '^    0: no links$' "$out"
+else
+	topology=$(cat /sys/module/tern/parameters/mock_topology 2>/dev/null || echo auto)
+	case "$topology" in
+	ring) topo_expect ring "$devices" "$devices" 2 ;;
+	torus:*) topo_expect "$topology" "$devices" $((2 * devices)) 4 ;;
+	*) topo_expect - "$devices" "$(python3 -c 'import json,sys; print(sum(d["links_total"] for d in json.load(open(sys.argv[1]))["devices"]) // 2)' "$tmp/compact")" - ;;
+	esac
+fi
+usage_error "inspect topo stray argument" "topo: unexpected argument 'grid'" \
+	"$inspect" topo grid
+usage_error "inspect topo unknown option" "topo: unknown option '-v'" \
+	"$inspect" topo -v
+
+# ---- tern-inspect health ----
+
+run "$inspect" health
+if [ "$mode" = sim ]; then
+	check "inspect health: every simulated device is ok, exit 0" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(tail -n 1 '$out')\" = 'healthy: $devices devices: $devices ok, 0 degraded, 0 failed' ]"
+else
+	# Other suites may have injected link faults: the status must match.
+	check "inspect health: exit status agrees with the summary" \
+		sh -c "{ [ $rc -eq 0 ] && tail -n 1 '$out' | grep -q '^healthy: $devices devices: $devices ok'; } ||
+			{ [ $rc -eq 1 ] && tail -n 1 '$out' | grep -q '^UNHEALTHY: $devices devices: '; }"
+fi
+health_rc=$rc
+check "inspect health: a header and one row per device" \
+	sh -c "grep -q '^DEVICE  *HEALTH  *REASONS  *MEM ERR C/U  *TIMEOUTS  *RESETS  *LINKS DOWN  *LINK ERRORS$' '$out' &&
+		[ \$(grep -cE '^[0-9]+  +(ok|degraded|failed)  ' '$out') -eq $devices ]"
+run "$inspect" health -q
+check "inspect health -q: nothing printed, same exit status" \
+	sh -c "[ $rc -eq $health_rc ] && [ ! -s '$out' ] && [ ! -s '$err' ]"
+run "$inspect" health --quiet --json
+check "inspect health --quiet --json: still nothing printed" \
+	sh -c "[ $rc -eq $health_rc ] && [ ! -s '$out' ]"
+run "$inspect" health --json
+check "inspect health --json: schema, same exit status, healthy agrees" \
+	sh -c "[ $rc -eq $health_rc ] && python3 '$here/check_inspect_json.py' health '$out' $mode $devices &&
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"healthy\"] != (sys.argv[2] == \"0\"))' '$out' $health_rc"
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_DEVICES=16 TERN_SIM_TOPOLOGY=torus:4x4 "$inspect" health
+	check "inspect health on a 4x4 torus: exit 0, 16 ok" \
+		sh -c "[ $rc -eq 0 ] && tail -n 1 '$out' | grep -q '^healthy: 16 devices: 16 ok, 0 degraded, 0 failed$'"
+fi
+usage_error "inspect health stray argument" "health: unexpected argument '0'" \
+	"$inspect" health 0
+usage_error "inspect health unknown option" "health: unknown option '-v'" \
+	"$inspect" health -v
+
+# ---- tern-inspect metrics ----
+
+links_total=$(python3 -c 'import json,sys; print(sum(d["links_total"] for d in json.load(open(sys.argv[1]))["devices"]) // 2)' "$tmp/compact")
+run "$inspect" metrics
+check "inspect metrics: exit 0, valid exposition with every documented family" \
+	sh -c "[ $rc -eq 0 ] && [ ! -s '$err' ] && python3 '$here/check_metrics.py' '$out' $devices $links_total"
+check "inspect metrics: memory total of each device" \
+	test "$(grep -c "^tern_memory_total_bytes{device=\"[0-9]*\"} $mem_bytes\$" "$out")" -eq "$devices"
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_DEVICES=16 TERN_SIM_TOPOLOGY=torus:4x4 "$inspect" metrics
+	check "inspect metrics on a 4x4 torus: 16 devices, 32 links up" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_metrics.py' '$out' 16 32 &&
+			[ \$(grep -c '^tern_link_up{.*} 1$' '$out') -eq 32 ]"
+fi
+usage_error "inspect metrics --json" "metrics: --json and --pretty do not apply" \
+	"$inspect" metrics --json
+usage_error "inspect -j metrics" "metrics: --json and --pretty do not apply" \
+	"$inspect" -j metrics
+usage_error "inspect metrics stray argument" "metrics: unexpected argument 'all'" \
+	"$inspect" metrics all
+
 # ---- tern-inspect: bad input and help ----
 
 usage_error "inspect without a command" "expected a command" "$inspect"
-usage_error "inspect unknown command" "unknown command 'nope'; commands are: list help" \
+usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics help" \
 	"$inspect" nope
 usage_error "inspect unknown option" "unknown option '-x'" "$inspect" -x list
+usage_error "inspect command options are not global" "tern-inspect: unknown option '-v'" \
+	"$inspect" -v list
 usage_error "inspect list unknown short option" "tern-inspect list: unknown option '-q'" \
 	"$inspect" list -q
 usage_error "inspect list unknown long option" "tern-inspect list: unknown option '--all'" \
@@ -304,12 +471,19 @@ for args in "--help" "-h" "help"; do
 	check "inspect $args lists the commands" \
 		sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect' '$out' && grep -q '^  list ' '$out'"
 done
-for args in "list --help" "list -h" "help list"; do
-	# shellcheck disable=SC2086
-	run "$inspect" $args
-	check "inspect $args shows the list options" \
-		sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect list' '$out' && grep -q -- '--json' '$out'"
+for cmd in list info topo health metrics; do
+	for args in "$cmd --help" "$cmd -h" "help $cmd"; do
+		# shellcheck disable=SC2086
+		run "$inspect" $args
+		check "inspect $args shows the $cmd usage and options" \
+			sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect $cmd' '$out' && grep -q -- '--help' '$out'"
+	done
 done
+run "$inspect" list --help
+check "inspect list --help names -v" sh -c "grep -q -- '-v, --verbose' '$out'"
+run "$inspect" health --help
+check "inspect health --help names -q and the exit status" \
+	sh -c "grep -q -- '-q, --quiet' '$out' && grep -q '^Exit status: 0 every device is ok' '$out'"
 
 # ---- both tools: settings libtern refuses, and no kernel devices ----
 
@@ -320,8 +494,11 @@ for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
 		env "$setting" "$bench" copy -n 1
-	usage_error "inspect list with $setting" "refused the backend configuration:.* $shown" \
-		env "$setting" "$inspect" list
+	for args in list "info 0" topo health metrics; do
+		# shellcheck disable=SC2086
+		usage_error "inspect $args with $setting" "refused the backend configuration:.* $shown" \
+			env "$setting" "$inspect" $args
+	done
 done
 
 if [ "$mode" = kernel ] || ls /dev/accel/accel* /dev/dri/renderD* >/dev/null 2>&1; then
@@ -331,9 +508,15 @@ if [ "$mode" = kernel ] || ls /dev/accel/accel* /dev/dri/renderD* >/dev/null 2>&
 		"this machine has DRM render or accel nodes (mode $mode)"
 else
 	run env TERN_BACKEND=kernel "$inspect" list --json
-	check "inspect list: TERN_BACKEND=kernel without devices fails, says how to load the driver" \
-		sh -c "[ $rc -eq 1 ] && grep -q 'no Tern device node was found: load' '$err' &&
+	check "inspect list: TERN_BACKEND=kernel without tern.ko fails, says how to load it" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'tern.ko is not loaded .*sudo modprobe tern mock_devices=4.*sudo tern-inspect module load --mock-devices 4' '$err' &&
 			python3 '$here/check_list_json.py' '$out' 0 0 kernel"
+	for args in "info 0" topo health "health -q" metrics; do
+		# shellcheck disable=SC2086
+		run env TERN_BACKEND=kernel "$inspect" $args
+		check "inspect $args: TERN_BACKEND=kernel without tern.ko: exit 1, says how to load it" \
+			sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ] && grep -q 'tern.ko is not loaded .*sudo modprobe tern' '$err'"
+	done
 	run env TERN_BACKEND=kernel "$bench" copy -n 1
 	check "bench copy: TERN_BACKEND=kernel without devices fails, says how to load the driver" \
 		sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ] && grep -q 'no Tern device node was found: load' '$err'"
@@ -407,6 +590,62 @@ run "$bench" all-reduce --help
 check "bench all-reduce --help shows every collective option" \
 	sh -c "[ $rc -eq 0 ] && for o in -b -e -f -n -w -c -d -o -r -g -h; do
 		grep -q \"^  \$o, --\" '$out' || exit 1; done"
+
+# ---- tern-inspect: a process holding device 0 open is its client ----
+
+if [ "$mode" = kernel ]; then
+	node0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["node"])' "$tmp/compact")
+	python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+open(sys.argv[2], "w").close()
+time.sleep(600)' "$node0" "$tmp/ready" &
+	holder=$!
+	tries=0
+	while [ ! -e "$tmp/ready" ] && [ $tries -lt 300 ] && kill -0 $holder 2>/dev/null; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	run "$inspect" list -v --json
+	check "inspect list -v --json: the process holding $node0 is a client of device 0" \
+		python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))["devices"][0]
+sys.exit(not any(c["pid"] == int(sys.argv[2]) and c["comm"] == "python3" for c in d["clients"]) or d["client_count"] < 1)' "$out" "$holder"
+	run "$inspect" info 0
+	check "inspect info 0: the client's pid and command" \
+		grep -q "^  $holder  *python3  " "$out"
+	run "$inspect" metrics
+	check "inspect metrics: tern_client_memory_bytes for the client" \
+		grep -q "^tern_client_memory_bytes{device=\"0\",pid=\"$holder\",client=\"[0-9]*\",comm=\"python3\",kind=\"device\"} 0$" "$out"
+	kill $holder
+	wait $holder 2>/dev/null
+fi
+
+# ---- tern-inspect on a link fault (tern.ko's debugfs; last: faults stick) ----
+
+if [ "$mode" = kernel ]; then
+	case "$node0" in
+	/dev/dri/renderD*) link_file=/sys/kernel/debug/dri/${node0#/dev/dri/renderD}/fabric_link ;;
+	*) link_file=/sys/kernel/debug/accel/tern.0/fabric_link ;;
+	esac
+	if [ "$links_total" -gt 0 ] && [ -w "$link_file" ] && echo "0 down" >"$link_file"; then
+		run "$inspect" health
+		check "inspect health with device 0's port 0 down: exit 1, the link and device 0 degraded" \
+			sh -c "[ $rc -eq 1 ] && grep -q '^link [0-9]*: device [0-9]* port [0-9]* <-> device [0-9]* port [0-9]*: DOWN, ' '$out' &&
+				grep -qE '^0  +degraded  +[a-z_,]*link_down' '$out' && tail -n 1 '$out' | grep -q '^UNHEALTHY: '"
+		run "$inspect" health -q
+		check "inspect health -q with a link down: exit 1, silent" \
+			sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ]"
+		run "$inspect" topo
+		check "inspect topo with a link down: drawn with an x, DOWN in the table" \
+			sh -c "[ $rc -eq 0 ] && grep -q 'x' '$out' && [ \$(grep -c '  DOWN  ' '$out') -eq 1 ]"
+		run "$inspect" metrics
+		check "inspect metrics with a link down: tern_link_up 0 and health 1 for device 0" \
+			sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^tern_link_up{.*} 0$' '$out') -eq 1 ] &&
+				grep -q '^tern_device_health{device=\"0\"} [12]$' '$out'"
+		echo "0 up" >"$link_file"
+	else
+		skip "inspect with a link down" "no writable $link_file or no links (needs root and debugfs)"
+	fi
+fi
 
 echo "1..$count"
 echo "# tools ($mode): $((count - failed)) passed, $failed failed"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests for the pieces of tern-bench and tern-inspect that decide
- * right from wrong: number parsing, byte formatting and the verification
- * pattern.
+ * right from wrong: number parsing, byte formatting, the verification
+ * pattern, and, on synthetic snapshots, tern-inspect's fabric shapes and
+ * drawing, health reasons and Prometheus label escaping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +15,10 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "inspect.h"
 #include "pattern.h"
+#include "snapshot.h"
+#include "tern_accel.h"
 
 static void test_size_plain_and_suffixes(void **state)
 {
@@ -149,6 +153,405 @@ static void test_pattern_depends_on_seed(void **state)
 	assert_true(pattern_count_wrong(a, N, pattern_seed(N, 1)) > N / 2);
 }
 
+
+/* ---- tern-inspect, on synthetic snapshots ---- */
+
+#define SNAP_MAX_DEVICES 64
+#define SNAP_MAX_LINKS 256
+
+struct test_snap {
+	struct snapshot snap;
+	struct snapshot_device devices[SNAP_MAX_DEVICES];
+	struct snapshot_link links[SNAP_MAX_LINKS];
+	struct snapshot_client clients[4];
+};
+
+static void snap_init(struct test_snap *t, int devices)
+{
+	memset(t, 0, sizeof(*t));
+	t->snap.devices = t->devices;
+	t->snap.links = t->links;
+	t->snap.clients = t->clients;
+	t->snap.device_count = devices;
+	for (int i = 0; i < devices; i++) {
+		t->devices[i].index = (uint32_t)i;
+		t->devices[i].fabric_id = (uint32_t)i;
+		snprintf(t->devices[i].node, sizeof(t->devices[i].node),
+			 "/dev/accel/accel%d", i);
+		snprintf(t->devices[i].bus_id, sizeof(t->devices[i].bus_id),
+			 "platform:tern.%d", i);
+	}
+}
+
+static struct snapshot_link *snap_link(struct test_snap *t, uint32_t a,
+				       uint32_t pa, uint32_t b, uint32_t pb)
+{
+	struct snapshot_link *link = &t->links[t->snap.link_count];
+
+	assert_true(t->snap.link_count < SNAP_MAX_LINKS);
+	memset(link, 0, sizeof(*link));
+	link->index = (uint32_t)t->snap.link_count++;
+	link->device_a = a;
+	link->port_a = pa;
+	link->device_b = b;
+	link->port_b = pb;
+	link->up = true;
+	return link;
+}
+
+/* A torus as tern_fabric_init() cables it: port 0 east, 1 west, 2 south, 3 north. */
+static void snap_torus(struct test_snap *t, uint32_t rows, uint32_t cols)
+{
+	snap_init(t, (int)(rows * cols));
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t c = 0; c < cols; c++) {
+			uint32_t id = r * cols + c;
+
+			snap_link(t, id, 0, r * cols + (c + 1) % cols, 1);
+			snap_link(t, id, 2, ((r + 1) % rows) * cols + c, 3);
+		}
+}
+
+static void snap_ring(struct test_snap *t, int devices)
+{
+	snap_init(t, devices);
+	for (int i = 0; i < devices; i++)
+		snap_link(t, (uint32_t)i, 0, (uint32_t)((i + 1) % devices), 1);
+}
+
+static void test_torus_found(void **state)
+{
+	static const uint32_t shapes[][2] = { { 4, 4 }, { 2, 8 }, { 8, 2 },
+					      { 3, 5 }, { 2, 2 }, { 2, 3 } };
+	struct test_snap *t = malloc(sizeof(*t));
+	uint32_t rows = 0, cols = 0;
+
+	(void)state;
+	assert_non_null(t);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		snap_torus(t, shapes[s][0], shapes[s][1]);
+		assert_int_equal(t->snap.link_count, 2 * shapes[s][0] * shapes[s][1]);
+		assert_true(snapshot_find_torus(&t->snap, &rows, &cols));
+		assert_int_equal(rows, shapes[s][0]);
+		assert_int_equal(cols, shapes[s][1]);
+	}
+	/* A link down is still part of the torus. */
+	snap_torus(t, 4, 4);
+	t->links[5].up = false;
+	assert_true(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* The driver's word decides between shapes of the same size. */
+	snprintf(t->snap.topology, sizeof(t->snap.topology), "torus:4x4");
+	assert_true(snapshot_find_torus(&t->snap, &rows, &cols));
+	assert_int_equal(rows, 4);
+	free(t);
+}
+
+static void test_torus_rejected(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+	uint32_t rows = 0, cols = 0;
+
+	(void)state;
+	assert_non_null(t);
+	/* A link missing. */
+	snap_torus(t, 4, 4);
+	t->snap.link_count--;
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* A link too many. */
+	snap_torus(t, 4, 4);
+	snap_link(t, 0, 4, 5, 4);
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* Same count, wrong pair: 0-2 instead of 0-1. */
+	snap_torus(t, 4, 4);
+	t->links[0].device_b = 2;
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* Ids not row * cols + col: swap two devices' ids. */
+	snap_torus(t, 4, 4);
+	t->devices[3].fabric_id = 40;
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* The driver says 2x8 but the links are 4x4: not a torus of its shape. */
+	snap_torus(t, 4, 4);
+	snprintf(t->snap.topology, sizeof(t->snap.topology), "torus:2x8");
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	/* Rings and lone devices are not tori. */
+	snap_ring(t, 16);
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	snap_init(t, 1);
+	assert_false(snapshot_find_torus(&t->snap, &rows, &cols));
+	assert_int_equal(rows, 0);
+	free(t);
+}
+
+static void test_ring(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+	int order[SNAP_MAX_DEVICES];
+
+	(void)state;
+	assert_non_null(t);
+	snap_ring(t, 5);
+	assert_true(snapshot_find_ring(&t->snap, order));
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(order[i], i);
+	/* Two devices: two parallel links. */
+	snap_ring(t, 2);
+	assert_true(snapshot_find_ring(&t->snap, order));
+	/* A cycle in another order: 0-2-1-3-0. */
+	snap_init(t, 4);
+	snap_link(t, 0, 0, 2, 1);
+	snap_link(t, 2, 0, 1, 1);
+	snap_link(t, 1, 0, 3, 1);
+	snap_link(t, 3, 0, 0, 1);
+	assert_true(snapshot_find_ring(&t->snap, order));
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(order[3], 3);
+	/* Two triangles are not one ring. */
+	snap_init(t, 6);
+	for (uint32_t base = 0; base < 6; base += 3)
+		for (uint32_t i = 0; i < 3; i++)
+			snap_link(t, base + i, 0, base + (i + 1) % 3, 1);
+	assert_false(snapshot_find_ring(&t->snap, order));
+	/* Nor is a line. */
+	snap_ring(t, 4);
+	t->snap.link_count--;
+	assert_false(snapshot_find_ring(&t->snap, order));
+	free(t);
+}
+
+/* topo_draw() of @t into a string the caller frees. */
+static char *draw(const struct test_snap *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	topo_draw(out, &t->snap);
+	fclose(out);
+	return text;
+}
+
+static void test_draw_torus(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+	char *text;
+
+	(void)state;
+	assert_non_null(t);
+	snap_torus(t, 2, 3);
+	/* Down: 4-5 (a row link), 2-0 (row 0's wraparound), 1-4 (a column). */
+	for (int i = 0; i < t->snap.link_count; i++) {
+		struct snapshot_link *l = &t->links[i];
+
+		if ((l->device_a == 4 && l->device_b == 5) ||
+		    (l->device_a == 2 && l->device_b == 0) ||
+		    (l->device_a == 1 && l->device_b == 4 && l->port_a == 2))
+			l->up = false;
+	}
+	text = draw(t);
+	assert_non_null(strstr(text, "torus 2x3: 6 devices, 12 links"));
+	assert_non_null(strstr(text,
+		"     ^     ^     ^\n"
+		"  x [0]---[1]---[2] x\n"
+		"     |     x     |\n"
+		"  < [3]---[4]-x-[5] >\n"
+		"     v     v     v\n"));
+	free(text);
+
+	/* 2x2: each pair has a direct and a wraparound link. */
+	snap_torus(t, 2, 2);
+	t->links[0].up = false;		/* 0 east -> 1: the direct one */
+	text = draw(t);
+	assert_non_null(strstr(text,
+		"     ^     ^\n"
+		"  < [0]-x-[1] >\n"
+		"     |     |\n"
+		"  < [2]---[3] >\n"
+		"     v     v\n"));
+	free(text);
+	free(t);
+}
+
+static void test_draw_ring_and_other(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+	char *text;
+
+	(void)state;
+	assert_non_null(t);
+	snap_ring(t, 4);
+	t->links[2].up = false;		/* 2 - 3 */
+	text = draw(t);
+	assert_non_null(strstr(text, "ring: 4 devices, 4 links"));
+	assert_non_null(strstr(text, "  0 --- 1 --- 2 -x- 3 --- (back to 0)\n"));
+	free(text);
+
+	snap_init(t, 3);
+	snap_link(t, 0, 0, 1, 0);
+	snap_link(t, 1, 1, 2, 0)->up = false;
+	text = draw(t);
+	assert_non_null(strstr(text, "fabric: 3 devices, 2 links"));
+	assert_non_null(strstr(text, "    0: port 0 -> 1/0\n"));
+	assert_non_null(strstr(text, "    1: port 0 -> 0/0, port 1 -> 2/0 DOWN\n"));
+	assert_non_null(strstr(text, "    2: port 0 -> 1/1 DOWN\n"));
+	free(text);
+	free(t);
+}
+
+static void test_health_reasons(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	snapshot_health_reasons(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN, buf, sizeof(buf));
+	assert_string_equal(buf, "link_down");
+	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN |
+				TERN_HEALTH_REASON_LINK_ERRORS |
+				TERN_HEALTH_REASON_ENGINE_RESET |
+				TERN_HEALTH_REASON_ENGINE_HUNG |
+				TERN_HEALTH_REASON_MEM_UNCORRECTED, buf,
+				sizeof(buf));
+	assert_string_equal(buf,
+		"link_down,link_errors,engine_reset,engine_hung,mem_uncorrected");
+	/* Bits the tool does not know yet are left out, not misnamed. */
+	snapshot_health_reasons(TERN_HEALTH_REASON_ENGINE_RESET | (1u << 30),
+				buf, sizeof(buf));
+	assert_string_equal(buf, "engine_reset");
+	/* A short buffer is cut, still terminated. */
+	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN |
+				TERN_HEALTH_REASON_LINK_ERRORS, buf, 8);
+	assert_int_equal(strlen(buf), 7);
+	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_OK), "ok");
+	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_DEGRADED),
+			    "degraded");
+	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_FAILED),
+			    "failed");
+}
+
+static void test_health_from_links(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	snap_ring(t, 4);
+	t->links[1].up = false;		/* 1 - 2 */
+	t->links[3].errors = 3;		/* 3 - 0 */
+	for (int i = 0; i < 4; i++)
+		snapshot_derive_link_health(&t->snap, &t->devices[i]);
+	assert_int_equal(t->devices[0].health, SNAPSHOT_HEALTH_DEGRADED);
+	assert_int_equal(t->devices[0].health_reasons,
+			 TERN_HEALTH_REASON_LINK_ERRORS);
+	assert_int_equal(t->devices[1].health_reasons,
+			 TERN_HEALTH_REASON_LINK_DOWN);
+	assert_int_equal(t->devices[2].health_reasons,
+			 TERN_HEALTH_REASON_LINK_DOWN);
+	assert_int_equal(t->devices[3].health_reasons,
+			 TERN_HEALTH_REASON_LINK_ERRORS);
+	t->links[1].up = true;
+	t->links[3].errors = 0;
+	snapshot_derive_link_health(&t->snap, &t->devices[1]);
+	assert_int_equal(t->devices[1].health, SNAPSHOT_HEALTH_OK);
+	assert_int_equal(t->devices[1].health_reasons, 0);
+	/* snapshot_finish() counts the links up of each device. */
+	t->links[0].up = false;
+	snapshot_finish(&t->snap);
+	assert_int_equal(t->devices[0].links_up, 1);
+	assert_int_equal(t->devices[2].links_up, 2);
+	free(t);
+}
+
+static void test_find_device(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	snap_init(t, 4);
+	assert_ptr_equal(snapshot_find_device(&t->snap, "2"), &t->devices[2]);
+	assert_ptr_equal(snapshot_find_device(&t->snap, "/dev/accel/accel3"),
+			 &t->devices[3]);
+	assert_ptr_equal(snapshot_find_device(&t->snap, "platform:tern.1"),
+			 &t->devices[1]);
+	assert_null(snapshot_find_device(&t->snap, "4"));
+	assert_null(snapshot_find_device(&t->snap, "-1"));
+	assert_null(snapshot_find_device(&t->snap, "1x"));
+	assert_null(snapshot_find_device(&t->snap, ""));
+	assert_null(snapshot_find_device(&t->snap, "/dev/accel/accel"));
+	free(t);
+}
+
+/* metrics_write_label_value() of @value, as a string the caller frees. */
+static char *label(const char *value)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	metrics_write_label_value(out, value);
+	fclose(out);
+	return text;
+}
+
+static void test_prometheus_label_escaping(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "", "" },
+		{ "python3", "python3" },
+		{ "a\\b", "a\\\\b" },
+		{ "say \"hi\"", "say \\\"hi\\\"" },
+		{ "two\nlines", "two\\nlines" },
+		{ "\\\"\n", "\\\\\\\"\\n" },
+		{ "tab\tand {braces}, = ok", "tab\tand {braces}, = ok" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = label(cases[i][0]);
+
+		assert_string_equal(text, cases[i][1]);
+		free(text);
+	}
+}
+
+static void test_prometheus_client_sample(void **state)
+{
+	struct test_snap *t = malloc(sizeof(*t));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	assert_non_null(t);
+	snap_ring(t, 2);
+	t->devices[1].engine_count = 2;
+	t->devices[1].engines[1].index = 1;
+	t->devices[1].engines[1].busy_ns = 1500000000ull;
+	t->snap.client_count = 1;
+	t->clients[0] = (struct snapshot_client){
+		.device = 1, .id = 7, .pid = 42, .comm = "we\"ird\\",
+		.mem_device = 4096,
+	};
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	metrics_write(out, &t->snap);
+	fclose(out);
+	assert_non_null(strstr(text,
+		"tern_client_memory_bytes{device=\"1\",pid=\"42\",client=\"7\","
+		"comm=\"we\\\"ird\\\\\",kind=\"device\"} 4096\n"));
+	assert_non_null(strstr(text,
+		"tern_engine_busy_seconds_total{device=\"1\",engine=\"1\"} 1.500000000\n"));
+	assert_non_null(strstr(text,
+		"tern_link_up{link=\"1\",device_a=\"1\",port_a=\"0\",device_b=\"0\",port_b=\"1\"} 1\n"));
+	assert_non_null(strstr(text, "# TYPE tern_link_bytes_total counter\n"));
+	free(text);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +563,16 @@ int main(void)
 		cmocka_unit_test(test_pattern_fill_then_count),
 		cmocka_unit_test(test_pattern_counts_each_wrong_byte),
 		cmocka_unit_test(test_pattern_depends_on_seed),
+		cmocka_unit_test(test_torus_found),
+		cmocka_unit_test(test_torus_rejected),
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_draw_torus),
+		cmocka_unit_test(test_draw_ring_and_other),
+		cmocka_unit_test(test_health_reasons),
+		cmocka_unit_test(test_health_from_links),
+		cmocka_unit_test(test_find_device),
+		cmocka_unit_test(test_prometheus_label_escaping),
+		cmocka_unit_test(test_prometheus_client_sample),
 	};
 
 	return cmocka_run_group_tests_name("tools", tests, NULL, NULL);

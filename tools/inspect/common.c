@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * What every tern-inspect command shares: its options and finding devices.
+ * What every tern-inspect command shares: options, snapshots, and the
+ * names of capabilities and health reasons.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "inspect.h"
+#include "tern_accel.h"
 
 static const struct option inspect_long_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -24,18 +27,58 @@ void inspect_print_common_options(FILE *out)
 		"  -h, --help      show this help\n");
 }
 
-enum inspect_parse_result inspect_parse_options(const char *cmd, int argc,
-						char **argv,
-						struct inspect_options *opts)
+/* The message for an unknown option argv[optind - 1]. */
+static void inspect_unknown_option(const char *cmd, char **argv)
 {
 	const char *prefix = cmd ? " " : "";
-	int opt;
+	const char *typed = argv[optind - 1];
+
+	if (strncmp(typed, "--", 2) == 0 || !optopt)
+		fprintf(stderr, "tern-inspect%s%s: unknown option '%s'", prefix,
+			cmd ? cmd : "", typed);
+	else
+		fprintf(stderr, "tern-inspect%s%s: unknown option '-%c'", prefix,
+			cmd ? cmd : "", optopt);
+	fprintf(stderr, " (see 'tern-inspect%s%s --help')\n", prefix,
+		cmd ? cmd : "");
+}
+
+#define INSPECT_MAX_FLAGS 8
+
+enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
+						char **argv,
+						struct inspect_options *opts,
+						struct inspect_args *args)
+{
+	struct option longopts[INSPECT_MAX_FLAGS + 4];
+	char shortopts[INSPECT_MAX_FLAGS + 8];
+	int nlong = 0, nshort = 0, opt;
+
+	/*
+	 * "+" at the top level: stop at the command's name. A command takes
+	 * its options and operands in any order ("info 3 --json").
+	 */
+	if (!cmd)
+		shortopts[nshort++] = '+';
+	memcpy(shortopts + nshort, "jph", 3);
+	nshort += 3;
+	for (int i = 0; i < 3; i++)
+		longopts[nlong++] = inspect_long_options[i];
+	for (int i = 0; args && i < args->flag_count && i < INSPECT_MAX_FLAGS; i++) {
+		shortopts[nshort++] = args->flags[i].short_name;
+		longopts[nlong++] = (struct option){
+			args->flags[i].long_name, no_argument, NULL,
+			args->flags[i].short_name,
+		};
+	}
+	shortopts[nshort] = '\0';
+	longopts[nlong] = (struct option){ NULL, 0, NULL, 0 };
 
 	opterr = 0;
 	optind = 0;	/* glibc: full rescan, this runs more than once */
-	/* "+": stop at the first non-option, the command's name. */
-	while ((opt = getopt_long(argc, argv, "+jph", inspect_long_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		bool known = true;
+
 		switch (opt) {
 		case 'j':
 			opts->json = true;
@@ -45,30 +88,162 @@ enum inspect_parse_result inspect_parse_options(const char *cmd, int argc,
 			break;
 		case 'h':
 			return INSPECT_PARSE_HELP;
-		default: {
-			const char *typed = argv[optind - 1];
-
-			if (strncmp(typed, "--", 2) == 0 || !optopt)
-				fprintf(stderr,
-					"tern-inspect%s%s: unknown option '%s'",
-					prefix, cmd ? cmd : "", typed);
-			else
-				fprintf(stderr,
-					"tern-inspect%s%s: unknown option '-%c'",
-					prefix, cmd ? cmd : "", optopt);
-			fprintf(stderr, " (see 'tern-inspect%s%s --help')\n",
-				prefix, cmd ? cmd : "");
+		default:
+			known = false;
+			for (int i = 0; args && i < args->flag_count; i++) {
+				if (opt == args->flags[i].short_name) {
+					*args->flags[i].set = true;
+					known = true;
+				}
+			}
+		}
+		if (!known) {
+			inspect_unknown_option(cmd, argv);
 			return INSPECT_PARSE_USAGE;
 		}
-		}
 	}
-	if (cmd && optind < argc) {
-		fprintf(stderr,
-			"tern-inspect %s: unexpected argument '%s' (see 'tern-inspect %s --help')\n",
-			cmd, argv[optind], cmd);
-		return INSPECT_PARSE_USAGE;
+	if (!cmd)
+		return INSPECT_PARSE_RUN;
+	for (int i = optind; i < argc; i++) {
+		if (!args || args->operand_count >= args->max_operands) {
+			fprintf(stderr,
+				"tern-inspect %s: unexpected argument '%s' (see 'tern-inspect %s --help')\n",
+				cmd, argv[i], cmd);
+			return INSPECT_PARSE_USAGE;
+		}
+		args->operands[args->operand_count++] = argv[i];
 	}
 	return INSPECT_PARSE_RUN;
+}
+
+enum inspect_parse_result inspect_parse_options(const char *cmd, int argc,
+						char **argv,
+						struct inspect_options *opts)
+{
+	return inspect_parse_command(cmd, argc, argv, opts, NULL);
+}
+
+int inspect_snapshot(const char *cmd, struct snapshot *snap)
+{
+	char prog[64];
+
+	snprintf(prog, sizeof(prog), "tern-inspect %s", cmd);
+	return snapshot_take(prog, snap);
+}
+
+void inspect_json_begin(struct json_writer *w,
+			const struct inspect_options *opts,
+			const struct snapshot *snap)
+{
+	json_init(w, stdout, opts->pretty);
+	json_object_begin(w, NULL);
+	json_u64(w, "schema_version", INSPECT_SCHEMA_VERSION);
+	json_string(w, "backend", tern_backend_name(snap->backend));
+	json_string(w, "backend_reason", cli_backend_reason(snap->backend));
+	json_string(w, "source",
+		    snap->source == SNAPSHOT_SOURCE_DRIVER ? "driver" : "sim");
+}
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} inspect_capabilities[] = {
+	{ TERN_CAP_MOCK, "mock" },
+	{ TERN_CAP_HOST_MEMORY, "host_memory" },
+	{ TERN_CAP_SEMAPHORE, "semaphore" },
+	{ TERN_CAP_TIMESTAMP, "timestamp" },
+	{ TERN_CAP_FABRIC, "fabric" },
+	{ TERN_CAP_REDUCE, "reduce" },
+	{ TERN_CAP_PEER_MEMORY, "peer_memory" },
+};
+
+#define INSPECT_CAPABILITY_COUNT \
+	(sizeof(inspect_capabilities) / sizeof(inspect_capabilities[0]))
+
+void inspect_json_capabilities(struct json_writer *w, const char *key,
+			       uint64_t caps)
+{
+	json_array_begin(w, key);
+	for (size_t i = 0; i < INSPECT_CAPABILITY_COUNT; i++)
+		if (caps & inspect_capabilities[i].bit)
+			json_string(w, NULL, inspect_capabilities[i].name);
+	json_array_end(w);
+}
+
+void inspect_format_capabilities(uint64_t caps, char *buf, int len)
+{
+	int used = 0;
+
+	snprintf(buf, (size_t)len, "-");
+	for (size_t i = 0; i < INSPECT_CAPABILITY_COUNT && used < len; i++)
+		if (caps & inspect_capabilities[i].bit)
+			used += snprintf(buf + used, (size_t)(len - used), "%s%s",
+					 used ? "," : "",
+					 inspect_capabilities[i].name);
+}
+
+void inspect_json_reasons(struct json_writer *w, const char *key,
+			  uint32_t reasons)
+{
+	char names[128];
+	char *name, *save = NULL;
+
+	snapshot_health_reasons(reasons, names, sizeof(names));
+	json_array_begin(w, key);
+	for (name = strtok_r(names, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save))
+		json_string(w, NULL, name);
+	json_array_end(w);
+}
+
+void inspect_note_node_error(const char *cmd,
+			     const struct snapshot_device *dev)
+{
+	if (!dev->node_errno)
+		return;
+	if (dev->node_errno == EACCES || dev->node_errno == EPERM)
+		fprintf(stderr,
+			"tern-inspect %s: cannot open %s: permission denied; add the "
+			"user to group render, see the udev rule (the engine clock "
+			"is not shown)\n", cmd, dev->node);
+	else
+		fprintf(stderr, "tern-inspect %s: cannot open %s: %s\n", cmd,
+			dev->node, strerror(dev->node_errno));
+}
+
+void inspect_count_links(const struct snapshot *snap,
+			 const struct snapshot_device *dev,
+			 struct inspect_link_counts *counts)
+{
+	memset(counts, 0, sizeof(*counts));
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+
+		if (link->device_a != dev->fabric_id &&
+		    link->device_b != dev->fabric_id)
+			continue;
+		counts->total++;
+		counts->down += !link->up;
+		counts->errors += link->errors;
+	}
+}
+
+void inspect_json_client(struct json_writer *w,
+			 const struct snapshot_client *client)
+{
+	json_object_begin(w, NULL);
+	json_u64(w, "device", client->device);
+	json_u64(w, "id", client->id);
+	json_u64(w, "pid", client->pid);
+	json_string(w, "comm", client->comm);
+	json_u64(w, "memory_device_bytes", client->mem_device);
+	json_u64(w, "memory_host_bytes", client->mem_host);
+	json_u64(w, "buffers", client->buffers);
+	json_u64(w, "queues", client->queues);
+	json_u64(w, "jobs_submitted", client->jobs_submitted);
+	json_u64(w, "jobs_active", client->jobs_active);
+	json_u64(w, "busy_ns", client->busy_ns);
+	json_object_end(w);
 }
 
 int inspect_find_devices(const char *cmd, tern_backend_t *backend,

@@ -1,23 +1,395 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect events: follow link, memory, engine and health events. (Placeholder until written.)
+ * tern-inspect events: follows tern.ko's "events" netlink multicast group
+ * and prints one line (or one JSON object) per event as it arrives: link
+ * state changes and errors, memory errors, engine resets, health changes.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <string.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/socket.h>
+
 #include "cli.h"
 #include "inspect.h"
+#include "json.h"
+#include "live.h"
+#include "snapshot.h"
+#include "tern_accel.h"
+
+#define EVENTS_PROG "tern-inspect events"
+/* Room for a burst (every link of a fabric going down) without loss. */
+#define EVENTS_RCVBUF (1 << 20)
+
+/* One event, whichever attribute set it came with. */
+struct events_event {
+	const char *kind;
+	struct nlattr *dev[TERN_A_DEV_MAX + 1];
+	struct nlattr *link[TERN_A_LINK_MAX + 1];
+	struct nlattr *engine[TERN_A_ENGINE_MAX + 1];
+};
+
+struct events_state {
+	const struct inspect_options *opts;
+	long printed;
+};
 
 static void events_usage(FILE *out)
 {
-	fprintf(out, "Usage: tern-inspect events [options]\n");
+	fprintf(out,
+		"Usage: tern-inspect events [-n N] [-t SECONDS] [options]\n"
+		"Prints tern.ko's events as they happen, one line each: link state\n"
+		"changes and errors, memory errors, engine resets, health changes.\n"
+		"\n"
+		"Options:\n"
+		"  -n, --count N        exit after N events\n"
+		"  -t, --timeout SECS   exit after SECS seconds (status 1 if -n was\n"
+		"                       given and fewer events came)\n");
 	inspect_print_common_options(out);
+}
+
+static uint64_t events_u64(struct nlattr **tb, int attr)
+{
+	if (!tb[attr])
+		return 0;
+	return nla_len(tb[attr]) == 8 ? nla_get_u64(tb[attr]) :
+					nla_get_u32(tb[attr]);
+}
+
+static const char *events_string(struct nlattr **tb, int attr)
+{
+	return tb[attr] ? nla_get_string(tb[attr]) : "";
+}
+
+static const char *events_health(struct nlattr **dev)
+{
+	return snapshot_health_name((enum snapshot_health)
+				    events_u64(dev, TERN_A_DEV_HEALTH));
+}
+
+static void events_print_plain(struct events_event *ev, const char *time)
+{
+	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
+	char reasons[128];
+
+	printf("%s %s", time, ev->kind);
+	if (link[TERN_A_LINK_INDEX]) {
+		printf(" link %llu dev %llu port %llu <-> dev %llu port %llu",
+		       (unsigned long long)events_u64(link, TERN_A_LINK_INDEX),
+		       (unsigned long long)events_u64(link, TERN_A_LINK_DEVICE_A),
+		       (unsigned long long)events_u64(link, TERN_A_LINK_PORT_A),
+		       (unsigned long long)events_u64(link, TERN_A_LINK_DEVICE_B),
+		       (unsigned long long)events_u64(link, TERN_A_LINK_PORT_B));
+		printf(" %s errors %llu\n",
+		       events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP ?
+		       "up" : "down",
+		       (unsigned long long)events_u64(link, TERN_A_LINK_ERRORS));
+		return;
+	}
+	printf(" dev %llu", (unsigned long long)events_u64(dev,
+							   TERN_A_DEV_INDEX));
+	if (dev[TERN_A_DEV_MEM_ERROR_KIND])
+		printf(" %s addr 0x%llx corrected %llu uncorrected %llu",
+		       events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
+		       TERN_MEM_ERROR_UNCORRECTED ? "uncorrected" : "corrected",
+		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR),
+		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED),
+		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED));
+	if (e[TERN_A_ENGINE_INDEX])
+		printf(" engine %llu guilty pid %llu (%s) resets %llu",
+		       (unsigned long long)events_u64(e, TERN_A_ENGINE_INDEX),
+		       (unsigned long long)events_u64(e, TERN_A_ENGINE_GUILTY_PID),
+		       e[TERN_A_ENGINE_GUILTY_COMM] ?
+		       events_string(e, TERN_A_ENGINE_GUILTY_COMM) : "?",
+		       (unsigned long long)events_u64(e, TERN_A_ENGINE_RESETS));
+	if (dev[TERN_A_DEV_HEALTH])
+		printf(" health %s", events_health(dev));
+	if (dev[TERN_A_DEV_HEALTH_REASONS]) {
+		snapshot_health_reasons((uint32_t)events_u64(dev,
+							     TERN_A_DEV_HEALTH_REASONS),
+					reasons, sizeof(reasons));
+		if (reasons[0])
+			printf(" (%s)", reasons);
+	}
+	putchar('\n');
+}
+
+static void events_print_json(struct events_event *ev, const char *time,
+			      bool pretty)
+{
+	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
+	uint32_t bits = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
+	char reasons[128], *name, *rest = NULL;
+	struct json_writer w;
+
+	json_init(&w, stdout, pretty);
+	json_object_begin(&w, NULL);
+	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
+	json_string(&w, "time", time);
+	json_string(&w, "kind", ev->kind);
+	if (link[TERN_A_LINK_INDEX]) {
+		json_u64(&w, "link", events_u64(link, TERN_A_LINK_INDEX));
+		json_u64(&w, "device_a", events_u64(link, TERN_A_LINK_DEVICE_A));
+		json_u64(&w, "port_a", events_u64(link, TERN_A_LINK_PORT_A));
+		json_u64(&w, "device_b", events_u64(link, TERN_A_LINK_DEVICE_B));
+		json_u64(&w, "port_b", events_u64(link, TERN_A_LINK_PORT_B));
+		json_string(&w, "state",
+			    events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP ?
+			    "up" : "down");
+		json_u64(&w, "errors", events_u64(link, TERN_A_LINK_ERRORS));
+	} else {
+		json_u64(&w, "device", events_u64(dev, TERN_A_DEV_INDEX));
+	}
+	if (dev[TERN_A_DEV_MEM_ERROR_KIND]) {
+		json_string(&w, "error",
+			    events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
+			    TERN_MEM_ERROR_UNCORRECTED ? "uncorrected" : "corrected");
+		json_u64(&w, "address", events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR));
+		json_u64(&w, "mem_errors_corrected",
+			 events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED));
+		json_u64(&w, "mem_errors_uncorrected",
+			 events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED));
+	}
+	if (e[TERN_A_ENGINE_INDEX]) {
+		json_u64(&w, "engine", events_u64(e, TERN_A_ENGINE_INDEX));
+		json_u64(&w, "guilty_pid", events_u64(e, TERN_A_ENGINE_GUILTY_PID));
+		json_string(&w, "guilty_comm",
+			    events_string(e, TERN_A_ENGINE_GUILTY_COMM));
+		json_u64(&w, "resets", events_u64(e, TERN_A_ENGINE_RESETS));
+	}
+	if (dev[TERN_A_DEV_HEALTH])
+		json_string(&w, "health", events_health(dev));
+	if (dev[TERN_A_DEV_HEALTH_REASONS]) {
+		snapshot_health_reasons(bits, reasons, sizeof(reasons));
+		json_array_begin(&w, "health_reasons");
+		for (name = strtok_r(reasons, ",", &rest); name;
+		     name = strtok_r(NULL, ",", &rest))
+			json_string(&w, NULL, name);
+		json_array_end(&w);
+	}
+	json_object_end(&w);
+	json_finish(&w);
+}
+
+/* Events answer no request: any sequence number is theirs. */
+static int events_any_sequence(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/* libnl callback: one multicast message, one event. */
+static int events_on_message(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct events_state *state = arg;
+	struct events_event ev;
+	char time[40];
+	int err = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	switch (genlmsg_hdr(nlh)->cmd) {
+	case TERN_CMD_LINK_STATE_NTF:
+		ev.kind = "link_state";
+		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX, NULL);
+		break;
+	case TERN_CMD_LINK_ERROR_NTF:
+		ev.kind = "link_error";
+		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX, NULL);
+		break;
+	case TERN_CMD_MEM_ERROR_NTF:
+		ev.kind = "mem_error";
+		break;
+	case TERN_CMD_ENGINE_RESET_NTF:
+		ev.kind = "engine_reset";
+		break;
+	case TERN_CMD_HEALTH_NTF:
+		ev.kind = "health";
+		break;
+	default:
+		return NL_SKIP;	/* a newer module's event: not ours to name */
+	}
+	if (!ev.link[TERN_A_LINK_INDEX] && !err) {
+		err = genlmsg_parse(nlh, 0, ev.dev, TERN_A_DEV_MAX, NULL);
+		if (!err && ev.dev[TERN_A_DEV_ENGINE])
+			err = nla_parse_nested(ev.engine, TERN_A_ENGINE_MAX,
+					       ev.dev[TERN_A_DEV_ENGINE], NULL);
+	}
+	if (err < 0) {
+		fprintf(stderr, EVENTS_PROG ": skipped a malformed %s event: %s\n",
+			ev.kind, nl_geterror(err));
+		return NL_SKIP;
+	}
+	live_timestamp(time, sizeof(time));
+	if (state->opts->json)
+		events_print_json(&ev, time, state->opts->pretty);
+	else
+		events_print_plain(&ev, time);
+	fflush(stdout);
+	state->printed++;
+	return NL_OK;
+}
+
+/* Joins "events"; prints why not and returns the exit status on failure. */
+static int events_subscribe(struct nl_sock **sockp)
+{
+	struct nl_sock *sock = nl_socket_alloc();
+	int group, ret;
+
+	*sockp = sock;
+	if (!sock || genl_connect(sock) < 0) {
+		fprintf(stderr, EVENTS_PROG ": cannot open a generic netlink socket\n");
+		return 1;
+	}
+	group = genl_ctrl_resolve_grp(sock, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	if (group < 0) {
+		fprintf(stderr,
+			EVENTS_PROG ": tern.ko is not loaded (no \"%s\" netlink family): load it with 'sudo tern-inspect module load' (or 'sudo modprobe tern mock_devices=N' for mock devices)\n",
+			TERN_GENL_NAME);
+		return 1;
+	}
+	ret = nl_socket_add_membership(sock, group);
+	if (ret < 0) {
+		fprintf(stderr, EVENTS_PROG ": cannot join the \"%s\" group: %s\n",
+			TERN_MCGRP_EVENTS, nl_geterror(ret));
+		return 1;
+	}
+	nl_socket_set_nonblocking(sock);
+	nl_socket_set_buffer_size(sock, EVENTS_RCVBUF, 0);
+	return 0;
+}
+
+static const struct option events_options[] = {
+	{ "count", required_argument, NULL, 'n' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int events_parse(int argc, char **argv, struct inspect_options *opts,
+			long *count, int64_t *timeout_ms)
+{
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+:n:t:jph", events_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (!cli_parse_long(optarg, 1, 1000000000, count)) {
+				fprintf(stderr,
+					EVENTS_PROG ": -n '%s': expected a number of events, 1-1000000000\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (!live_parse_seconds(optarg, 0.001, 31536000, timeout_ms)) {
+				fprintf(stderr,
+					EVENTS_PROG ": -t '%s': expected seconds, 0.001-31536000 (e.g. 30 or 2.5)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			opts->json = true;
+			break;
+		case 'p':
+			opts->pretty = true;
+			break;
+		case 'h':
+			events_usage(stdout);
+			return -1;
+		case ':':
+			fprintf(stderr, EVENTS_PROG ": %s needs a value\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			fprintf(stderr,
+				EVENTS_PROG ": unknown option '%s' (see 'tern-inspect events --help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+			EVENTS_PROG ": unexpected argument '%s' (see 'tern-inspect events --help')\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 static int events_run(int argc, char **argv, struct inspect_options *opts)
 {
-	(void)argc;
-	(void)argv;
-	(void)opts;
-	fprintf(stderr, "tern-inspect events: not implemented yet\n");
-	return 1;
+	struct events_state state = { .opts = opts };
+	int64_t timeout_ms = -1, deadline = 0;
+	struct nl_sock *sock;
+	struct nl_cb *cb;
+	long count = 0;
+	int ret;
+
+	ret = events_parse(argc, argv, opts, &count, &timeout_ms);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = events_subscribe(&sock);
+	cb = ret ? NULL : nl_cb_alloc(NL_CB_DEFAULT);
+	if (!ret && !cb) {
+		fprintf(stderr, EVENTS_PROG ": out of memory\n");
+		ret = 1;
+	}
+	if (ret) {
+		nl_socket_free(sock);
+		return ret;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, events_on_message, &state);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, events_any_sequence, NULL);
+	if (timeout_ms >= 0)
+		deadline = live_now_ms() + timeout_ms;
+
+	while (!count || state.printed < count) {
+		struct pollfd pfd = { .fd = nl_socket_get_fd(sock), .events = POLLIN };
+		int wait = -1;
+
+		if (timeout_ms >= 0) {
+			int64_t left = deadline - live_now_ms();
+
+			if (left <= 0)
+				break;
+			wait = left > 1000000 ? 1000000 : (int)left;
+		}
+		ret = poll(&pfd, 1, wait);
+		if (ret < 0 && errno != EINTR) {
+			fprintf(stderr, EVENTS_PROG ": poll: %s\n", strerror(errno));
+			nl_cb_put(cb);
+			nl_socket_free(sock);
+			return 1;
+		}
+		if (ret <= 0)
+			continue;
+		ret = nl_recvmsgs(sock, cb);
+		if (ret == -NLE_NOMEM)
+			fprintf(stderr,
+				EVENTS_PROG ": events were lost: the receive buffer overflowed\n");
+		else if (ret < 0 && ret != -NLE_AGAIN)
+			fprintf(stderr, EVENTS_PROG ": receiving: %s\n",
+				nl_geterror(ret));
+	}
+	nl_cb_put(cb);
+	nl_socket_free(sock);
+	if (count && state.printed < count) {
+		fprintf(stderr,
+			EVENTS_PROG ": %ld of the %ld events asked for arrived before the timeout\n",
+			state.printed, count);
+		return 1;
+	}
+	return 0;
 }
 
 const struct inspect_command inspect_events_command = {

@@ -1,28 +1,189 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect health: error counters and health; exit 1 if unhealthy. (Placeholder until written.)
+ * tern-inspect health [-q]: each device's health with the reasons and the
+ * fault counters behind them, each link that is down or saw errors, and a
+ * summary. Exit status 0 when every device is ok, 1 when any is degraded
+ * or failed (or the devices could not be read), so scripts and probes can
+ * use it directly.
  */
+#include <string.h>
+
 #include "cli.h"
 #include "inspect.h"
+#include "json.h"
 
 static void health_usage(FILE *out)
 {
-	fprintf(out, "Usage: tern-inspect health [options]\n");
+	fprintf(out,
+		"Usage: tern-inspect health [-q] [options]\n"
+		"Each device's health (ok, degraded, failed) and why: memory\n"
+		"errors, job timeouts, engine resets, links down and link errors;\n"
+		"then each link that is down or counted errors, and a summary.\n"
+		"\n"
+		"Exit status: 0 every device is ok; 1 a device is degraded or\n"
+		"failed, or the devices could not be read; 2 bad command line.\n"
+		"\n"
+		"Options:\n"
+		"  -q, --quiet     print nothing; the exit status says it all\n");
 	inspect_print_common_options(out);
+}
+
+/* Devices in each state; index by enum snapshot_health. */
+struct health_summary {
+	int count[3];
+};
+
+static void health_summarize(const struct snapshot *snap,
+			     struct health_summary *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < snap->device_count; i++)
+		sum->count[snap->devices[i].health]++;
+}
+
+static void health_print_json(const struct inspect_options *opts,
+			      const struct snapshot *snap,
+			      const struct health_summary *sum)
+{
+	struct json_writer w;
+
+	inspect_json_begin(&w, opts, snap);
+	json_bool(&w, "healthy", sum->count[SNAPSHOT_HEALTH_OK] ==
+		  snap->device_count);
+	json_object_begin(&w, "summary");
+	json_u64(&w, "devices", (uint64_t)snap->device_count);
+	json_u64(&w, "ok", (uint64_t)sum->count[SNAPSHOT_HEALTH_OK]);
+	json_u64(&w, "degraded", (uint64_t)sum->count[SNAPSHOT_HEALTH_DEGRADED]);
+	json_u64(&w, "failed", (uint64_t)sum->count[SNAPSHOT_HEALTH_FAILED]);
+	json_object_end(&w);
+	json_array_begin(&w, "devices");
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		struct inspect_link_counts links;
+
+		inspect_count_links(snap, dev, &links);
+		json_object_begin(&w, NULL);
+		json_u64(&w, "index", dev->index);
+		json_string(&w, "health", snapshot_health_name(dev->health));
+		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
+		json_u64(&w, "mem_errors_corrected", dev->mem_errors_corrected);
+		json_u64(&w, "mem_errors_uncorrected",
+			 dev->mem_errors_uncorrected);
+		json_u64(&w, "job_timeouts", dev->job_timeouts);
+		json_u64(&w, "engine_resets", dev->engine_resets);
+		json_u64(&w, "links_down", links.down);
+		json_u64(&w, "link_errors", links.errors);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_array_begin(&w, "links");
+	for (int l = 0; l < snap->link_count; l++) {
+		const struct snapshot_link *link = &snap->links[l];
+		const struct snapshot_device *a =
+			snapshot_device_by_fabric_id(snap, link->device_a);
+		const struct snapshot_device *b =
+			snapshot_device_by_fabric_id(snap, link->device_b);
+
+		if (link->up && !link->errors)
+			continue;
+		json_object_begin(&w, NULL);
+		json_u64(&w, "index", link->index);
+		json_u64(&w, "device_a", a ? a->index : link->device_a);
+		json_u64(&w, "port_a", link->port_a);
+		json_u64(&w, "device_b", b ? b->index : link->device_b);
+		json_u64(&w, "port_b", link->port_b);
+		json_string(&w, "state", link->up ? "up" : "down");
+		json_u64(&w, "errors", link->errors);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_object_end(&w);
+	json_finish(&w);
+}
+
+static void health_print_plain(const struct snapshot *snap,
+			       const struct health_summary *sum)
+{
+	printf("%-6s  %-8s  %-32s  %11s  %8s  %6s  %10s  %11s\n", "DEVICE",
+	       "HEALTH", "REASONS", "MEM ERR C/U", "TIMEOUTS", "RESETS",
+	       "LINKS DOWN", "LINK ERRORS");
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		struct inspect_link_counts links;
+		char reasons[128], mem[48];
+
+		inspect_count_links(snap, dev, &links);
+		snapshot_health_reasons(dev->health_reasons, reasons,
+					sizeof(reasons));
+		snprintf(mem, sizeof(mem), "%llu/%llu",
+			 (unsigned long long)dev->mem_errors_corrected,
+			 (unsigned long long)dev->mem_errors_uncorrected);
+		printf("%-6u  %-8s  %-32s  %11s  %8llu  %6llu  %10u  %11llu\n",
+		       dev->index, snapshot_health_name(dev->health),
+		       reasons[0] ? reasons : "-", mem,
+		       (unsigned long long)dev->job_timeouts,
+		       (unsigned long long)dev->engine_resets, links.down,
+		       (unsigned long long)links.errors);
+	}
+	for (int l = 0; l < snap->link_count; l++) {
+		const struct snapshot_link *link = &snap->links[l];
+		const struct snapshot_device *a =
+			snapshot_device_by_fabric_id(snap, link->device_a);
+		const struct snapshot_device *b =
+			snapshot_device_by_fabric_id(snap, link->device_b);
+
+		if (link->up && !link->errors)
+			continue;
+		printf("link %u: device %u port %u <-> device %u port %u: %s, %llu errors\n",
+		       link->index, a ? a->index : link->device_a, link->port_a,
+		       b ? b->index : link->device_b, link->port_b,
+		       link->up ? "up" : "DOWN",
+		       (unsigned long long)link->errors);
+	}
+	printf("%s: %d devices: %d ok, %d degraded, %d failed\n",
+	       sum->count[SNAPSHOT_HEALTH_OK] == snap->device_count ?
+	       "healthy" : "UNHEALTHY", snap->device_count,
+	       sum->count[SNAPSHOT_HEALTH_OK],
+	       sum->count[SNAPSHOT_HEALTH_DEGRADED],
+	       sum->count[SNAPSHOT_HEALTH_FAILED]);
 }
 
 static int health_run(int argc, char **argv, struct inspect_options *opts)
 {
-	(void)argc;
-	(void)argv;
-	(void)opts;
-	fprintf(stderr, "tern-inspect health: not implemented yet\n");
-	return 1;
+	bool quiet = false;
+	const struct inspect_flag flags[] = { { 'q', "quiet", &quiet } };
+	struct inspect_args args = { .flags = flags, .flag_count = 1 };
+	struct health_summary sum;
+	struct snapshot snap;
+	int ret;
+
+	switch (inspect_parse_command("health", argc, argv, opts, &args)) {
+	case INSPECT_PARSE_HELP:
+		health_usage(stdout);
+		return 0;
+	case INSPECT_PARSE_USAGE:
+		return EXIT_USAGE;
+	case INSPECT_PARSE_RUN:
+		break;
+	}
+	ret = inspect_snapshot("health", &snap);
+	if (ret)
+		return ret == EXIT_USAGE ? ret : 1;
+	health_summarize(&snap, &sum);
+	if (quiet)
+		;	/* the exit status is the answer */
+	else if (opts->json)
+		health_print_json(opts, &snap, &sum);
+	else
+		health_print_plain(&snap, &sum);
+	ret = sum.count[SNAPSHOT_HEALTH_OK] == snap.device_count ? 0 : 1;
+	snapshot_free(&snap);
+	return ret;
 }
 
 const struct inspect_command inspect_health_command = {
 	.name = "health",
-	.summary = "error counters and health; exit 1 if unhealthy",
+	.summary = "each device's health and why; exit 1 if any is not ok",
 	.usage = health_usage,
 	.run = health_run,
 };

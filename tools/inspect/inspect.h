@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "json.h"
+#include "snapshot.h"
 #include "tern.h"
 
 /* Version of the --json schemas, documented in Documentation/tern-inspect.rst. */
@@ -58,6 +60,94 @@ enum inspect_parse_result {
 enum inspect_parse_result inspect_parse_options(const char *cmd, int argc,
 						char **argv,
 						struct inspect_options *opts);
+
+/* A command's own on/off option, e.g. { 'v', "verbose", &verbose }. */
+struct inspect_flag {
+	char short_name;
+	const char *long_name;
+	bool *set;
+};
+
+/* What a command accepts besides the shared options, and what it got. */
+struct inspect_args {
+	const struct inspect_flag *flags;
+	int flag_count;
+	int max_operands;		/* non-option arguments allowed */
+	char *operands[4];
+	int operand_count;
+};
+
+/*
+ * inspect_parse_options() for a command with its own flags and operands
+ * (@args; options and operands in any order). More operands than
+ * @args->max_operands is a usage error naming the first extra one.
+ */
+enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
+						char **argv,
+						struct inspect_options *opts,
+						struct inspect_args *args);
+
+/*
+ * Takes a snapshot for command @cmd (errors prefixed "tern-inspect CMD").
+ * Returns 0 or the exit status.
+ */
+int inspect_snapshot(const char *cmd, struct snapshot *snap);
+
+/*
+ * Opens the --json document: writes "schema_version", "backend",
+ * "backend_reason" and "source" ("driver" or "sim") into a new object.
+ */
+void inspect_json_begin(struct json_writer *w,
+			const struct inspect_options *opts,
+			const struct snapshot *snap);
+
+/* Writes the names of TERN_CAP_* bits @caps as a JSON array @key. */
+void inspect_json_capabilities(struct json_writer *w, const char *key,
+			       uint64_t caps);
+
+/* The names of @caps, comma-separated ("-" for none), into @buf. */
+void inspect_format_capabilities(uint64_t caps, char *buf, int len);
+
+/* The names of TERN_HEALTH_REASON_* bits @reasons as a JSON array @key. */
+void inspect_json_reasons(struct json_writer *w, const char *key,
+			  uint32_t reasons);
+
+/*
+ * Says on stderr, once per node, that the node could not be opened and
+ * what to do, when @dev->node_errno says so (info and list -v read what
+ * only the node gives).
+ */
+void inspect_note_node_error(const char *cmd,
+			     const struct snapshot_device *dev);
+
+/* Counts of the links with an end on @dev. */
+struct inspect_link_counts {
+	uint32_t total, down;
+	uint64_t errors;
+};
+
+void inspect_count_links(const struct snapshot *snap,
+			 const struct snapshot_device *dev,
+			 struct inspect_link_counts *counts);
+
+/* Writes @client as a JSON object (in an array). */
+void inspect_json_client(struct json_writer *w,
+			 const struct snapshot_client *client);
+
+/*
+ * Draws the fabric of @snap (topo.c): a torus as a grid, a ring as a
+ * cycle, else each device's links.
+ */
+void topo_draw(FILE *out, const struct snapshot *snap);
+
+/*
+ * Writes @value escaped for a Prometheus label value (backslash, double
+ * quote and newline as \\, \" and \n) to @out (metrics.c).
+ */
+void metrics_write_label_value(FILE *out, const char *value);
+
+/* Writes every metric of @snap in the Prometheus text format (metrics.c). */
+void metrics_write(FILE *out, const struct snapshot *snap);
 
 /* Prints the shared options for a command's usage text. */
 void inspect_print_common_options(FILE *out);

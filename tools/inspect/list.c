@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect list: one row per device (index, node, memory, engines,
- * fabric ports), or the same as JSON.
+ * tern-inspect list [-v]: one row per device (node, bus id, memory,
+ * engines, links, health, clients); -v adds each device's clients and
+ * capabilities. Or the same as JSON.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,86 +12,57 @@
 #include "inspect.h"
 #include "json.h"
 
-struct list_row {
-	tern_device_properties_t props;
-	uint64_t memory_used;
-	uint64_t memory_total;
-};
-
-static const struct {
-	uint64_t bit;
-	const char *name;
-} list_capabilities[] = {
-	{ TERN_DEVICE_CAP_MOCK, "mock" },
-	{ TERN_DEVICE_CAP_HOST_MEMORY, "host_memory" },
-	{ TERN_DEVICE_CAP_SEMAPHORE, "semaphore" },
-	{ TERN_DEVICE_CAP_TIMESTAMP, "timestamp" },
-};
-
 static void list_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: tern-inspect list [options]\n"
-		"One line per device: index, device node, device memory used and\n"
-		"total, engines and fabric ports, after a line naming the backend.\n"
+		"Usage: tern-inspect list [-v] [options]\n"
+		"One line per device: index, device node, bus id, device memory\n"
+		"used and total, engines busy of all, fabric links up of all,\n"
+		"health and the number of processes (open files) using it, after\n"
+		"a line naming the backend.\n"
 		"\n"
-		"Options:\n");
+		"Options:\n"
+		"  -v, --verbose   also each device's clients (pid, command,\n"
+		"                  memory) and capabilities\n");
 	inspect_print_common_options(out);
 }
 
-/* Reads device @index; on failure explains it on stderr. */
-static int list_read_device(int index, struct list_row *row)
-{
-	tern_device_t device;
-	tern_status_t status;
-	char what[48];
-
-	status = tern_device_open(index, &device);
-	if (status == TERN_SUCCESS) {
-		status = tern_device_get_properties(device, &row->props);
-		if (status == TERN_SUCCESS)
-			status = tern_device_memory_usage(device,
-							  &row->memory_used,
-							  &row->memory_total);
-		tern_device_close(device);
-	}
-	if (status != TERN_SUCCESS) {
-		snprintf(what, sizeof(what), "reading device %d", index);
-		cli_report_error("tern-inspect list", what, status);
-		return 1;
-	}
-	return 0;
-}
-
 static void list_print_json(const struct inspect_options *opts,
-			    tern_backend_t backend,
-			    const struct list_row *rows, int count)
+			    const struct snapshot *snap, bool verbose)
 {
 	struct json_writer w;
 
-	json_init(&w, stdout, opts->pretty);
-	json_object_begin(&w, NULL);
-	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-	json_string(&w, "backend", tern_backend_name(backend));
-	json_string(&w, "backend_reason", cli_backend_reason(backend));
+	inspect_json_begin(&w, opts, snap);
 	json_array_begin(&w, "devices");
-	for (int i = 0; i < count; i++) {
-		const struct list_row *row = &rows[i];
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		struct inspect_link_counts links;
 
+		inspect_count_links(snap, dev, &links);
 		json_object_begin(&w, NULL);
-		json_u64(&w, "index", (uint64_t)row->props.index);
-		json_string(&w, "node", row->props.node);
-		json_u64(&w, "memory_used_bytes", row->memory_used);
-		json_u64(&w, "memory_total_bytes", row->memory_total);
-		json_u64(&w, "engines", row->props.engine_count);
-		json_u64(&w, "fabric_ports", row->props.fabric_port_count);
-		json_u64(&w, "engine_clock_hz", row->props.clock_hz);
-		json_array_begin(&w, "capabilities");
-		for (size_t c = 0; c < sizeof(list_capabilities) /
-				       sizeof(list_capabilities[0]); c++)
-			if (row->props.capabilities & list_capabilities[c].bit)
-				json_string(&w, NULL, list_capabilities[c].name);
-		json_array_end(&w);
+		json_u64(&w, "index", dev->index);
+		json_string(&w, "node", dev->node);
+		json_u64(&w, "memory_used_bytes", dev->mem_used);
+		json_u64(&w, "memory_total_bytes", dev->mem_total);
+		json_u64(&w, "engines", dev->engine_count);
+		json_u64(&w, "fabric_ports", dev->port_count);
+		json_u64(&w, "engine_clock_hz", dev->clock_hz);
+		inspect_json_capabilities(&w, "capabilities", dev->capabilities);
+		json_string(&w, "bus_id", dev->bus_id);
+		json_u64(&w, "fabric_id", dev->fabric_id);
+		json_u64(&w, "engines_busy", dev->engines_busy);
+		json_u64(&w, "links_up", dev->links_up);
+		json_u64(&w, "links_total", links.total);
+		json_string(&w, "health", snapshot_health_name(dev->health));
+		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
+		json_u64(&w, "client_count", dev->client_count);
+		if (verbose) {
+			json_array_begin(&w, "clients");
+			for (int c = 0; c < snap->client_count; c++)
+				if (snap->clients[c].device == dev->index)
+					inspect_json_client(&w, &snap->clients[c]);
+			json_array_end(&w);
+		}
 		json_object_end(&w);
 	}
 	json_array_end(&w);
@@ -97,42 +70,98 @@ static void list_print_json(const struct inspect_options *opts,
 	json_finish(&w);
 }
 
-static void list_print_plain(tern_backend_t backend,
-			     const struct list_row *rows, int count)
+static int list_width(const struct snapshot *snap, size_t offset,
+		      const char *title)
 {
-	int node_width = (int)strlen("NODE");
+	int width = (int)strlen(title);
 
-	for (int i = 0; i < count; i++) {
-		int len = (int)strlen(rows[i].props.node);
+	for (int i = 0; i < snap->device_count; i++) {
+		const char *text = (const char *)&snap->devices[i] + offset;
+		int len = (int)strlen(text);
 
-		if (len > node_width)
-			node_width = len;
+		if (len > width)
+			width = len;
 	}
-	printf("backend: %s\n", cli_backend_description(backend));
-	if (count == 0)
-		return;
-	printf("%-6s  %-*s  %-23s  %7s  %5s\n", "DEVICE", node_width, "NODE",
-	       "MEMORY USED / TOTAL", "ENGINES", "PORTS");
-	for (int i = 0; i < count; i++) {
-		const struct list_row *row = &rows[i];
-		char used[32], total[32], memory[72];
+	return width;
+}
 
-		cli_format_bytes(row->memory_used, used, sizeof(used));
-		cli_format_bytes(row->memory_total, total, sizeof(total));
-		snprintf(memory, sizeof(memory), "%s / %s", used, total);
-		printf("%-6d  %-*s  %-23s  %7u  %5u\n", row->props.index,
-		       node_width, row->props.node, memory,
-		       row->props.engine_count, row->props.fabric_port_count);
+static void list_print_clients(const struct snapshot *snap,
+			       const struct snapshot_device *dev)
+{
+	char caps[160], mem[32], host[32];
+	bool any = false;
+
+	inspect_format_capabilities(dev->capabilities, caps, sizeof(caps));
+	printf("        capabilities: %s\n", caps);
+	for (int c = 0; c < snap->client_count; c++) {
+		const struct snapshot_client *client = &snap->clients[c];
+
+		if (client->device != dev->index)
+			continue;
+		if (!any)
+			printf("        %-8s  %-16s  %12s  %12s  %7s\n", "PID",
+			       "COMMAND", "DEVICE MEM", "HOST MEM", "BUFFERS");
+		any = true;
+		cli_format_bytes(client->mem_device, mem, sizeof(mem));
+		cli_format_bytes(client->mem_host, host, sizeof(host));
+		printf("        %-8u  %-16s  %12s  %12s  %7u\n", client->pid,
+		       client->comm, mem, host, client->buffers);
+	}
+	if (!any)
+		printf("        clients: none%s\n",
+		       snap->source == SNAPSHOT_SOURCE_SIM ?
+		       " (the simulator shows no other processes)" : "");
+}
+
+static void list_print_plain(const struct snapshot *snap, bool verbose)
+{
+	int node_width = list_width(snap, offsetof(struct snapshot_device, node),
+				    "NODE");
+	int bus_width = list_width(snap,
+				   offsetof(struct snapshot_device, bus_id),
+				   "BUS ID");
+
+	printf("backend: %s\n", cli_backend_description(snap->backend));
+	if (snap->device_count == 0)
+		return;
+	printf("%-6s  %-*s  %-*s  %-28s  %7s  %5s  %-8s  %5s\n", "DEVICE",
+	       node_width, "NODE", bus_width, "BUS ID", "MEMORY USED / TOTAL",
+	       "ENGINES", "LINKS", "HEALTH", "PROCS");
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		char used[32], total[32], memory[80], engines[24], links_text[24];
+		struct inspect_link_counts links;
+		unsigned int percent = dev->mem_total ?
+			(unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0;
+
+		inspect_count_links(snap, dev, &links);
+		cli_format_bytes(dev->mem_used, used, sizeof(used));
+		cli_format_bytes(dev->mem_total, total, sizeof(total));
+		snprintf(memory, sizeof(memory), "%s / %s (%u%%)", used, total,
+			 percent);
+		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
+			 dev->engine_count);
+		snprintf(links_text, sizeof(links_text), "%u/%u", dev->links_up,
+			 links.total);
+		printf("%-6u  %-*s  %-*s  %-28s  %7s  %5s  %-8s  %5u\n",
+		       dev->index, node_width, dev->node, bus_width,
+		       dev->bus_id[0] ? dev->bus_id : "-", memory, engines,
+		       links_text, snapshot_health_name(dev->health),
+		       dev->client_count);
+		if (verbose)
+			list_print_clients(snap, dev);
 	}
 }
 
 static int list_run(int argc, char **argv, struct inspect_options *opts)
 {
-	struct list_row *rows = NULL;
-	tern_backend_t backend;
-	int count, ret;
+	bool verbose = false;
+	const struct inspect_flag flags[] = { { 'v', "verbose", &verbose } };
+	struct inspect_args args = { .flags = flags, .flag_count = 1 };
+	struct snapshot snap;
+	int ret;
 
-	switch (inspect_parse_options("list", argc, argv, opts)) {
+	switch (inspect_parse_command("list", argc, argv, opts, &args)) {
 	case INSPECT_PARSE_HELP:
 		list_usage(stdout);
 		return 0;
@@ -141,38 +170,35 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 	case INSPECT_PARSE_RUN:
 		break;
 	}
-	ret = inspect_find_devices("list", &backend, &count);
+	ret = inspect_snapshot("list", &snap);
 	if (ret) {
 		/* Still say which backend found nothing, when it is known. */
-		if (tern_get_backend(&backend) != TERN_SUCCESS)
-			return ret;
-		if (opts->json)
-			list_print_json(opts, backend, NULL, 0);
-		else
-			list_print_plain(backend, NULL, 0);
+		if (ret == 1 && snap.backend) {
+			if (opts->json)
+				list_print_json(opts, &snap, verbose);
+			else
+				list_print_plain(&snap, verbose);
+		}
 		return ret;
 	}
-	rows = calloc((size_t)count, sizeof(*rows));
-	if (!rows) {
-		cli_report_error("tern-inspect list", "listing devices",
-				 TERN_ERROR_OUT_OF_MEMORY);
-		return 1;
+	/* One note is enough: the nodes share their owner and mode. */
+	for (int i = 0; verbose && i < snap.device_count; i++) {
+		if (snap.devices[i].node_errno) {
+			inspect_note_node_error("list", &snap.devices[i]);
+			break;
+		}
 	}
-	for (int i = 0; i < count && ret == 0; i++)
-		ret = list_read_device(i, &rows[i]);
-	if (ret == 0) {
-		if (opts->json)
-			list_print_json(opts, backend, rows, count);
-		else
-			list_print_plain(backend, rows, count);
-	}
-	free(rows);
-	return ret;
+	if (opts->json)
+		list_print_json(opts, &snap, verbose);
+	else
+		list_print_plain(&snap, verbose);
+	snapshot_free(&snap);
+	return 0;
 }
 
 const struct inspect_command inspect_list_command = {
 	.name = "list",
-	.summary = "list devices: node, memory, engines, fabric ports",
+	.summary = "one line per device: memory, engines, links, health, processes",
 	.usage = list_usage,
 	.run = list_run,
 };

@@ -39,10 +39,12 @@ static void inspect_usage(FILE *out)
 	inspect_print_common_options(out);
 	fprintf(out,
 		"\n"
-		"Reads tern.ko's devices, or simulated ones when there are none\n"
-		"(TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB).\n"
-		"Exit status: 0 success, 1 devices missing or unreadable, 2 bad\n"
-		"command line or TERN_* settings.\n");
+		"Reads tern.ko's devices through its netlink family, or simulated\n"
+		"ones when tern.ko is not loaded (TERN_BACKEND=kernel|sim,\n"
+		"TERN_SIM_DEVICES, TERN_SIM_MEM_MB, TERN_SIM_TOPOLOGY).\n"
+		"Exit status: 0 success, 1 devices missing or unreadable (health:\n"
+		"or not all ok), 2 bad command line or TERN_* settings.\n"
+		"See Documentation/tern-inspect.rst for the tables and JSON.\n");
 }
 
 static const struct inspect_command *inspect_find(const char *name)

@@ -1,23 +1,345 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect module: tern.ko: loaded, version, parameters; load/unload. (Placeholder until written.)
+ * tern-inspect module [status]: whether tern.ko is loaded, its version,
+ * users and parameters, and whether an installed tern.ko exists for the
+ * running kernel; `module load` and `module unload` are in module_load.c.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
 #include "cli.h"
-#include "inspect.h"
+#include "json.h"
+#include "module_kmod.h"
+
+#define MODULE_SYSFS "/sys/module/" MODULE_NAME
+#define MODULE_MAX_PARAMS 32
+
+struct module_param {
+	char name[64];
+	char value[128];
+};
+
+struct module_status {
+	bool loaded;
+	const char *state;		/* "live", "coming", "going" */
+	int refcount;
+	char holders[256];
+	char version[64], srcversion[64];
+	char kernel[128];
+	char installed_path[512];	/* "" when none is installed */
+	char installed_version[64];
+	int param_count;
+	struct module_param params[MODULE_MAX_PARAMS];
+};
 
 static void module_usage(FILE *out)
 {
-	fprintf(out, "Usage: tern-inspect module [options]\n");
+	fprintf(out,
+		"Usage: tern-inspect module [status] [options]\n"
+		"       tern-inspect module load [load options]\n"
+		"       tern-inspect module unload\n"
+		"\n"
+		"status (the default): whether tern.ko is loaded, its version,\n"
+		"users and parameters, and whether an installed tern.ko exists\n"
+		"for the running kernel. load and unload need root.\n"
+		"\n");
+	module_load_usage(out);
+	fprintf(out, "\nOptions:\n");
 	inspect_print_common_options(out);
 }
 
+int module_open(struct kmod_ctx **ctx, struct kmod_module **mod)
+{
+	*mod = NULL;
+	*ctx = kmod_new(NULL, NULL);
+	if (!*ctx) {
+		fprintf(stderr, MODULE_PROG ": cannot read the kernel's modules (libkmod failed)\n");
+		return 1;
+	}
+	if (kmod_module_new_from_name(*ctx, MODULE_NAME, mod) < 0) {
+		fprintf(stderr, MODULE_PROG ": libkmod cannot describe module '%s'\n",
+			MODULE_NAME);
+		kmod_unref(*ctx);
+		return 1;
+	}
+	return 0;
+}
+
+void module_close(struct kmod_ctx *ctx, struct kmod_module *mod)
+{
+	if (mod)
+		kmod_module_unref(mod);
+	kmod_unref(ctx);
+}
+
+bool module_is_loaded(struct kmod_module *mod)
+{
+	int state = kmod_module_get_initstate(mod);
+
+	return state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING ||
+	       state == KMOD_MODULE_GOING;
+}
+
+void module_holder_names(struct kmod_module *mod, char *buf, size_t len)
+{
+	struct kmod_list *holders = kmod_module_get_holders(mod), *l;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	kmod_list_foreach(l, holders) {
+		struct kmod_module *holder = kmod_module_get_module(l);
+
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 "%s%s", used ? "," : "",
+				 kmod_module_get_name(holder));
+		kmod_module_unref(holder);
+	}
+	kmod_module_unref_list(holders);
+}
+
+/* Reads the first line of @path into @buf, without its newline; "" if none. */
+static void module_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *file = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!file)
+		return;
+	if (fgets(buf, (int)len, file))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(file);
+}
+
+static int module_param_order(const void *a, const void *b)
+{
+	return strcmp(((const struct module_param *)a)->name,
+		      ((const struct module_param *)b)->name);
+}
+
+static void module_read_params(struct module_status *status)
+{
+	DIR *dir = opendir(MODULE_SYSFS "/parameters");
+	struct dirent *entry;
+	char path[512];
+
+	if (!dir)
+		return;
+	while ((entry = readdir(dir)) && status->param_count < MODULE_MAX_PARAMS) {
+		struct module_param *param = &status->params[status->param_count];
+
+		if (entry->d_name[0] == '.')
+			continue;
+		snprintf(param->name, sizeof(param->name), "%.63s", entry->d_name);
+		snprintf(path, sizeof(path), MODULE_SYSFS "/parameters/%.63s",
+			 entry->d_name);
+		module_read_line(path, param->value, sizeof(param->value));
+		status->param_count++;
+	}
+	closedir(dir);
+	qsort(status->params, status->param_count, sizeof(status->params[0]),
+	      module_param_order);
+}
+
+/* The tern.ko that modprobe would load for the running kernel, if any. */
+static void module_find_installed(struct kmod_ctx *ctx,
+				  struct module_status *status)
+{
+	struct kmod_list *found = NULL, *info = NULL, *l;
+	struct kmod_module *mod;
+	const char *path;
+
+	if (kmod_module_new_from_lookup(ctx, MODULE_NAME, &found) < 0 || !found)
+		return;
+	mod = kmod_module_get_module(found);
+	path = kmod_module_get_path(mod);
+	if (path) {
+		snprintf(status->installed_path, sizeof(status->installed_path),
+			 "%s", path);
+		if (kmod_module_get_info(mod, &info) >= 0) {
+			kmod_list_foreach(l, info)
+				if (!strcmp(kmod_module_info_get_key(l), "version"))
+					snprintf(status->installed_version,
+						 sizeof(status->installed_version),
+						 "%s", kmod_module_info_get_value(l));
+			kmod_module_info_free_list(info);
+		}
+	}
+	kmod_module_unref(mod);
+	kmod_module_unref_list(found);
+}
+
+static int module_read_status(struct module_status *status)
+{
+	struct kmod_module *mod;
+	struct kmod_ctx *ctx;
+	struct utsname uts;
+
+	memset(status, 0, sizeof(*status));
+	if (module_open(&ctx, &mod))
+		return 1;
+	if (uname(&uts) == 0)
+		snprintf(status->kernel, sizeof(status->kernel), "%s", uts.release);
+	status->loaded = module_is_loaded(mod);
+	if (status->loaded) {
+		status->state = kmod_module_initstate_str(
+			kmod_module_get_initstate(mod));
+		status->refcount = kmod_module_get_refcnt(mod);
+		if (status->refcount < 0)
+			status->refcount = 0;
+		module_holder_names(mod, status->holders,
+				    sizeof(status->holders));
+		/* Only a module with MODULE_VERSION has these. */
+		module_read_line(MODULE_SYSFS "/version", status->version,
+				 sizeof(status->version));
+		module_read_line(MODULE_SYSFS "/srcversion", status->srcversion,
+				 sizeof(status->srcversion));
+		module_read_params(status);
+	}
+	module_find_installed(ctx, status);
+	module_close(ctx, mod);
+	return 0;
+}
+
+static void module_print_json(const struct module_status *status, bool pretty)
+{
+	struct json_writer w;
+	char *holders = strdup(status->holders), *name, *rest = NULL;
+
+	json_init(&w, stdout, pretty);
+	json_object_begin(&w, NULL);
+	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
+	json_string(&w, "module", MODULE_NAME);
+	json_bool(&w, "loaded", status->loaded);
+	json_string(&w, "state", status->loaded ? status->state : "unloaded");
+	json_string(&w, "kernel_release", status->kernel);
+	json_string(&w, "version", status->version);
+	json_string(&w, "srcversion", status->srcversion);
+	json_u64(&w, "refcount", (uint64_t)status->refcount);
+	json_array_begin(&w, "holders");
+	for (name = holders ? strtok_r(holders, ",", &rest) : NULL; name;
+	     name = strtok_r(NULL, ",", &rest))
+		json_string(&w, NULL, name);
+	json_array_end(&w);
+	json_object_begin(&w, "parameters");
+	for (int i = 0; i < status->param_count; i++)
+		json_string(&w, status->params[i].name, status->params[i].value);
+	json_object_end(&w);
+	json_bool(&w, "installed", status->installed_path[0] != '\0');
+	json_string(&w, "installed_path", status->installed_path);
+	json_string(&w, "installed_version", status->installed_version);
+	json_object_end(&w);
+	json_finish(&w);
+	free(holders);
+}
+
+static void module_print_plain(const struct module_status *status)
+{
+	if (status->loaded)
+		printf("tern.ko: loaded (%s)\n", status->state);
+	else
+		printf("tern.ko: not loaded\n");
+	printf("  kernel:      %s\n", status->kernel);
+	if (status->loaded) {
+		printf("  version:     %s\n",
+		       status->version[0] ? status->version : "(none given)");
+		if (status->srcversion[0])
+			printf("  srcversion:  %s\n", status->srcversion);
+		printf("  users:       %d (holders: %s)\n", status->refcount,
+		       status->holders[0] ? status->holders : "none");
+	}
+	if (status->installed_path[0])
+		printf("  installed:   %s%s%s\n", status->installed_path,
+		       status->installed_version[0] ? ", version " : "",
+		       status->installed_version);
+	else
+		printf("  installed:   no tern.ko for %s (install it with dkms or 'make install', or load a file with --path)\n",
+		       status->kernel);
+	if (status->loaded) {
+		printf("  parameters:\n");
+		for (int i = 0; i < status->param_count; i++)
+			printf("    %-16s %s\n", status->params[i].name,
+			       status->params[i].value);
+	} else {
+		printf("  load it:     sudo tern-inspect module load [--mock-devices N] [--topology SPEC]%s\n",
+		       status->installed_path[0] ? "" : " --path FILE");
+	}
+}
+
+static int module_status_run(int argc, char **argv,
+			     struct inspect_options *opts)
+{
+	struct module_status status;
+
+	switch (inspect_parse_options("module status", argc, argv, opts)) {
+	case INSPECT_PARSE_HELP:
+		module_usage(stdout);
+		return 0;
+	case INSPECT_PARSE_USAGE:
+		return EXIT_USAGE;
+	case INSPECT_PARSE_RUN:
+		break;
+	}
+	if (module_read_status(&status))
+		return 1;
+	if (opts->json)
+		module_print_json(&status, opts->pretty);
+	else
+		module_print_plain(&status);
+	return 0;
+}
+
+static const struct option module_shared_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int module_run(int argc, char **argv, struct inspect_options *opts)
 {
-	(void)argc;
-	(void)argv;
-	(void)opts;
-	fprintf(stderr, "tern-inspect module: not implemented yet\n");
-	return 1;
+	char *status_argv[] = { "status", NULL };
+	int opt;
+
+	/* Shared options, then the action (status, load, unload) if any. */
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+jph", module_shared_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			opts->json = true;
+			break;
+		case 'p':
+			opts->pretty = true;
+			break;
+		case 'h':
+			module_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr,
+				MODULE_PROG ": unknown option '%s' (see 'tern-inspect module --help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return module_status_run(1, status_argv, opts);
+	argc -= optind;
+	argv += optind;
+	if (strcmp(argv[0], "status") == 0)
+		return module_status_run(argc, argv, opts);
+	if (strcmp(argv[0], "load") == 0)
+		return module_load(argc, argv, opts);
+	if (strcmp(argv[0], "unload") == 0)
+		return module_unload(argc, argv, opts);
+	fprintf(stderr,
+		MODULE_PROG ": unknown action '%s'; actions are: status load unload (see 'tern-inspect module --help')\n",
+		argv[0]);
+	return EXIT_USAGE;
 }
 
 const struct inspect_command inspect_module_command = {

@@ -51,6 +51,12 @@ struct snapshot_device {
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint64_t jobs_completed, jobs_failed, job_timeouts, engine_resets;
 	struct snapshot_engine engines[SNAPSHOT_MAX_ENGINES];
+	/*
+	 * errno from opening the node to read what netlink does not give
+	 * (the engine clock): EACCES when this user may not open it; 0 when
+	 * read or not tried (the simulator).
+	 */
+	int node_errno;
 };
 
 /* One link: end A (device, port) to end B; counters since load. */
@@ -131,5 +137,56 @@ const char *snapshot_health_name(enum snapshot_health health);
  * @buf; "" when none.
  */
 void snapshot_health_reasons(uint32_t reasons, char *buf, int len);
+
+/*
+ * Whether the links are exactly a @rows x @cols torus with wraparound in
+ * both dimensions, device fabric ids row * cols + col (a dimension of 2
+ * has two parallel links, as tern_fabric_init() makes it). Uses the
+ * driver's "torus:RxC" when it gave one, else tries every shape with both
+ * dimensions at least 2. False for anything else.
+ */
+bool snapshot_find_torus(const struct snapshot *snap, uint32_t *rows,
+			 uint32_t *cols);
+
+/*
+ * Whether the links form one cycle through every device (two or more);
+ * if so, writes the device indexes in cycle order, starting at device 0,
+ * to @order (device_count entries).
+ */
+bool snapshot_find_ring(const struct snapshot *snap, int *order);
+
+/* The @nth link (0, 1, ...) joining fabric ids @a and @b, or NULL. */
+const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,
+						  uint32_t a, uint32_t b,
+						  int nth);
+
+/* ---- for the sources (snapshot_kernel.c, snapshot_sim.c) and tests ---- */
+
+/*
+ * Sets @dev's health from its links alone (link down: degraded with
+ * TERN_HEALTH_REASON_LINK_DOWN; link errors: TERN_HEALTH_REASON_LINK_ERRORS),
+ * for sources that report no health of their own.
+ */
+void snapshot_derive_link_health(const struct snapshot *snap,
+				 struct snapshot_device *dev);
+
+/*
+ * Puts devices, links and clients in index order and fills what follows
+ * from them: each device's links_up and client_count (when the source
+ * gave none), the torus shape.
+ */
+void snapshot_finish(struct snapshot *snap);
+
+/*
+ * From tern.ko. Returns SNAPSHOT_NO_DRIVER, printing nothing, when its
+ * netlink family is not registered; @old, when not NULL, is an earlier
+ * snapshot whose node-derived fields are reused instead of opening nodes.
+ */
+#define SNAPSHOT_NO_DRIVER (-1)
+int snapshot_kernel_take(const char *prog, const struct snapshot *old,
+			 struct snapshot *snap);
+
+/* From libtern (its simulator unless it chose tern.ko's nodes). */
+int snapshot_sim_take(const char *prog, struct snapshot *snap);
 
 #endif /* TOOLS_INSPECT_SNAPSHOT_H */

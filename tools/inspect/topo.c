@@ -1,23 +1,312 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect topo: the fabric: a drawing and a link table. (Placeholder until written.)
+ * tern-inspect topo: the fabric drawn as text (a torus as a grid with its
+ * wraparound links at the edges, a ring as a cycle, anything else as an
+ * adjacency list), then a table of every link. Or the same as JSON.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 #include "inspect.h"
+#include "json.h"
 
 static void topo_usage(FILE *out)
 {
-	fprintf(out, "Usage: tern-inspect topo [options]\n");
+	fprintf(out,
+		"Usage: tern-inspect topo [options]\n"
+		"The fabric: a drawing (a torus as a grid, a ring as a cycle,\n"
+		"else each device's neighbours), then one line per link: its\n"
+		"ends (device/port), state, bytes each way and errors.\n"
+		"\n"
+		"Options:\n");
 	inspect_print_common_options(out);
+}
+
+/* Device index at fabric id @id ("?" cells cannot happen on a dense torus). */
+static uint32_t topo_index(const struct snapshot *snap, uint32_t id)
+{
+	const struct snapshot_device *dev = snapshot_device_by_fabric_id(snap, id);
+
+	return dev ? dev->index : id;
+}
+
+/* '-' style mark for a link: @up_mark when up, 'x' when down, ' ' if none. */
+static char topo_mark(const struct snapshot_link *link, char up_mark)
+{
+	if (!link)
+		return ' ';
+	return link->up ? up_mark : 'x';
+}
+
+/*
+ * The link from cell @a to its neighbour @b: with a dimension of 2 the
+ * pair has two links, the direct one first and the wraparound second.
+ */
+static const struct snapshot_link *topo_grid_link(const struct snapshot *snap,
+						  uint32_t a, uint32_t b,
+						  bool wrap, uint32_t size)
+{
+	return snapshot_link_between(snap, a, b, wrap && size == 2 ? 1 : 0);
+}
+
+static int topo_digits(uint32_t value)
+{
+	int digits = 1;
+
+	while (value >= 10) {
+		value /= 10;
+		digits++;
+	}
+	return digits;
+}
+
+/* One line of vertical marks under (or over) row @row's cells. */
+static void topo_grid_verticals(FILE *out, const struct snapshot *snap,
+				uint32_t rows, uint32_t cols, uint32_t row,
+				int cell, char up_mark, bool wrap)
+{
+	int column = 4 + cell / 2;
+
+	fprintf(out, "%*s", column, "");
+	for (uint32_t c = 0; c < cols; c++) {
+		uint32_t a = row * cols + c, b = ((row + 1) % rows) * cols + c;
+		const struct snapshot_link *link =
+			topo_grid_link(snap, a, b, wrap, rows);
+
+		if (c)
+			fprintf(out, "%*s", cell + 2, "");
+		fputc(topo_mark(link, up_mark), out);
+	}
+	fputc('\n', out);
+}
+
+static void topo_draw_torus(FILE *out, const struct snapshot *snap,
+			    uint32_t rows, uint32_t cols)
+{
+	int width = topo_digits(topo_index(snap, rows * cols - 1));
+	int cell = width + 2;	/* "[12]" */
+
+	fprintf(out,
+		"torus %ux%u: %d devices, %d links; '-' '|' link up, 'x' link down;\n"
+		"'<' '>' at a row's ends and '^' 'v' at a column's ends are the\n"
+		"wraparound link joining them\n\n",
+		rows, cols, snap->device_count, snap->link_count);
+	topo_grid_verticals(out, snap, rows, cols, rows - 1, cell, '^', true);
+	for (uint32_t r = 0; r < rows; r++) {
+		const struct snapshot_link *wrap =
+			topo_grid_link(snap, r * cols + cols - 1, r * cols, true,
+				       cols);
+
+		fprintf(out, "  %c ", topo_mark(wrap, '<'));
+		for (uint32_t c = 0; c < cols; c++) {
+			uint32_t id = r * cols + c;
+
+			fprintf(out, "[%*u]", width, topo_index(snap, id));
+			if (c + 1 < cols) {
+				const struct snapshot_link *link =
+					topo_grid_link(snap, id, id + 1, false,
+						       cols);
+
+				fprintf(out, "-%c-", topo_mark(link, '-'));
+			}
+		}
+		fprintf(out, " %c\n", topo_mark(wrap, '>'));
+		if (r + 1 < rows)
+			topo_grid_verticals(out, snap, rows, cols, r, cell, '|',
+					    false);
+	}
+	topo_grid_verticals(out, snap, rows, cols, rows - 1, cell, 'v', true);
+}
+
+static void topo_draw_ring(FILE *out, const struct snapshot *snap,
+			   const int *order)
+{
+	int n = snap->device_count;
+
+	fprintf(out,
+		"ring: %d devices, %d links; '---' link up, '-x-' link down\n\n  ",
+		n, snap->link_count);
+	for (int i = 0; i < n; i++) {
+		const struct snapshot_device *a = &snap->devices[order[i]];
+		const struct snapshot_device *b = &snap->devices[order[(i + 1) % n]];
+		/* Two devices: the pair has two links, one each way round. */
+		const struct snapshot_link *link = snapshot_link_between(
+			snap, a->fabric_id, b->fabric_id, n == 2 && i == 1);
+
+		fprintf(out, "%u -%c-", a->index, topo_mark(link, '-'));
+		fputs(i % 8 == 7 && i + 1 < n ? "\n  " : " ", out);
+	}
+	fprintf(out, "(back to %u)\n", snap->devices[order[0]].index);
+}
+
+static void topo_draw_adjacency(FILE *out, const struct snapshot *snap)
+{
+	fprintf(out, "fabric%s%s: %d devices, %d links; each device's peers "
+		"(device/port, down links marked DOWN)\n\n",
+		snap->topology[0] ? " " : "", snap->topology,
+		snap->device_count, snap->link_count);
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		bool any = false;
+
+		fprintf(out, "  %3u:", dev->index);
+		for (int l = 0; l < snap->link_count; l++) {
+			const struct snapshot_link *link = &snap->links[l];
+			uint32_t peer, port, peer_port;
+
+			if (link->device_a == dev->fabric_id) {
+				peer = link->device_b;
+				port = link->port_a;
+				peer_port = link->port_b;
+			} else if (link->device_b == dev->fabric_id) {
+				peer = link->device_a;
+				port = link->port_b;
+				peer_port = link->port_a;
+			} else {
+				continue;
+			}
+			fprintf(out, "%s port %u -> %u/%u%s", any ? "," : "",
+				port, topo_index(snap, peer), peer_port,
+				link->up ? "" : " DOWN");
+			any = true;
+		}
+		fprintf(out, "%s\n", any ? "" : " no links");
+	}
+}
+
+void topo_draw(FILE *out, const struct snapshot *snap)
+{
+	uint32_t rows, cols;
+	int *order;
+
+	if (snapshot_find_torus(snap, &rows, &cols)) {
+		topo_draw_torus(out, snap, rows, cols);
+		return;
+	}
+	order = calloc((size_t)snap->device_count + 1, sizeof(*order));
+	if (order && snapshot_find_ring(snap, order))
+		topo_draw_ring(out, snap, order);
+	else
+		topo_draw_adjacency(out, snap);
+	free(order);
+}
+
+/* The shape topo_draw() shows: "torus:RxC", "ring" or the driver's word. */
+static void topo_shape(const struct snapshot *snap, char *buf, size_t len)
+{
+	int *order = calloc((size_t)snap->device_count + 1, sizeof(*order));
+
+	if (snap->torus_rows)
+		snprintf(buf, len, "torus:%ux%u", snap->torus_rows,
+			 snap->torus_cols);
+	else if (order && snapshot_find_ring(snap, order))
+		snprintf(buf, len, "ring");
+	else if (snap->link_count == 0)
+		snprintf(buf, len, "none");
+	else if (snap->topology[0])
+		snprintf(buf, len, "%s", snap->topology);
+	else
+		snprintf(buf, len, "other");
+	free(order);
+}
+
+static void topo_print_table(const struct snapshot *snap)
+{
+	printf("\n%-4s  %-11s  %-11s  %-5s  %12s  %12s  %6s\n", "LINK",
+	       "DEVICE/PORT", "PEER/PORT", "STATE", "BYTES A->B", "B->A",
+	       "ERRORS");
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+		char a[24], b[24], ab[32], ba[32];
+
+		snprintf(a, sizeof(a), "%u/%u", topo_index(snap, link->device_a),
+			 link->port_a);
+		snprintf(b, sizeof(b), "%u/%u", topo_index(snap, link->device_b),
+			 link->port_b);
+		cli_format_bytes(link->bytes_a_to_b, ab, sizeof(ab));
+		cli_format_bytes(link->bytes_b_to_a, ba, sizeof(ba));
+		printf("%-4u  %-11s  %-11s  %-5s  %12s  %12s  %6llu\n",
+		       link->index, a, b, link->up ? "up" : "DOWN", ab, ba,
+		       (unsigned long long)link->errors);
+	}
+}
+
+static void topo_print_json(const struct inspect_options *opts,
+			    const struct snapshot *snap)
+{
+	struct json_writer w;
+	char shape[80];
+
+	topo_shape(snap, shape, sizeof(shape));
+	inspect_json_begin(&w, opts, snap);
+	json_string(&w, "topology", shape);
+	json_string(&w, "driver_topology", snap->topology);
+	json_u64(&w, "torus_rows", snap->torus_rows);
+	json_u64(&w, "torus_cols", snap->torus_cols);
+	json_array_begin(&w, "devices");
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+
+		json_object_begin(&w, NULL);
+		json_u64(&w, "index", dev->index);
+		json_u64(&w, "fabric_id", dev->fabric_id);
+		json_u64(&w, "ports", dev->port_count);
+		json_u64(&w, "links_up", dev->links_up);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_array_begin(&w, "links");
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+
+		json_object_begin(&w, NULL);
+		json_u64(&w, "index", link->index);
+		json_u64(&w, "device_a", topo_index(snap, link->device_a));
+		json_u64(&w, "port_a", link->port_a);
+		json_u64(&w, "device_b", topo_index(snap, link->device_b));
+		json_u64(&w, "port_b", link->port_b);
+		json_string(&w, "state", link->up ? "up" : "down");
+		json_u64(&w, "bytes_a_to_b", link->bytes_a_to_b);
+		json_u64(&w, "bytes_b_to_a", link->bytes_b_to_a);
+		json_u64(&w, "packets_a_to_b", link->packets_a_to_b);
+		json_u64(&w, "packets_b_to_a", link->packets_b_to_a);
+		json_u64(&w, "errors", link->errors);
+		json_u64(&w, "bandwidth_bytes_per_second", link->bandwidth);
+		json_u64(&w, "latency_ns", link->latency_ns);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_object_end(&w);
+	json_finish(&w);
 }
 
 static int topo_run(int argc, char **argv, struct inspect_options *opts)
 {
-	(void)argc;
-	(void)argv;
-	(void)opts;
-	fprintf(stderr, "tern-inspect topo: not implemented yet\n");
-	return 1;
+	struct snapshot snap;
+	int ret;
+
+	switch (inspect_parse_options("topo", argc, argv, opts)) {
+	case INSPECT_PARSE_HELP:
+		topo_usage(stdout);
+		return 0;
+	case INSPECT_PARSE_USAGE:
+		return EXIT_USAGE;
+	case INSPECT_PARSE_RUN:
+		break;
+	}
+	ret = inspect_snapshot("topo", &snap);
+	if (ret)
+		return ret;
+	if (opts->json) {
+		topo_print_json(opts, &snap);
+	} else {
+		topo_draw(stdout, &snap);
+		if (snap.link_count)
+			topo_print_table(&snap);
+	}
+	snapshot_free(&snap);
+	return 0;
 }
 
 const struct inspect_command inspect_topo_command = {

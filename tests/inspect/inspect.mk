@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+#
+# tern-inspect's end-to-end tests. Included by tests/build.mk:
+#   $(BUILD)/tests/inspect/hold_memory   a client holding device memory or
+#                                        running one job, for
+#                                        tests/inspect/vm-inspect.sh
+#   check-inspect-args                   tests/inspect/args.sh: bad command
+#                                        lines, on this machine (TAP)
+
+USERSPACE_TARGETS += $(BUILD)/tests/inspect/hold_memory
+
+$(BUILD)/tests/inspect/hold_memory: $(BUILD)/tests/inspect/hold_memory.o $(LIBTERN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBTERN_LIBS)
+
+.PHONY: check-inspect-args
+check-inspect-args: $(BUILD)/tern-inspect
+	tests/inspect/args.sh $(BUILD)

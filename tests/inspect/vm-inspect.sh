@@ -1,0 +1,417 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# shellcheck disable=SC2317 # functions run through check, wait_for and trap
+#
+# tern-inspect end to end on tern.ko, inside the test VM, as root, from the
+# repository root, with tern.ko NOT loaded at the start:
+#
+#   tests/vm/run-vm.sh --kernel 6.1 --no-module --timeout 900 -- \
+#       tests/inspect/vm-inspect.sh [--module FILE]
+#
+# It checks the tools without the module, loads it with `tern-inspect module
+# load` (16 mock devices in a 4x4 torus), checks list, topo, health, info,
+# metrics, top and events while traffic runs, a process holds memory and
+# faults are injected through debugfs, then unloads it. The plain list, topo
+# and health of the healthy torus are printed between "---- inspect:" and
+# "---- end" markers. TAP lines, cmocka-style counts (tests/suite-lib.sh),
+# and last "RESULT inspect PASS|FAIL passed=N failed=N skipped=N".
+#
+# --module FILE: the tern.ko to load (default: driver/tern.ko on 6.1,
+# build/trixie-module/tern.ko on 6.12). TERN_TEST_BUILD: the build
+# directory (default build).
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+build=${TERN_TEST_BUILD:-build}
+case $(uname -r) in
+6.12.*) module=build/trixie-module/tern.ko ;;
+*) module=driver/tern.ko ;;
+esac
+if [ "${1:-}" = --module ] && [ -n "${2:-}" ]; then
+	module=$2
+elif [ "$#" -gt 0 ]; then
+	echo "usage: tests/inspect/vm-inspect.sh [--module FILE]" >&2
+	exit 2
+fi
+inspect=$build/tern-inspect
+bench=$build/tern-bench
+hold=$build/tests/inspect/hold_memory
+checker=tests/inspect/check_inspect.py
+devices=16 rows=4 cols=4 mem_mb=64
+mem_bytes=$((mem_mb << 20))
+
+tmp=$(mktemp -d /tmp/vm-inspect.XXXXXX)
+out=$tmp/out err=$tmp/err
+count=0 failed=0 skipped=0
+background=()
+
+cleanup() {
+	local pid
+	for pid in "${background[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass() {
+	count=$((count + 1))
+	echo "ok $count - $1"
+}
+
+fail() {
+	count=$((count + 1))
+	failed=$((failed + 1))
+	echo "not ok $count - $1"
+	shift
+	for detail in "$@"; do
+		printf '%s\n' "$detail" | sed 's/^/#   /'
+	done
+}
+
+skip() {
+	count=$((count + 1))
+	skipped=$((skipped + 1))
+	echo "ok $count - $1 # SKIP $2"
+}
+
+run() {
+	"$@" >"$out" 2>"$err"
+	rc=$?
+}
+
+check() {
+	local name=$1
+	shift
+	if "$@" >"$tmp/why" 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "$(cat "$tmp/why")" "exit status $rc" \
+			"stdout: $(head -c 1500 "$out")" \
+			"stderr: $(head -c 600 "$err")"
+	fi
+}
+
+rc_is() { [ "$rc" -eq "$1" ]; }
+out_has() { grep -q -E -e "$1" "$out"; }
+err_has() { grep -q -E -e "$1" "$err"; }
+
+finish() {
+	local status=PASS
+	echo "1..$count"
+	echo "# inspect: $((count - failed)) passed, $failed failed, $skipped skipped"
+	echo "[  PASSED  ] $((count - failed - skipped)) test(s)."
+	[ "$skipped" -eq 0 ] || echo "[  SKIPPED ] $skipped test(s)."
+	[ "$failed" -eq 0 ] || { echo "[  FAILED  ] $failed test(s), listed above."; status=FAIL; }
+	echo "RESULT inspect $status passed=$((count - failed - skipped)) failed=$failed skipped=$skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS (a bound,
+# not a measurement).
+wait_for() {
+	local tries=$(($1 * 5))
+	shift
+	while ! "$@" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# Whether process $1 has a generic netlink socket in a multicast group
+# (groups 1-31 show in /proc/net/netlink; later ones fall back to the bound).
+subscribed() {
+	local fd link inode
+	for fd in /proc/"$1"/fd/*; do
+		link=$(readlink "$fd") || continue
+		case $link in socket:\[*\]) ;; *) continue ;; esac
+		inode=${link#socket:[}
+		inode=${inode%]}
+		awk -v inode="$inode" '$2 == 16 && $10 == inode && $4 != "00000000" { found = 1 }
+			END { exit !found }' /proc/net/netlink && return 0
+	done
+	return 1
+}
+
+# start_events FILE ARGS...: tern-inspect events in the background, once
+# it listens; its pid in $events_pid.
+start_events() {
+	local file=$1
+	shift
+	"$inspect" events "$@" >"$file" 2>"$file.err" &
+	events_pid=$!
+	background+=("$events_pid")
+	wait_for 10 subscribed "$events_pid" ||
+		echo "# events $*: no multicast membership seen in /proc/net/netlink; going on"
+}
+
+# debugfs_dir DEVICE: the device's DRM debugfs directory.
+debugfs_dir() {
+	local node minor
+	node=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][int(sys.argv[2])]["node"])' \
+		"$tmp/list.json" "$1")
+	case $node in
+	/dev/dri/renderD*)
+		minor=${node#/dev/dri/renderD}
+		echo "/sys/kernel/debug/dri/$minor"
+		;;
+	*) echo "/sys/kernel/debug/accel/tern.$1" ;;
+	esac
+}
+
+echo "# vm-inspect: kernel $(uname -r), module $module, build $build"
+for file in "$inspect" "$bench" "$hold"; do
+	if [ ! -x "$file" ]; then
+		fail "$file is built" "run 'make userspace' (and the tests' build)"
+		finish
+	fi
+done
+if [ "$(id -u)" != 0 ] || [ ! -f "$module" ]; then
+	fail "running as root with $module present" "uid $(id -u)"
+	finish
+fi
+if [ -d /sys/module/tern ]; then
+	fail "tern.ko is not loaded at the start" "run with run-vm.sh --no-module"
+	finish
+fi
+
+# ---- without the module ----
+
+run "$inspect" module status
+check "module status: not loaded" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(head -n 1 '$out')\" = 'tern.ko: not loaded' ]"
+run "$inspect" module --json
+check "module --json: loaded false" \
+	python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); sys.exit(m["loaded"] is not False)' "$out"
+for command in list topo health; do
+	run env TERN_BACKEND=kernel "$inspect" "$command"
+	check "$command without the module (TERN_BACKEND=kernel): exit 1, not loaded, how to load it" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err' && grep -q 'module load' '$err'"
+done
+run "$inspect" events -n 1 -t 1
+check "events without the module: exit 1, how to load it" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err' && grep -q 'module load' '$err'"
+run env TERN_BACKEND=kernel "$inspect" top -b -n 1 -d 0.1
+check "top without the module (TERN_BACKEND=kernel): exit 1, not loaded" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err'"
+run "$inspect" module unload
+check "module unload without the module: exit 1, says so" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'tern.ko is not loaded' '$err'"
+
+# ---- load ----
+
+run "$inspect" module load --path "$module" --mock-devices $devices \
+	--topology torus:${rows}x$cols --mem-mb $mem_mb --job-timeout-ms 2000
+check "module load --path: exit 0, says what it loaded" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^loaded tern.ko from $module (mock_devices=$devices mock_topology=torus:${rows}x$cols mock_mem_mb=$mem_mb job_timeout_ms=2000)\$' '$out'"
+if [ ! -d /sys/module/tern ]; then
+	fail "tern.ko is loaded" "$(cat "$err")"
+	finish
+fi
+export TERN_BACKEND=kernel
+run "$inspect" module load --path "$module" --mock-devices 2
+check "module load when loaded: exit 1, unload first" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'already loaded; unload it first' '$err'"
+run "$inspect" module
+check "module status: loaded, version, parameters" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^tern.ko: loaded (live)\$' '$out' &&
+		grep -q '^  version: ' '$out' &&
+		grep -q '^    mock_devices  *$devices\$' '$out' &&
+		grep -q '^    mock_topology  *torus:${rows}x$cols\$' '$out' &&
+		grep -q '^    mock_mem_mb  *$mem_mb\$' '$out' &&
+		grep -q '^    job_timeout_ms  *2000\$' '$out'"
+run "$inspect" module --json
+check "module --json: loaded, live, parameters" \
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["loaded"] is True and m["state"] == "live", m
+p = m["parameters"]
+assert p["mock_devices"] == "16" and p["mock_topology"] == "torus:4x4", p
+assert p["mock_mem_mb"] == "64" and p["job_timeout_ms"] == "2000", p
+' "$out"
+
+# ---- the healthy torus ----
+
+run "$inspect" list
+cp "$out" "$tmp/list.txt"
+check "list: $devices devices, each ok" \
+	sh -c "[ $rc -eq 0 ] && [ \$(tail -n +3 '$out' | grep -c ' ok ') -eq $devices ]"
+run "$inspect" list --json
+cp "$out" "$tmp/list.json"
+check "list --json: $devices devices of $mem_mb MiB, health ok, 4 links up" \
+	python3 "$checker" list "$out" $devices $mem_bytes
+run "$inspect" topo
+cp "$out" "$tmp/topo.txt"
+check "topo: the ${rows}x$cols grid and $((2 * rows * cols)) links" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^torus ${rows}x$cols: $devices devices, $((2 * rows * cols)) links' '$out' &&
+		grep -q '\\[ 0\\]---\\[ 1\\]---\\[ 2\\]---\\[ 3\\]' '$out' &&
+		grep -q '\\[12\\]---\\[13\\]---\\[14\\]---\\[15\\]' '$out'"
+run "$inspect" topo --json
+cp "$out" "$tmp/topo-before.json"
+check "topo --json: wiring is torus:${rows}x$cols (neighbours (r±1,c), (r,c±1) mod $rows)" \
+	python3 "$checker" torus "$out" $rows $cols
+run "$inspect" health
+cp "$out" "$tmp/health.txt"
+check "health: exit 0, all $devices ok" \
+	sh -c "[ $rc -eq 0 ] && grep -q '$devices ok, 0 degraded, 0 failed' '$out'"
+
+for view in list topo health; do
+	echo "---- inspect: tern-inspect $view ($devices mock devices, torus:${rows}x$cols, kernel $(uname -r)) ----"
+	cat "$tmp/$view.txt"
+	echo "---- end of tern-inspect $view ----"
+done
+
+# ---- traffic ----
+
+run "$bench" all-reduce -b 4K -e 64K -f 4 -n 1 -w 0
+check "tern-bench all-reduce on the $devices devices: exit 0" rc_is 0
+run "$inspect" topo --json
+before=$(python3 "$checker" link-bytes "$tmp/topo-before.json")
+after=$(python3 "$checker" link-bytes "$out")
+check "topo --json: link byte counters moved ($before -> $after)" \
+	test "${after:-0}" -gt "${before:-0}"
+run "$inspect" metrics
+check "metrics: link bytes, engine busy time, memory and health" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^tern_link_bytes_total{.*} [1-9]' '$out' &&
+		grep -q '^tern_engine_busy_seconds_total{' '$out' &&
+		grep -q '^tern_memory_total_bytes{device=\"15\"} $mem_bytes\$' '$out' &&
+		grep -q '^tern_device_health{device=\"0\"} 0\$' '$out' &&
+		grep -q '^# TYPE tern_link_bytes_total counter\$' '$out'"
+
+# ---- a process holding memory ----
+
+"$hold" 3 8 >"$tmp/hold.out" 2>&1 &
+hold_pid=$!
+background+=("$hold_pid")
+if wait_for 30 grep -q '^holding' "$tmp/hold.out"; then
+	pass "hold_memory holds 8 MiB on device 3"
+else
+	fail "hold_memory holds 8 MiB on device 3" "$(cat "$tmp/hold.out")"
+fi
+run "$inspect" list -v
+check "list -v: device 3 shows the process" \
+	sh -c "[ $rc -eq 0 ] && grep -q '$hold_pid' '$out' && grep -q 'hold_memory' '$out'"
+run "$inspect" info 3
+check "info 3: the process and its memory" \
+	sh -c "[ $rc -eq 0 ] && grep -q '$hold_pid' '$out' && grep -q 'hold_memory' '$out' && grep -q '8 MiB' '$out'"
+run "$inspect" top -b -n 2 -d 0.5
+check "top -b -n 2: two frames of $devices devices" \
+	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^tern-inspect top - ' '$out') -eq 2 ] &&
+		[ \$(grep -E -c '^[0-9]+ +[0-9.]+ +[0-9]+/[0-9]+ ' '$out') -eq $((2 * devices)) ] &&
+		[ \$(grep -c '^devices: $devices ' '$out') -eq 2 ]"
+check "top -b: the process row (pid, command, device 3, 8 MiB)" \
+	sh -c "[ \$(grep -c '^$hold_pid  *hold_memory  *3  *8 MiB ' '$out') -eq 2 ]"
+run "$inspect" top --json -n 2 -d 0.5
+check "top --json -n 2: two frames, $devices devices, the process on device 3" \
+	python3 "$checker" top "$out" 2 $devices "$hold_pid" 3 $((8 << 20))
+run "$inspect" module unload
+check "module unload while a process uses it: exit 1, names the process" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'in use' '$err' && grep -q 'pid $hold_pid (hold_memory)' '$err' && [ -d /sys/module/tern ]"
+kill "$hold_pid"
+wait "$hold_pid" 2>/dev/null
+
+# ---- events: a link down and up ----
+
+dir0=$(debugfs_dir 0)
+start_events "$tmp/ev-down" --json -n 1 -t 30
+echo "1 down" >"$dir0/fabric_link"
+wait "$events_pid"
+rc=$?
+cp "$tmp/ev-down" "$out"
+cp "$tmp/ev-down.err" "$err"
+check "events --json -n 1: exit 0 after the link went down" rc_is 0
+check "events --json: link_state down naming device 0 port 1" \
+	python3 "$checker" link-event "$tmp/ev-down" down 0 1
+run "$inspect" health --json
+check "health --json: device 0 degraded, a link down" \
+	python3 "$checker" health "$out" 0 degraded links_down 1
+start_events "$tmp/ev-up" -n 1 -t 30
+echo "1 up" >"$dir0/fabric_link"
+wait "$events_pid"
+rc=$?
+cp "$tmp/ev-up" "$out"
+check "events -n 1: one plain line, link_state ... dev 0 port 1 ... up" \
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <'$out') -eq 1 ] &&
+		grep -E -q '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z link_state link [0-9]+ dev ([0-9]+ port [0-9]+ <-> dev 0 port 1|0 port 1 <-> dev [0-9]+ port [0-9]+) up errors 0\$' '$out'"
+run "$inspect" events -n 1 -t 0.5
+check "events -n 1 -t 0.5 with nothing happening: exit 1, says how many came" \
+	sh -c "[ $rc -eq 1 ] && grep -q '0 of the 1 events' '$err'"
+run "$inspect" events -t 0.5
+check "events -t 0.5 without -n: exit 0" rc_is 0
+
+# ---- an uncorrectable memory error on device 2 ----
+
+dir2=$(debugfs_dir 2)
+start_events "$tmp/ev-mem" -t 60
+echo "uncorrectable 0" >"$dir2/mem_error"
+wait_for 10 grep -q 'mem_error dev 2 ' "$tmp/ev-mem"
+kill "$events_pid" 2>/dev/null
+wait "$events_pid" 2>/dev/null
+cp "$tmp/ev-mem" "$out"
+check "events: mem_error dev 2 uncorrected, health failed" \
+	out_has ' mem_error dev 2 uncorrected addr 0x0 corrected 0 uncorrected 1 health failed'
+run "$inspect" health
+check "health: exit 1, device 2 failed, mem_uncorrected" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^2  *failed  *[^ ]*mem_uncorrected' '$out'"
+run "$inspect" health --json
+check "health --json: device 2 failed with an uncorrected memory error" \
+	python3 "$checker" health "$out" 2 failed mem_errors_uncorrected 1
+
+# ---- an engine hang on device 5 ----
+
+dir5=$(debugfs_dir 5)
+if [ ! -e "$dir5/engine_hang" ]; then
+	skip "engine hang: the job fails, the engine resets, the next job runs" \
+		"tern.ko has no debugfs engine_hang"
+else
+	start_events "$tmp/ev-reset" --json -t 60
+	echo 0 >"$dir5/engine_hang"
+	run "$hold" --job 5
+	check "a job on the hung engine fails" \
+		sh -c "[ $rc -ne 0 ] && grep -q '^job: TERN_ERROR' '$out'"
+	wait_for 10 grep -q '"engine_reset"' "$tmp/ev-reset"
+	kill "$events_pid" 2>/dev/null
+	wait "$events_pid" 2>/dev/null
+	check "events --json: engine_reset dev 5 engine 0, resets 1" \
+		python3 "$checker" device-event "$tmp/ev-reset" engine_reset 5 resets 1
+	check "engine_reset names the guilty command" \
+		python3 "$checker" device-event "$tmp/ev-reset" engine_reset 5 guilty_comm hold_memory
+	run "$inspect" health --json
+	check "health --json: device 5 degraded with engine_resets 1" \
+		python3 "$checker" health "$out" 5 degraded engine_resets 1
+	run "$hold" --job 5
+	check "the next job on device 5 runs" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^job: TERN_SUCCESS' '$out'"
+fi
+
+# ---- bad input on the live module ----
+
+usage_error_ok() { [ "$rc" -eq 2 ] && [ ! -s "$out" ] && grep -q -e "$1" "$err"; }
+run "$inspect" info 16
+check "info 16: exit 2, no such device" usage_error_ok "16"
+run "$inspect" top -d 0
+check "top -d 0: exit 2" usage_error_ok "-d '0': expected seconds"
+run "$inspect" events -n x
+check "events -n x: exit 2" usage_error_ok "-n 'x': expected"
+run "$inspect" module load --mock-devices 99
+check "module load --mock-devices 99: exit 2 before anything else" \
+	usage_error_ok "--mock-devices '99': expected a number of devices, 0-64"
+run "$inspect" topo extra
+check "topo extra: exit 2" usage_error_ok "unexpected argument 'extra'"
+
+# ---- unload ----
+
+run "$inspect" module unload
+check "module unload: exit 0, unloaded" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^unloaded tern.ko\$' '$out' && [ ! -d /sys/module/tern ]"
+run "$inspect" module
+check "module status after unload: not loaded" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(head -n 1 '$out')\" = 'tern.ko: not loaded' ]"
+run "$inspect" list
+check "list after unload: exit 1, not loaded" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err'"
+
+finish

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: MIT
+"""Checks `tern-inspect info|topo|health --json` against the documented schema.
+
+Usage: python3 check_inspect_json.py info FILE BACKEND INDEX
+       python3 check_inspect_json.py topo FILE BACKEND DEVICES LINKS PORTS TOPOLOGY
+       python3 check_inspect_json.py health FILE BACKEND DEVICES
+PORTS: links each device must have ("-" not to check); TOPOLOGY: the
+"topology" value wanted ("-" not to check). Prints what is wrong and exits
+1, or exits 0.
+"""
+import json
+import sys
+
+from check_list_json import (CAPABILITIES, CLIENT_KEYS, check_header,
+                             check_health, check_keys)
+
+INFO_KEYS = {
+    "index": int, "name": str, "node": str, "bus_id": str, "fabric_id": int,
+    "driver_version": str, "capabilities": list, "engine_clock_hz": int,
+    "memory_used_bytes": int, "memory_total_bytes": int,
+    "memory_host_used_bytes": int, "buffers": int, "engines_busy": int,
+    "jobs_completed": int, "jobs_failed": int, "job_timeouts": int,
+    "engine_resets": int, "mem_errors_corrected": int,
+    "mem_errors_uncorrected": int, "health": str, "health_reasons": list,
+    "fabric_ports": int, "links_up": int, "engines": list, "links": list,
+    "clients": list,
+}
+ENGINE_KEYS = {
+    "index": int, "busy": bool, "hung": bool, "busy_ns": int,
+    "jobs_queued": int, "jobs_completed": int, "jobs_failed": int,
+    "timeouts": int, "resets": int,
+}
+INFO_LINK_KEYS = {
+    "index": int, "port": int, "peer_device": int, "peer_port": int,
+    "state": str, "bytes_out": int, "bytes_in": int, "errors": int,
+}
+TOPO_DEVICE_KEYS = {"index": int, "fabric_id": int, "ports": int,
+                    "links_up": int}
+TOPO_LINK_KEYS = {
+    "index": int, "device_a": int, "port_a": int, "device_b": int,
+    "port_b": int, "state": str, "bytes_a_to_b": int, "bytes_b_to_a": int,
+    "packets_a_to_b": int, "packets_b_to_a": int, "errors": int,
+    "bandwidth_bytes_per_second": int, "latency_ns": int,
+}
+HEALTH_DEVICE_KEYS = {
+    "index": int, "health": str, "health_reasons": list,
+    "mem_errors_corrected": int, "mem_errors_uncorrected": int,
+    "job_timeouts": int, "engine_resets": int, "links_down": int,
+    "link_errors": int,
+}
+HEALTH_LINK_KEYS = {
+    "index": int, "device_a": int, "port_a": int, "device_b": int,
+    "port_b": int, "state": str, "errors": int,
+}
+
+
+def check_list_of(what, items, keys):
+    for i, item in enumerate(items):
+        problem = check_keys(f"{what} {i}", item, keys)
+        if problem:
+            return problem
+    return None
+
+
+def check_info(doc, backend, index):
+    problem = check_header(doc, backend, {"device"})
+    if problem:
+        return problem
+    dev = doc["device"]
+    problem = (check_keys("device", dev, INFO_KEYS) or
+               check_health("device", dev) or
+               check_list_of("engine", dev["engines"], ENGINE_KEYS) or
+               check_list_of("link", dev["links"], INFO_LINK_KEYS) or
+               check_list_of("client", dev["clients"], CLIENT_KEYS))
+    if problem:
+        return problem
+    if dev["index"] != int(index):
+        return f"device index {dev['index']}, want {index}"
+    if set(dev["capabilities"]) - CAPABILITIES:
+        return f"unknown capabilities {dev['capabilities']}"
+    if [e["index"] for e in dev["engines"]] != list(range(len(dev["engines"]))):
+        return "engines are not numbered 0, 1, ..."
+    if not dev["engines"]:
+        return "no engines"
+    if dev["links_up"] != sum(l["state"] == "up" for l in dev["links"]):
+        return f"links_up {dev['links_up']} but links {dev['links']}"
+    if any(l["state"] not in ("up", "down") for l in dev["links"]):
+        return "a link state is neither up nor down"
+    return None
+
+
+def check_topo(doc, backend, devices, links, ports, topology):
+    keys = {"topology", "driver_topology", "torus_rows", "torus_cols",
+            "devices", "links"}
+    problem = (check_header(doc, backend, keys) or
+               check_list_of("device", doc["devices"], TOPO_DEVICE_KEYS) or
+               check_list_of("link", doc["links"], TOPO_LINK_KEYS))
+    if problem:
+        return problem
+    if len(doc["devices"]) != int(devices):
+        return f"{len(doc['devices'])} devices, want {devices}"
+    if len(doc["links"]) != int(links):
+        return f"{len(doc['links'])} links, want {links}"
+    if topology != "-" and doc["topology"] != topology:
+        return f"topology {doc['topology']!r}, want {topology!r}"
+    if doc["topology"].startswith("torus:"):
+        rows, cols = map(int, doc["topology"][6:].split("x"))
+        if (doc["torus_rows"], doc["torus_cols"]) != (rows, cols):
+            return "torus_rows/torus_cols disagree with topology"
+    indexes = {d["index"] for d in doc["devices"]}
+    ends = {}
+    for link in doc["links"]:
+        if link["state"] not in ("up", "down"):
+            return f"link {link['index']} state {link['state']!r}"
+        for dev, port in ((link["device_a"], link["port_a"]),
+                          (link["device_b"], link["port_b"])):
+            if dev not in indexes:
+                return f"link {link['index']} ends on unknown device {dev}"
+            if (dev, port) in ends:
+                return f"port {dev}/{port} is on two links"
+            ends[(dev, port)] = link["index"]
+    if ports != "-":
+        for dev in indexes:
+            n = sum(1 for (d, _) in ends if d == dev)
+            if n != int(ports):
+                return f"device {dev} has {n} links, want {ports}"
+    return None
+
+
+def check_health_doc(doc, backend, devices):
+    keys = {"healthy", "summary", "devices", "links"}
+    problem = (check_header(doc, backend, keys) or
+               check_list_of("device", doc["devices"], HEALTH_DEVICE_KEYS) or
+               check_list_of("link", doc["links"], HEALTH_LINK_KEYS))
+    if problem:
+        return problem
+    for dev in doc["devices"]:
+        problem = check_health(f"device {dev['index']}", dev)
+        if problem:
+            return problem
+    if len(doc["devices"]) != int(devices):
+        return f"{len(doc['devices'])} devices, want {devices}"
+    summary = doc["summary"]
+    counts = {h: sum(d["health"] == h for d in doc["devices"])
+              for h in ("ok", "degraded", "failed")}
+    if summary != dict(devices=int(devices), **counts):
+        return f"summary {summary} disagrees with the devices {counts}"
+    if doc["healthy"] != (counts["ok"] == int(devices)):
+        return f"healthy is {doc['healthy']} with {counts}"
+    return None
+
+
+def main():
+    command, path = sys.argv[1:3]
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except ValueError as e:
+        print(f"not JSON: {e}")
+        return 1
+    checks = {"info": check_info, "topo": check_topo,
+              "health": check_health_doc}
+    problem = checks[command](doc, *sys.argv[3:])
+    if problem:
+        print(problem)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

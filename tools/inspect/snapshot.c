@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshots: choosing the source, lookups, and the shape of the fabric
+ * (torus, ring) worked out from the links.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "snapshot.h"
+#include "tern_accel.h"
+
+int snapshot_take(const char *prog, struct snapshot *snap)
+{
+	const char *forced = getenv("TERN_BACKEND");
+	tern_backend_t backend;
+	int ret;
+
+	memset(snap, 0, sizeof(*snap));
+	if (forced && *forced && strcmp(forced, "kernel") != 0 &&
+	    strcmp(forced, "sim") != 0)
+		return cli_get_backend(prog, &backend);	/* explains, usage */
+	if (!forced || strcmp(forced, "sim") != 0) {
+		ret = snapshot_kernel_take(prog, NULL, snap);
+		if (ret != SNAPSHOT_NO_DRIVER)
+			return ret;
+		if (forced && strcmp(forced, "kernel") == 0) {
+			snap->backend = TERN_BACKEND_KERNEL;
+			fprintf(stderr,
+				"%s: tern.ko is not loaded (no \"%s\" netlink family): "
+				"load it with 'sudo modprobe tern mock_devices=4' or "
+				"'sudo tern-inspect module load --mock-devices 4', or "
+				"unset TERN_BACKEND to use the simulator\n",
+				prog, TERN_GENL_NAME);
+			return 1;
+		}
+	}
+	return snapshot_sim_take(prog, snap);
+}
+
+int snapshot_refresh(const char *prog, const struct snapshot *old,
+		     struct snapshot *snap)
+{
+	int ret;
+
+	memset(snap, 0, sizeof(*snap));
+	if (old->source == SNAPSHOT_SOURCE_SIM)
+		return snapshot_sim_take(prog, snap);
+	ret = snapshot_kernel_take(prog, old, snap);
+	if (ret == SNAPSHOT_NO_DRIVER) {
+		fprintf(stderr, "%s: tern.ko was unloaded\n", prog);
+		return 1;
+	}
+	return ret;
+}
+
+void snapshot_free(struct snapshot *snap)
+{
+	free(snap->devices);
+	free(snap->links);
+	free(snap->clients);
+	memset(snap, 0, sizeof(*snap));
+}
+
+const struct snapshot_device *snapshot_find_device(const struct snapshot *snap,
+						   const char *which)
+{
+	long index;
+
+	if (cli_parse_long(which, 0, 1L << 30, &index)) {
+		for (int i = 0; i < snap->device_count; i++)
+			if (snap->devices[i].index == (uint32_t)index)
+				return &snap->devices[i];
+		return NULL;
+	}
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+
+		if (strcmp(dev->node, which) == 0 ||
+		    (dev->bus_id[0] && strcmp(dev->bus_id, which) == 0))
+			return dev;
+	}
+	return NULL;
+}
+
+const struct snapshot_device *snapshot_device_by_fabric_id(
+	const struct snapshot *snap, uint32_t fabric_id)
+{
+	for (int i = 0; i < snap->device_count; i++)
+		if (snap->devices[i].fabric_id == fabric_id)
+			return &snap->devices[i];
+	return NULL;
+}
+
+const char *snapshot_health_name(enum snapshot_health health)
+{
+	switch (health) {
+	case SNAPSHOT_HEALTH_OK:
+		return "ok";
+	case SNAPSHOT_HEALTH_DEGRADED:
+		return "degraded";
+	case SNAPSHOT_HEALTH_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+} snapshot_reason_names[] = {
+	{ TERN_HEALTH_REASON_LINK_DOWN, "link_down" },
+	{ TERN_HEALTH_REASON_LINK_ERRORS, "link_errors" },
+	{ TERN_HEALTH_REASON_ENGINE_RESET, "engine_reset" },
+	{ TERN_HEALTH_REASON_ENGINE_HUNG, "engine_hung" },
+	{ TERN_HEALTH_REASON_MEM_UNCORRECTED, "mem_uncorrected" },
+};
+
+void snapshot_health_reasons(uint32_t reasons, char *buf, int len)
+{
+	int used = 0;
+
+	if (len <= 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(snapshot_reason_names) /
+			       sizeof(snapshot_reason_names[0]); i++) {
+		if (!(reasons & snapshot_reason_names[i].bit))
+			continue;
+		used += snprintf(buf + used, used < len ? (size_t)(len - used) : 0,
+				 "%s%s", used ? "," : "",
+				 snapshot_reason_names[i].name);
+		if (used >= len)
+			return;
+	}
+}
+
+void snapshot_derive_link_health(const struct snapshot *snap,
+				 struct snapshot_device *dev)
+{
+	uint32_t reasons = 0;
+
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+
+		if (link->device_a != dev->fabric_id &&
+		    link->device_b != dev->fabric_id)
+			continue;
+		if (!link->up)
+			reasons |= TERN_HEALTH_REASON_LINK_DOWN;
+		if (link->errors)
+			reasons |= TERN_HEALTH_REASON_LINK_ERRORS;
+	}
+	dev->health_reasons = reasons;
+	dev->health = reasons ? SNAPSHOT_HEALTH_DEGRADED : SNAPSHOT_HEALTH_OK;
+}
+
+const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,
+						  uint32_t a, uint32_t b,
+						  int nth)
+{
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+
+		if ((link->device_a == a && link->device_b == b) ||
+		    (link->device_a == b && link->device_b == a))
+			if (nth-- == 0)
+				return link;
+	}
+	return NULL;
+}
+
+/* Links joining each pair of fabric ids, @n x @n; NULL if an id is >= @n. */
+static int *snapshot_pair_counts(const struct snapshot *snap, uint32_t n)
+{
+	int *counts = calloc((size_t)n * n, sizeof(*counts));
+
+	if (!counts)
+		return NULL;
+	for (int i = 0; i < snap->link_count; i++) {
+		const struct snapshot_link *link = &snap->links[i];
+
+		if (link->device_a >= n || link->device_b >= n) {
+			free(counts);
+			return NULL;
+		}
+		counts[link->device_a * n + link->device_b]++;
+		if (link->device_a != link->device_b)
+			counts[link->device_b * n + link->device_a]++;
+	}
+	return counts;
+}
+
+/* Fabric ids must be exactly 0..device_count-1 for a shape to apply. */
+static bool snapshot_ids_dense(const struct snapshot *snap)
+{
+	for (uint32_t id = 0; id < (uint32_t)snap->device_count; id++)
+		if (!snapshot_device_by_fabric_id(snap, id))
+			return false;
+	return true;
+}
+
+static bool snapshot_is_torus(const int *counts, uint32_t rows, uint32_t cols)
+{
+	uint32_t n = rows * cols;
+	int *want = calloc((size_t)n * n, sizeof(*want));
+	bool same;
+
+	if (!want)
+		return false;
+	for (uint32_t r = 0; r < rows; r++) {
+		for (uint32_t c = 0; c < cols; c++) {
+			uint32_t id = r * cols + c;
+			uint32_t east = r * cols + (c + 1) % cols;
+			uint32_t south = ((r + 1) % rows) * cols + c;
+
+			want[id * n + east]++;
+			want[east * n + id]++;
+			want[id * n + south]++;
+			want[south * n + id]++;
+		}
+	}
+	same = memcmp(want, counts, (size_t)n * n * sizeof(*want)) == 0;
+	free(want);
+	return same;
+}
+
+bool snapshot_find_torus(const struct snapshot *snap, uint32_t *rows,
+			 uint32_t *cols)
+{
+	uint32_t n = (uint32_t)snap->device_count;
+	unsigned int r = 0, c = 0;
+	bool found = false;
+	int *counts;
+
+	if (n < 4 || !snapshot_ids_dense(snap))
+		return false;
+	counts = snapshot_pair_counts(snap, n);
+	if (!counts)
+		return false;
+	if (sscanf(snap->topology, "torus:%ux%u", &r, &c) == 2 && r >= 2 &&
+	    c >= 2 && r * c == n) {
+		found = snapshot_is_torus(counts, r, c);
+	} else {
+		for (r = 2; r <= n / 2 && !found; r++) {
+			c = n / r;
+			if (n % r == 0 && c >= 2)
+				found = snapshot_is_torus(counts, r, c);
+			if (found)
+				break;
+		}
+	}
+	free(counts);
+	if (found) {
+		*rows = r;
+		*cols = c;
+	}
+	return found;
+}
+
+bool snapshot_find_ring(const struct snapshot *snap, int *order)
+{
+	uint32_t n = (uint32_t)snap->device_count;
+	uint32_t prev, cur;
+	int *counts;
+	bool ok = true;
+
+	if (n < 2 || !snapshot_ids_dense(snap) ||
+	    snap->link_count != (int)n)
+		return false;
+	counts = snapshot_pair_counts(snap, n);
+	if (!counts)
+		return false;
+	/* Every device has exactly two links, none to itself. */
+	for (uint32_t d = 0; d < n && ok; d++) {
+		int degree = 0;
+
+		for (uint32_t e = 0; e < n; e++)
+			degree += counts[d * n + e];
+		ok = degree == 2 && counts[d * n + d] == 0;
+	}
+	/* Walk from device 0: a single cycle visits all n before returning. */
+	prev = n;
+	cur = 0;
+	for (uint32_t step = 0; step < n && ok; step++) {
+		uint32_t next = n;
+
+		order[step] = (int)snapshot_device_by_fabric_id(snap, cur)->index;
+		for (uint32_t e = 0; e < n && next == n; e++)
+			if (counts[cur * n + e] && (e != prev || counts[cur * n + e] == 2))
+				next = e;
+		if (next == n || (next == 0 && step + 1 < n)) {
+			ok = false;
+			break;
+		}
+		prev = cur;
+		cur = next;
+	}
+	ok = ok && cur == 0;
+	free(counts);
+	return ok;
+}
+
+static int snapshot_device_cmp(const void *a, const void *b)
+{
+	const struct snapshot_device *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int snapshot_link_cmp(const void *a, const void *b)
+{
+	const struct snapshot_link *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int snapshot_client_cmp(const void *a, const void *b)
+{
+	const struct snapshot_client *x = a, *y = b;
+
+	if (x->device != y->device)
+		return (x->device > y->device) - (x->device < y->device);
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+void snapshot_finish(struct snapshot *snap)
+{
+	if (snap->device_count)
+		qsort(snap->devices, (size_t)snap->device_count,
+		      sizeof(*snap->devices), snapshot_device_cmp);
+	if (snap->link_count)
+		qsort(snap->links, (size_t)snap->link_count,
+		      sizeof(*snap->links), snapshot_link_cmp);
+	if (snap->client_count)
+		qsort(snap->clients, (size_t)snap->client_count,
+		      sizeof(*snap->clients), snapshot_client_cmp);
+	for (int i = 0; i < snap->device_count; i++) {
+		struct snapshot_device *dev = &snap->devices[i];
+
+		uint32_t clients = 0;
+
+		for (int c = 0; c < snap->client_count; c++)
+			clients += snap->clients[c].device == dev->index;
+		if (clients > dev->client_count)
+			dev->client_count = clients;
+		dev->links_up = 0;
+		for (int l = 0; l < snap->link_count; l++) {
+			const struct snapshot_link *link = &snap->links[l];
+
+			if (link->up && (link->device_a == dev->fabric_id ||
+					 link->device_b == dev->fabric_id))
+				dev->links_up++;
+		}
+	}
+	snap->torus_rows = snap->torus_cols = 0;
+	snapshot_find_torus(snap, &snap->torus_rows, &snap->torus_cols);
+}

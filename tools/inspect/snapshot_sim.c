@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshots through libtern, normally its simulator: devices from their
+ * properties and memory use, links from pairs of connected ports (one link
+ * per pair, end A the lower device and port), health from the links. The
+ * simulator keeps no per-engine or fault counters and has no clients
+ * visible to another process, so those read as zero.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "snapshot.h"
+
+#define SIM_MAX_PORTS 64
+
+/* Whether end (@dev, @port) sorts before its peer: it is then end A. */
+static bool sim_is_end_a(uint32_t dev, const tern_port_info_t *port)
+{
+	if (dev != (uint32_t)port->peer_device)
+		return dev < (uint32_t)port->peer_device;
+	return port->port < port->peer_port;
+}
+
+static int sim_add_links(struct snapshot *snap, uint32_t fabric_id,
+			 const tern_port_info_t *ports, uint32_t count)
+{
+	for (uint32_t p = 0; p < count; p++) {
+		const tern_port_info_t *port = &ports[p];
+		struct snapshot_link *link, *grown;
+
+		if (port->state == TERN_LINK_UNCONNECTED || port->peer_device < 0 ||
+		    !sim_is_end_a(fabric_id, port))
+			continue;
+		grown = realloc(snap->links, (size_t)(snap->link_count + 1) *
+				sizeof(*snap->links));
+		if (!grown)
+			return -1;
+		snap->links = grown;
+		link = &snap->links[snap->link_count];
+		memset(link, 0, sizeof(*link));
+		link->index = (uint32_t)snap->link_count++;
+		link->device_a = fabric_id;
+		link->port_a = port->port;
+		link->device_b = (uint32_t)port->peer_device;
+		link->port_b = port->peer_port;
+		link->up = port->state == TERN_LINK_UP;
+		link->bytes_a_to_b = port->tx_bytes;
+		link->bytes_b_to_a = port->rx_bytes;
+		link->packets_a_to_b = port->tx_packets;
+		link->packets_b_to_a = port->rx_packets;
+		link->errors = port->errors;
+		link->bandwidth = port->bandwidth;
+		link->latency_ns = port->latency_ns;
+	}
+	return 0;
+}
+
+static tern_status_t sim_read_device(struct snapshot *snap, int index)
+{
+	struct snapshot_device *dev = &snap->devices[index];
+	tern_port_info_t ports[SIM_MAX_PORTS];
+	tern_device_properties_t props;
+	tern_device_t device;
+	tern_status_t status;
+	uint32_t port_count = 0;
+
+	status = tern_device_open(index, &device);
+	if (status != TERN_SUCCESS)
+		return status;
+	status = tern_device_get_properties(device, &props);
+	if (status == TERN_SUCCESS)
+		status = tern_device_memory_usage(device, &dev->mem_used,
+						  &dev->mem_total);
+	if (status == TERN_SUCCESS)
+		status = tern_device_get_ports(device, ports, SIM_MAX_PORTS,
+					       &port_count);
+	tern_device_close(device);
+	if (status != TERN_SUCCESS)
+		return status;
+
+	dev->index = (uint32_t)props.index;
+	dev->fabric_id = (uint32_t)props.fabric_id;
+	snprintf(dev->name, sizeof(dev->name), "%s.%d",
+		 snap->backend == TERN_BACKEND_SIM ? "sim" : "tern", props.index);
+	snprintf(dev->node, sizeof(dev->node), "%s", props.node);
+	snprintf(dev->bus_id, sizeof(dev->bus_id), "%s", props.node);
+	dev->capabilities = props.capabilities;
+	dev->clock_hz = props.clock_hz;
+	dev->engine_count = props.engine_count;
+	dev->port_count = props.fabric_port_count;
+	for (uint32_t e = 0; e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES; e++)
+		dev->engines[e].index = e;
+	if (port_count > SIM_MAX_PORTS)
+		port_count = SIM_MAX_PORTS;
+	if (sim_add_links(snap, dev->fabric_id, ports, port_count))
+		return TERN_ERROR_OUT_OF_MEMORY;
+	return TERN_SUCCESS;
+}
+
+int snapshot_sim_take(const char *prog, struct snapshot *snap)
+{
+	tern_status_t status = TERN_SUCCESS;
+	struct timespec now;
+	char what[48];
+	int count, ret, i;
+
+	snap->source = SNAPSHOT_SOURCE_SIM;
+	ret = cli_count_devices(prog, &snap->backend, &count);
+	if (ret)
+		return ret;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snap->taken_ns = (uint64_t)now.tv_sec * 1000000000ull +
+			 (uint64_t)now.tv_nsec;
+	snap->devices = calloc((size_t)count, sizeof(*snap->devices));
+	if (!snap->devices) {
+		cli_report_error(prog, "reading devices", TERN_ERROR_OUT_OF_MEMORY);
+		return 1;
+	}
+	snap->device_count = count;
+	for (i = 0; i < count && status == TERN_SUCCESS; i++)
+		status = sim_read_device(snap, i);
+	if (status != TERN_SUCCESS) {
+		tern_backend_t backend = snap->backend;
+
+		snprintf(what, sizeof(what), "reading device %d", i - 1);
+		cli_report_error(prog, what, status);
+		snapshot_free(snap);
+		snap->source = SNAPSHOT_SOURCE_SIM;
+		snap->backend = backend;	/* still worth stating */
+		return 1;
+	}
+	for (i = 0; i < count; i++)
+		snapshot_derive_link_health(snap, &snap->devices[i]);
+	snapshot_finish(snap);
+	return 0;
+}
