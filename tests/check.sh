@@ -11,9 +11,13 @@
 #                     test_conformance and test_collectives (simulator)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
+#   install           make install into a staging tree, a program built
+#                     against it with pkg-config, man pages, udev rule, dkms
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
 #   vm-6.12/*         the same on Debian 13's 6.12, when tests/vm/trixie.sh
 #                     can prepare it (SKIP with the reason when it cannot)
+#   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
+#                     on 16 mock devices in a 4x4 torus, module loaded by it
 #
 # TERN_CHECK_VM=0 leaves out the VM suites (reported as SKIP). Logs go to
 # $BUILD/test-logs/.
@@ -96,6 +100,28 @@ vm_suites() {
 	fi
 }
 
+# vm_inspect KERNEL: tests/inspect/vm-inspect.sh in a VM that starts
+# without tern.ko; the test loads it (16 devices, torus:4x4) with
+# tern-inspect module load and unloads it at the end.
+vm_inspect() {
+	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1-inspect.log" rc=0 line
+	echo "check: vm-$kernel/inspect: tests/vm/run-vm.sh --kernel $kernel --no-module -- tests/inspect/vm-inspect.sh"
+	tests/vm/run-vm.sh --kernel "$kernel" --no-module --timeout "$VM_TIMEOUT" \
+		--env "TERN_TEST_BUILD=$BUILD" -- tests/inspect/vm-inspect.sh \
+		>"$log" 2>&1 || rc=$?
+	line=$(grep '^RESULT ' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		add_row "vm-$kernel/inspect" FAIL - 1 - "no result, run-vm exit $rc: see $log"
+		tail -n 25 "$log" | sed 's/^/    | /'
+		return
+	fi
+	echo "RESULT vm-$kernel/${line#RESULT }"
+	add_result "$line" "vm-$kernel/"
+	if [ "$rc" != 0 ] && grep -q '^RESULT inspect PASS' "$log"; then
+		add_row "vm-$kernel/inspect-kernel" FAIL - 1 - "run-vm exit $rc (kernel warned or oopsed): see $log"
+	fi
+}
+
 vm_skip() {
 	add_row "$1" SKIP - - - "$2"
 }
@@ -130,6 +156,8 @@ suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
+suite install tests/install/run.sh "$BUILD"
+suite inspect/args tests/inspect/args.sh "$BUILD"
 unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS
 
 # ---- tern.ko in VMs ----
@@ -138,12 +166,14 @@ if [ "${TERN_CHECK_VM:-1}" = 0 ]; then
 	vm_skip vm-6.12 "TERN_CHECK_VM=0"
 else
 	vm_suites 6.1
+	vm_inspect 6.1
 	if [ ! -x tests/vm/trixie.sh ]; then
 		vm_skip vm-6.12 "no tests/vm/trixie.sh"
 	elif ! tests/vm/trixie.sh prepare >"$TERN_TEST_LOGS/trixie-prepare.log" 2>&1; then
 		vm_skip vm-6.12 "tests/vm/trixie.sh prepare failed: $(grep -m 1 'FAILED' "$TERN_TEST_LOGS/trixie-prepare.log" || tail -n 1 "$TERN_TEST_LOGS/trixie-prepare.log")"
 	elif step build-module-6.12 tests/vm/trixie.sh module; then
 		vm_suites 6.12
+		vm_inspect 6.12
 	fi
 fi
 
