@@ -103,6 +103,36 @@ static inline struct nlattr **tern_genl_dump_attrs(struct netlink_callback *cb)
 #define TERN_DRIVER_COMPAT_FIELDS
 #endif
 
+/*
+ * DRM fdinfo came in 6.5: drm_show_fdinfo() prints drm-driver and
+ * drm-client-id (&drm_file.client_id) and calls drm_driver.show_fdinfo.
+ * Before, a file has no client id of DRM's and fdinfo shows nothing.
+ */
+#if TERN_KERNEL_AT_LEAST(6, 5, 0)
+#define TERN_HAVE_FDINFO	1
+#define TERN_DRIVER_FDINFO_FIELDS \
+	.show_fdinfo = tern_show_fdinfo,
+#define TERN_FOPS_FDINFO_FIELDS \
+	.show_fdinfo = drm_show_fdinfo,
+#else
+#define TERN_HAVE_FDINFO	0
+#define TERN_DRIVER_FDINFO_FIELDS
+#define TERN_FOPS_FDINFO_FIELDS
+#endif
+
+/*
+ * A new file's client id: DRM's own where it has one, so that netlink and
+ * fdinfo agree; else the next of @ids. Both are unique, never reused.
+ */
+static inline u64 tern_file_client_id(struct drm_file *file, atomic64_t *ids)
+{
+#if TERN_HAVE_FDINFO
+	return file->client_id;
+#else
+	return atomic64_inc_return(ids);
+#endif
+}
+
 /* 6.12 wants DRM files to declare that their mmap offsets are unsigned. */
 #ifdef FOP_UNSIGNED_OFFSET
 #define TERN_FOPS_COMPAT_FIELDS \

@@ -27,7 +27,6 @@
 
 #define TERN_MAX_MOCK_DEVICES		64
 #define TERN_MAX_MOCK_MEM_MB		65536
-#define TERN_MAX_ENGINES		16
 #define TERN_MAX_JOB_TIMEOUT_MS		600000
 
 static unsigned int mock_devices = 1;
@@ -53,7 +52,7 @@ module_param(job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Time a job may run before it fails with -ETIMEDOUT (1-600000, default 5000)");
 
-/* Client ids: unique among the module's open files, never reused. */
+/* Client ids where DRM has none (tern_compat.h): unique, never reused. */
 static atomic64_t tern_client_ids = ATOMIC64_INIT(0);
 
 int tern_device_init(struct tern_device *tdev, unsigned int index,
@@ -122,7 +121,8 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 		kfree(tfile);
 		return -ENOMEM;
 	}
-	tfile->vm->usage.client_id = atomic64_inc_return(&tern_client_ids);
+	tfile->vm->usage.client_id = tern_file_client_id(file,
+							 &tern_client_ids);
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
 	atomic_inc(&to_tern_device(drm)->client_count);
@@ -178,6 +178,7 @@ static const struct file_operations tern_fops = {
 	.read = drm_read,
 	.llseek = noop_llseek,
 	.mmap = drm_gem_mmap,
+	TERN_FOPS_FDINFO_FIELDS
 	TERN_FOPS_COMPAT_FIELDS
 };
 
@@ -194,6 +195,7 @@ const struct drm_driver tern_drm_driver = {
 	.desc = TERN_DRIVER_DESC,
 	.major = 1,
 	.minor = 0,
+	TERN_DRIVER_FDINFO_FIELDS
 	TERN_DRIVER_COMPAT_FIELDS
 };
 

@@ -18,6 +18,9 @@
 #define TERN_DRIVER_DESC	"Tern accelerator"
 /* TERN_DRIVER_VERSION comes from the top VERSION file (driver/Kbuild). */
 
+/* Engines a device may have (mock_engines). */
+#define TERN_MAX_ENGINES	16
+
 struct dentry;
 struct tern_engine;
 struct tern_fabric;
@@ -41,6 +44,21 @@ struct tern_device_config {
 };
 
 /**
+ * struct tern_health_baseline - the counters behind a device's lasting
+ * health reasons, as they were when its health was last cleared
+ * @link_errors: errors counted by the links on the device's ports
+ * @engine_hang_resets: resets of its engines while they were hung
+ * @mem_errors_uncorrected: its uncorrectable memory errors
+ *
+ * Written under &tern_device.health_lock, read without it: atomics.
+ */
+struct tern_health_baseline {
+	atomic64_t link_errors;
+	atomic64_t engine_hang_resets;
+	atomic64_t mem_errors_uncorrected;
+};
+
+/**
  * struct tern_device - one Tern chip
  * @drm: the DRM device
  * @index: index among Tern devices, reported to userspace
@@ -59,8 +77,10 @@ struct tern_device_config {
  * @engine_count: entries in @engines
  * @engines: the engines
  * @live_jobs: jobs created and not yet freed; teardown waits for zero
- * @health_lock: protects @health_reasons; orders health events
+ * @health_lock: protects @health_reasons; orders health events and clears
  * @health_reasons: TERN_HEALTH_REASON_* bits last announced
+ * @health_baseline: the counters when health was last cleared; lasting
+ *	reasons count only what is above them
  */
 struct tern_device {
 	struct drm_device drm;
@@ -85,6 +105,7 @@ struct tern_device {
 
 	struct mutex health_lock;	/* protects health_reasons */
 	u32 health_reasons;
+	struct tern_health_baseline health_baseline;
 };
 
 /**
@@ -126,5 +147,8 @@ int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
 			  u64 offset);
 
 int tern_sysfs_init(struct tern_device *tdev);
+
+struct drm_printer;
+void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 #endif /* TERN_DRV_H */

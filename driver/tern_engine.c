@@ -13,7 +13,14 @@
  * A hung engine (fault injection) runs no step until it is reset; the
  * scheduler's job timeout finds the job it holds and resets the engine
  * (tern_job.c), after which the job fails with -ETIMEDOUT and the jobs
- * behind it run.
+ * behind it run. A job stalled on a semaphore that never passes is timed
+ * out and reset the same way, but the engine was not hung: only resets
+ * of a hung engine count as hang resets, which make the device unhealthy.
+ *
+ * The reset runs in the job timeout, on the path that signals fences
+ * (memory reclaim may wait for it): it only takes the engine's spinlock
+ * and counts. Announcing it (netlink allocates) and updating the device's
+ * health (a mutex) are left to a work item.
  *
  * Busy time: the engine is busy while it has jobs; the first job's file is
  * charged for the time it spends first.
@@ -22,7 +29,9 @@
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/wait_bit.h>
 
 #include <drm/drm_drv.h>
@@ -135,7 +144,8 @@ static bool tern_engine_dequeue(struct tern_engine *engine,
 	lockdep_assert_held(&engine->lock);
 	list_del(&job->engine_link);
 	engine->queued--;
-	atomic64_add(now - engine->head_since_ns, &job->vm->usage.busy_ns);
+	atomic64_add(now - engine->head_since_ns,
+		     &job->vm->usage.engine_busy_ns[engine->index]);
 	engine->head_since_ns = now;
 	if (!list_empty(&engine->jobs))
 		return true;
@@ -235,6 +245,8 @@ void tern_engine_stats_read(struct tern_engine *engine,
 	stats->busy_ns = engine->busy_ns;
 	if (stats->busy)
 		stats->busy_ns += ktime_get_ns() - engine->busy_since_ns;
+	/* With @hung: a reset ends the hang and counts it at once. */
+	stats->hang_resets = atomic64_read(&engine->hang_resets);
 	spin_unlock(&engine->lock);
 
 	stats->jobs_completed = atomic64_read(&engine->jobs_completed);
@@ -271,23 +283,49 @@ void tern_engine_hang(struct tern_engine *engine)
 /*
  * Resets the engine after @guilty ran past the job timeout: the engine
  * makes progress again and fails @guilty (already marked timed out) with
- * -ETIMEDOUT; the jobs behind it run. Announced with the guilty job's
- * owner. The caller holds a reference to @guilty.
+ * -ETIMEDOUT; the jobs behind it run. A reset of a hung engine is also a
+ * hang reset. Called from the job timeout: allocates nothing and takes
+ * only the engine's spinlock; the announcement follows from a work item.
+ * The caller holds a reference to @guilty.
  */
 void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty)
 {
 	const struct tern_usage *owner = &guilty->vm->usage;
+	bool was_hung;
 
 	spin_lock(&engine->lock);
+	was_hung = engine->hung;
+	if (was_hung)
+		atomic64_inc(&engine->hang_resets);
 	engine->hung = false;
+	engine->guilty.pid = pid_nr(owner->pid);
+	memcpy(engine->guilty.comm, owner->comm, sizeof(engine->guilty.comm));
 	spin_unlock(&engine->lock);
 	atomic64_inc(&engine->resets);
 	drm_notice(&engine->tdev->drm,
-		   "%s: job of %s[%d] timed out, engine reset\n",
-		   engine->name, owner->comm, owner->pid);
+		   "%s: job of %s[%d] timed out, engine reset%s\n",
+		   engine->name, owner->comm, pid_nr(owner->pid),
+		   was_hung ? " (hung)" : "");
 	tern_engine_kick(engine);
+	queue_work(system_wq, &engine->reset_work);
+}
 
-	tern_netlink_engine_reset(engine, owner);
+/*
+ * Announces the engine's last reset, with the owner of the job it failed,
+ * and updates the device's health. Resets in quick succession may make
+ * one announcement, naming the last owner; the counters tell them all.
+ */
+static void tern_engine_reset_work(struct work_struct *work)
+{
+	struct tern_engine *engine = container_of(work, struct tern_engine,
+						  reset_work);
+	struct tern_engine_guilty guilty;
+
+	spin_lock(&engine->lock);
+	guilty = engine->guilty;
+	spin_unlock(&engine->lock);
+
+	tern_netlink_engine_reset(engine, &guilty);
 	tern_health_update(engine->tdev);
 }
 
@@ -305,6 +343,7 @@ static int tern_engine_init(struct tern_engine *engine,
 	spin_lock_init(&engine->fence_lock);
 	INIT_LIST_HEAD(&engine->jobs);
 	INIT_WORK(&engine->work, tern_engine_work);
+	INIT_WORK(&engine->reset_work, tern_engine_reset_work);
 	tern_hrtimer_setup(&engine->retry, tern_engine_retry);
 	engine->fence_context = dma_fence_context_alloc(1);
 
@@ -327,6 +366,8 @@ static int tern_engine_init(struct tern_engine *engine,
 static void tern_engine_fini(struct tern_engine *engine)
 {
 	drm_sched_fini(&engine->sched);
+	/* No timeout runs any more: nothing queues the announcement. */
+	cancel_work_sync(&engine->reset_work);
 	hrtimer_cancel(&engine->retry);
 	destroy_workqueue(engine->wq);
 	drm_WARN_ON(&engine->tdev->drm, !list_empty(&engine->jobs));

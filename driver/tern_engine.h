@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -19,6 +20,17 @@ struct tern_job;
 struct tern_vm;
 
 /**
+ * struct tern_engine_guilty - the owner of a job an engine reset failed
+ * @pid: its thread group, in the initial pid namespace (events have no
+ *	single reader whose namespace could apply)
+ * @comm: its command name
+ */
+struct tern_engine_guilty {
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
  * struct tern_engine - one engine of a device
  * @tdev: the device
  * @index: engine number, as userspace names it
@@ -28,7 +40,8 @@ struct tern_vm;
  * @work: runs one step of the first job
  * @retry: wakes @work again while the first job waits on a semaphore
  * @backoff_ns: current wait between two looks at that semaphore
- * @lock: protects @jobs, @queued, @hung and the busy times
+ * @lock: protects @jobs, @queued, @hung, @hang_resets, @guilty and the
+ *	busy times
  * @jobs: jobs handed over by the scheduler, first one executing
  * @queued: entries in @jobs
  * @hung: the engine makes no progress (fault injection) until it is reset
@@ -39,6 +52,12 @@ struct tern_vm;
  * @jobs_failed: jobs that ended with an error
  * @timeouts: jobs failed by the job timeout
  * @resets: times the engine was reset
+ * @hang_resets: resets of the engine while it was hung (made no progress:
+ *	injected here, a hardware hang on a chip); a job stalled on its own
+ *	semaphore is timed out and reset but is no hang
+ * @guilty: the owner of the job the last reset failed
+ * @reset_work: announces the last reset and updates the device's health,
+ *	outside the job timeout, which must not allocate or sleep on locks
  * @fence_lock: lock of the hardware fences
  * @fence_context: timeline of the hardware fences
  * @fence_seqno: last hardware fence number handed out
@@ -52,7 +71,7 @@ struct tern_engine {
 	struct work_struct work;
 	struct hrtimer retry;
 	u64 backoff_ns;
-	spinlock_t lock;		/* protects jobs, hung, busy times */
+	spinlock_t lock;		/* protects jobs, hung, guilty, ... */
 	struct list_head jobs;
 	u32 queued;
 	bool hung;
@@ -63,6 +82,9 @@ struct tern_engine {
 	atomic64_t jobs_failed;
 	atomic64_t timeouts;
 	atomic64_t resets;
+	atomic64_t hang_resets;
+	struct tern_engine_guilty guilty;
+	struct work_struct reset_work;
 	spinlock_t fence_lock;		/* of the hardware fences */
 	u64 fence_context;
 	u64 fence_seqno;
@@ -78,6 +100,7 @@ struct tern_engine {
  * @jobs_failed: see &tern_engine
  * @timeouts: see &tern_engine
  * @resets: see &tern_engine
+ * @hang_resets: see &tern_engine
  */
 struct tern_engine_stats {
 	bool busy;
@@ -88,6 +111,7 @@ struct tern_engine_stats {
 	u64 jobs_failed;
 	u64 timeouts;
 	u64 resets;
+	u64 hang_resets;
 };
 
 void tern_engine_stats_read(struct tern_engine *engine,

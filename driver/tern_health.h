@@ -15,6 +15,7 @@ u32 tern_health_reasons(struct tern_device *tdev);
 u32 tern_health_of(u32 reasons);
 const char *tern_health_name(u32 health);
 void tern_health_update(struct tern_device *tdev);
+void tern_health_clear(struct tern_device *tdev);
 void tern_health_update_link(struct tern_fabric *fabric, u32 link);
 
 #endif /* TERN_HEALTH_H */

@@ -234,13 +234,20 @@ static enum drm_gpu_sched_stat
 tern_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
+	bool signalling;
 
+	/*
+	 * Fences wait on this: no memory allocation, no lock that reclaim
+	 * could hold. The annotation lets lockdep kernels check it.
+	 */
+	signalling = dma_fence_begin_signalling();
 	drm_dbg_driver(&job->tdev->drm, "%s: job %llu timed out\n",
 		       job->engine->name, sched_job->id);
 	WRITE_ONCE(job->timed_out, true);
 	atomic64_inc(&job->engine->timeouts);
 	/* Every timeout resets the engine; the reset ends the job. */
 	tern_engine_reset(job->engine, job);
+	dma_fence_end_signalling(signalling);
 
 	/*
 	 * The scheduler has taken the job off its pending list for good and

@@ -10,6 +10,11 @@
  * a dump sees a fixed set of devices; dumps run under the genetlink lock
  * (no parallel_ops), which unregistering waits for. A filter naming no
  * device or link fails the dump's start with -ENODEV.
+ *
+ * A client's pid is its number in the pid namespace of the task the dump
+ * runs in, the reader (0 where the client's process is not visible); an
+ * event has no single reader, so an engine reset names the guilty pid of
+ * the initial namespace.
  */
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -73,7 +78,7 @@ static int tern_nl_put_health(struct sk_buff *msg, u32 reasons)
  * owner of the job that was failed.
  */
 static int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
-			      const struct tern_usage *guilty)
+			      const struct tern_engine_guilty *guilty)
 {
 	struct tern_engine_stats stats;
 	struct nlattr *nest;
@@ -96,7 +101,9 @@ static int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 			    TERN_A_ENGINE_PAD) ||
 	    tern_nl_put_u64(msg, TERN_A_ENGINE_RESETS, stats.resets,
 			    TERN_A_ENGINE_PAD) ||
-	    nla_put_u32(msg, TERN_A_ENGINE_HUNG, stats.hung))
+	    nla_put_u32(msg, TERN_A_ENGINE_HUNG, stats.hung) ||
+	    tern_nl_put_u64(msg, TERN_A_ENGINE_HANG_RESETS, stats.hang_resets,
+			    TERN_A_ENGINE_PAD))
 		goto cancel;
 	if (guilty &&
 	    (nla_put_u32(msg, TERN_A_ENGINE_GUILTY_PID, guilty->pid) ||
@@ -141,7 +148,9 @@ static int tern_nl_put_counters(struct sk_buff *msg,
 	    tern_nl_put_u64(msg, TERN_A_DEV_ENGINE_RESETS,
 			    stats->engine_resets, TERN_A_DEV_PAD) ||
 	    nla_put_u32(msg, TERN_A_DEV_ENGINES_BUSY, stats->engines_busy) ||
-	    nla_put_u32(msg, TERN_A_DEV_CLIENT_COUNT, stats->clients))
+	    nla_put_u32(msg, TERN_A_DEV_CLIENT_COUNT, stats->clients) ||
+	    tern_nl_put_u64(msg, TERN_A_DEV_ENGINE_HANG_RESETS,
+			    stats->engine_hang_resets, TERN_A_DEV_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -497,7 +506,7 @@ struct tern_nl_event {
 	u32 kind;
 	u64 offset;
 	struct tern_engine *engine;
-	const struct tern_usage *guilty;
+	const struct tern_engine_guilty *guilty;
 	u32 reasons;
 };
 
@@ -595,9 +604,12 @@ void tern_netlink_mem_error(struct tern_device *tdev, u32 kind, u64 offset)
 	tern_nl_multicast(&event);
 }
 
-/* Announces the reset of @engine, already counted, and whose job failed. */
+/*
+ * Announces the reset of @engine, already counted, and whose job failed.
+ * Process context: not from the job timeout, as this allocates.
+ */
 void tern_netlink_engine_reset(struct tern_engine *engine,
-			       const struct tern_usage *guilty)
+			       const struct tern_engine_guilty *guilty)
 {
 	const struct tern_nl_event event = {
 		.cmd = TERN_CMD_ENGINE_RESET_NTF,

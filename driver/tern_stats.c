@@ -8,6 +8,7 @@
  * value is exact; a set of values is not one snapshot.
  */
 #include <linux/atomic.h>
+#include <linux/pid.h>
 #include <linux/string.h>
 
 #include "tern_drv.h"
@@ -31,6 +32,7 @@ void tern_device_stats_read(struct tern_device *tdev,
 		stats->jobs_failed += engine.jobs_failed;
 		stats->job_timeouts += engine.timeouts;
 		stats->engine_resets += engine.resets;
+		stats->engine_hang_resets += engine.hang_resets;
 		stats->engines_busy += engine.busy;
 	}
 	stats->mem_used = tern_devmem_used(tdev);
@@ -45,15 +47,26 @@ void tern_device_stats_read(struct tern_device *tdev,
 	stats->health = tern_health_of(stats->health_reasons);
 }
 
+/* Engine time of @usage's file on engine @index, the running job included. */
+u64 tern_client_engine_busy_ns(struct tern_device *tdev,
+			       const struct tern_usage *usage,
+			       unsigned int index)
+{
+	struct tern_vm *vm = container_of(usage, struct tern_vm, usage);
+
+	return atomic64_read(&usage->engine_busy_ns[index]) +
+	       tern_engine_running_ns(&tdev->engines[index], vm);
+}
+
 void tern_client_stats_read(struct tern_device *tdev,
 			    const struct tern_usage *usage,
 			    struct tern_client_stats *stats)
 {
-	struct tern_vm *vm = container_of(usage, struct tern_vm, usage);
 	unsigned int i;
 
 	stats->id = usage->client_id;
-	stats->pid = usage->pid;
+	/* 0 when the opener is not in the reader's pid namespace. */
+	stats->pid = pid_vnr(usage->pid);
 	memcpy(stats->comm, usage->comm, sizeof(stats->comm));
 	stats->mem_device = atomic64_read(&usage->mem_device);
 	stats->mem_host = atomic64_read(&usage->mem_host);
@@ -61,7 +74,7 @@ void tern_client_stats_read(struct tern_device *tdev,
 	stats->buffers = atomic_read(&usage->buffers);
 	stats->queues = atomic_read(&usage->queues);
 	stats->jobs_active = atomic_read(&usage->jobs_active);
-	stats->busy_ns = atomic64_read(&usage->busy_ns);
+	stats->busy_ns = 0;
 	for (i = 0; i < tdev->engine_count; i++)
-		stats->busy_ns += tern_engine_running_ns(&tdev->engines[i], vm);
+		stats->busy_ns += tern_client_engine_busy_ns(tdev, usage, i);
 }

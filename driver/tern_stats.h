@@ -22,6 +22,7 @@ struct tern_usage;
  * @jobs_failed: jobs ended with an error, all engines
  * @job_timeouts: jobs failed by the job timeout, all engines
  * @engine_resets: engine resets, all engines
+ * @engine_hang_resets: resets of hung engines, all engines
  * @buffers: buffers (GEM objects) of the device
  * @clients: open files of the device
  * @engines_busy: engines that have a job
@@ -37,6 +38,7 @@ struct tern_device_stats {
 	u64 jobs_failed;
 	u64 job_timeouts;
 	u64 engine_resets;
+	u64 engine_hang_resets;
 	u32 buffers;
 	u32 clients;
 	u32 engines_busy;
@@ -47,7 +49,8 @@ struct tern_device_stats {
 /**
  * struct tern_client_stats - an open file's identity and usage at one moment
  * @id: unique among the module's clients
- * @pid: thread group that opened the file
+ * @pid: thread group that opened the file, in the reading task's pid
+ *	namespace; 0 if it is not visible there
  * @comm: its command name
  * @mem_device: bytes of device-placement buffers it has handles to
  * @mem_host: bytes of host-placement buffers it has handles to
@@ -72,6 +75,9 @@ struct tern_client_stats {
 
 void tern_device_stats_read(struct tern_device *tdev,
 			    struct tern_device_stats *stats);
+u64 tern_client_engine_busy_ns(struct tern_device *tdev,
+			       const struct tern_usage *usage,
+			       unsigned int index);
 void tern_client_stats_read(struct tern_device *tdev,
 			    const struct tern_usage *usage,
 			    struct tern_client_stats *stats);

@@ -3,6 +3,7 @@
  * Tern sysfs: a "tern" directory on the device's parent (the platform or
  * PCI device), one value per file, and a port<P> directory per fabric
  * port; Documentation/ABI/testing/sysfs-driver-tern describes each file.
+ * All read-only, but health_clear, which root writes.
  * Tools reach it from the node too: /sys/class/accel/accelN/device/tern,
  * /sys/class/drm/renderDN/device/tern.
  *
@@ -14,6 +15,8 @@
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+
+#include <drm/drm_drv.h>
 
 #include "model/tern_fabric.h"
 #include "tern_accel.h"
@@ -80,6 +83,7 @@ TERN_DEVICE_STAT(jobs_completed, "%llu", stats.jobs_completed);
 TERN_DEVICE_STAT(jobs_failed, "%llu", stats.jobs_failed);
 TERN_DEVICE_STAT(job_timeouts, "%llu", stats.job_timeouts);
 TERN_DEVICE_STAT(engine_resets, "%llu", stats.engine_resets);
+TERN_DEVICE_STAT(engine_hang_resets, "%llu", stats.engine_hang_resets);
 TERN_DEVICE_STAT(mem_errors_corrected, "%llu", stats.mem_errors_corrected);
 TERN_DEVICE_STAT(mem_errors_uncorrected, "%llu",
 		 stats.mem_errors_uncorrected);
@@ -100,11 +104,34 @@ TERN_DEVICE_ATTR(fabric_id, "%u", tdev->fabric_id);
 TERN_DEVICE_ATTR(mem_total_bytes, "%llu", tdev->mem_size);
 TERN_DEVICE_ATTR(engines, "%u", tdev->engine_count);
 
+/*
+ * Root only (0200): "1" acknowledges the device's faults, ending its
+ * lasting health reasons (tern_health_clear()); anything else -EINVAL.
+ */
+static ssize_t health_clear_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct tern_device *tdev = to_dir(kobj)->tdev;
+	int idx;
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	if (!drm_dev_enter(&tdev->drm, &idx))
+		return -ENODEV;
+	tern_health_clear(tdev);
+	drm_dev_exit(idx);
+	return count;
+}
+
+static struct kobj_attribute tern_attr_health_clear = __ATTR_WO(health_clear);
+
 static struct attribute *tern_device_attrs[] = {
 	&tern_attr_index.attr,
 	&tern_attr_fabric_id.attr,
 	&tern_attr_health.attr,
 	&tern_attr_health_reasons.attr,
+	&tern_attr_health_clear.attr,
 	&tern_attr_mem_total_bytes.attr,
 	&tern_attr_mem_used_bytes.attr,
 	&tern_attr_mem_host_used_bytes.attr,
@@ -116,6 +143,7 @@ static struct attribute *tern_device_attrs[] = {
 	&tern_attr_jobs_failed.attr,
 	&tern_attr_job_timeouts.attr,
 	&tern_attr_engine_resets.attr,
+	&tern_attr_engine_hang_resets.attr,
 	&tern_attr_mem_errors_corrected.attr,
 	&tern_attr_mem_errors_uncorrected.attr,
 	NULL,

@@ -8,7 +8,9 @@
  * job's file, so a job can reach its own file's buffers and nothing else.
  */
 #include <linux/lockdep.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <drm/drm_device.h>
@@ -47,7 +49,7 @@ struct tern_vm *tern_vm_create(struct drm_device *drm)
 	kref_init(&vm->ref);
 	init_rwsem(&vm->lock);
 	drm_mm_init(&vm->mm, TERN_VA_BASE, TERN_VA_SIZE);
-	vm->usage.pid = task_tgid_nr(current);
+	vm->usage.pid = get_pid(task_tgid(current));
 	get_task_comm(vm->usage.comm, current);
 	return vm;
 }
@@ -77,6 +79,7 @@ static void tern_vm_release(struct kref *ref)
 		tern_mapping_free(mapping);
 	}
 	drm_mm_takedown(&vm->mm);
+	put_pid(vm->usage.pid);
 	kfree(vm);
 }
 

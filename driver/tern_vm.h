@@ -14,7 +14,10 @@
 
 #include <drm/drm_mm.h>
 
+#include "tern_drv.h"
+
 struct drm_device;
+struct pid;
 struct tern_bo;
 
 #define TERN_VA_BASE	SZ_4G
@@ -23,7 +26,8 @@ struct tern_bo;
 /**
  * struct tern_usage - who an open file is and what it uses
  * @client_id: the file's id, unique among the module's clients
- * @pid: thread group id of the process that opened the file
+ * @pid: thread group of the process that opened the file (a reference);
+ *	readers report its number in their own pid namespace
  * @comm: that process's command name when it opened the file
  * @mem_device: bytes of device-placement buffers the file has handles to
  * @mem_host: bytes of host-placement buffers the file has handles to
@@ -31,15 +35,15 @@ struct tern_bo;
  * @queues: queues of the file
  * @jobs_submitted: jobs the file submitted
  * @jobs_active: jobs of the file not ended yet
- * @busy_ns: engine time of the file's ended stretches at the head of an
- *	engine (engines add the running stretch when asked)
+ * @engine_busy_ns: engine time, by engine, of the file's ended stretches
+ *	at the head of an engine (engines add the running stretch when asked)
  *
  * Jobs update it after the file has closed: it lives in the address space,
  * which each job holds.
  */
 struct tern_usage {
 	u64 client_id;
-	pid_t pid;
+	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 	atomic64_t mem_device;
 	atomic64_t mem_host;
@@ -47,7 +51,7 @@ struct tern_usage {
 	atomic_t queues;
 	atomic64_t jobs_submitted;
 	atomic_t jobs_active;
-	atomic64_t busy_ns;
+	atomic64_t engine_busy_ns[TERN_MAX_ENGINES];
 };
 
 /**

@@ -3,14 +3,20 @@
  * TERN_CMD_CLIENT_GET: every open file of a device is a client, named by
  * the process that opened it; what it holds (buffers, imports among them,
  * queues) and what it ran is counted exactly, it goes when the file
- * closes, and a dump longer than one message buffer lists each client
- * once.
+ * closes, a dump longer than one message buffer lists each client once,
+ * pids are those of the dumping process's pid namespace, and DRM fdinfo
+ * shows the same client.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <xf86drm.h>
 #include <netlink/genl/genl.h>
 #include <netlink/socket.h>
@@ -236,6 +242,195 @@ static void test_client_dump_all_devices(void **state)
 			fail_msg("no client of this process on device %u", d);
 }
 
+/* Whether the running kernel is @major.@minor or later. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int have_major = 0, have_minor = 0;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%d.%d", &have_major, &have_minor), 2);
+	return have_major > major || (have_major == major && have_minor >= minor);
+}
+
+/* The value of @key in @fd's fdinfo, as a number; -1 if it has no such line. */
+static int64_t fdinfo_number(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	int64_t value = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			value = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return value;
+}
+
+/*
+ * DRM fdinfo (6.5 and later): the client id netlink reports, the bytes of
+ * its buffers by placement, its time on each engine, adding up to its
+ * busy time; none of it before 6.5.
+ */
+static void test_client_fdinfo(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	struct uapi_stream s = { .size = 0 };
+	struct uapi_bo device_bo, host_bo;
+	uint32_t engines, queue;
+	struct nl_reply c;
+	int64_t busy = 0;
+	int fd;
+
+	(void)state;
+	dump_clients(d, &before);
+	fd = uapi_open_device(d);
+	assert_true(fd >= 0);
+	dump_clients(d, &after);
+	c = *new_client(&before, &after);
+	if (!kernel_at_least(6, 5)) {
+		assert_int_equal(fdinfo_number(fd, "drm-client-id"), -1);
+		assert_int_equal(fdinfo_number(fd, "drm-engine-e0"), -1);
+		close(fd);
+		return;
+	}
+	engines = uapi_get_info(fd).engine_count;
+	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 40960, &device_bo);
+	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 8192, &host_bo);
+	queue = uapi_queue_create(fd, engines - 1);
+	uapi_emit_fill(&s, device_bo.va, 4096, 0x11111111);
+	assert_int_equal(uapi_run(fd, queue, &s), 1);
+
+	c = client_now(d, c.attr[TERN_A_CLIENT_ID]);
+	assert_int_equal(fdinfo_number(fd, "drm-client-id"), c.attr[TERN_A_CLIENT_ID]);
+	assert_int_equal(fdinfo_number(fd, "drm-memory-device"), device_bo.size);
+	assert_int_equal(fdinfo_number(fd, "drm-memory-host"), host_bo.size);
+	for (uint32_t e = 0; e < engines; e++) {
+		char key[32];
+		int64_t ns;
+
+		snprintf(key, sizeof(key), "drm-engine-e%u", e);
+		ns = fdinfo_number(fd, key);
+		assert_true(ns >= 0);
+		/* only the last engine ran one of its jobs */
+		if (e != engines - 1)
+			assert_int_equal(ns, 0);
+		busy += ns;
+	}
+	assert_true(busy > 0);
+	/* nothing runs now: the same time netlink reports */
+	assert_int_equal(busy, c.attr[TERN_A_CLIENT_BUSY_NS]);
+	uapi_bo_close(fd, &device_bo);
+	uapi_bo_close(fd, &host_bo);
+	close(fd);
+}
+
+/* The pid of the client named @comm in @in, or -1 if none is. */
+static int64_t pid_of_comm(const struct nl_replies *in, const char *comm)
+{
+	for (uint32_t i = 0; i < in->count; i++)
+		if (!strcmp(in->msg[i].str[TERN_A_CLIENT_COMM], comm))
+			return (int64_t)in->msg[i].attr[TERN_A_CLIENT_PID];
+	return -1;
+}
+
+#define PIDNS_COMM	"tern-pidns"
+
+/*
+ * The process in the new pid namespace: opens @device, dumps its clients
+ * and reports the pids it sees, its own and the test's (named @test_comm),
+ * on @report; holds the file open until @go closes.
+ */
+static void __attribute__((noreturn))
+pidns_child(uint32_t device, const char *test_comm, int report, int go)
+{
+	static struct nl_replies seen;
+	int64_t pids[2];
+	struct nl_sock *child_sock;
+	int child_family, fd;
+	char byte;
+
+	prctl(PR_SET_NAME, PIDNS_COMM);
+	fd = uapi_open_device(device);
+	child_sock = netlink_open(&child_family);
+	if (fd < 0 || netlink_dump(child_sock, child_family, TERN_CMD_CLIENT_GET,
+				   TERN_A_CLIENT_DEVICE, device, &seen))
+		_exit(2);
+	pids[0] = pid_of_comm(&seen, PIDNS_COMM);
+	pids[1] = pid_of_comm(&seen, test_comm);
+	if (write(report, pids, sizeof(pids)) != sizeof(pids))
+		_exit(3);
+	while (read(go, &byte, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * A client's pid is reported in the dumping process's pid namespace:
+ * a process that is pid 1 of a new namespace sees itself as 1 and a
+ * client outside its namespace as 0; from here it has its real pid.
+ */
+static void test_client_pid_namespace(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	int report[2], go[2], grandchild[2], status, fd;
+	int64_t seen_by_child[2];
+	pid_t child, inner = 0;
+	char comm[32];
+
+	(void)state;
+	my_comm(comm, sizeof(comm));
+	fd = uapi_open_device(d);	/* the test's own client */
+	assert_true(fd >= 0);
+	assert_int_equal(pipe(report), 0);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(grandchild), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* Only this process's children enter the new namespace. */
+		close(go[1]);
+		if (unshare(CLONE_NEWPID))
+			_exit(4);
+		inner = fork();
+		if (inner == 0)
+			pidns_child(d, comm, report[1], go[0]);
+		if (inner < 0 ||
+		    write(grandchild[1], &inner, sizeof(inner)) != sizeof(inner))
+			_exit(5);
+		close(go[0]);
+		if (waitpid(inner, &status, 0) != inner)
+			_exit(6);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 7);
+	}
+	close(go[0]);
+	close(report[1]);
+	close(grandchild[1]);
+	assert_int_equal(read(grandchild[0], &inner, sizeof(inner)),
+			 sizeof(inner));
+	assert_int_equal(read(report[0], seen_by_child, sizeof(seen_by_child)),
+			 sizeof(seen_by_child));
+
+	/* while the child holds its file: seen from here, its real pid */
+	dump_clients(d, &after);
+	assert_int_equal(pid_of_comm(&after, PIDNS_COMM), inner);
+	close(go[1]);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(report[0]);
+	close(grandchild[0]);
+	close(fd);
+
+	/* seen from the new namespace: itself pid 1, this process invisible */
+	assert_int_equal(seen_by_child[0], 1);
+	assert_int_equal(seen_by_child[1], 0);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int client_tests(void)
@@ -245,6 +440,8 @@ int client_tests(void)
 		T(test_client_counts_imports),
 		T(test_client_dump_in_parts),
 		T(test_client_dump_all_devices),
+		T(test_client_pid_namespace),
+		T(test_client_fdinfo),
 	};
 
 	return cmocka_run_group_tests_name("fabric_clients", tests,

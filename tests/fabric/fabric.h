@@ -116,6 +116,15 @@ void netlink_device(struct nl_sock *sock, int family, uint32_t index,
 		    struct nl_reply *out);
 /* A socket listening to the "events" group; fails the test on error. */
 struct nl_sock *netlink_events_open(void);
+/*
+ * The next event @cmd about @device on @events, others skipped; fails the
+ * test if none comes within @bound_ms.
+ */
+struct nl_reply netlink_event_about(struct nl_sock *events, uint32_t device,
+				    uint8_t cmd, int bound_ms);
+/* Fails the test if an event @cmd about @device comes within @bound_ms. */
+void netlink_assert_no_event(struct nl_sock *events, uint32_t device,
+			     uint8_t cmd, int bound_ms);
 
 /* ---- the devices' sysfs and fault injection (sysfs.c, faults.c) ---- */
 
@@ -132,6 +141,8 @@ int client_tests(void);
 int sysfs_tests(void);
 int event_tests(void);
 int fault_tests(void);
+/* Job timeouts and health: what counts against it, and clearing it. */
+int health_tests(void);
 /* Collectives through libtern while links fail (collectives.c). */
 int collective_tests(void);
 

@@ -3,10 +3,10 @@
  * Fault injection on devices and engines through debugfs (mem_error,
  * engine_hang) and what it does: counters, health, events.
  *
- * Health never recovers within a module load, so each group works on a
- * device no other test makes unhealthy: memory errors on the last device,
- * the engine hang on the one before it. These run after every test that
- * expects those devices healthy.
+ * Health only recovers when cleared (health.c, after these), so each
+ * group works on a device no other test makes unhealthy: memory errors on
+ * the last device, the engine hang on the one before it. These run after
+ * every test that expects those devices healthy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,27 +88,14 @@ static void debugfs_read(uint32_t device, const char *file, char *out,
 	out[len] = '\0';
 }
 
-/* The next event about @device with command @cmd, others skipped. */
 static struct nl_reply event_about(uint32_t device, uint8_t cmd, int bound_ms)
 {
-	struct nl_reply event;
-
-	while (netlink_next(events, bound_ms, &event)) {
-		if (event.cmd == cmd && event.has[TERN_A_DEV_INDEX] &&
-		    event.attr[TERN_A_DEV_INDEX] == device)
-			return event;
-	}
-	fail_msg("no event %u about device %u within %d ms", cmd, device, bound_ms);
-	return event;
+	return netlink_event_about(events, device, cmd, bound_ms);
 }
 
 static void assert_no_event_about(uint32_t device, uint8_t cmd)
 {
-	struct nl_reply event;
-
-	while (netlink_next(events, NO_EVENT_BOUND_MS, &event))
-		if (event.cmd == cmd && event.attr[TERN_A_DEV_INDEX] == device)
-			fail_msg("unexpected event %u about device %u", cmd, device);
+	netlink_assert_no_event(events, device, cmd, NO_EVENT_BOUND_MS);
 }
 
 /* ---- memory errors, on the last device ---- */
@@ -308,6 +295,10 @@ static void test_engine_hang_timeout_reset(void **state)
 	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HUNG], 0);
 	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_RESETS],
 			 before.engine[engine].attr[TERN_A_ENGINE_RESETS] + 1);
+	/* the engine was hung: a hang reset too */
+	assert_true(event.engine[0].has[TERN_A_ENGINE_HANG_RESETS]);
+	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HANG_RESETS],
+			 before.engine[engine].attr[TERN_A_ENGINE_HANG_RESETS] + 1);
 	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
 	event = event_about(d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
 	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS],
@@ -319,10 +310,13 @@ static void test_engine_hang_timeout_reset(void **state)
 	(after.engine[engine].attr[a] - before.engine[engine].attr[a])
 	assert_int_equal(MOVED(TERN_A_DEV_JOB_TIMEOUTS), 1);
 	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_RESETS), 1);
+	assert_true(after.has[TERN_A_DEV_ENGINE_HANG_RESETS]);
+	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_HANG_RESETS), 1);
 	assert_int_equal(MOVED(TERN_A_DEV_JOBS_FAILED), 1);
 	assert_int_equal(MOVED(TERN_A_DEV_JOBS_COMPLETED), 1);
 	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_TIMEOUTS), 1);
 	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_RESETS), 1);
+	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_HANG_RESETS), 1);
 	assert_int_equal(after.engine[engine].attr[TERN_A_ENGINE_HUNG], 0);
 #undef MOVED
 #undef ENGINE_MOVED

@@ -36,6 +36,8 @@ int main(void)
 	failed += event_tests();
 	/* after every test that wants the last two devices healthy */
 	failed += fault_tests();
+	/* after the fault tests: clears what they left */
+	failed += health_tests();
 	failed += collective_tests();
 	return failed ? 1 : 0;
 }

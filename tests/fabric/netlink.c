@@ -199,6 +199,30 @@ int netlink_next(struct nl_sock *sock, int bound_ms, struct nl_reply *out)
 	return 1;
 }
 
+struct nl_reply netlink_event_about(struct nl_sock *events, uint32_t device,
+				    uint8_t cmd, int bound_ms)
+{
+	struct nl_reply event;
+
+	while (netlink_next(events, bound_ms, &event)) {
+		if (event.cmd == cmd && event.has[TERN_A_DEV_INDEX] &&
+		    event.attr[TERN_A_DEV_INDEX] == device)
+			return event;
+	}
+	fail_msg("no event %u about device %u within %d ms", cmd, device, bound_ms);
+	return event;
+}
+
+void netlink_assert_no_event(struct nl_sock *events, uint32_t device,
+			     uint8_t cmd, int bound_ms)
+{
+	struct nl_reply event;
+
+	while (netlink_next(events, bound_ms, &event))
+		if (event.cmd == cmd && event.attr[TERN_A_DEV_INDEX] == device)
+			fail_msg("unexpected event %u about device %u", cmd, device);
+}
+
 /* ---- the family and its dumps ---- */
 
 static void test_nl_family_resolves(void **state)
@@ -415,14 +439,14 @@ static const int device_attrs[] = {
 	TERN_A_DEV_MEM_ERRORS_UNCORRECTED, TERN_A_DEV_JOBS_COMPLETED,
 	TERN_A_DEV_JOBS_FAILED, TERN_A_DEV_JOB_TIMEOUTS, TERN_A_DEV_ENGINE_RESETS,
 	TERN_A_DEV_ENGINES_BUSY, TERN_A_DEV_CLIENT_COUNT, TERN_A_DEV_ENGINE,
-	TERN_A_DEV_TOPOLOGY,
+	TERN_A_DEV_TOPOLOGY, TERN_A_DEV_ENGINE_HANG_RESETS,
 };
 
 static const int engine_attrs[] = {
 	TERN_A_ENGINE_INDEX, TERN_A_ENGINE_BUSY, TERN_A_ENGINE_BUSY_NS,
 	TERN_A_ENGINE_JOBS_QUEUED, TERN_A_ENGINE_JOBS_COMPLETED,
 	TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS, TERN_A_ENGINE_RESETS,
-	TERN_A_ENGINE_HUNG,
+	TERN_A_ENGINE_HUNG, TERN_A_ENGINE_HANG_RESETS,
 };
 
 /* Every attribute there, engines in order, device totals = engine sums. */
@@ -469,6 +493,8 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 			 sum[TERN_A_ENGINE_TIMEOUTS]);
 	assert_int_equal(dev->attr[TERN_A_DEV_ENGINE_RESETS],
 			 sum[TERN_A_ENGINE_RESETS]);
+	assert_int_equal(dev->attr[TERN_A_DEV_ENGINE_HANG_RESETS],
+			 sum[TERN_A_ENGINE_HANG_RESETS]);
 	assert_int_equal(dev->attr[TERN_A_DEV_ENGINES_BUSY],
 			 sum[TERN_A_ENGINE_BUSY]);
 	/* this process holds a file of every device */

@@ -75,6 +75,7 @@ static const struct {
 	{ "jobs_failed", TERN_A_DEV_JOBS_FAILED },
 	{ "job_timeouts", TERN_A_DEV_JOB_TIMEOUTS },
 	{ "engine_resets", TERN_A_DEV_ENGINE_RESETS },
+	{ "engine_hang_resets", TERN_A_DEV_ENGINE_HANG_RESETS },
 	{ "mem_errors_corrected", TERN_A_DEV_MEM_ERRORS_CORRECTED },
 	{ "mem_errors_uncorrected", TERN_A_DEV_MEM_ERRORS_UNCORRECTED },
 };

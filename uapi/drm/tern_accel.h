@@ -523,10 +523,14 @@ enum tern_genl_cmd {
 	 */
 	TERN_CMD_MEM_ERROR_NTF,
 	/**
-	 * @TERN_CMD_ENGINE_RESET_NTF: event: an engine stopped making progress,
-	 * its job was failed with -ETIMEDOUT and the engine was reset:
-	 * TERN_A_DEV_INDEX, one TERN_A_DEV_ENGINE nest (with the guilty
-	 * client's pid and command) and the device's health and reasons.
+	 * @TERN_CMD_ENGINE_RESET_NTF: event: a job ran past the job timeout,
+	 * because the engine stopped making progress (a hang) or the job
+	 * stalled (e.g. on a semaphore that never passed); it was failed
+	 * with -ETIMEDOUT and the engine was reset: TERN_A_DEV_INDEX, one
+	 * TERN_A_DEV_ENGINE nest (with the guilty client's pid, in the
+	 * initial pid namespace, and command) and the device's health and
+	 * reasons. Resets in quick succession may be announced once, naming
+	 * the last guilty client; the counters in the nest count them all.
 	 */
 	TERN_CMD_ENGINE_RESET_NTF,
 	/**
@@ -593,7 +597,10 @@ enum tern_genl_device_attr {
 	TERN_A_DEV_JOBS_FAILED,
 	/** @TERN_A_DEV_JOB_TIMEOUTS: u64, jobs failed by the job timeout. */
 	TERN_A_DEV_JOB_TIMEOUTS,
-	/** @TERN_A_DEV_ENGINE_RESETS: u64, engine resets. */
+	/**
+	 * @TERN_A_DEV_ENGINE_RESETS: u64, engine resets, one per job
+	 * timeout, whatever its cause.
+	 */
 	TERN_A_DEV_ENGINE_RESETS,
 	/** @TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
 	TERN_A_DEV_ENGINES_BUSY,
@@ -614,6 +621,12 @@ enum tern_genl_device_attr {
 	 * "ring", "full", "custom:0-1,1-2" or "none".
 	 */
 	TERN_A_DEV_TOPOLOGY,
+	/**
+	 * @TERN_A_DEV_ENGINE_HANG_RESETS: u64, engine resets of a hung
+	 * engine (one that made no progress), all engines; part of
+	 * TERN_A_DEV_ENGINE_RESETS. These make TERN_HEALTH_REASON_ENGINE_RESET.
+	 */
+	TERN_A_DEV_ENGINE_HANG_RESETS,
 
 	__TERN_A_DEV_MAX,
 };
@@ -687,10 +700,18 @@ enum tern_genl_engine_attr {
 	TERN_A_ENGINE_RESETS,
 	/** @TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
 	TERN_A_ENGINE_HUNG,
-	/** @TERN_A_ENGINE_GUILTY_PID: u32, pid of the reset job's owner (events). */
+	/**
+	 * @TERN_A_ENGINE_GUILTY_PID: u32, pid of the reset job's owner, in
+	 * the initial pid namespace (events).
+	 */
 	TERN_A_ENGINE_GUILTY_PID,
 	/** @TERN_A_ENGINE_GUILTY_COMM: string, its command (events). */
 	TERN_A_ENGINE_GUILTY_COMM,
+	/**
+	 * @TERN_A_ENGINE_HANG_RESETS: u64, resets while it was hung; part of
+	 * TERN_A_ENGINE_RESETS.
+	 */
+	TERN_A_ENGINE_HANG_RESETS,
 
 	__TERN_A_ENGINE_MAX,
 };
@@ -709,9 +730,16 @@ enum tern_genl_client_attr {
 	TERN_A_CLIENT_PAD,
 	/** @TERN_A_CLIENT_DEVICE: u32, the device's index. */
 	TERN_A_CLIENT_DEVICE,
-	/** @TERN_A_CLIENT_ID: u64, unique among the module's clients. */
+	/**
+	 * @TERN_A_CLIENT_ID: u64, unique among the module's clients, never
+	 * reused; on Linux 6.5 and later DRM's client id, the drm-client-id
+	 * of the file's fdinfo.
+	 */
 	TERN_A_CLIENT_ID,
-	/** @TERN_A_CLIENT_PID: u32, process (thread group) that opened it. */
+	/**
+	 * @TERN_A_CLIENT_PID: u32, process (thread group) that opened it, in
+	 * the pid namespace of the process dumping; 0 if not visible there.
+	 */
 	TERN_A_CLIENT_PID,
 	/** @TERN_A_CLIENT_COMM: string, that process's command name. */
 	TERN_A_CLIENT_COMM,
@@ -737,15 +765,19 @@ enum tern_genl_client_attr {
 /**
  * enum tern_health - a device's health, from its error counters and links
  *
- * Counters are sticky: once unhealthy, a device stays so until the module
- * is reloaded (or the chip reset).
+ * Counters are monotonic: they never go back, and restart from zero only
+ * when the module is reloaded (or the chip reset). Health is computed from the counters' growth since
+ * the device's health was last cleared (root writes 1 to sysfs
+ * tern/health_clear), so LINK_ERRORS, ENGINE_RESET and MEM_UNCORRECTED
+ * last until then; LINK_DOWN and ENGINE_HUNG are states and last while
+ * they do.
  */
 enum tern_health {
 	/** @TERN_HEALTH_OK: no reason below applies. */
 	TERN_HEALTH_OK = 0,
 	/**
 	 * @TERN_HEALTH_DEGRADED: it works, with less fabric or after faults:
-	 * a link down, link errors, an engine hung now or an engine reset.
+	 * a link down, link errors, an engine hung now or reset after a hang.
 	 */
 	TERN_HEALTH_DEGRADED = 1,
 	/** @TERN_HEALTH_FAILED: an uncorrectable memory error was seen. */
@@ -755,9 +787,13 @@ enum tern_health {
 /* Why a device is not TERN_HEALTH_OK (TERN_A_DEV_HEALTH_REASONS). */
 /** @TERN_HEALTH_REASON_LINK_DOWN: one of its links is down. */
 #define TERN_HEALTH_REASON_LINK_DOWN		(1U << 0)
-/** @TERN_HEALTH_REASON_LINK_ERRORS: one of its links counted errors. */
+/** @TERN_HEALTH_REASON_LINK_ERRORS: its links counted errors. */
 #define TERN_HEALTH_REASON_LINK_ERRORS		(1U << 1)
-/** @TERN_HEALTH_REASON_ENGINE_RESET: an engine was reset. */
+/**
+ * @TERN_HEALTH_REASON_ENGINE_RESET: an engine was reset after a hang
+ * (TERN_A_DEV_ENGINE_HANG_RESETS); a job timed out on its own stall is
+ * no reason.
+ */
 #define TERN_HEALTH_REASON_ENGINE_RESET		(1U << 2)
 /** @TERN_HEALTH_REASON_ENGINE_HUNG: an engine is hung now. */
 #define TERN_HEALTH_REASON_ENGINE_HUNG		(1U << 3)
