@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # make install       libtern, tern.h, tern_accel.h, tern.pc, the tools, the
-#                    man pages and the udev rule, under DESTDIR + PREFIX
+#                    man pages, Documentation/*.rst (DOCDIR) and the udev
+#                    rule, under DESTDIR + PREFIX
 # make uninstall     removes exactly those files
 # make install-dkms  tern.ko's sources and dkms.conf into
 #                    $(DESTDIR)$(DKMSSRCDIR)/tern-$(TERN_VERSION)/, for dkms
@@ -17,6 +18,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/tern
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # udev reads rules from its own directory (udev.pc's udevdir, /lib/udev
 # on Debian) and from /etc/udev/rules.d, never from /usr/local: a /usr
@@ -39,6 +41,8 @@ LDCONFIG ?= ldconfig
 
 TERN_MAN_PAGES := man/tern-inspect.1 man/tern-bench.1 man/libtern.3
 TERN_UDEV_RULES := dist/udev/70-tern.rules
+# The references the man pages point to (tern-inspect's JSON field tables).
+TERN_DOCS := $(sort $(wildcard Documentation/*.rst))
 
 # Paths as installed (DESTDIR included), so that uninstall removes the
 # same list install wrote.
@@ -54,12 +58,14 @@ I_INSTALLED := \
 	$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS_PROGRAMS))) \
 	$(foreach page,$(TERN_MAN_PAGES), \
 		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
-	$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(TERN_UDEV_RULES)))
+	$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(TERN_UDEV_RULES))) \
+	$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(TERN_DOCS)))
 
 .PHONY: install install-lib install-headers install-tools install-man \
-	install-udev uninstall install-dkms uninstall-dkms
+	install-doc install-udev uninstall install-dkms uninstall-dkms
 
-install: install-lib install-headers install-tools install-man install-udev
+install: install-lib install-headers install-tools install-man install-doc \
+	install-udev
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi
 
 install-lib: $(LIBTERN_SO) $(LIBTERN_A) libruntime/tern.pc.in
@@ -88,6 +94,10 @@ install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL_DATA) $(filter %.1,$(TERN_MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL_DATA) $(filter %.3,$(TERN_MAN_PAGES)) $(DESTDIR)$(MANDIR)/man3/
+
+install-doc:
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)
+	$(INSTALL_DATA) $(TERN_DOCS) $(DESTDIR)$(DOCDIR)/
 
 install-udev:
 	$(INSTALL) -d $(DESTDIR)$(UDEVRULESDIR)

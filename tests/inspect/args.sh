@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tern-inspect top, events and module on this machine, without tern.ko:
-# every kind of bad command line exits 2 with a message naming what was
-# wanted, load and unload need root, events and status say the module is
-# not loaded, and top runs on simulated devices. TAP output, then the
+# tern-inspect top, events, health --clear and module on this machine,
+# without tern.ko: every kind of bad command line exits 2 with a message
+# naming what was wanted, load, unload and clearing health need root,
+# events and status say the module is not loaded, and top runs on
+# simulated devices, on a pseudo-terminal too (check_top_tty.py). TAP output, then the
 # cmocka-style summary tests/suite-lib.sh counts; exits 1 if a test failed.
 #
 # Usage: tests/inspect/args.sh [BUILD_DIR]     (default: build)
@@ -20,6 +21,7 @@ if [ ! -x "$inspect" ]; then
 	exit 1
 fi
 export TERN_BACKEND=sim TERN_SIM_DEVICES=3 TERN_SIM_MEM_MB=64
+here=$(cd "$(dirname "$0")" && pwd)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -106,7 +108,11 @@ run "$inspect" top -b -n 2 -d 0.1
 check "top -b -n 2 on 3 simulated devices: exit 0, two frames" \
 	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^tern-inspect top - ' '$out') -eq 2 ]"
 check "top -b: a row per device in each frame, no escape codes" \
-	sh -c "[ \$(grep -c '^[0-2]  *[0-9.]*  *[0-9]*/[0-9]* ' '$out') -eq 6 ] && ! grep -q \"\$(printf '\\033')\" '$out'"
+	sh -c "[ \$(grep -c '^[0-2]  *\([0-9.]*\|-\)  *[0-9]*/[0-9]* ' '$out') -eq 6 ] && ! grep -q \"\$(printf '\\033')\" '$out'"
+check "top -b: the first frame at once, rates '-' until the second" \
+	sh -c "grep -q '^tern-inspect top - .*, rates from the next frame, backend sim' '$out' &&
+		[ \$(grep -c '^[0-2]  *-  ' '$out') -eq 3 ] &&
+		[ \$(grep -c '^[0-2]  *[0-9.][0-9.]*  ' '$out') -eq 3 ]"
 check "top -b: header counts the devices and their health" \
 	out_has '^devices: 3 (3 ok, 0 degraded, 0 failed)'
 run "$inspect" top --json -n 2 -d 0.1
@@ -128,9 +134,45 @@ for line in lines:
     assert frame["totals"]["devices"] == 3
     assert frame["clients"] == []
 ' "$out"
+# On a terminal: q ends it (0), SIGTERM, SIGHUP and SIGQUIT with 128 + the
+# signal, Ctrl-Z gives the terminal back until continued; each time the
+# terminal's modes are restored and the alternate screen left.
+for how in q SIGTERM SIGHUP SIGQUIT SIGTSTP; do
+	run python3 "$here/check_top_tty.py" "$inspect" "$how"
+	check "top on a terminal, ended by $how: terminal restored" rc_is 0
+done
 run env TERN_BACKEND=gpu "$inspect" top -n 1
 check "top with TERN_BACKEND=gpu: exit 2, names the setting" \
 	sh -c "[ $rc -eq 2 ] && grep -q \"TERN_BACKEND='gpu'\" '$err'"
+
+# ---- health --clear ----
+
+usage_error "health --clear without a device" "--clear: expected a device (index, node or bus id) or all" \
+	"$inspect" health --clear
+usage_error "health --clear of a device past the last" "--clear '3': expected all or a device; devices are 0-2" \
+	"$inspect" health --clear 3
+usage_error "health with a device but no --clear" "health: unexpected argument '1'" \
+	"$inspect" health 1
+usage_error "health --clear with two devices" "health: unexpected argument '1'" \
+	"$inspect" health --clear 0 1
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
+	check "health --clear as a user: exit 1, says it needs root" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"
+elif [ "$(id -u)" != 0 ]; then
+	run "$inspect" health --clear all
+	check "health --clear as a user: exit 1, says it needs root" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"
+else
+	skip "health --clear as a user: needs root" "no setpriv to drop root"
+fi
+if [ "$(id -u)" = 0 ]; then
+	run "$inspect" health --clear 0
+	check "health --clear on the simulator: exit 1, nothing to clear" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'the simulator keeps no health to clear' '$err'"
+else
+	skip "health --clear on the simulator" "not root"
+fi
 
 # ---- events ----
 

@@ -238,7 +238,8 @@ assert p["mock_mem_mb"] == "64" and p["job_timeout_ms"] == "2000", p
 run "$inspect" list
 cp "$out" "$tmp/list.txt"
 check "list: $devices devices, each ok" \
-	sh -c "[ $rc -eq 0 ] && [ \$(tail -n +3 '$out' | grep -c ' ok ') -eq $devices ]"
+	sh -c "[ $rc -eq 0 ] && [ \$(tail -n +4 '$out' | grep -c ' ok ') -eq $devices ] &&
+		sed -n 2p '$out' | grep -q '^tern.ko [0-9][^,]*, $devices devices, torus:${rows}x$cols\$'"
 run "$inspect" list --json
 cp "$out" "$tmp/list.json"
 check "list --json: $devices devices of $mem_mb MiB, health ok, 4 links up" \
@@ -266,6 +267,12 @@ done
 
 # ---- traffic ----
 
+# metric_sum NAME: the sum of NAME's samples in $out.
+metric_sum() {
+	awk -v name="$1" 'index($0, name "{") == 1 { sum += $NF } END { printf "%.0f\n", sum }' "$out"
+}
+run "$inspect" metrics
+link_bytes_before=$(metric_sum tern_port_tx_bytes_total)
 run "$bench" all-reduce -b 4K -e 64K -f 4 -n 1 -w 0
 check "tern-bench all-reduce on the $devices devices: exit 0" rc_is 0
 run "$inspect" topo --json
@@ -274,6 +281,11 @@ after=$(python3 "$checker" link-bytes "$out")
 check "topo --json: link byte counters moved ($before -> $after)" \
 	test "${after:-0}" -gt "${before:-0}"
 run "$inspect" metrics
+link_bytes_after=$(metric_sum tern_port_tx_bytes_total)
+check "metrics: tern_port_tx_bytes_total moved with the traffic ($link_bytes_before -> $link_bytes_after)" \
+	test "${link_bytes_after:-0}" -gt "${link_bytes_before:-0}"
+check "metrics: port bytes sum to the link bytes" \
+	test "$link_bytes_after" -eq "$(metric_sum tern_link_bytes_total)"
 check "metrics: link bytes, engine busy time, memory and health" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^tern_link_bytes_total{.*} [1-9]' '$out' &&
 		grep -q '^tern_engine_busy_seconds_total{' '$out' &&
@@ -298,9 +310,10 @@ run "$inspect" info 3
 check "info 3: the process and its memory" \
 	sh -c "[ $rc -eq 0 ] && grep -q '$hold_pid' '$out' && grep -q 'hold_memory' '$out' && grep -q '8 MiB' '$out'"
 run "$inspect" top -b -n 2 -d 0.5
-check "top -b -n 2: two frames of $devices devices" \
+check "top -b -n 2: two frames of $devices devices, the first without rates" \
 	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^tern-inspect top - ' '$out') -eq 2 ] &&
-		[ \$(grep -E -c '^[0-9]+ +[0-9.]+ +[0-9]+/[0-9]+ ' '$out') -eq $((2 * devices)) ] &&
+		[ \$(grep -E -c '^[0-9]+ +- +[0-9]+/[0-9]+ ' '$out') -eq $devices ] &&
+		[ \$(grep -E -c '^[0-9]+ +[0-9.]+ +[0-9]+/[0-9]+ ' '$out') -eq $devices ] &&
 		[ \$(grep -c '^devices: $devices ' '$out') -eq 2 ]"
 check "top -b: the process row (pid, command, device 3, 8 MiB)" \
 	sh -c "[ \$(grep -c '^$hold_pid  *hold_memory  *3  *8 MiB ' '$out') -eq 2 ]"
@@ -364,8 +377,8 @@ check "health --json: device 2 failed with an uncorrected memory error" \
 
 dir5=$(debugfs_dir 5)
 if [ ! -e "$dir5/engine_hang" ]; then
-	skip "engine hang: the job fails, the engine resets, the next job runs" \
-		"tern.ko has no debugfs engine_hang"
+	fail "engine hang: the job fails, the engine resets, the next job runs" \
+		"tern.ko has no debugfs engine_hang ($dir5)"
 else
 	start_events "$tmp/ev-reset" --json -t 60
 	echo 0 >"$dir5/engine_hang"
@@ -385,7 +398,48 @@ else
 	run "$hold" --job 5
 	check "the next job on device 5 runs" \
 		sh -c "[ $rc -eq 0 ] && grep -q '^job: TERN_SUCCESS' '$out'"
+	run "$inspect" info 5 --json
+	check "info --json: device 5 counts one reset after a hang" \
+		python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))["device"]; sys.exit(d["engine_hang_resets"] != 1)' "$out"
+	run "$inspect" metrics
+	check "metrics: device 5 degraded, reason engine_reset named" \
+		sh -c "grep -q '^tern_device_health_reason{device=\"5\",reason=\"engine_reset\"} 1\$' '$out' &&
+			grep -q '^tern_engine_hang_resets_total{device=\"5\"} 1\$' '$out'"
 fi
+
+# ---- health --clear: past faults forgotten, a link still down is not ----
+
+echo "1 down" >"$dir0/fabric_link"
+run setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
+check "health --clear as a user: exit 1, needs root" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"
+run "$inspect" health --clear 16
+check "health --clear 16: exit 2, no such device" \
+	sh -c "[ $rc -eq 2 ] && grep -q -- \"--clear '16': expected all or a device\" '$err'"
+run "$inspect" health --clear 2 --json
+check "health --clear 2 --json: exit 0, cleared [2]" \
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(d["cleared"] != [2] or d["schema_version"] != 1)' "$out"
+run "$inspect" health --clear all
+check "health --clear all: exit 0, says so" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^cleared the health of all $devices devices\$' '$out'"
+run "$inspect" health --json
+cp "$out" "$tmp/health-cleared.json"
+check "health --json after --clear: devices 2 and 5 ok, counters kept" \
+	python3 -c '
+import json, sys
+devs = {d["index"]: d for d in json.load(open(sys.argv[1]))["devices"]}
+assert devs[2]["health"] == "ok" and devs[2]["mem_errors_uncorrected"] == 1, devs[2]
+assert devs[5]["health"] == "ok" and devs[5]["engine_resets"] >= 1, devs[5]
+assert devs[0]["health"] == "degraded" and devs[0]["health_reasons"] == ["link_down"], devs[0]
+' "$tmp/health-cleared.json"
+run "$inspect" health
+check "health after --clear with a link down: exit 1, only link_down" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^0  *degraded  *link_down ' '$out' &&
+		grep -q '$((devices - 2)) ok, 2 degraded, 0 failed' '$out'"
+echo "1 up" >"$dir0/fabric_link"
+run "$inspect" health
+check "health once the link is up again: exit 0, all ok" \
+	sh -c "[ $rc -eq 0 ] && grep -q '$devices ok, 0 degraded, 0 failed' '$out'"
 
 # ---- bad input on the live module ----
 

@@ -81,7 +81,9 @@ if ! mk install DESTDIR="$stage" PREFIX=/usr >"$tmp/install.log" 2>&1; then
 fi
 pass "make install DESTDIR PREFIX=/usr"
 
+docs=$(cd "$top/Documentation" && for f in *.rst; do echo "usr/share/doc/tern/$f"; done)
 expected=$(LC_ALL=C sort <<LIST
+$docs
 usr/bin/tern-bench
 usr/bin/tern-inspect
 usr/include/drm/tern_accel.h
@@ -99,6 +101,9 @@ LIST
 )
 check "install: exactly the expected files" \
 	same "$(files "$stage")" "$expected"
+check "install: tern-inspect.rst, which the man page points to, in the doc dir" \
+	sh -c "cmp -s '$top/Documentation/tern-inspect.rst' '$stage/usr/share/doc/tern/tern-inspect.rst' &&
+		grep -q '/usr/share/doc/tern/tern-inspect.rst' '$stage/usr/share/man/man1/tern-inspect.1'"
 
 lib=$stage/usr/lib
 check "libtern.so.0 -> libtern.so.$version" \

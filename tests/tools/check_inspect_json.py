@@ -20,7 +20,8 @@ INFO_KEYS = {
     "memory_used_bytes": int, "memory_total_bytes": int,
     "memory_host_used_bytes": int, "buffers": int, "engines_busy": int,
     "jobs_completed": int, "jobs_failed": int, "job_timeouts": int,
-    "engine_resets": int, "mem_errors_corrected": int,
+    "engine_resets": int, "engine_hang_resets": int,
+    "mem_errors_corrected": int,
     "mem_errors_uncorrected": int, "health": str, "health_reasons": list,
     "fabric_ports": int, "links_up": int, "engines": list, "links": list,
     "clients": list,
@@ -28,7 +29,7 @@ INFO_KEYS = {
 ENGINE_KEYS = {
     "index": int, "busy": bool, "hung": bool, "busy_ns": int,
     "jobs_queued": int, "jobs_completed": int, "jobs_failed": int,
-    "timeouts": int, "resets": int,
+    "timeouts": int, "resets": int, "hang_resets": int,
 }
 INFO_LINK_KEYS = {
     "index": int, "port": int, "peer_device": int, "peer_port": int,
@@ -45,7 +46,8 @@ TOPO_LINK_KEYS = {
 HEALTH_DEVICE_KEYS = {
     "index": int, "health": str, "health_reasons": list,
     "mem_errors_corrected": int, "mem_errors_uncorrected": int,
-    "job_timeouts": int, "engine_resets": int, "links_down": int,
+    "job_timeouts": int, "engine_resets": int, "engine_hang_resets": int,
+    "links_down": int,
     "link_errors": int,
 }
 HEALTH_LINK_KEYS = {

@@ -18,16 +18,18 @@ FAMILIES = {
     "tern_device_info": ("gauge", {"device", "node", "bus_id",
                                    "driver_version", "fabric_id"}),
     "tern_device_health": ("gauge", {"device"}),
+    "tern_device_health_reason": ("gauge", {"device", "reason"}),
     "tern_memory_used_bytes": ("gauge", {"device"}),
     "tern_memory_total_bytes": ("gauge", {"device"}),
     "tern_memory_host_used_bytes": ("gauge", {"device"}),
     "tern_buffers": ("gauge", {"device"}),
-    "tern_engines_busy": ("gauge", {"device"}),
+    "tern_device_engines_active": ("gauge", {"device"}),
     "tern_clients": ("gauge", {"device"}),
     "tern_job_timeouts_total": ("counter", {"device"}),
     "tern_engine_resets_total": ("counter", {"device"}),
+    "tern_engine_hang_resets_total": ("counter", {"device"}),
     "tern_memory_errors_total": ("counter", {"device", "kind"}),
-    "tern_engine_busy": ("gauge", {"device", "engine"}),
+    "tern_engine_active": ("gauge", {"device", "engine"}),
     "tern_engine_busy_seconds_total": ("counter", {"device", "engine"}),
     "tern_engine_jobs_queued": ("gauge", {"device", "engine"}),
     "tern_engine_jobs_total": ("counter", {"device", "engine", "result"}),
@@ -35,6 +37,10 @@ FAMILIES = {
                                "port_b"}),
     "tern_link_bytes_total": ("counter", {"link", "direction"}),
     "tern_link_errors_total": ("counter", {"link"}),
+    "tern_port_tx_bytes_total": ("counter", {"device", "port", "peer_device",
+                                             "peer_port"}),
+    "tern_port_rx_bytes_total": ("counter", {"device", "port", "peer_device",
+                                             "peer_port"}),
     "tern_client_memory_bytes": ("gauge", {"device", "pid", "client", "comm",
                                            "kind"}),
 }
@@ -141,6 +147,14 @@ def check(lines, devices, links):
         return f"{len(samples.get('tern_link_up', []))} tern_link_up samples, want {links}"
     if len(samples.get("tern_link_bytes_total", [])) != 2 * links:
         return "tern_link_bytes_total: want two directions per link"
+    for name in ("tern_port_tx_bytes_total", "tern_port_rx_bytes_total"):
+        if len(samples.get(name, [])) != 2 * links:
+            return f"{name}: want both ends of every link"
+    reasons = {"link_down", "link_errors", "engine_reset", "engine_hung",
+               "mem_uncorrected"}
+    for sample in samples.get("tern_device_health_reason", []):
+        if sample["reason"] not in reasons:
+            return f"tern_device_health_reason: unknown reason {sample}"
     return None
 
 

@@ -225,23 +225,36 @@ done
 
 # ---- tern-inspect list ----
 
-# list_rows: data rows of plain `list`, after the backend and header lines.
-list_rows() { tail -n +3 "$out"; }
+# list_rows: data rows of plain `list`, after the backend, summary and
+# header lines.
+list_rows() { tail -n +4 "$out"; }
 
 run "$inspect" list
 check "inspect list exits 0" rc_is 0
 check "inspect list: first line states the backend" \
 	test "$(head -n 1 "$out")" = "backend: $mode (TERN_BACKEND=$mode)"
+if [ "$mode" = sim ]; then
+	summary="simulator, $devices devices, "
+else
+	summary="tern.ko $(cat /sys/module/tern/version 2>/dev/null), $devices devices, "
+fi
+check "inspect list: second line names the source, device count, shape" \
+	sh -c "sed -n 2p '$out' | grep -q '^$summary[a-z]'"
 check "inspect list: column header" \
-	sh -c "sed -n 2p '$out' | grep -q '^DEVICE  *NODE  *BUS ID  *MEMORY USED / TOTAL  *ENGINES  *LINKS  *HEALTH  *PROCS$'"
+	sh -c "sed -n 3p '$out' | grep -q '^DEVICE  *NODE  *BUS ID  *UTIL%  *MEMORY USED / TOTAL  *ENGINES  *LINKS  *HEALTH  *PROCS$'"
 check "inspect list: one row per device ($devices)" \
 	test "$(list_rows | wc -l)" -eq "$devices"
 check "inspect list: rows are devices 0 to $last, each of $mem_shown" \
-	test "$(list_rows | awk '{ printf "%s:%s ", $1, $7 $8 }')" = \
+	test "$(list_rows | awk '{ printf "%s:%s ", $1, $8 $9 }')" = \
 	"$(seq 0 $last | awk -v m="$mem_shown" '{ printf "%s:%s ", $1, m }')"
 check "inspect list: memory percentage, engines busy/total, links up/total, health" \
-	test -z "$(list_rows | awk '$9 !~ /^\([0-9]+%\)$/ || $10 !~ /^[0-9]+\/[1-9][0-9]*$/ ||
-		$11 !~ /^[0-9]+\/[0-9]+$/ || $12 !~ /^(ok|degraded|failed)$/ || $13 !~ /^[0-9]+$/')"
+	test -z "$(list_rows | awk '$4 !~ /^(-|[0-9]+)$/ || $10 !~ /^\([0-9]+%\)$/ ||
+		$11 !~ /^[0-9]+\/[1-9][0-9]*$/ || $12 !~ /^[0-9]+\/[0-9]+$/ ||
+		$13 !~ /^(ok|degraded|failed)$/ || $14 !~ /^[0-9]+$/')"
+if [ "$mode" = sim ]; then
+	check "inspect list on the simulator: no bus id, no utilisation (-)" \
+		test -z "$(list_rows | awk '$3 != "-" || $4 != "-"')"
+fi
 
 run "$inspect" list --json
 check "inspect list --json exits 0 with nothing on stderr" \
@@ -275,7 +288,7 @@ if [ "$mode" = sim ]; then
 	for n in 1 5; do
 		run env TERN_SIM_DEVICES=$n "$inspect" list
 		check "inspect list: $n rows for TERN_SIM_DEVICES=$n" \
-			sh -c "[ $rc -eq 0 ] && [ \$(tail -n +3 '$out' | wc -l) -eq $n ]"
+			sh -c "[ $rc -eq 0 ] && [ \$(tail -n +4 '$out' | wc -l) -eq $n ]"
 		run env TERN_SIM_DEVICES=$n "$inspect" list --json
 		check "inspect list --json: schema, $n devices for TERN_SIM_DEVICES=$n" \
 			sh -c "[ $rc -eq 0 ] && python3 '$here/check_list_json.py' '$out' $n $mem_bytes sim"
@@ -319,6 +332,9 @@ cp "$out" "$tmp/info"
 run "$inspect" --json info "$node1"
 check "inspect info by node ($node1): same device" \
 	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; a, b = (json.load(open(f))[\"device\"] for f in sys.argv[1:]); sys.exit(a[\"index\"] != b[\"index\"])' '$out' '$tmp/info'"
+if [ -z "$bus1" ]; then
+	bus1=$node1	# the simulator's devices have no bus id
+fi
 run "$inspect" info -j "$bus1"
 check "inspect info by bus id ($bus1): same device" \
 	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; a, b = (json.load(open(f))[\"device\"] for f in sys.argv[1:]); sys.exit(a[\"index\"] != b[\"index\"])' '$out' '$tmp/info'"
@@ -370,9 +386,9 @@ if [ "$mode" = sim ]; then
 		sh -c "grep -q '^ring: 8 devices, 8 links' '$out' &&
 			grep -q '^  0 --- 1 --- 2 --- 3 --- 4 --- 5 --- 6 --- 7 --- (back to 0)$' '$out'"
 	topo_expect other 4 4 - env TERN_SIM_DEVICES=4 TERN_SIM_TOPOLOGY=custom:0-1,1-2,2-0,2-3
-	check "inspect topo: another shape is listed device by device" \
+	check "inspect topo: another shape is listed device by device, ports in order" \
 		sh -c "grep -q '^fabric: 4 devices, 4 links' '$out' &&
-			grep -q '^    2: port 1 -> 0/1, port 0 -> 1/1, port 2 -> 3/0$' '$out'"
+			grep -q '^    2: port 0 -> 1/1, port 1 -> 0/1, port 2 -> 3/0$' '$out'"
 	topo_expect none 1 0 0 env TERN_SIM_DEVICES=1
 	check "inspect topo: one device has no links" \
 		grep -q '^    0: no links$' "$out"
@@ -448,7 +464,15 @@ usage_error "inspect metrics stray argument" "metrics: unexpected argument 'all'
 
 # ---- tern-inspect: bad input and help ----
 
-usage_error "inspect without a command" "expected a command" "$inspect"
+run "$inspect"
+cp "$out" "$tmp/bare"
+run "$inspect" list
+check "inspect without a command runs list" \
+	sh -c "[ $rc -eq 0 ] && diff '$tmp/bare' '$out'"
+run "$inspect" help
+check "inspect help: usage, every command, the man page for the schema" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect' '$out' &&
+		grep -q 'tern-inspect(1)' '$out' && ! grep -q 'Documentation/' '$out'"
 usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics help" \
 	"$inspect" nope
 usage_error "inspect unknown option" "unknown option '-x'" "$inspect" -x list
@@ -489,7 +513,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -500,6 +524,14 @@ for setting in $settings; do
 			env "$setting" "$inspect" $args
 	done
 done
+
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_TOPOLOGY=bogus "$inspect" list
+	check "inspect with TERN_SIM_TOPOLOGY=bogus: names it and the forms it takes" \
+		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='bogus'\" '$err' &&
+			grep -q 'TERN_SIM_TOPOLOGY auto, ring, torus:RxC .*full .*none or custom:A-B' '$err' &&
+			grep -q 'TERN_SIM_MEM_MB 1-1048576, TERN_SIM_JOB_TIMEOUT_MS 1-3600000' '$err'"
+fi
 
 if [ "$mode" = kernel ] || ls /dev/accel/accel* /dev/dri/renderD* >/dev/null 2>&1; then
 	skip "inspect list: TERN_BACKEND=kernel without devices" \

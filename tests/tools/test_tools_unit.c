@@ -19,6 +19,7 @@
 #include "pattern.h"
 #include "snapshot.h"
 #include "tern_accel.h"
+#include "text.h"
 
 static void test_size_plain_and_suffixes(void **state)
 {
@@ -506,12 +507,86 @@ static void test_prometheus_label_escaping(void **state)
 		{ "say \"hi\"", "say \\\"hi\\\"" },
 		{ "two\nlines", "two\\nlines" },
 		{ "\\\"\n", "\\\\\\\"\\n" },
-		{ "tab\tand {braces}, = ok", "tab\tand {braces}, = ok" },
+		{ "tab\tand {braces}, = ok", "tab?and {braces}, = ok" },
+		/* Control bytes and bytes that are not UTF-8 become '?'. */
+		{ "\033[2Jx", "?[2Jx" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "bad\xff\xc3", "bad??" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = label(cases[i][0]);
+
+		assert_string_equal(text, cases[i][1]);
+		free(text);
+	}
+}
+
+static void test_printable(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "", "" },
+		{ "python3", "python3" },
+		{ "\033]0;owned\007", "?]0;owned?" },
+		{ "tab\tnl\ncr\r", "tab?nl?cr?" },
+		{ "caf\xc3\xa9", "caf??" },
+		{ "del\x7f", "del?" },
+	};
+	char buf[TEXT_PRINTABLE_MAX], small[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(text_printable(cases[i][0], buf, sizeof(buf)),
+				    cases[i][1]);
+	assert_string_equal(text_printable("abcdef", small, sizeof(small)),
+			    "abc");
+}
+
+static void test_utf8_char(void **state)
+{
+	(void)state;
+	assert_int_equal(text_utf8_char("a"), 1);
+	assert_int_equal(text_utf8_char("\xc3\xa9"), 2);
+	assert_int_equal(text_utf8_char("\xe2\x82\xac"), 3);
+	assert_int_equal(text_utf8_char("\xf0\x9f\x98\x80"), 4);
+	assert_int_equal(text_utf8_char("\xc3"), 0);		/* cut short */
+	assert_int_equal(text_utf8_char("\xa9"), 0);		/* continuation */
+	assert_int_equal(text_utf8_char("\xc0\xaf"), 0);	/* overlong */
+	assert_int_equal(text_utf8_char("\xed\xa0\x80"), 0);	/* surrogate */
+	assert_int_equal(text_utf8_char("\xf4\x90\x80\x80"), 0);	/* > U+10FFFF */
+	assert_int_equal(text_utf8_char("\xff"), 0);
+}
+
+/* What json_string() writes for @value, as a heap string. */
+static char *json_text(const char *value)
+{
+	struct json_writer w;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	json_init(&w, out, false);
+	json_string(&w, NULL, value);
+	fclose(out);
+	return text;
+}
+
+static void test_json_strings_always_valid(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "python3", "\"python3\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "\033[31m\n", "\"\\u001b[31m\\u000a\"" },
+		{ "del\x7f", "\"del\\u007f\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "bad\xff\xc3(", "\"bad\\ufffd\\ufffd(\"" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = json_text(cases[i][0]);
 
 		assert_string_equal(text, cases[i][1]);
 		free(text);
@@ -573,6 +648,9 @@ int main(void)
 		cmocka_unit_test(test_find_device),
 		cmocka_unit_test(test_prometheus_label_escaping),
 		cmocka_unit_test(test_prometheus_client_sample),
+		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_utf8_char),
+		cmocka_unit_test(test_json_strings_always_valid),
 	};
 
 	return cmocka_run_group_tests_name("tools", tests, NULL, NULL);

@@ -117,9 +117,10 @@ static const char *cli_advice(tern_status_t status)
 		       "/dev/dri'; usually 'render' or 'accel') and log in again";
 	case TERN_ERROR_NO_DEVICE:
 		return "no Tern device node was found: load tern.ko (mock "
-		       "hardware: 'insmod driver/tern.ko mock_devices=4' after "
-		       "its dependencies, see README.md), or unset TERN_BACKEND "
-		       "to use the simulator";
+		       "hardware: 'sudo tern-inspect module load "
+		       "--mock-devices 4', adding '--path driver/tern.ko' when "
+		       "it is not installed), or unset TERN_BACKEND to use the "
+		       "simulator";
 	case TERN_ERROR_OUT_OF_MEMORY:
 		return "free device memory held by other processes, or ask for "
 		       "less (see 'tern-inspect list' for memory in use)";
@@ -134,7 +135,7 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 {
 	static const char *const vars[] = {
 		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
-		"TERN_SIM_JOB_TIMEOUT_MS",
+		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
 	};
 	tern_status_t status = tern_get_backend(backend);
 
@@ -154,8 +155,12 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 	}
 	fprintf(stderr,
 		"\n%s: TERN_BACKEND takes 'kernel' or 'sim' (or is unset); "
-		"the TERN_SIM_* settings take whole numbers in range "
-		"(see Documentation/simulator.rst)\n", prog);
+		"TERN_SIM_DEVICES a whole number 1-64, TERN_SIM_MEM_MB "
+		"1-1048576, TERN_SIM_JOB_TIMEOUT_MS 1-3600000; "
+		"TERN_SIM_TOPOLOGY auto, ring, torus:RxC (R*C = the device "
+		"count), full (at most 17 devices), none or custom:A-B,C-D,... "
+		"(devices that exist) (see Documentation/simulator.rst)\n",
+		prog);
 	return EXIT_USAGE;
 }
 

@@ -22,25 +22,41 @@ static const struct option inspect_long_options[] = {
 void inspect_print_common_options(FILE *out)
 {
 	fprintf(out,
-		"  -j, --json      machine-readable output (schema in Documentation/tern-inspect.rst)\n"
+		"  -j, --json      machine-readable output (schema: tern-inspect(1))\n"
 		"  -p, --pretty    indent the JSON\n"
 		"  -h, --help      show this help\n");
 }
 
-/* The message for an unknown option argv[optind - 1]. */
-static void inspect_unknown_option(const char *cmd, char **argv)
+int inspect_option_error(const char *cmd, const char *help_cmd, int opt,
+			 char **argv)
 {
 	const char *prefix = cmd ? " " : "";
 	const char *typed = argv[optind - 1];
+	char name[64];
 
+	/* "-d" of "-bd", not the whole cluster; a long option as typed. */
 	if (strncmp(typed, "--", 2) == 0 || !optopt)
-		fprintf(stderr, "tern-inspect%s%s: unknown option '%s'", prefix,
-			cmd ? cmd : "", typed);
+		snprintf(name, sizeof(name), "%s", typed);
 	else
-		fprintf(stderr, "tern-inspect%s%s: unknown option '-%c'", prefix,
-			cmd ? cmd : "", optopt);
-	fprintf(stderr, " (see 'tern-inspect%s%s --help')\n", prefix,
-		cmd ? cmd : "");
+		snprintf(name, sizeof(name), "-%c", optopt);
+	if (opt == ':')
+		fprintf(stderr, "tern-inspect%s%s: %s needs a value", prefix,
+			cmd ? cmd : "", name);
+	else
+		fprintf(stderr, "tern-inspect%s%s: unknown option '%s'", prefix,
+			cmd ? cmd : "", name);
+	fprintf(stderr, " (see 'tern-inspect%s%s --help')\n",
+		help_cmd ? " " : "", help_cmd ? help_cmd : "");
+	return EXIT_USAGE;
+}
+
+int inspect_extra_argument(const char *cmd, const char *help_cmd,
+			   const char *arg)
+{
+	fprintf(stderr,
+		"tern-inspect %s: unexpected argument '%s' (see 'tern-inspect %s --help')\n",
+		cmd, arg, help_cmd);
+	return EXIT_USAGE;
 }
 
 #define INSPECT_MAX_FLAGS 8
@@ -98,7 +114,7 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 			}
 		}
 		if (!known) {
-			inspect_unknown_option(cmd, argv);
+			inspect_option_error(cmd, cmd, opt, argv);
 			return INSPECT_PARSE_USAGE;
 		}
 	}
@@ -106,9 +122,7 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 		return INSPECT_PARSE_RUN;
 	for (int i = optind; i < argc; i++) {
 		if (!args || args->operand_count >= args->max_operands) {
-			fprintf(stderr,
-				"tern-inspect %s: unexpected argument '%s' (see 'tern-inspect %s --help')\n",
-				cmd, argv[i], cmd);
+			inspect_extra_argument(cmd, cmd, argv[i]);
 			return INSPECT_PARSE_USAGE;
 		}
 		args->operands[args->operand_count++] = argv[i];

@@ -13,10 +13,12 @@
 #include <netlink/socket.h>
 
 #include "cli.h"
+#include "family.h"
 #include "inspect.h"
 #include "json.h"
 #include "live.h"
 #include "snapshot.h"
+#include "text.h"
 #include "tern_accel.h"
 
 #define EVENTS_PROG "tern-inspect events"
@@ -72,7 +74,7 @@ static const char *events_health(struct nlattr **dev)
 static void events_print_plain(struct events_event *ev, const char *time)
 {
 	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
-	char reasons[128];
+	char reasons[128], comm[TEXT_PRINTABLE_MAX];
 
 	printf("%s %s", time, ev->kind);
 	if (link[TERN_A_LINK_INDEX]) {
@@ -102,7 +104,8 @@ static void events_print_plain(struct events_event *ev, const char *time)
 		       (unsigned long long)events_u64(e, TERN_A_ENGINE_INDEX),
 		       (unsigned long long)events_u64(e, TERN_A_ENGINE_GUILTY_PID),
 		       e[TERN_A_ENGINE_GUILTY_COMM] ?
-		       events_string(e, TERN_A_ENGINE_GUILTY_COMM) : "?",
+		       text_printable(events_string(e, TERN_A_ENGINE_GUILTY_COMM),
+				      comm, sizeof(comm)) : "?",
 		       (unsigned long long)events_u64(e, TERN_A_ENGINE_RESETS));
 	if (dev[TERN_A_DEV_HEALTH])
 		printf(" health %s", events_health(dev));
@@ -173,14 +176,6 @@ static void events_print_json(struct events_event *ev, const char *time,
 	json_finish(&w);
 }
 
-/* Events answer no request: any sequence number is theirs. */
-static int events_any_sequence(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-	return NL_OK;
-}
-
 /* libnl callback: one multicast message, one event. */
 static int events_on_message(struct nl_msg *msg, void *arg)
 {
@@ -194,11 +189,13 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 	switch (genlmsg_hdr(nlh)->cmd) {
 	case TERN_CMD_LINK_STATE_NTF:
 		ev.kind = "link_state";
-		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX, NULL);
+		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX,
+				    family_link_policy);
 		break;
 	case TERN_CMD_LINK_ERROR_NTF:
 		ev.kind = "link_error";
-		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX, NULL);
+		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX,
+				    family_link_policy);
 		break;
 	case TERN_CMD_MEM_ERROR_NTF:
 		ev.kind = "mem_error";
@@ -213,10 +210,12 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 		return NL_SKIP;	/* a newer module's event: not ours to name */
 	}
 	if (!ev.link[TERN_A_LINK_INDEX] && !err) {
-		err = genlmsg_parse(nlh, 0, ev.dev, TERN_A_DEV_MAX, NULL);
+		err = genlmsg_parse(nlh, 0, ev.dev, TERN_A_DEV_MAX,
+				    family_device_policy);
 		if (!err && ev.dev[TERN_A_DEV_ENGINE])
 			err = nla_parse_nested(ev.engine, TERN_A_ENGINE_MAX,
-					       ev.dev[TERN_A_DEV_ENGINE], NULL);
+					       ev.dev[TERN_A_DEV_ENGINE],
+					       family_engine_policy);
 	}
 	if (err < 0) {
 		fprintf(stderr, EVENTS_PROG ": skipped a malformed %s event: %s\n",
@@ -257,6 +256,8 @@ static int events_subscribe(struct nl_sock **sockp)
 			TERN_MCGRP_EVENTS, nl_geterror(ret));
 		return 1;
 	}
+	/* Events answer no request: any sequence number is theirs. */
+	nl_socket_disable_seq_check(sock);
 	nl_socket_set_nonblocking(sock);
 	nl_socket_set_buffer_size(sock, EVENTS_RCVBUF, 0);
 	return 0;
@@ -306,23 +307,13 @@ static int events_parse(int argc, char **argv, struct inspect_options *opts,
 		case 'h':
 			events_usage(stdout);
 			return -1;
-		case ':':
-			fprintf(stderr, EVENTS_PROG ": %s needs a value\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				EVENTS_PROG ": unknown option '%s' (see 'tern-inspect events --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return inspect_option_error("events", "events", opt,
+						    argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			EVENTS_PROG ": unexpected argument '%s' (see 'tern-inspect events --help')\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return inspect_extra_argument("events", "events", argv[optind]);
 	return 0;
 }
 
@@ -331,16 +322,16 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 	struct events_state state = { .opts = opts };
 	int64_t timeout_ms = -1, deadline = 0;
 	struct nl_sock *sock;
-	struct nl_cb *cb;
 	long count = 0;
 	int ret;
 
 	ret = events_parse(argc, argv, opts, &count, &timeout_ms);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	family_init_policies();
 	ret = events_subscribe(&sock);
-	cb = ret ? NULL : nl_cb_alloc(NL_CB_DEFAULT);
-	if (!ret && !cb) {
+	if (!ret && nl_socket_modify_cb(sock, NL_CB_VALID, NL_CB_CUSTOM,
+					events_on_message, &state) < 0) {
 		fprintf(stderr, EVENTS_PROG ": out of memory\n");
 		ret = 1;
 	}
@@ -348,8 +339,6 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 		nl_socket_free(sock);
 		return ret;
 	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, events_on_message, &state);
-	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, events_any_sequence, NULL);
 	if (timeout_ms >= 0)
 		deadline = live_now_ms() + timeout_ms;
 
@@ -367,13 +356,12 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 		ret = poll(&pfd, 1, wait);
 		if (ret < 0 && errno != EINTR) {
 			fprintf(stderr, EVENTS_PROG ": poll: %s\n", strerror(errno));
-			nl_cb_put(cb);
 			nl_socket_free(sock);
 			return 1;
 		}
 		if (ret <= 0)
 			continue;
-		ret = nl_recvmsgs(sock, cb);
+		ret = nl_recvmsgs_default(sock);
 		if (ret == -NLE_NOMEM)
 			fprintf(stderr,
 				EVENTS_PROG ": events were lost: the receive buffer overflowed\n");
@@ -381,7 +369,6 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 			fprintf(stderr, EVENTS_PROG ": receiving: %s\n",
 				nl_geterror(ret));
 	}
-	nl_cb_put(cb);
 	nl_socket_free(sock);
 	if (count && state.printed < count) {
 		fprintf(stderr,

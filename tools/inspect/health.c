@@ -6,25 +6,37 @@
  * or failed (or the devices could not be read), so scripts and probes can
  * use it directly.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "inspect.h"
 #include "json.h"
 
+#define HEALTH_PROG "tern-inspect health"
+
 static void health_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: tern-inspect health [-q] [options]\n"
+		"       tern-inspect health --clear DEV|all\n"
 		"Each device's health (ok, degraded, failed) and why: memory\n"
 		"errors, job timeouts, engine resets, links down and link errors;\n"
 		"then each link that is down or counted errors, and a summary.\n"
 		"\n"
-		"Exit status: 0 every device is ok; 1 a device is degraded or\n"
-		"failed, or the devices could not be read; 2 bad command line.\n"
+		"--clear (root) forgets the past faults of device DEV (index, node\n"
+		"or bus id) or of all: link_errors, engine_reset and\n"
+		"mem_uncorrected clear, the counters stay; link_down and\n"
+		"engine_hung last while the link is down or the engine hung.\n"
+		"\n"
+		"Exit status: 0 every device is ok (--clear: cleared); 1 a device\n"
+		"is degraded or failed, or the devices could not be read (--clear:\n"
+		"not root, or the driver cannot clear); 2 bad command line.\n"
 		"\n"
 		"Options:\n"
-		"  -q, --quiet     print nothing; the exit status says it all\n");
+		"  -q, --quiet     print nothing; the exit status says it all\n"
+		"  -c, --clear     clear the device named after it, or all\n");
 	inspect_print_common_options(out);
 }
 
@@ -71,6 +83,7 @@ static void health_print_json(const struct inspect_options *opts,
 			 dev->mem_errors_uncorrected);
 		json_u64(&w, "job_timeouts", dev->job_timeouts);
 		json_u64(&w, "engine_resets", dev->engine_resets);
+		json_u64(&w, "engine_hang_resets", dev->engine_hang_resets);
 		json_u64(&w, "links_down", links.down);
 		json_u64(&w, "link_errors", links.errors);
 		json_object_end(&w);
@@ -148,11 +161,101 @@ static void health_print_plain(const struct snapshot *snap,
 	       sum->count[SNAPSHOT_HEALTH_FAILED]);
 }
 
+/* Where tern.ko takes "1" to forget a device's past faults. */
+static void health_clear_path(const struct snapshot_device *dev, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "/sys/bus/platform/devices/%s/tern/health_clear",
+		 dev->name);
+}
+
+/* Writes "1" to @dev's health_clear. Returns 0 or the exit status. */
+static int health_clear_device(const struct snapshot_device *dev)
+{
+	char path[200];
+	FILE *file;
+	int err = 0;
+
+	health_clear_path(dev, path, sizeof(path));
+	file = fopen(path, "w");
+	if (!file || fputs("1", file) == EOF)
+		err = errno;
+	if (file && fclose(file) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	if (err == ENOENT)
+		fprintf(stderr,
+			HEALTH_PROG ": tern.ko %s has no health_clear (%s): the driver is older than this tool; load a newer tern.ko\n",
+			dev->driver_version[0] ? dev->driver_version : "(unknown version)",
+			path);
+	else
+		fprintf(stderr, HEALTH_PROG ": clearing device %u: %s: %s\n",
+			dev->index, path, strerror(err));
+	return 1;
+}
+
+/* health --clear WHICH: every device, or the one @which names. */
+static int health_clear(const struct inspect_options *opts, const char *which)
+{
+	const struct snapshot_device *dev = NULL;
+	bool all = strcmp(which, "all") == 0;
+	struct json_writer w;
+	struct snapshot snap;
+	int ret;
+
+	ret = inspect_snapshot("health", &snap);
+	if (ret)
+		return ret;
+	if (!all && !(dev = snapshot_find_device(&snap, which))) {
+		fprintf(stderr,
+			HEALTH_PROG ": --clear '%s': expected all or a device; devices are %u-%u (see 'tern-inspect list')\n",
+			which, snap.devices[0].index,
+			snap.devices[snap.device_count - 1].index);
+		snapshot_free(&snap);
+		return EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			HEALTH_PROG ": clearing health needs root: sudo tern-inspect health --clear %s\n",
+			which);
+		ret = 1;
+	} else if (snap.source != SNAPSHOT_SOURCE_DRIVER) {
+		fprintf(stderr,
+			HEALTH_PROG ": the simulator keeps no health to clear: --clear is for tern.ko's devices\n");
+		ret = 1;
+	}
+	for (int i = 0; !ret && i < snap.device_count; i++)
+		if (all || &snap.devices[i] == dev)
+			ret = health_clear_device(&snap.devices[i]);
+	if (!ret && opts->json) {
+		inspect_json_begin(&w, opts, &snap);
+		json_array_begin(&w, "cleared");
+		for (int i = 0; i < snap.device_count; i++)
+			if (all || &snap.devices[i] == dev)
+				json_u64(&w, NULL, snap.devices[i].index);
+		json_array_end(&w);
+		json_object_end(&w);
+		json_finish(&w);
+	} else if (!ret) {
+		if (all)
+			printf("cleared the health of all %d devices\n",
+			       snap.device_count);
+		else
+			printf("cleared the health of device %u\n", dev->index);
+	}
+	snapshot_free(&snap);
+	return ret;
+}
+
 static int health_run(int argc, char **argv, struct inspect_options *opts)
 {
-	bool quiet = false;
-	const struct inspect_flag flags[] = { { 'q', "quiet", &quiet } };
-	struct inspect_args args = { .flags = flags, .flag_count = 1 };
+	bool quiet = false, clear = false;
+	const struct inspect_flag flags[] = {
+		{ 'q', "quiet", &quiet }, { 'c', "clear", &clear },
+	};
+	struct inspect_args args = { .flags = flags, .flag_count = 2,
+				     .max_operands = 1 };
 	struct health_summary sum;
 	struct snapshot snap;
 	int ret;
@@ -166,6 +269,20 @@ static int health_run(int argc, char **argv, struct inspect_options *opts)
 	case INSPECT_PARSE_RUN:
 		break;
 	}
+	if (clear && args.operand_count == 0) {
+		fprintf(stderr,
+			HEALTH_PROG ": --clear: expected a device (index, node or bus id) or all (see 'tern-inspect health --help')\n");
+		return EXIT_USAGE;
+	}
+	if (!clear && args.operand_count)
+		return inspect_extra_argument("health", "health",
+					      args.operands[0]);
+	if (clear && quiet) {
+		fprintf(stderr, HEALTH_PROG ": --quiet does not apply to --clear\n");
+		return EXIT_USAGE;
+	}
+	if (clear)
+		return health_clear(opts, args.operands[0]);
 	ret = inspect_snapshot("health", &snap);
 	if (ret)
 		return ret == EXIT_USAGE ? ret : 1;

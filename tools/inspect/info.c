@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "inspect.h"
 #include "json.h"
+#include "text.h"
 
 static void info_usage(FILE *out)
 {
@@ -88,6 +89,7 @@ static void info_print_json(const struct inspect_options *opts,
 	json_u64(&w, "jobs_failed", dev->jobs_failed);
 	json_u64(&w, "job_timeouts", dev->job_timeouts);
 	json_u64(&w, "engine_resets", dev->engine_resets);
+	json_u64(&w, "engine_hang_resets", dev->engine_hang_resets);
 	json_u64(&w, "mem_errors_corrected", dev->mem_errors_corrected);
 	json_u64(&w, "mem_errors_uncorrected", dev->mem_errors_uncorrected);
 	json_string(&w, "health", snapshot_health_name(dev->health));
@@ -108,6 +110,7 @@ static void info_print_json(const struct inspect_options *opts,
 		json_u64(&w, "jobs_failed", eng->jobs_failed);
 		json_u64(&w, "timeouts", eng->timeouts);
 		json_u64(&w, "resets", eng->resets);
+		json_u64(&w, "hang_resets", eng->hang_resets);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
@@ -168,7 +171,8 @@ static void info_print_links(const struct snapshot *snap,
 {
 	bool any = false;
 
-	printf("\nlinks (%u up; %u fabric ports)\n", dev->links_up,
+	printf("\nlinks (%u up; %u fabric ports; FABRIC LINK numbers the link "
+	       "across the fabric, as topo does)\n", dev->links_up,
 	       dev->port_count);
 	for (int l = 0; l < snap->link_count; l++) {
 		const struct snapshot_link *link = &snap->links[l];
@@ -178,15 +182,15 @@ static void info_print_links(const struct snapshot *snap,
 		if (!info_link_end(snap, dev, link, &end))
 			continue;
 		if (!any)
-			printf("  %-4s  %-4s  %-9s  %-5s  %12s  %12s  %6s\n",
-			       "LINK", "PORT", "PEER/PORT", "STATE", "BYTES OUT",
-			       "BYTES IN", "ERRORS");
+			printf("  %-11s  %-4s  %-9s  %-5s  %12s  %12s  %6s\n",
+			       "FABRIC LINK", "PORT", "PEER/PORT", "STATE",
+			       "BYTES OUT", "BYTES IN", "ERRORS");
 		any = true;
 		snprintf(peer, sizeof(peer), "%u/%u", end.peer_device,
 			 end.peer_port);
 		cli_format_bytes(end.bytes_out, out, sizeof(out));
 		cli_format_bytes(end.bytes_in, in, sizeof(in));
-		printf("  %-4u  %-4u  %-9s  %-5s  %12s  %12s  %6llu\n",
+		printf("  %-11u  %-4u  %-9s  %-5s  %12s  %12s  %6llu\n",
 		       link->index, end.port, peer, link->up ? "up" : "DOWN",
 		       out, in, (unsigned long long)link->errors);
 	}
@@ -202,7 +206,7 @@ static void info_print_clients(const struct snapshot *snap,
 	printf("\nclients (%u)\n", dev->client_count);
 	for (int c = 0; c < snap->client_count; c++) {
 		const struct snapshot_client *client = &snap->clients[c];
-		char mem[32], host[32];
+		char mem[32], host[32], comm[TEXT_PRINTABLE_MAX];
 
 		if (client->device != dev->index)
 			continue;
@@ -214,7 +218,9 @@ static void info_print_clients(const struct snapshot *snap,
 		cli_format_bytes(client->mem_device, mem, sizeof(mem));
 		cli_format_bytes(client->mem_host, host, sizeof(host));
 		printf("  %-8u  %-16s  %12s  %12s  %7u  %6u  %6u\n",
-		       client->pid, client->comm, mem, host, client->buffers,
+		       client->pid,
+		       text_printable(client->comm, comm, sizeof(comm)), mem,
+		       host, client->buffers,
 		       client->queues, client->jobs_active);
 	}
 	if (!any)
@@ -260,8 +266,9 @@ static void info_print_plain(const struct snapshot *snap,
 	printf("  %-22s %llu\n", "failed:", (unsigned long long)dev->jobs_failed);
 	printf("  %-22s %llu\n", "timeouts:",
 	       (unsigned long long)dev->job_timeouts);
-	printf("  %-22s %llu\n", "engine resets:",
-	       (unsigned long long)dev->engine_resets);
+	printf("  %-22s %llu (%llu after a hang)\n", "engine resets:",
+	       (unsigned long long)dev->engine_resets,
+	       (unsigned long long)dev->engine_hang_resets);
 	info_print_engines(dev);
 	info_print_links(snap, dev);
 	info_print_clients(snap, dev);

@@ -88,6 +88,19 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 						struct inspect_args *args);
 
 /*
+ * For commands that run getopt_long() themselves (opterr = 0): explains
+ * its result @opt, ':' (an option without its value) or anything else (an
+ * unknown option), naming command @cmd (NULL: none) and pointing to
+ * 'tern-inspect @help_cmd --help'. Returns EXIT_USAGE.
+ */
+int inspect_option_error(const char *cmd, const char *help_cmd, int opt,
+			 char **argv);
+
+/* "tern-inspect CMD: unexpected argument 'ARG'"; returns EXIT_USAGE. */
+int inspect_extra_argument(const char *cmd, const char *help_cmd,
+			   const char *arg);
+
+/*
  * Takes a snapshot for command @cmd (errors prefixed "tern-inspect CMD").
  * Returns 0 or the exit status.
  */
@@ -139,6 +152,12 @@ void inspect_json_client(struct json_writer *w,
  * cycle, else each device's links.
  */
 void topo_draw(FILE *out, const struct snapshot *snap);
+
+/*
+ * The fabric's shape as topo_draw() shows it (topo.c): "torus:RxC",
+ * "ring", "none", the driver's word for anything else, or "other".
+ */
+void topo_shape(const struct snapshot *snap, char *buf, size_t len);
 
 /*
  * Writes @value escaped for a Prometheus label value (backslash, double

@@ -3,6 +3,7 @@
  * A small streaming JSON writer (RFC 8259) for tern-inspect.
  */
 #include "json.h"
+#include "text.h"
 
 void json_init(struct json_writer *w, FILE *out, bool pretty)
 {
@@ -21,16 +22,31 @@ static void json_indent(struct json_writer *w)
 		fputs("  ", w->out);
 }
 
+/*
+ * Always valid JSON in UTF-8, whatever @text holds: control characters
+ * (and DEL) escaped, each byte that is not part of a well-formed UTF-8
+ * character written as U+FFFD.
+ */
 static void json_quoted(struct json_writer *w, const char *text)
 {
 	fputc('"', w->out);
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(w->out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(w->out, "\\u%04x", *c);
-		else
-			fputc(*c, w->out);
+	for (const char *c = text; *c;) {
+		unsigned char byte = (unsigned char)*c;
+		size_t n;
+
+		if (byte == '"' || byte == '\\') {
+			fprintf(w->out, "\\%c", byte);
+			c++;
+		} else if (byte < 0x20 || byte == 0x7f) {
+			fprintf(w->out, "\\u%04x", byte);
+			c++;
+		} else if ((n = text_utf8_char(c)) > 0) {
+			fwrite(c, 1, n, w->out);
+			c += n;
+		} else {
+			fputs("\\ufffd", w->out);
+			c++;
+		}
 	}
 	fputc('"', w->out);
 }

@@ -7,19 +7,26 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "inspect.h"
 #include "json.h"
+#include "text.h"
+
+/* The window engine utilisation is measured over: short, still a sample. */
+#define LIST_UTILISATION_NS 100000000L
 
 static void list_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: tern-inspect list [-v] [options]\n"
-		"One line per device: index, device node, bus id, device memory\n"
-		"used and total, engines busy of all, fabric links up of all,\n"
-		"health and the number of processes (open files) using it, after\n"
-		"a line naming the backend.\n"
+		"A line naming the backend, one with the driver's version, the\n"
+		"device count and the fabric's shape, then one line per device:\n"
+		"index, device node, bus id, engine utilisation over 0.1 s (\"-\"\n"
+		"on the simulator, which keeps no engine time), device memory used\n"
+		"and total, engines busy now of all, fabric links up of all,\n"
+		"health and the number of processes (open files) using it.\n"
 		"\n"
 		"Options:\n"
 		"  -v, --verbose   also each device's clients (pid, command,\n"
@@ -88,7 +95,7 @@ static int list_width(const struct snapshot *snap, size_t offset,
 static void list_print_clients(const struct snapshot *snap,
 			       const struct snapshot_device *dev)
 {
-	char caps[160], mem[32], host[32];
+	char caps[160], mem[32], host[32], comm[TEXT_PRINTABLE_MAX];
 	bool any = false;
 
 	inspect_format_capabilities(dev->capabilities, caps, sizeof(caps));
@@ -105,7 +112,8 @@ static void list_print_clients(const struct snapshot *snap,
 		cli_format_bytes(client->mem_device, mem, sizeof(mem));
 		cli_format_bytes(client->mem_host, host, sizeof(host));
 		printf("        %-8u  %-16s  %12s  %12s  %7u\n", client->pid,
-		       client->comm, mem, host, client->buffers);
+		       text_printable(client->comm, comm, sizeof(comm)), mem,
+		       host, client->buffers);
 	}
 	if (!any)
 		printf("        clients: none%s\n",
@@ -113,7 +121,64 @@ static void list_print_clients(const struct snapshot *snap,
 		       " (the simulator shows no other processes)" : "");
 }
 
-static void list_print_plain(const struct snapshot *snap, bool verbose)
+/*
+ * "tern.ko 0.4.0, 16 devices, torus:4x4" or "simulator, 4 devices, ring":
+ * what answers, how many devices it has and how they are joined.
+ */
+static void list_print_summary(const struct snapshot *snap)
+{
+	const char *version = snap->device_count ?
+		snap->devices[0].driver_version : "";
+	char shape[80];
+
+	topo_shape(snap, shape, sizeof(shape));
+	if (snap->source == SNAPSHOT_SOURCE_SIM)
+		printf("simulator");
+	else
+		printf("tern.ko%s%s", version[0] ? " " : "", version);
+	printf(", %d device%s, %s\n", snap->device_count,
+	       snap->device_count == 1 ? "" : "s", shape);
+}
+
+/* Engine time of @dev's engines, all together. */
+static uint64_t list_busy_ns(const struct snapshot_device *dev)
+{
+	uint64_t total = 0;
+
+	for (uint32_t e = 0; e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES; e++)
+		total += dev->engines[e].busy_ns;
+	return total;
+}
+
+/*
+ * "37" (percent of @dev's engine time busy since @before, an earlier
+ * snapshot), or "-" when there is none to compare with.
+ */
+static void list_utilisation(const struct snapshot *snap,
+			     const struct snapshot *before,
+			     const struct snapshot_device *dev, char *buf,
+			     size_t len)
+{
+	uint64_t interval = before ? snap->taken_ns - before->taken_ns : 0;
+	const struct snapshot_device *was = NULL;
+	uint64_t busy, capacity;
+
+	for (int i = 0; before && i < before->device_count; i++)
+		if (before->devices[i].index == dev->index)
+			was = &before->devices[i];
+	capacity = interval * dev->engine_count;
+	if (!was || !capacity) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	busy = list_busy_ns(dev) > list_busy_ns(was) ?
+	       list_busy_ns(dev) - list_busy_ns(was) : 0;
+	snprintf(buf, len, "%.0f", busy >= capacity ? 100.0 :
+		 100.0 * (double)busy / (double)capacity);
+}
+
+static void list_print_plain(const struct snapshot *snap,
+			     const struct snapshot *before, bool verbose)
 {
 	int node_width = list_width(snap, offsetof(struct snapshot_device, node),
 				    "NODE");
@@ -124,12 +189,14 @@ static void list_print_plain(const struct snapshot *snap, bool verbose)
 	printf("backend: %s\n", cli_backend_description(snap->backend));
 	if (snap->device_count == 0)
 		return;
-	printf("%-6s  %-*s  %-*s  %-28s  %7s  %5s  %-8s  %5s\n", "DEVICE",
-	       node_width, "NODE", bus_width, "BUS ID", "MEMORY USED / TOTAL",
-	       "ENGINES", "LINKS", "HEALTH", "PROCS");
+	list_print_summary(snap);
+	printf("%-6s  %-*s  %-*s  %5s  %-28s  %7s  %5s  %-8s  %5s\n", "DEVICE",
+	       node_width, "NODE", bus_width, "BUS ID", "UTIL%",
+	       "MEMORY USED / TOTAL", "ENGINES", "LINKS", "HEALTH", "PROCS");
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 		char used[32], total[32], memory[80], engines[24], links_text[24];
+		char util[8];
 		struct inspect_link_counts links;
 		unsigned int percent = dev->mem_total ?
 			(unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0;
@@ -143,14 +210,36 @@ static void list_print_plain(const struct snapshot *snap, bool verbose)
 			 dev->engine_count);
 		snprintf(links_text, sizeof(links_text), "%u/%u", dev->links_up,
 			 links.total);
-		printf("%-6u  %-*s  %-*s  %-28s  %7s  %5s  %-8s  %5u\n",
+		list_utilisation(snap, before, dev, util, sizeof(util));
+		printf("%-6u  %-*s  %-*s  %5s  %-28s  %7s  %5s  %-8s  %5u\n",
 		       dev->index, node_width, dev->node, bus_width,
-		       dev->bus_id[0] ? dev->bus_id : "-", memory, engines,
+		       dev->bus_id[0] ? dev->bus_id : "-", util, memory, engines,
 		       links_text, snapshot_health_name(dev->health),
 		       dev->client_count);
 		if (verbose)
 			list_print_clients(snap, dev);
 	}
+}
+
+/*
+ * Engine utilisation needs two readings of the engines' busy time: the
+ * table shows a second snapshot, 0.1 s after @first.
+ */
+static int list_with_utilisation(const struct snapshot *first, bool verbose)
+{
+	const struct timespec pause = { 0, LIST_UTILISATION_NS };
+	struct snapshot_session session = { 0 };
+	struct snapshot later;
+	int ret;
+
+	nanosleep(&pause, NULL);
+	ret = snapshot_refresh("tern-inspect list", &session, first, &later);
+	snapshot_session_end(&session);
+	if (ret)
+		return ret;
+	list_print_plain(&later, first, verbose);
+	snapshot_free(&later);
+	return 0;
 }
 
 static int list_run(int argc, char **argv, struct inspect_options *opts)
@@ -177,7 +266,7 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 			if (opts->json)
 				list_print_json(opts, &snap, verbose);
 			else
-				list_print_plain(&snap, verbose);
+				list_print_plain(&snap, NULL, verbose);
 		}
 		return ret;
 	}
@@ -188,12 +277,15 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 			break;
 		}
 	}
-	if (opts->json)
+	if (opts->json) {
 		list_print_json(opts, &snap, verbose);
-	else
-		list_print_plain(&snap, verbose);
+	} else if (snap.source == SNAPSHOT_SOURCE_DRIVER) {
+		ret = list_with_utilisation(&snap, verbose);
+	} else {
+		list_print_plain(&snap, NULL, verbose);
+	}
 	snapshot_free(&snap);
-	return 0;
+	return ret;
 }
 
 const struct inspect_command inspect_list_command = {

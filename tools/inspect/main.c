@@ -27,8 +27,9 @@ static const struct inspect_command *const inspect_commands[] = {
 static void inspect_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: tern-inspect [options] COMMAND [options]\n"
+		"Usage: tern-inspect [options] [COMMAND [options]]\n"
 		"       tern-inspect help [COMMAND]\n"
+		"With no command, tern-inspect runs list.\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < INSPECT_COMMAND_COUNT; i++)
@@ -44,7 +45,7 @@ static void inspect_usage(FILE *out)
 		"TERN_SIM_DEVICES, TERN_SIM_MEM_MB, TERN_SIM_TOPOLOGY).\n"
 		"Exit status: 0 success, 1 devices missing or unreadable (health:\n"
 		"or not all ok), 2 bad command line or TERN_* settings.\n"
-		"See Documentation/tern-inspect.rst for the tables and JSON.\n");
+		"Tables and JSON schema: tern-inspect(1).\n");
 }
 
 static const struct inspect_command *inspect_find(const char *name)
@@ -102,10 +103,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	first = optind;
+	/* No command: the device list, the question most often asked. */
 	if (first >= argc) {
-		fprintf(stderr, "tern-inspect: expected a command\n");
-		inspect_usage(stderr);
-		return EXIT_USAGE;
+		char *list_argv[] = { "list", NULL };
+
+		return inspect_list_command.run(1, list_argv, &opts);
 	}
 	if (strcmp(argv[first], "help") == 0)
 		return inspect_help(argc - first, argv + first);

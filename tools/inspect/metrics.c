@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "text.h"
 
 static void metrics_usage(FILE *out)
 {
@@ -25,15 +26,23 @@ static void metrics_usage(FILE *out)
 
 void metrics_write_label_value(FILE *out, const char *value)
 {
-	for (const char *c = value; *c; c++) {
-		if (*c == '\\')
+	for (const char *c = value; *c;) {
+		unsigned char byte = (unsigned char)*c;
+		size_t n = 1;
+
+		if (byte == '\\')
 			fputs("\\\\", out);
-		else if (*c == '"')
+		else if (byte == '"')
 			fputs("\\\"", out);
-		else if (*c == '\n')
+		else if (byte == '\n')
 			fputs("\\n", out);
+		else if (byte < 0x20 || byte == 0x7f)
+			fputc('?', out);
+		else if ((n = text_utf8_char(c)) > 0)
+			fwrite(c, 1, n, out);
 		else
-			fputc(*c, out);
+			fputc('?', out);	/* not UTF-8, which the format requires */
+		c += n ? n : 1;
 	}
 }
 
@@ -88,6 +97,27 @@ _Static_assert(sizeof(enum snapshot_health) == sizeof(uint32_t),
 	metrics_per_device(out, snap, name, type, help, \
 			   offsetof(struct snapshot_device, field), true)
 
+/* One sample, value 1, per reason a device is not ok: alerts name it. */
+static void metrics_health_reasons(FILE *out, const struct snapshot *snap)
+{
+	metrics_family(out, "tern_device_health_reason", "gauge",
+		       "1 for each reason the device is not ok (link_down, link_errors, engine_reset, engine_hung, mem_uncorrected).");
+	for (int i = 0; i < snap->device_count; i++) {
+		const struct snapshot_device *dev = &snap->devices[i];
+		char names[128], *name, *save = NULL;
+
+		snapshot_health_reasons(dev->health_reasons, names,
+					sizeof(names));
+		for (name = strtok_r(names, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save)) {
+			metrics_device_sample(out, "tern_device_health_reason",
+					      dev);
+			fprintf(out, ",reason=\"%s\"", name);
+			metrics_u64(out, 1);
+		}
+	}
+}
+
 static void metrics_devices(FILE *out, const struct snapshot *snap)
 {
 	metrics_family(out, "tern_device_info", "gauge",
@@ -107,6 +137,7 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 	}
 	METRICS_DEVICE_U32(out, snap, "tern_device_health", "gauge",
 			   "Device health: 0 ok, 1 degraded, 2 failed.", health);
+	metrics_health_reasons(out, snap);
 	METRICS_DEVICE_U64(out, snap, "tern_memory_used_bytes", "gauge",
 			   "Device memory in use by all processes.", mem_used);
 	METRICS_DEVICE_U64(out, snap, "tern_memory_total_bytes", "gauge",
@@ -116,14 +147,18 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 			   mem_host_used);
 	METRICS_DEVICE_U32(out, snap, "tern_buffers", "gauge",
 			   "Buffers alive on the device.", buffer_count);
-	METRICS_DEVICE_U32(out, snap, "tern_engines_busy", "gauge",
-			   "Engines running a job now.", engines_busy);
+	METRICS_DEVICE_U32(out, snap, "tern_device_engines_active", "gauge",
+			   "How many of the device's engines run a job now.",
+			   engines_busy);
 	METRICS_DEVICE_U32(out, snap, "tern_clients", "gauge",
 			   "Open files (processes) of the device.", client_count);
 	METRICS_DEVICE_U64(out, snap, "tern_job_timeouts_total", "counter",
 			   "Jobs failed by the job timeout.", job_timeouts);
 	METRICS_DEVICE_U64(out, snap, "tern_engine_resets_total", "counter",
 			   "Engine resets.", engine_resets);
+	METRICS_DEVICE_U64(out, snap, "tern_engine_hang_resets_total", "counter",
+			   "Engine resets after the engine hung (the engine_reset health reason).",
+			   engine_hang_resets);
 
 	metrics_family(out, "tern_memory_errors_total", "counter",
 		       "Device memory errors by kind.");
@@ -155,13 +190,13 @@ static void metrics_engine_sample(FILE *out, const char *name,
 
 static void metrics_engines(FILE *out, const struct snapshot *snap)
 {
-	metrics_family(out, "tern_engine_busy", "gauge",
-		       "1 while the engine runs a job.");
+	metrics_family(out, "tern_engine_active", "gauge",
+		       "1 while the engine runs a job, else 0.");
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 
 		for (uint32_t e = 0; e < metrics_engine_count(dev); e++) {
-			metrics_engine_sample(out, "tern_engine_busy", dev,
+			metrics_engine_sample(out, "tern_engine_active", dev,
 					      &dev->engines[e]);
 			metrics_u64(out, dev->engines[e].busy);
 		}
@@ -259,6 +294,43 @@ static void metrics_links(FILE *out, const struct snapshot *snap)
 	}
 }
 
+/* Each end of each link, as device labels see it: sums per device. */
+static void metrics_ports(FILE *out, const struct snapshot *snap)
+{
+	static const char *const names[] = {
+		"tern_port_tx_bytes_total", "tern_port_rx_bytes_total",
+	};
+	static const char *const helps[] = {
+		"Bytes the device sent out of the fabric port.",
+		"Bytes the device received on the fabric port.",
+	};
+
+	for (int dir = 0; dir < 2; dir++) {
+		metrics_family(out, names[dir], "counter", helps[dir]);
+		for (int l = 0; l < snap->link_count; l++) {
+			const struct snapshot_link *link = &snap->links[l];
+			const struct snapshot_device *a =
+				snapshot_device_by_fabric_id(snap, link->device_a);
+			const struct snapshot_device *b =
+				snapshot_device_by_fabric_id(snap, link->device_b);
+			uint32_t ia = a ? a->index : link->device_a;
+			uint32_t ib = b ? b->index : link->device_b;
+
+			/* End A sends a_to_b and receives b_to_a; B the reverse. */
+			fprintf(out,
+				"%s{device=\"%u\",port=\"%u\",peer_device=\"%u\",peer_port=\"%u\"",
+				names[dir], ia, link->port_a, ib, link->port_b);
+			metrics_u64(out, dir == 0 ? link->bytes_a_to_b :
+						    link->bytes_b_to_a);
+			fprintf(out,
+				"%s{device=\"%u\",port=\"%u\",peer_device=\"%u\",peer_port=\"%u\"",
+				names[dir], ib, link->port_b, ia, link->port_a);
+			metrics_u64(out, dir == 0 ? link->bytes_b_to_a :
+						    link->bytes_a_to_b);
+		}
+	}
+}
+
 static void metrics_clients(FILE *out, const struct snapshot *snap)
 {
 	static const char *const kinds[] = { "device", "host" };
@@ -286,6 +358,7 @@ void metrics_write(FILE *out, const struct snapshot *snap)
 	metrics_devices(out, snap);
 	metrics_engines(out, snap);
 	metrics_links(out, snap);
+	metrics_ports(out, snap);
 	metrics_clients(out, snap);
 }
 

@@ -320,10 +320,8 @@ static int module_run(int argc, char **argv, struct inspect_options *opts)
 			module_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr,
-				MODULE_PROG ": unknown option '%s' (see 'tern-inspect module --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return inspect_option_error("module", "module", opt,
+						    argv);
 		}
 	}
 	if (optind >= argc)

@@ -208,8 +208,9 @@ static int module_insert(struct kmod_ctx *ctx, const char *path,
 	    !found || !kmod_module_get_path(mod = kmod_module_get_module(found))) {
 		uname(&uts);
 		fprintf(stderr,
-			MODULE_PROG ": no tern.ko is installed for kernel %s: install it with dkms or 'make install', or pass --path FILE\n",
-			uts.release);
+			MODULE_PROG ": no tern.ko is installed for kernel %s: install it ('sudo make install-dkms', then 'sudo dkms install tern/%d.%d.%d'; see Documentation/install.rst), or pass --path FILE\n",
+			uts.release, TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+			TERN_VERSION_PATCH);
 		if (mod)
 			kmod_module_unref(mod);
 		kmod_module_unref_list(found);
@@ -286,22 +287,14 @@ int module_load(int argc, char **argv, struct inspect_options *opts)
 		case 'h':
 			module_load_usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, MODULE_PROG " load: %s needs a value\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				MODULE_PROG " load: unknown option '%s' (see 'tern-inspect module --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return inspect_option_error("module load", "module", opt,
+						    argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, MODULE_PROG " load: unexpected argument '%s'\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return inspect_extra_argument("module load", "module",
+					      argv[optind]);
 	if (module_need_root("load"))
 		return 1;
 	if (module_open(&ctx, &mod))

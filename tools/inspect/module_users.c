@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "module_kmod.h"
+#include "text.h"
 
 /* Whether @link (a /proc/PID/fd target or maps path) is one of @nodes. */
 static bool module_is_node(const char *link, char nodes[][32], int count)
@@ -133,7 +134,7 @@ static bool module_process_uses(const char *pid, char nodes[][32], int count)
 /* Prints " pid 123 (python3)" for each process using tern's nodes. */
 void module_print_users(void)
 {
-	char nodes[128][32], comm_path[300], comm[64];
+	char nodes[128][32], comm_path[300], comm[64], shown[64];
 	DIR *proc = opendir("/proc");
 	struct dirent *entry;
 	int count = module_tern_nodes(nodes, 128), found = 0;
@@ -154,7 +155,8 @@ void module_print_users(void)
 		}
 		fprintf(stderr, "%s pid %s (%s)",
 			found++ ? "," : MODULE_PROG ": processes using its devices:",
-			entry->d_name, comm);
+			entry->d_name,
+			text_printable(comm, shown, sizeof(shown)));
 	}
 	if (proc)
 		closedir(proc);

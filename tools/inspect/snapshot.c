@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "family.h"
 #include "snapshot.h"
 #include "tern_accel.h"
 
@@ -22,7 +23,7 @@ int snapshot_take(const char *prog, struct snapshot *snap)
 	    strcmp(forced, "sim") != 0)
 		return cli_get_backend(prog, &backend);	/* explains, usage */
 	if (!forced || strcmp(forced, "sim") != 0) {
-		ret = snapshot_kernel_take(prog, NULL, snap);
+		ret = snapshot_kernel_take(prog, NULL, NULL, snap);
 		if (ret != SNAPSHOT_NO_DRIVER)
 			return ret;
 		if (forced && strcmp(forced, "kernel") == 0) {
@@ -39,20 +40,35 @@ int snapshot_take(const char *prog, struct snapshot *snap)
 	return snapshot_sim_take(prog, snap);
 }
 
-int snapshot_refresh(const char *prog, const struct snapshot *old,
-		     struct snapshot *snap)
+int snapshot_refresh(const char *prog, struct snapshot_session *session,
+		     const struct snapshot *old, struct snapshot *snap)
 {
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
 	if (old->source == SNAPSHOT_SOURCE_SIM)
 		return snapshot_sim_take(prog, snap);
-	ret = snapshot_kernel_take(prog, old, snap);
+	if (!session->netlink) {
+		session->netlink = calloc(1, sizeof(*session->netlink));
+		if (!session->netlink) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 1;
+		}
+	}
+	ret = snapshot_kernel_take(prog, old, session->netlink, snap);
 	if (ret == SNAPSHOT_NO_DRIVER) {
 		fprintf(stderr, "%s: tern.ko was unloaded\n", prog);
 		return 1;
 	}
 	return ret;
+}
+
+void snapshot_session_end(struct snapshot_session *session)
+{
+	if (session->netlink)
+		family_close(session->netlink);
+	free(session->netlink);
+	session->netlink = NULL;
 }
 
 void snapshot_free(struct snapshot *snap)

@@ -31,6 +31,7 @@ struct snapshot_engine {
 	uint64_t busy_ns;
 	uint32_t jobs_queued;
 	uint64_t jobs_completed, jobs_failed, timeouts, resets;
+	uint64_t hang_resets;		/* of resets, those after a hang */
 };
 
 struct snapshot_device {
@@ -50,6 +51,7 @@ struct snapshot_device {
 	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint64_t jobs_completed, jobs_failed, job_timeouts, engine_resets;
+	uint64_t engine_hang_resets;	/* of engine_resets, after a hang */
 	struct snapshot_engine engines[SNAPSHOT_MAX_ENGINES];
 	/*
 	 * errno from opening the node to read what netlink does not give
@@ -110,9 +112,25 @@ struct snapshot {
  */
 int snapshot_take(const char *prog, struct snapshot *snap);
 
-/* Takes a new snapshot from the same source as @old into @snap. */
-int snapshot_refresh(const char *prog, const struct snapshot *old,
-		     struct snapshot *snap);
+struct family_conn;
+
+/*
+ * What a live view (top) keeps from one snapshot to the next: tern.ko's
+ * netlink connection, opened once instead of for every frame. Zero it
+ * before the first snapshot_refresh(); end it with snapshot_session_end().
+ */
+struct snapshot_session {
+	struct family_conn *netlink;
+};
+
+/*
+ * Takes a new snapshot from the same source as @old into @snap, over
+ * @session's connection.
+ */
+int snapshot_refresh(const char *prog, struct snapshot_session *session,
+		     const struct snapshot *old, struct snapshot *snap);
+
+void snapshot_session_end(struct snapshot_session *session);
 
 void snapshot_free(struct snapshot *snap);
 
@@ -181,10 +199,13 @@ void snapshot_finish(struct snapshot *snap);
  * From tern.ko. Returns SNAPSHOT_NO_DRIVER, printing nothing, when its
  * netlink family is not registered; @old, when not NULL, is an earlier
  * snapshot whose node-derived fields are reused instead of opening nodes.
+ * @kept, when not NULL, is a connection to use and keep open (connected
+ * here if it is not yet, again if tern.ko was reloaded); else one is
+ * opened and closed.
  */
 #define SNAPSHOT_NO_DRIVER (-1)
 int snapshot_kernel_take(const char *prog, const struct snapshot *old,
-			 struct snapshot *snap);
+			 struct family_conn *kept, struct snapshot *snap);
 
 /* From libtern (its simulator unless it chose tern.ko's nodes). */
 int snapshot_sim_take(const char *prog, struct snapshot *snap);

@@ -4,8 +4,8 @@
  * (devices, links, clients), which any user may read, plus the engine
  * clock from DRM_IOCTL_TERN_GET_INFO on each node this user may open.
  * Attributes an older tern.ko does not send are left zero, and a command
- * it does not know (TERN_CMD_CLIENT_GET) reads as no clients, so the tool
- * works with every tern.ko that has the family.
+ * its family does not list (TERN_CMD_CLIENT_GET) reads as no clients, so
+ * the tool works with every tern.ko that has the family.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
 #include <xf86drm.h>
 
+#include "family.h"
 #include "snapshot.h"
 #include "tern_accel.h"
 
@@ -65,73 +65,11 @@ static void kernel_string(struct nlattr **tb, int attr, char *buf, size_t len)
 		nla_strlcpy(buf, tb[attr], len);
 }
 
-static struct nla_policy kernel_device_policy[TERN_A_DEV_MAX + 1];
-static struct nla_policy kernel_engine_policy[TERN_A_ENGINE_MAX + 1];
-static struct nla_policy kernel_link_policy[TERN_A_LINK_MAX + 1];
-static struct nla_policy kernel_client_policy[TERN_A_CLIENT_MAX + 1];
-
-/* Every integer attribute is u32 or u64; the rest are strings or nests. */
-static void kernel_init_policies(void)
-{
-	static const int dev_u64[] = {
-		TERN_A_DEV_MEM_SIZE, TERN_A_DEV_MEM_USED,
-		TERN_A_DEV_CAPABILITIES, TERN_A_DEV_MEM_HOST_USED,
-		TERN_A_DEV_MEM_ERRORS_CORRECTED,
-		TERN_A_DEV_MEM_ERRORS_UNCORRECTED, TERN_A_DEV_JOBS_COMPLETED,
-		TERN_A_DEV_JOBS_FAILED, TERN_A_DEV_JOB_TIMEOUTS,
-		TERN_A_DEV_ENGINE_RESETS, TERN_A_DEV_MEM_ERROR_ADDR,
-	};
-	static const int dev_string[] = {
-		TERN_A_DEV_NAME, TERN_A_DEV_NODE, TERN_A_DEV_BUS_ID,
-		TERN_A_DEV_DRIVER_VERSION, TERN_A_DEV_TOPOLOGY,
-	};
-	static const int engine_u64[] = {
-		TERN_A_ENGINE_BUSY_NS, TERN_A_ENGINE_JOBS_COMPLETED,
-		TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS,
-		TERN_A_ENGINE_RESETS,
-	};
-	static const int link_u64[] = {
-		TERN_A_LINK_BYTES_A_TO_B, TERN_A_LINK_BYTES_B_TO_A,
-		TERN_A_LINK_PACKETS_A_TO_B, TERN_A_LINK_PACKETS_B_TO_A,
-		TERN_A_LINK_ERRORS, TERN_A_LINK_BANDWIDTH,
-	};
-	static const int client_u64[] = {
-		TERN_A_CLIENT_ID, TERN_A_CLIENT_MEM_DEVICE,
-		TERN_A_CLIENT_MEM_HOST, TERN_A_CLIENT_JOBS_SUBMITTED,
-		TERN_A_CLIENT_BUSY_NS,
-	};
-
-	for (int a = TERN_A_DEV_INDEX; a <= TERN_A_DEV_MAX; a++)
-		kernel_device_policy[a].type = NLA_U32;
-	for (size_t i = 0; i < sizeof(dev_u64) / sizeof(dev_u64[0]); i++)
-		kernel_device_policy[dev_u64[i]].type = NLA_U64;
-	for (size_t i = 0; i < sizeof(dev_string) / sizeof(dev_string[0]); i++)
-		kernel_device_policy[dev_string[i]].type = NLA_STRING;
-	kernel_device_policy[TERN_A_DEV_ENGINE].type = NLA_NESTED;
-
-	for (int a = TERN_A_ENGINE_INDEX; a <= TERN_A_ENGINE_MAX; a++)
-		kernel_engine_policy[a].type = NLA_U32;
-	for (size_t i = 0; i < sizeof(engine_u64) / sizeof(engine_u64[0]); i++)
-		kernel_engine_policy[engine_u64[i]].type = NLA_U64;
-	kernel_engine_policy[TERN_A_ENGINE_GUILTY_COMM].type = NLA_STRING;
-
-	for (int a = TERN_A_LINK_INDEX; a <= TERN_A_LINK_MAX; a++)
-		kernel_link_policy[a].type = NLA_U32;
-	for (size_t i = 0; i < sizeof(link_u64) / sizeof(link_u64[0]); i++)
-		kernel_link_policy[link_u64[i]].type = NLA_U64;
-
-	for (int a = TERN_A_CLIENT_DEVICE; a <= TERN_A_CLIENT_MAX; a++)
-		kernel_client_policy[a].type = NLA_U32;
-	for (size_t i = 0; i < sizeof(client_u64) / sizeof(client_u64[0]); i++)
-		kernel_client_policy[client_u64[i]].type = NLA_U64;
-	kernel_client_policy[TERN_A_CLIENT_COMM].type = NLA_STRING;
-}
-
 static int kernel_parse_engine(struct nlattr *nest, struct snapshot_engine *eng)
 {
 	struct nlattr *tb[TERN_A_ENGINE_MAX + 1];
 	int err = nla_parse_nested(tb, TERN_A_ENGINE_MAX, nest,
-				   kernel_engine_policy);
+				   family_engine_policy);
 
 	if (err < 0)
 		return err;
@@ -144,6 +82,7 @@ static int kernel_parse_engine(struct nlattr *nest, struct snapshot_engine *eng)
 	eng->jobs_failed = kernel_u64(tb, TERN_A_ENGINE_JOBS_FAILED);
 	eng->timeouts = kernel_u64(tb, TERN_A_ENGINE_TIMEOUTS);
 	eng->resets = kernel_u64(tb, TERN_A_ENGINE_RESETS);
+	eng->hang_resets = kernel_u64(tb, TERN_A_ENGINE_HANG_RESETS);
 	return 0;
 }
 
@@ -170,7 +109,7 @@ static int kernel_device_cb(struct nl_msg *msg, void *arg)
 	int rem, err;
 
 	err = genlmsg_parse(nlmsg_hdr(msg), 0, tb, TERN_A_DEV_MAX,
-			    kernel_device_policy);
+			    family_device_policy);
 	if (err < 0 || !tb[TERN_A_DEV_INDEX]) {
 		dump->error = err < 0 ? err : -NLE_MISSING_ATTR;
 		return NL_STOP;
@@ -222,6 +161,7 @@ static int kernel_device_cb(struct nl_msg *msg, void *arg)
 	dev->jobs_failed = kernel_u64(tb, TERN_A_DEV_JOBS_FAILED);
 	dev->job_timeouts = kernel_u64(tb, TERN_A_DEV_JOB_TIMEOUTS);
 	dev->engine_resets = kernel_u64(tb, TERN_A_DEV_ENGINE_RESETS);
+	dev->engine_hang_resets = kernel_u64(tb, TERN_A_DEV_ENGINE_HANG_RESETS);
 	if (tb[TERN_A_DEV_TOPOLOGY] && !snap->topology[0])
 		nla_strlcpy(snap->topology, tb[TERN_A_DEV_TOPOLOGY],
 			    sizeof(snap->topology));
@@ -256,7 +196,7 @@ static int kernel_link_cb(struct nl_msg *msg, void *arg)
 	int err;
 
 	err = genlmsg_parse(nlmsg_hdr(msg), 0, tb, TERN_A_LINK_MAX,
-			    kernel_link_policy);
+			    family_link_policy);
 	if (err < 0) {
 		dump->error = err;
 		return NL_STOP;
@@ -295,7 +235,7 @@ static int kernel_client_cb(struct nl_msg *msg, void *arg)
 	int err;
 
 	err = genlmsg_parse(nlmsg_hdr(msg), 0, tb, TERN_A_CLIENT_MAX,
-			    kernel_client_policy);
+			    family_client_policy);
 	if (err < 0) {
 		dump->error = err;
 		return NL_STOP;
@@ -399,74 +339,96 @@ static void kernel_report(const char *prog, const char *what, int err)
 		what, nl_geterror(err));
 }
 
-int snapshot_kernel_take(const char *prog, const struct snapshot *old,
-			 struct snapshot *snap)
+/* The dumps of one snapshot over @conn. Returns 0 or the exit status. */
+static int kernel_take(const char *prog, const struct snapshot *old,
+		       struct family_conn *conn, struct kernel_dump *dump,
+		       bool *retry)
 {
-	struct kernel_dump dump = { .snap = snap };
-	struct nl_sock *sock = nl_socket_alloc();
+	struct snapshot *snap = dump->snap;
 	struct timespec now;
-	int family, err, ret = 1;
+	int err;
 
-	if (!sock) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
-	}
-	/* No generic netlink at all (a restricted container): no driver. */
-	if (genl_connect(sock) < 0) {
-		nl_socket_free(sock);
-		return SNAPSHOT_NO_DRIVER;
-	}
-	family = genl_ctrl_resolve(sock, TERN_GENL_NAME);
-	if (family < 0) {
-		nl_socket_free(sock);
-		return SNAPSHOT_NO_DRIVER;
-	}
-	kernel_init_policies();
 	snap->source = SNAPSHOT_SOURCE_DRIVER;
 	snap->backend = TERN_BACKEND_KERNEL;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snap->taken_ns = (uint64_t)now.tv_sec * 1000000000ull +
 			 (uint64_t)now.tv_nsec;
 
-	err = kernel_dump(sock, family, TERN_CMD_DEVICE_GET, kernel_device_cb,
-			  &dump);
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_DEVICE_GET,
+			  kernel_device_cb, dump);
+	if (err < 0 && *retry) {
+		/* A kept connection may name a family since reloaded. */
+		*retry = false;
+		return -1;
+	}
 	if (err < 0) {
 		kernel_report(prog, "devices", err);
-		goto out;
+		return 1;
 	}
 	if (snap->device_count == 0) {
 		fprintf(stderr,
 			"%s: tern.ko is loaded but has no devices: reload it with "
 			"devices, e.g. 'sudo modprobe -r tern && sudo modprobe tern "
 			"mock_devices=4'\n", prog);
-		goto out;
+		return 1;
 	}
-	err = kernel_dump(sock, family, TERN_CMD_LINK_GET, kernel_link_cb,
-			  &dump);
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_LINK_GET,
+			  kernel_link_cb, dump);
 	if (err < 0) {
 		kernel_report(prog, "links", err);
-		goto out;
+		return 1;
 	}
 	/* Nodes first: the file we open must not show up as a client. */
 	for (int i = 0; i < snap->device_count; i++)
 		kernel_node_fields(old, &snap->devices[i]);
-	err = kernel_dump(sock, family, TERN_CMD_CLIENT_GET, kernel_client_cb,
-			  &dump);
-	/* A tern.ko without the command has no clients to show. */
-	if (err < 0 && err != -NLE_OPNOTSUPP && err != -NLE_INVAL) {
-		kernel_report(prog, "clients", err);
-		goto out;
+	/* A tern.ko whose family lacks the command has no clients to show. */
+	if (conn->has_client_get) {
+		err = kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET,
+				  kernel_client_cb, dump);
+		if (err < 0) {
+			kernel_report(prog, "clients", err);
+			return 1;
+		}
 	}
 	for (int i = 0; i < snap->device_count; i++)
-		if (!dump.health_given[i])
+		if (!dump->health_given[i])
 			snapshot_derive_link_health(snap, &snap->devices[i]);
 	snapshot_finish(snap);
-	ret = 0;
-out:
-	free(dump.health_given);
-	nl_socket_free(sock);
+	return 0;
+}
+
+int snapshot_kernel_take(const char *prog, const struct snapshot *old,
+			 struct family_conn *kept, struct snapshot *snap)
+{
+	struct family_conn own = { 0 };
+	struct family_conn *conn = kept ? kept : &own;
+	bool retry = kept && kept->sock;
+	int err, ret;
+
+	family_init_policies();
+	for (;;) {
+		struct kernel_dump dump = { .snap = snap };
+
+		if (!conn->sock) {
+			err = family_connect(conn);
+			if (err == FAMILY_ABSENT)
+				return SNAPSHOT_NO_DRIVER;
+			if (err < 0) {
+				kernel_report(prog, "family", err);
+				return 1;
+			}
+		}
+		ret = kernel_take(prog, old, conn, &dump, &retry);
+		free(dump.health_given);
+		if (ret)
+			snapshot_free(snap);
+		if (ret >= 0)
+			break;
+		family_close(conn);	/* and connect again */
+	}
+	if (!kept)
+		family_close(conn);
 	if (ret) {
-		snapshot_free(snap);
 		snap->source = SNAPSHOT_SOURCE_DRIVER;
 		snap->backend = TERN_BACKEND_KERNEL;
 	}

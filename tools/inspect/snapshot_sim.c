@@ -86,7 +86,7 @@ static tern_status_t sim_read_device(struct snapshot *snap, int index)
 	snprintf(dev->name, sizeof(dev->name), "%s.%d",
 		 snap->backend == TERN_BACKEND_SIM ? "sim" : "tern", props.index);
 	snprintf(dev->node, sizeof(dev->node), "%s", props.node);
-	snprintf(dev->bus_id, sizeof(dev->bus_id), "%s", props.node);
+	/* No bus: the node ("sim:N") is the only name it has. */
 	dev->capabilities = props.capabilities;
 	dev->clock_hz = props.clock_hz;
 	dev->engine_count = props.engine_count;

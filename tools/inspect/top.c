@@ -4,13 +4,14 @@
  * memory, link throughput, health) and every process using one, redrawn
  * in place each interval on a terminal (q quits), or printed frame after
  * frame (--batch, or output not a terminal), or as JSON lines. Each frame
- * shows the interval that ended when it was drawn: the first comes after
- * one delay.
+ * shows the interval that ended when it was drawn; the first text frame
+ * comes at once, without rates.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -100,68 +101,146 @@ static int top_parse(int argc, char **argv, struct inspect_options *opts,
 		case 'h':
 			top_usage(stdout);
 			return -1;
-		case ':':
-			fprintf(stderr, TOP_PROG ": %s needs a value\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				TOP_PROG ": unknown option '%s' (see 'tern-inspect top --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return inspect_option_error("top", "top", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			TOP_PROG ": unexpected argument '%s' (see 'tern-inspect top --help')\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return inspect_extra_argument("top", "top", argv[optind]);
 	return 0;
 }
 
-/* ---- the terminal: keys without Enter, restored however top ends ---- */
+/*
+ * ---- the terminal: keys without Enter and the alternate screen, given
+ * back however top ends or stops (q, a signal, exit, Ctrl-Z) and taken
+ * again when it continues ----
+ */
 
 static struct termios top_saved_termios;
-static bool top_termios_changed;
+static volatile sig_atomic_t top_terminal_wanted;	/* until top ends */
+static volatile sig_atomic_t top_terminal_ours;	/* raw + alternate now */
 static volatile sig_atomic_t top_signal;
+static volatile sig_atomic_t top_redraw;	/* continued: draw at once */
 
-static void top_on_signal(int signo)
+#define TOP_ENTER "\033[?1049h\033[?25l"	/* alternate screen, no cursor */
+#define TOP_LEAVE "\033[?25h\033[?1049l"
+
+/* The user's modes and main screen back. Async-signal-safe. */
+static void top_give_back(void)
 {
-	top_signal = signo;
-}
-
-static void top_restore_terminal(void)
-{
-	if (top_termios_changed)
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &top_saved_termios);
-	top_termios_changed = false;
-}
-
-static void top_raw_terminal(void)
-{
-	struct termios raw;
-
-	if (tcgetattr(STDIN_FILENO, &top_saved_termios) != 0)
+	if (!top_terminal_ours)
 		return;
-	raw = top_saved_termios;
+	top_terminal_ours = 0;
+	/* A terminal that is gone needs nothing more. */
+	(void)!write(STDOUT_FILENO, TOP_LEAVE, sizeof(TOP_LEAVE) - 1);
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &top_saved_termios);
+}
+
+/* Keys without Enter or echo, and the alternate screen. Async-signal-safe. */
+static void top_take(void)
+{
+	struct termios raw = top_saved_termios;
+
+	if (!top_terminal_wanted || top_terminal_ours)
+		return;
 	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
 	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0)
-		top_termios_changed = true;
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &raw);
+	if (write(STDOUT_FILENO, TOP_ENTER, sizeof(TOP_ENTER) - 1) < 0)
+		return;
+	top_terminal_ours = 1;
 }
 
-/* SIGINT and SIGTERM interrupt the wait (no SA_RESTART) and end top. */
-static void top_catch_signals(void)
+/* For good: top is ending (also from atexit). */
+static void top_leave_terminal(void)
+{
+	top_terminal_wanted = 0;
+	top_give_back();
+}
+
+static void top_on_signal(int signo)
+{
+	top_leave_terminal();
+	top_signal = signo;
+}
+
+static void top_on_stop(int signo);
+
+static void top_catch_stop(void)
 {
 	struct sigaction action;
 
 	memset(&action, 0, sizeof(action));
-	action.sa_handler = top_on_signal;
 	sigemptyset(&action.sa_mask);
-	sigaction(SIGINT, &action, NULL);
-	sigaction(SIGTERM, &action, NULL);
+	action.sa_handler = top_on_stop;
+	sigaction(SIGTSTP, &action, NULL);
+}
+
+/*
+ * Ctrl-Z: give the terminal back, stop as the default action would (the
+ * signal, pending while this handler blocks it, is delivered on
+ * unblocking), and once continued take the terminal again.
+ */
+static void top_on_stop(int signo)
+{
+	int saved_errno = errno;
+	sigset_t set;
+
+	top_give_back();
+	signal(signo, SIG_DFL);
+	raise(signo);
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	/* Continued (or never stopped: an orphaned process group). */
+	top_catch_stop();
+	top_take();
+	top_redraw = 1;
+	errno = saved_errno;
+}
+
+/* Continued after SIGSTOP, which cannot be caught: modes may have changed. */
+static void top_on_continue(int signo)
+{
+	int saved_errno = errno;
+
+	(void)signo;
+	top_terminal_ours = 0;
+	top_take();
+	top_redraw = 1;
+	errno = saved_errno;
+}
+
+/*
+ * SIGINT, SIGTERM, SIGQUIT and SIGHUP end top (exit status 128 + the
+ * signal); none restarts the wait (no SA_RESTART), so it ends at once.
+ */
+static void top_catch_signals(bool terminal)
+{
+	static const int ending[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
+	struct sigaction action;
+
+	memset(&action, 0, sizeof(action));
+	sigemptyset(&action.sa_mask);
+	action.sa_handler = top_on_signal;
+	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		sigaction(ending[i], &action, NULL);
+	if (!terminal)
+		return;
+	top_catch_stop();
+	action.sa_handler = top_on_continue;
+	sigaction(SIGCONT, &action, NULL);
+}
+
+/* Raw keys and the alternate screen until top ends (atexit too). */
+static void top_take_terminal(void)
+{
+	if (tcgetattr(STDIN_FILENO, &top_saved_termios) != 0)
+		return;
+	top_terminal_wanted = 1;
+	atexit(top_leave_terminal);
+	top_take();
 }
 
 static void top_terminal_size(int *width, int *height)
@@ -178,7 +257,7 @@ static void top_terminal_size(int *width, int *height)
 
 /*
  * Waits @ms, or until q is typed when @keys; returns false when top should
- * end (q, a signal).
+ * end (q, a signal). Returns early, true, to redraw after a continue.
  */
 static bool top_wait(int64_t ms, bool *keys)
 {
@@ -192,7 +271,7 @@ static bool top_wait(int64_t ms, bool *keys)
 
 		if (top_signal)
 			return false;
-		if (left <= 0)
+		if (left <= 0 || top_redraw)
 			return true;
 		ret = poll(&pfd, *keys ? 1 : 0, (int)left);
 		if (ret < 0 && errno != EINTR)
@@ -208,50 +287,76 @@ static bool top_wait(int64_t ms, bool *keys)
 	}
 }
 
+/* Draws the change from @old (NULL: none yet) to @now; false on no memory. */
+static bool top_draw(const struct inspect_options *opts, bool interactive,
+		     bool keys, long shown, const struct snapshot *old,
+		     const struct snapshot *now)
+{
+	struct top_frame frame;
+	int width, height;
+
+	if (!top_frame_compute(old, now, &frame)) {
+		fprintf(stderr, TOP_PROG ": out of memory\n");
+		return false;
+	}
+	if (opts->json) {
+		top_frame_print_json(&frame, stdout, opts->pretty);
+	} else if (interactive) {
+		top_terminal_size(&width, &height);
+		top_frame_print_plain(&frame, stdout, width, height - 1,
+				      keys ? "q quits" : NULL, true);
+	} else {
+		if (shown)
+			putchar('\n');
+		top_frame_print_plain(&frame, stdout, 0, 0, NULL, false);
+	}
+	fflush(stdout);
+	top_frame_free(&frame);
+	return true;
+}
+
+/*
+ * Text frames start at once, the first without rates; a JSON frame always
+ * covers an interval (its rates are numbers), so the first comes after
+ * one delay.
+ */
 static int top_loop(const struct inspect_options *opts,
 		    const struct top_settings *settings, bool interactive,
 		    struct snapshot *old)
 {
+	struct snapshot_session session = { 0 };
 	bool keys = interactive && isatty(STDIN_FILENO);
+	bool first_now = !opts->json;
 	struct snapshot now;
-	struct top_frame frame;
-	int width = 0, height = 0;
+	long shown = 0;
+	int ret = 0;
 
-	if (keys)
-		top_raw_terminal();
-	for (long shown = 0; !settings->iterations || shown < settings->iterations;
-	     shown++) {
+	if (interactive)
+		top_take_terminal();
+	if (first_now) {
+		if (!top_draw(opts, interactive, keys, shown, NULL, old))
+			ret = 1;
+		shown++;
+	}
+	while (!ret && (!settings->iterations || shown < settings->iterations)) {
 		if (!top_wait(settings->delay_ms, &keys))
 			break;
-		if (snapshot_refresh(TOP_PROG, old, &now)) {
-			top_restore_terminal();
-			return 1;
+		top_redraw = 0;
+		if (snapshot_refresh(TOP_PROG, &session, old, &now)) {
+			ret = 1;
+			break;
 		}
-		if (!top_frame_compute(old, &now, &frame)) {
-			fprintf(stderr, TOP_PROG ": out of memory\n");
-			snapshot_free(&now);
-			top_restore_terminal();
-			return 1;
-		}
-		if (opts->json) {
-			top_frame_print_json(&frame, stdout, opts->pretty);
-		} else if (interactive) {
-			top_terminal_size(&width, &height);
-			fputs("\033[H\033[2J", stdout);
-			top_frame_print_plain(&frame, stdout, width, height - 1,
-					      keys ? "q quits" : NULL);
-		} else {
-			if (shown)
-				putchar('\n');
-			top_frame_print_plain(&frame, stdout, 0, 0, NULL);
-		}
-		fflush(stdout);
-		top_frame_free(&frame);
+		if (!top_draw(opts, interactive, keys, shown, old, &now))
+			ret = 1;
 		snapshot_free(old);
 		*old = now;
+		shown++;
 	}
-	top_restore_terminal();
-	return top_signal ? 128 + top_signal : 0;
+	snapshot_session_end(&session);
+	top_leave_terminal();
+	if (!ret && top_signal)
+		ret = 128 + top_signal;
+	return ret;
 }
 
 static int top_run(int argc, char **argv, struct inspect_options *opts)
@@ -268,7 +373,7 @@ static int top_run(int argc, char **argv, struct inspect_options *opts)
 	if (ret)
 		return ret;
 	interactive = !settings.batch && !opts->json && isatty(STDOUT_FILENO);
-	top_catch_signals();
+	top_catch_signals(interactive);
 	ret = top_loop(opts, &settings, interactive, &snap);
 	snapshot_free(&snap);
 	return ret;

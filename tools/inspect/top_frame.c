@@ -11,6 +11,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "live.h"
+#include "text.h"
 #include "top_frame.h"
 
 /* A counter's growth; 0 if it went back (the module was reloaded). */
@@ -111,9 +112,15 @@ static int top_client_order(const void *a, const void *b)
 bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 		       struct top_frame *frame)
 {
+	static const struct snapshot none;
+
 	memset(frame, 0, sizeof(*frame));
 	frame->snap = now;
-	frame->interval_ns = top_delta(now->taken_ns, old->taken_ns);
+	frame->has_rates = old != NULL;
+	if (!old)
+		old = &none;	/* every counter's growth is then 0 */
+	frame->interval_ns = frame->has_rates ?
+		top_delta(now->taken_ns, old->taken_ns) : 0;
 	live_timestamp(frame->time, sizeof(frame->time));
 	frame->devices = calloc((size_t)now->device_count + 1,
 				sizeof(*frame->devices));
@@ -132,8 +139,9 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 		struct top_device_row *row = &frame->devices[d];
 
 		row->dev = dev;
-		row->busy_ns = top_delta(top_engine_busy_ns(dev),
-					 before ? top_engine_busy_ns(before) : 0);
+		row->busy_ns = !frame->has_rates ? 0 :
+			top_delta(top_engine_busy_ns(dev),
+				  before ? top_engine_busy_ns(before) : 0);
 		row->utilisation = top_percent(row->busy_ns,
 					       frame->interval_ns * dev->engine_count);
 		frame->engines += dev->engine_count;
@@ -146,7 +154,8 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 	}
 	frame->utilisation = top_percent(frame->busy_ns,
 					 frame->interval_ns * frame->engines);
-	top_count_links(old, now, frame);
+	if (frame->has_rates)
+		top_count_links(old, now, frame);
 
 	for (int c = 0; c < now->client_count; c++) {
 		const struct snapshot_client *client = &now->clients[c];
@@ -155,8 +164,9 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 		struct top_client_row *row = &frame->clients[c];
 
 		row->client = client;
-		row->busy_ns = top_delta(client->busy_ns,
-					 top_old_client_busy(old, client));
+		row->busy_ns = !frame->has_rates ? 0 :
+			top_delta(client->busy_ns,
+				  top_old_client_busy(old, client));
 		row->utilisation = top_percent(row->busy_ns, frame->interval_ns *
 					       (dev ? dev->engine_count : 1));
 	}
@@ -177,6 +187,7 @@ void top_frame_free(struct top_frame *frame)
 struct top_screen {
 	FILE *out;
 	int width, lines_left;	/* 0 width: any; lines_left < 0: any */
+	bool in_place;		/* over the last frame: erase each line's rest */
 };
 
 static void top_line(struct top_screen *screen, const char *format, ...)
@@ -191,39 +202,65 @@ static void top_line(struct top_screen *screen, const char *format, ...)
 	va_end(args);
 	if (screen->width > 0 && (int)strlen(line) > screen->width)
 		line[screen->width] = '\0';
-	fprintf(screen->out, "%s\n", line);
+	fprintf(screen->out, "%s%s\n", line, screen->in_place ? "\033[K" : "");
 	if (screen->lines_left > 0)
 		screen->lines_left--;
 }
 
-/* "1.5 MiB/s" for @bytes over @interval_ns. */
-static void top_rate(uint64_t bytes, uint64_t interval_ns, char *buf, int len)
+/* "1.5 MiB/s" for @bytes over the frame's interval; "-" with no rates. */
+static void top_rate(const struct top_frame *frame, uint64_t bytes, char *buf,
+		     int len)
 {
+	uint64_t interval_ns = frame->interval_ns;
 	uint64_t per_second = interval_ns ?
 		(uint64_t)((double)bytes * 1e9 / (double)interval_ns) : 0;
 
+	if (!frame->has_rates) {
+		snprintf(buf, (size_t)len, "-");
+		return;
+	}
 	cli_format_bytes(per_second, buf, len);
 	strncat(buf, "/s", (size_t)len - strlen(buf) - 1);
+}
+
+/* "12.5" percent, or "-" with no rates. */
+static const char *top_util(const struct top_frame *frame, double percent,
+			    char *buf, int len)
+{
+	if (frame->has_rates)
+		snprintf(buf, (size_t)len, "%.1f", percent);
+	else
+		snprintf(buf, (size_t)len, "-");
+	return buf;
 }
 
 static void top_print_header(const struct top_frame *frame,
 			     struct top_screen *screen, const char *hint)
 {
-	char used[32], total[32], fabric[40];
+	char used[32], total[32], fabric[40], interval[40], util_total[24];
 
 	cli_format_bytes(frame->mem_used, used, sizeof(used));
 	cli_format_bytes(frame->mem_total, total, sizeof(total));
-	top_rate(frame->fabric_bytes, frame->interval_ns, fabric, sizeof(fabric));
-	top_line(screen, "tern-inspect top - %s, interval %.1f s, backend %s%s%s",
-		 frame->time, (double)frame->interval_ns / 1e9,
-		 tern_backend_name(frame->snap->backend), hint ? ", " : "",
-		 hint ? hint : "");
+	top_rate(frame, frame->fabric_bytes, fabric, sizeof(fabric));
+	if (frame->has_rates) {
+		snprintf(interval, sizeof(interval), "interval %.1f s",
+			 (double)frame->interval_ns / 1e9);
+		snprintf(util_total, sizeof(util_total), "%.1f%%",
+			 frame->utilisation);
+	} else {
+		snprintf(interval, sizeof(interval), "rates from the next frame");
+		snprintf(util_total, sizeof(util_total), "-");
+	}
+	top_line(screen, "tern-inspect top - %s, %s, backend %s%s%s",
+		 frame->time, interval, tern_backend_name(frame->snap->backend),
+		 hint ? ", " : "", hint ? hint : "");
 	top_line(screen,
-		 "devices: %d (%d ok, %d degraded, %d failed)  engines busy: %u of %u  utilisation: %.1f%%",
+		 "devices: %d (%d ok, %d degraded, %d failed)  engines busy: %u of %u  utilisation: %s",
 		 frame->device_count, frame->health_count[SNAPSHOT_HEALTH_OK],
 		 frame->health_count[SNAPSHOT_HEALTH_DEGRADED],
 		 frame->health_count[SNAPSHOT_HEALTH_FAILED],
-		 frame->engines_busy, frame->engines, frame->utilisation);
+		 frame->engines_busy, frame->engines,
+		 util_total);
 	top_line(screen, "memory: %s / %s  fabric: %s  clients: %d", used,
 		 total, fabric, frame->client_count);
 	top_line(screen, "%s", "");
@@ -238,19 +275,21 @@ static void top_print_devices(const struct top_frame *frame,
 		const struct top_device_row *row = &frame->devices[d];
 		const struct snapshot_device *dev = row->dev;
 		char used[32], total[32], memory[72], in[40], out[40];
-		char engines[24], reasons[128];
+		char engines[24], reasons[128], util[16];
 
 		cli_format_bytes(dev->mem_used, used, sizeof(used));
 		cli_format_bytes(dev->mem_total, total, sizeof(total));
 		snprintf(memory, sizeof(memory), "%s / %s", used, total);
 		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
 			 dev->engine_count);
-		top_rate(row->in_bytes, frame->interval_ns, in, sizeof(in));
-		top_rate(row->out_bytes, frame->interval_ns, out, sizeof(out));
+		top_rate(frame, row->in_bytes, in, sizeof(in));
+		top_rate(frame, row->out_bytes, out, sizeof(out));
 		snapshot_health_reasons(dev->health_reasons, reasons,
 					sizeof(reasons));
-		top_line(screen, "%-4u %6.1f %5s  %-21s %11s %11s  %s%s%s%s",
-			 dev->index, row->utilisation, engines, memory, in, out,
+		top_line(screen, "%-4u %6s %5s  %-21s %11s %11s  %s%s%s%s",
+			 dev->index,
+			 top_util(frame, row->utilisation, util, sizeof(util)),
+			 engines, memory, in, out,
 			 snapshot_health_name(dev->health),
 			 reasons[0] ? " (" : "", reasons, reasons[0] ? ")" : "");
 	}
@@ -268,24 +307,32 @@ static void top_print_clients(const struct top_frame *frame,
 	for (int c = 0; c < frame->client_count; c++) {
 		const struct top_client_row *row = &frame->clients[c];
 		const struct snapshot_client *client = row->client;
-		char memory[32];
+		char memory[32], comm[TEXT_PRINTABLE_MAX], util[16];
 
 		cli_format_bytes(client->mem_device, memory, sizeof(memory));
-		top_line(screen, "%-8u %-16.16s %4u %10s %6.1f %5u", client->pid,
-			 client->comm, client->device, memory, row->utilisation,
+		top_line(screen, "%-8u %-16.16s %4u %10s %6s %5u", client->pid,
+			 text_printable(client->comm, comm, sizeof(comm)),
+			 client->device, memory,
+			 top_util(frame, row->utilisation, util, sizeof(util)),
 			 client->jobs_active);
 	}
 }
 
 void top_frame_print_plain(const struct top_frame *frame, FILE *out,
-			   int width, int height, const char *hint)
+			   int width, int height, const char *hint,
+			   bool in_place)
 {
-	struct top_screen screen = { out, width, height > 0 ? height : -1 };
+	struct top_screen screen = { out, width, height > 0 ? height : -1,
+				     in_place };
 
+	if (in_place)
+		fputs("\033[H", out);	/* home; no clearing, no flicker */
 	top_print_header(frame, &screen, hint);
 	top_print_devices(frame, &screen);
 	top_line(&screen, "%s", "");
 	top_print_clients(frame, &screen);
+	if (in_place)
+		fputs("\033[J", out);	/* what the last frame had below */
 }
 
 /* Bytes per second over the interval, rounded down. */

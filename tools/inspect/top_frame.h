@@ -27,6 +27,8 @@ struct top_client_row {
 
 struct top_frame {
 	const struct snapshot *snap;
+	/* False for a first frame, from one snapshot: no rates yet. */
+	bool has_rates;
 	uint64_t interval_ns;
 	char time[40];			/* when it was taken, UTC */
 	int device_count, client_count;
@@ -39,17 +41,23 @@ struct top_frame {
 	int health_count[3];		/* by enum snapshot_health */
 };
 
-/* The change from @old to @now; false when out of memory. */
+/*
+ * The change from @old to @now; @old NULL for a first frame without
+ * rates. False when out of memory.
+ */
 bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 		       struct top_frame *frame);
 void top_frame_free(struct top_frame *frame);
 
 /*
  * Writes the frame as text. @width and @height bound it (0: no bound), for
- * a terminal; @hint is added to the first line ("q quits").
+ * a terminal; @hint is added to the first line ("q quits"). @in_place
+ * draws over the previous frame: cursor home first, each line's rest and
+ * then the screen's rest erased.
  */
 void top_frame_print_plain(const struct top_frame *frame, FILE *out,
-			   int width, int height, const char *hint);
+			   int width, int height, const char *hint,
+			   bool in_place);
 
 /* Writes the frame as one JSON object (one line unless @pretty). */
 void top_frame_print_json(const struct top_frame *frame, FILE *out,

@@ -140,39 +140,59 @@ static void topo_draw_ring(FILE *out, const struct snapshot *snap,
 	fprintf(out, "(back to %u)\n", snap->devices[order[0]].index);
 }
 
+/* One end of a link, seen from a device, for listing in port order. */
+struct topo_end {
+	uint32_t port, peer, peer_port;
+	bool up;
+};
+
+static int topo_end_order(const void *a, const void *b)
+{
+	const struct topo_end *x = a, *y = b;
+
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
 static void topo_draw_adjacency(FILE *out, const struct snapshot *snap)
 {
+	struct topo_end *ends = calloc((size_t)snap->link_count + 1,
+				       sizeof(*ends));
+
 	fprintf(out, "fabric%s%s: %d devices, %d links; each device's peers "
 		"(device/port, down links marked DOWN)\n\n",
 		snap->topology[0] ? " " : "", snap->topology,
 		snap->device_count, snap->link_count);
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
-		bool any = false;
+		size_t count = 0;
 
 		fprintf(out, "  %3u:", dev->index);
-		for (int l = 0; l < snap->link_count; l++) {
+		for (int l = 0; ends && l < snap->link_count; l++) {
 			const struct snapshot_link *link = &snap->links[l];
-			uint32_t peer, port, peer_port;
+			struct topo_end *end = &ends[count];
 
 			if (link->device_a == dev->fabric_id) {
-				peer = link->device_b;
-				port = link->port_a;
-				peer_port = link->port_b;
+				end->peer = link->device_b;
+				end->port = link->port_a;
+				end->peer_port = link->port_b;
 			} else if (link->device_b == dev->fabric_id) {
-				peer = link->device_a;
-				port = link->port_b;
-				peer_port = link->port_a;
+				end->peer = link->device_a;
+				end->port = link->port_b;
+				end->peer_port = link->port_a;
 			} else {
 				continue;
 			}
-			fprintf(out, "%s port %u -> %u/%u%s", any ? "," : "",
-				port, topo_index(snap, peer), peer_port,
-				link->up ? "" : " DOWN");
-			any = true;
+			end->up = link->up;
+			count++;
 		}
-		fprintf(out, "%s\n", any ? "" : " no links");
+		qsort(ends, count, sizeof(*ends), topo_end_order);
+		for (size_t e = 0; e < count; e++)
+			fprintf(out, "%s port %u -> %u/%u%s", e ? "," : "",
+				ends[e].port, topo_index(snap, ends[e].peer),
+				ends[e].peer_port, ends[e].up ? "" : " DOWN");
+		fprintf(out, "%s\n", count ? "" : " no links");
 	}
+	free(ends);
 }
 
 void topo_draw(FILE *out, const struct snapshot *snap)
@@ -192,8 +212,7 @@ void topo_draw(FILE *out, const struct snapshot *snap)
 	free(order);
 }
 
-/* The shape topo_draw() shows: "torus:RxC", "ring" or the driver's word. */
-static void topo_shape(const struct snapshot *snap, char *buf, size_t len)
+void topo_shape(const struct snapshot *snap, char *buf, size_t len)
 {
 	int *order = calloc((size_t)snap->device_count + 1, sizeof(*order));
 
