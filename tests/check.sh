@@ -6,6 +6,8 @@
 # or harness step counts as one failure). Exits non-zero on any failure.
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
+#   checkpatch        the driver against the kernel's checkpatch.pl --strict
+#   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_reduce and test_api, native
 #   asan/*            test_model, test_fabric, test_reduce, test_api,
 #                     test_conformance and test_collectives (simulator)
@@ -135,6 +137,9 @@ step build "$MAKE" -k -j"$JOBS" BUILD="$BUILD" userspace || built=0
 step build-module "$MAKE" module || true
 step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
+# shellcheck disable=SC2046 # one file name per word
+step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
+	.ci/run .ci/install-deps || true
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----

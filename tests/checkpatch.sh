@@ -11,7 +11,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 dir=${BUILD:-build}/checkpatch
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2>/dev/null | head -n 1)
+tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-6.1*.tar.xz' 2>/dev/null | sort | head -n 1)
 if [ ! -f "$dir/checkpatch.pl" ]; then
 	[ -n "$tarball" ] || { echo "checkpatch: install linux-source-6.1" >&2; exit 1; }
 	mkdir -p "$dir"

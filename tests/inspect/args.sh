@@ -23,51 +23,10 @@ fi
 export TERN_BACKEND=sim TERN_SIM_DEVICES=3 TERN_SIM_MEM_MB=64
 here=$(cd "$(dirname "$0")" && pwd)
 
-tmp=$(mktemp -d)
+# shellcheck source=tests/tap-lib.sh
+. "$here/../tap-lib.sh"
+tap_init
 trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out err=$tmp/err
-count=0 failed=0
-
-pass() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-fail() {
-	count=$((count + 1))
-	failed=$((failed + 1))
-	echo "not ok $count - $1"
-	shift
-	for detail in "$@"; do
-		printf '%s\n' "$detail" | sed 's/^/#   /'
-	done
-}
-
-skip() {
-	count=$((count + 1))
-	echo "ok $count - $1 # SKIP $2"
-}
-
-run() {
-	"$@" >"$out" 2>"$err"
-	rc=$?
-}
-
-check() {
-	name=$1
-	shift
-	if "$@" >"$tmp/why" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(cat "$tmp/why")" "exit status $rc" \
-			"stdout: $(head -c 600 "$out")" \
-			"stderr: $(head -c 600 "$err")"
-	fi
-}
-
-rc_is() { [ "$rc" -eq "$1" ]; }
-out_has() { grep -q -e "$1" "$out"; }
-err_has() { grep -q -e "$1" "$err"; }
 
 # usage_error NAME PATTERN CMD...: exit 2, nothing on stdout, one line on
 # stderr matching PATTERN.
@@ -294,8 +253,4 @@ assert m["kernel_release"] == sys.argv[2]
 	fi
 fi
 
-echo "1..$count"
-echo "# inspect args: $((count - failed)) passed, $failed failed"
-echo "[  PASSED  ] $((count - failed)) test(s)."
-[ "$failed" -eq 0 ] || echo "[  FAILED  ] $failed test(s), listed above."
-[ "$failed" -eq 0 ]
+tap_finish "inspect args"

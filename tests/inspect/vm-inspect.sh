@@ -40,9 +40,9 @@ checker=tests/inspect/check_inspect.py
 devices=16 rows=4 cols=4 mem_mb=64
 mem_bytes=$((mem_mb << 20))
 
-tmp=$(mktemp -d /tmp/vm-inspect.XXXXXX)
-out=$tmp/out err=$tmp/err
-count=0 failed=0 skipped=0
+# shellcheck source=tests/tap-lib.sh
+. tests/tap-lib.sh
+tap_init
 background=()
 
 cleanup() {
@@ -54,55 +54,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-fail() {
-	count=$((count + 1))
-	failed=$((failed + 1))
-	echo "not ok $count - $1"
-	shift
-	for detail in "$@"; do
-		printf '%s\n' "$detail" | sed 's/^/#   /'
-	done
-}
-
-skip() {
-	count=$((count + 1))
-	skipped=$((skipped + 1))
-	echo "ok $count - $1 # SKIP $2"
-}
-
-run() {
-	"$@" >"$out" 2>"$err"
-	rc=$?
-}
-
-check() {
-	local name=$1
-	shift
-	if "$@" >"$tmp/why" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(cat "$tmp/why")" "exit status $rc" \
-			"stdout: $(head -c 1500 "$out")" \
-			"stderr: $(head -c 600 "$err")"
-	fi
-}
-
-rc_is() { [ "$rc" -eq "$1" ]; }
+# Patterns here are extended regular expressions.
 out_has() { grep -q -E -e "$1" "$out"; }
 err_has() { grep -q -E -e "$1" "$err"; }
 
 finish() {
 	local status=PASS
-	echo "1..$count"
-	echo "# inspect: $((count - failed)) passed, $failed failed, $skipped skipped"
-	echo "[  PASSED  ] $((count - failed - skipped)) test(s)."
-	[ "$skipped" -eq 0 ] || echo "[  SKIPPED ] $skipped test(s)."
-	[ "$failed" -eq 0 ] || { echo "[  FAILED  ] $failed test(s), listed above."; status=FAIL; }
+	tap_finish inspect || status=FAIL
 	echo "RESULT inspect $status passed=$((count - failed - skipped)) failed=$failed skipped=$skipped"
 	[ "$failed" -eq 0 ]
 	exit

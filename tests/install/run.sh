@@ -23,42 +23,10 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 make=${MAKE:-make}
 version=$(cat "$top/VERSION")
 
-tmp=$(mktemp -d)
+# shellcheck source=tests/tap-lib.sh
+. "$here/../tap-lib.sh"
+tap_init
 trap 'rm -rf "$tmp"' EXIT
-count=0 failed=0 skipped=0
-
-pass() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-# fail NAME DETAIL...: each DETAIL becomes a "#" line under the result.
-fail() {
-	count=$((count + 1))
-	failed=$((failed + 1))
-	echo "not ok $count - $1"
-	shift
-	for detail in "$@"; do
-		printf '%s\n' "$detail" | sed 's/^/#   /'
-	done
-}
-
-skip() {
-	count=$((count + 1))
-	skipped=$((skipped + 1))
-	echo "ok $count - $1 # SKIP $2"
-}
-
-# check NAME COMMAND...: passes if COMMAND succeeds, else shows its output.
-check() {
-	name=$1
-	shift
-	if "$@" >"$tmp/why" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(head -c 2000 "$tmp/why")"
-	fi
-}
 
 same() { [ "$1" = "$2" ] || { printf 'expected: %s\n     got: %s\n' "$2" "$1"; return 1; }; }
 
@@ -311,8 +279,4 @@ fi
 check "make uninstall-dkms removes the source tree" \
 	sh -c "'$make' -s -C '$top' uninstall-dkms DESTDIR='$dkmsroot' && [ -z \"\$(find '$dkmsroot' ! -type d)\" ]"
 
-echo "1..$count"
-echo "[  PASSED  ] $((count - failed - skipped)) test(s)."
-[ "$skipped" = 0 ] || echo "[  SKIPPED ] $skipped test(s)."
-[ "$failed" = 0 ] || echo "[  FAILED  ] $failed test(s)."
-[ "$failed" = 0 ]
+tap_finish install

@@ -50,55 +50,10 @@ else
 fi
 last=$((devices - 1))
 
-tmp=$(mktemp -d)
+# shellcheck source=tests/tap-lib.sh
+. "$here/../tap-lib.sh"
+tap_init
 trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out err=$tmp/err
-count=0 failed=0
-
-pass() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-# fail NAME DETAIL...: each DETAIL becomes a "#" line under the result.
-fail() {
-	count=$((count + 1))
-	failed=$((failed + 1))
-	echo "not ok $count - $1"
-	shift
-	for detail in "$@"; do
-		printf '%s\n' "$detail" | sed 's/^/#   /'
-	done
-}
-
-skip() {
-	count=$((count + 1))
-	echo "ok $count - $1 # SKIP $2"
-}
-
-# check NAME CONDITION...: passes if the condition command succeeds; on
-# failure shows what it printed, then the last run's status and output.
-check() {
-	name=$1
-	shift
-	if "$@" >"$tmp/why" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(cat "$tmp/why")" "exit status $rc" \
-			"stdout: $(head -c 600 "$out")" \
-			"stderr: $(head -c 600 "$err")"
-	fi
-}
-
-# run CMD...: runs CMD with output in $out and $err, status in $rc.
-run() {
-	"$@" >"$out" 2>"$err"
-	rc=$?
-}
-
-rc_is() { [ "$rc" -eq "$1" ]; }
-out_has() { grep -q -e "$1" "$out"; }
-err_has() { grep -q -e "$1" "$err"; }
 out_empty() { [ ! -s "$out" ]; }
 
 # usage_error NAME PATTERN CMD...: exit 2, nothing on stdout, and a one-line
@@ -239,7 +194,7 @@ else
 	summary="tern.ko $(cat /sys/module/tern/version 2>/dev/null), $devices devices, "
 fi
 check "inspect list: second line names the source, device count, shape" \
-	sh -c "sed -n 2p '$out' | grep -q '^$summary[a-z]'"
+	sh -c "sed -n 2p '$out' | grep -q '^${summary}[a-z]'"
 check "inspect list: column header" \
 	sh -c "sed -n 3p '$out' | grep -q '^DEVICE  *NODE  *BUS ID  *UTIL%  *MEMORY USED / TOTAL  *ENGINES  *LINKS  *HEALTH  *PROCS$'"
 check "inspect list: one row per device ($devices)" \
@@ -679,9 +634,4 @@ if [ "$mode" = kernel ]; then
 	fi
 fi
 
-echo "1..$count"
-echo "# tools ($mode): $((count - failed)) passed, $failed failed"
-# The summary tests/suite-lib.sh counts (cmocka's wording).
-echo "[  PASSED  ] $((count - failed)) test(s)."
-[ "$failed" -eq 0 ] || echo "[  FAILED  ] $failed test(s), listed above."
-[ "$failed" -eq 0 ]
+tap_finish "tools ($mode)"

@@ -20,10 +20,10 @@ iters=${TERN_COMPARE_ITERS:-5}
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(2 4 8 16)
 
-command -v mpicc >/dev/null && command -v mpirun >/dev/null || {
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
 	echo "allreduce-vs-mpi: needs Open MPI: apt-get install openmpi-bin libopenmpi-dev" >&2
 	exit 2
-}
+fi
 [ -x "$BUILD/tern-bench" ] || { echo "allreduce-vs-mpi: run make userspace first" >&2; exit 2; }
 mkdir -p "$BUILD/compare"
 mpicc -O2 -std=c11 -o "$BUILD/compare/mpi_allreduce" tools/compare/mpi_allreduce.c
