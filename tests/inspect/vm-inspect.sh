@@ -368,6 +368,12 @@ fi
 # ---- health --clear: past faults forgotten, a link still down is not ----
 
 echo "1 down" >"$dir0/fabric_link"
+# For the record: what an operator sees after the faults and the traffic.
+for view in health topo; do
+	echo "---- inspect: tern-inspect $view after the faults (device 0 port 1 down, memory error on 2, engine reset on 5) ----"
+	"$inspect" "$view" 2>&1
+	echo "---- end of tern-inspect $view (exit status $?) ----"
+done
 run setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
 check "health --clear as a user: exit 1, needs root" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"

@@ -13,9 +13,7 @@
 #include "tern_accel.h"
 
 static const struct option inspect_long_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
+	INSPECT_SHARED_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -25,6 +23,20 @@ void inspect_print_common_options(FILE *out)
 		"  -j, --json      machine-readable output (schema: tern-inspect(1))\n"
 		"  -p, --pretty    indent the JSON\n"
 		"  -h, --help      show this help\n");
+}
+
+bool inspect_shared_option(int opt, struct inspect_options *opts)
+{
+	switch (opt) {
+	case 'j':
+		opts->json = true;
+		return true;
+	case 'p':
+		opts->pretty = true;
+		return true;
+	default:
+		return false;
+	}
 }
 
 int inspect_option_error(const char *cmd, const char *help_cmd, int opt,
@@ -93,19 +105,11 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 	opterr = 0;
 	optind = 0;	/* glibc: full rescan, this runs more than once */
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		bool known = true;
+		bool known = inspect_shared_option(opt, opts);
 
-		switch (opt) {
-		case 'j':
-			opts->json = true;
-			break;
-		case 'p':
-			opts->pretty = true;
-			break;
-		case 'h':
+		if (opt == 'h')
 			return INSPECT_PARSE_HELP;
-		default:
-			known = false;
+		if (!known) {
 			for (int i = 0; args && i < args->flag_count; i++) {
 				if (opt == args->flags[i].short_name) {
 					*args->flags[i].set = true;

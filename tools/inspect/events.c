@@ -266,9 +266,7 @@ static int events_subscribe(struct nl_sock **sockp)
 static const struct option events_options[] = {
 	{ "count", required_argument, NULL, 'n' },
 	{ "timeout", required_argument, NULL, 't' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
+	INSPECT_SHARED_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -298,16 +296,12 @@ static int events_parse(int argc, char **argv, struct inspect_options *opts,
 				return EXIT_USAGE;
 			}
 			break;
-		case 'j':
-			opts->json = true;
-			break;
-		case 'p':
-			opts->pretty = true;
-			break;
 		case 'h':
 			events_usage(stdout);
 			return -1;
 		default:
+			if (inspect_shared_option(opt, opts))
+				break;
 			return inspect_option_error("events", "events", opt,
 						    argv);
 		}

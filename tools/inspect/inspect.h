@@ -96,6 +96,18 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 int inspect_option_error(const char *cmd, const char *help_cmd, int opt,
 			 char **argv);
 
+/*
+ * The long options of -j, -p and -h, for the option table of a command that
+ * runs getopt_long() itself ("jph" in its short options).
+ */
+#define INSPECT_SHARED_LONG_OPTIONS \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "pretty", no_argument, NULL, 'p' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/* Applies -j or -p to @opts: true if @opt was one of them. */
+bool inspect_shared_option(int opt, struct inspect_options *opts);
+
 /* "tern-inspect CMD: unexpected argument 'ARG'"; returns EXIT_USAGE. */
 int inspect_extra_argument(const char *cmd, const char *help_cmd,
 			   const char *arg);

@@ -293,9 +293,7 @@ static int module_status_run(int argc, char **argv,
 }
 
 static const struct option module_shared_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
+	INSPECT_SHARED_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -310,16 +308,12 @@ static int module_run(int argc, char **argv, struct inspect_options *opts)
 	while ((opt = getopt_long(argc, argv, "+jph", module_shared_options,
 				  NULL)) != -1) {
 		switch (opt) {
-		case 'j':
-			opts->json = true;
-			break;
-		case 'p':
-			opts->pretty = true;
-			break;
 		case 'h':
 			module_usage(stdout);
 			return 0;
 		default:
+			if (inspect_shared_option(opt, opts))
+				break;
 			return inspect_option_error("module", "module", opt,
 						    argv);
 		}

@@ -40,9 +40,7 @@ static const struct option module_load_options[] = {
 	{ "engines", required_argument, NULL, 'E' },
 	{ "job-timeout-ms", required_argument, NULL, 'J' },
 	{ "path", required_argument, NULL, 'P' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
+	INSPECT_SHARED_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -278,16 +276,12 @@ int module_load(int argc, char **argv, struct inspect_options *opts)
 							  "--path", optarg);
 			path = optarg;
 			break;
-		case 'j':
-			opts->json = true;
-			break;
-		case 'p':
-			opts->pretty = true;
-			break;
 		case 'h':
 			module_load_usage(stdout);
 			return 0;
 		default:
+			if (inspect_shared_option(opt, opts))
+				break;
 			return inspect_option_error("module load", "module", opt,
 						    argv);
 		}

@@ -54,9 +54,7 @@ static const struct option top_options[] = {
 	{ "delay", required_argument, NULL, 'd' },
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "batch", no_argument, NULL, 'b' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
+	INSPECT_SHARED_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -92,16 +90,12 @@ static int top_parse(int argc, char **argv, struct inspect_options *opts,
 		case 'b':
 			settings->batch = true;
 			break;
-		case 'j':
-			opts->json = true;
-			break;
-		case 'p':
-			opts->pretty = true;
-			break;
 		case 'h':
 			top_usage(stdout);
 			return -1;
 		default:
+			if (inspect_shared_option(opt, opts))
+				break;
 			return inspect_option_error("top", "top", opt, argv);
 		}
 	}
