@@ -256,8 +256,9 @@ static void module_print_plain(const struct module_status *status)
 		       status->installed_version[0] ? ", version " : "",
 		       status->installed_version);
 	else
-		printf("  installed:   no tern.ko for %s (install it with dkms or 'make install', or load a file with --path)\n",
-		       status->kernel);
+		printf("  installed:   no tern.ko for %s (install it: 'sudo make install-dkms', then 'sudo dkms install tern/%d.%d.%d'; or load a file with --path)\n",
+		       status->kernel, TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+		       TERN_VERSION_PATCH);
 	if (status->loaded) {
 		printf("  parameters:\n");
 		for (int i = 0; i < status->param_count; i++)
