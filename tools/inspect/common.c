@@ -141,6 +141,22 @@ enum inspect_parse_result inspect_parse_options(const char *cmd, int argc,
 	return inspect_parse_command(cmd, argc, argv, opts, NULL);
 }
 
+int inspect_parse_args(const char *cmd, int argc, char **argv,
+		       struct inspect_options *opts, struct inspect_args *args,
+		       void (*usage)(FILE *out))
+{
+	switch (inspect_parse_command(cmd, argc, argv, opts, args)) {
+	case INSPECT_PARSE_HELP:
+		usage(stdout);
+		return 0;
+	case INSPECT_PARSE_USAGE:
+		return EXIT_USAGE;
+	case INSPECT_PARSE_RUN:
+		break;
+	}
+	return INSPECT_RUN;
+}
+
 int inspect_snapshot(const char *cmd, struct snapshot *snap)
 {
 	char prog[64];

@@ -260,15 +260,10 @@ static int health_run(int argc, char **argv, struct inspect_options *opts)
 	struct snapshot snap;
 	int ret;
 
-	switch (inspect_parse_command("health", argc, argv, opts, &args)) {
-	case INSPECT_PARSE_HELP:
-		health_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("health", argc, argv, opts, &args,
+				 health_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	if (clear && args.operand_count == 0) {
 		fprintf(stderr,
 			HEALTH_PROG ": --clear: expected a device (index, node or bus id) or all (see 'tern-inspect health --help')\n");

@@ -281,15 +281,10 @@ static int info_run(int argc, char **argv, struct inspect_options *opts)
 	struct snapshot snap;
 	int ret;
 
-	switch (inspect_parse_command("info", argc, argv, opts, &args)) {
-	case INSPECT_PARSE_HELP:
-		info_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("info", argc, argv, opts, &args,
+				 info_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	if (args.operand_count == 0) {
 		fprintf(stderr,
 			"tern-inspect info: expected a device: its index, node or bus id (see 'tern-inspect info --help')\n");

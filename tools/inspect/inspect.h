@@ -87,6 +87,18 @@ enum inspect_parse_result inspect_parse_command(const char *cmd, int argc,
 						struct inspect_options *opts,
 						struct inspect_args *args);
 
+/* What inspect_parse_args() returns when the command is to run. */
+#define INSPECT_RUN (-1)
+
+/*
+ * inspect_parse_command() as a command's run() wants it: prints @usage to
+ * stdout for -h. Returns INSPECT_RUN, or the exit status to return now
+ * (0 after the help, EXIT_USAGE after a message). @args may be NULL.
+ */
+int inspect_parse_args(const char *cmd, int argc, char **argv,
+		       struct inspect_options *opts, struct inspect_args *args,
+		       void (*usage)(FILE *out));
+
 /*
  * For commands that run getopt_long() themselves (opterr = 0): explains
  * its result @opt, ':' (an option without its value) or anything else (an

@@ -250,15 +250,10 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 	struct snapshot snap;
 	int ret;
 
-	switch (inspect_parse_command("list", argc, argv, opts, &args)) {
-	case INSPECT_PARSE_HELP:
-		list_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("list", argc, argv, opts, &args,
+				 list_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	ret = inspect_snapshot("list", &snap);
 	if (ret) {
 		/* Still say which backend found nothing, when it is known. */

@@ -367,15 +367,10 @@ static int metrics_run(int argc, char **argv, struct inspect_options *opts)
 	struct snapshot snap;
 	int ret;
 
-	switch (inspect_parse_options("metrics", argc, argv, opts)) {
-	case INSPECT_PARSE_HELP:
-		metrics_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("metrics", argc, argv, opts, NULL,
+				 metrics_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	if (opts->json || opts->pretty) {
 		fprintf(stderr,
 			"tern-inspect metrics: --json and --pretty do not apply: metrics "

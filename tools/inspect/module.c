@@ -274,16 +274,12 @@ static int module_status_run(int argc, char **argv,
 			     struct inspect_options *opts)
 {
 	struct module_status status;
+	int ret;
 
-	switch (inspect_parse_options("module status", argc, argv, opts)) {
-	case INSPECT_PARSE_HELP:
-		module_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("module status", argc, argv, opts, NULL,
+				 module_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	if (module_read_status(&status))
 		return 1;
 	if (opts->json)

@@ -342,6 +342,13 @@ static int module_report_busy(struct kmod_module *mod)
 	return 1;
 }
 
+static void module_unload_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: tern-inspect module unload\n"
+		"Unloads tern.ko (needs root), unless a process or module uses it.\n");
+}
+
 int module_unload(int argc, char **argv, struct inspect_options *opts)
 {
 	struct kmod_module *mod;
@@ -349,16 +356,10 @@ int module_unload(int argc, char **argv, struct inspect_options *opts)
 	char holders[256];
 	int ret;
 
-	switch (inspect_parse_options("module unload", argc, argv, opts)) {
-	case INSPECT_PARSE_HELP:
-		printf("Usage: tern-inspect module unload\n"
-		       "Unloads tern.ko (needs root), unless a process or module uses it.\n");
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("module unload", argc, argv, opts, NULL,
+				 module_unload_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	if (module_need_root("unload"))
 		return 1;
 	if (module_open(&ctx, &mod))

@@ -305,15 +305,9 @@ static int topo_run(int argc, char **argv, struct inspect_options *opts)
 	struct snapshot snap;
 	int ret;
 
-	switch (inspect_parse_options("topo", argc, argv, opts)) {
-	case INSPECT_PARSE_HELP:
-		topo_usage(stdout);
-		return 0;
-	case INSPECT_PARSE_USAGE:
-		return EXIT_USAGE;
-	case INSPECT_PARSE_RUN:
-		break;
-	}
+	ret = inspect_parse_args("topo", argc, argv, opts, NULL, topo_usage);
+	if (ret != INSPECT_RUN)
+		return ret;
 	ret = inspect_snapshot("topo", &snap);
 	if (ret)
 		return ret;
