@@ -7,12 +7,11 @@
 #ifndef TOOLS_BENCH_BENCH_H
 #define TOOLS_BENCH_BENCH_H
 
+/* The collectives tern-bench measures, in the order it lists them. */
+enum coll_id { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER,
+	       COLL_BROADCAST, COLL_REDUCE, COLL_ALL_TO_ALL };
+
 int bench_copy_main(int argc, char **argv);
-int bench_all_reduce_main(int argc, char **argv);
-int bench_all_gather_main(int argc, char **argv);
-int bench_reduce_scatter_main(int argc, char **argv);
-int bench_broadcast_main(int argc, char **argv);
-int bench_reduce_main(int argc, char **argv);
-int bench_all_to_all_main(int argc, char **argv);
+int bench_coll_main(enum coll_id id, int argc, char **argv);
 
 #endif /* TOOLS_BENCH_BENCH_H */

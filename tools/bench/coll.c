@@ -18,9 +18,6 @@
 #include "coll_fabric.h"
 #include "options.h"
 
-enum coll_id { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER,
-	       COLL_BROADCAST, COLL_REDUCE, COLL_ALL_TO_ALL };
-
 struct coll_kind {
 	enum coll_id id;
 	const char *name;
@@ -593,7 +590,7 @@ static void coll_teardown(struct coll_bench *b)
 	free(b->devices);
 }
 
-static int coll_main(enum coll_id id, int argc, char **argv)
+int bench_coll_main(enum coll_id id, int argc, char **argv)
 {
 	const struct coll_kind *kind = &coll_kinds[id];
 	struct bench_coll_options opts;
@@ -636,34 +633,4 @@ static int coll_main(enum coll_id id, int argc, char **argv)
 out:
 	coll_teardown(&b);
 	return ret;
-}
-
-int bench_all_reduce_main(int argc, char **argv)
-{
-	return coll_main(COLL_ALL_REDUCE, argc, argv);
-}
-
-int bench_all_gather_main(int argc, char **argv)
-{
-	return coll_main(COLL_ALL_GATHER, argc, argv);
-}
-
-int bench_reduce_scatter_main(int argc, char **argv)
-{
-	return coll_main(COLL_REDUCE_SCATTER, argc, argv);
-}
-
-int bench_broadcast_main(int argc, char **argv)
-{
-	return coll_main(COLL_BROADCAST, argc, argv);
-}
-
-int bench_reduce_main(int argc, char **argv)
-{
-	return coll_main(COLL_REDUCE, argc, argv);
-}
-
-int bench_all_to_all_main(int argc, char **argv)
-{
-	return coll_main(COLL_ALL_TO_ALL, argc, argv);
 }

@@ -3,33 +3,36 @@
  * tern-bench: measures Tern devices the way nccl-tests measures GPUs, with
  * every result checked. "tern-bench TEST [options]"; see --help.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
 #include "cli.h"
 
+/* A test: the copy test (@copy) or collective @coll. */
 struct bench_test {
 	const char *name;
 	const char *summary;
-	int (*main)(int argc, char **argv);
+	bool copy;
+	enum coll_id coll;
 };
 
 static const struct bench_test bench_tests[] = {
 	{ "copy", "h2d, d2h and d2d copy bandwidth over a range of sizes",
-	  bench_copy_main },
+	  .copy = true },
 	{ "all-reduce", "all-reduce bandwidth and fabric efficiency",
-	  bench_all_reduce_main },
+	  .coll = COLL_ALL_REDUCE },
 	{ "all-gather", "all-gather bandwidth and fabric efficiency",
-	  bench_all_gather_main },
+	  .coll = COLL_ALL_GATHER },
 	{ "reduce-scatter", "reduce-scatter bandwidth and fabric efficiency",
-	  bench_reduce_scatter_main },
+	  .coll = COLL_REDUCE_SCATTER },
 	{ "broadcast", "broadcast bandwidth and fabric efficiency",
-	  bench_broadcast_main },
+	  .coll = COLL_BROADCAST },
 	{ "reduce", "reduce bandwidth and fabric efficiency",
-	  bench_reduce_main },
+	  .coll = COLL_REDUCE },
 	{ "all-to-all", "all-to-all bandwidth and fabric efficiency",
-	  bench_all_to_all_main },
+	  .coll = COLL_ALL_TO_ALL },
 };
 
 #define BENCH_TEST_COUNT (sizeof(bench_tests) / sizeof(bench_tests[0]))
@@ -49,6 +52,13 @@ static void bench_usage(FILE *out)
 		"Runs on tern.ko's devices, or on simulated ones when there are\n"
 		"none (TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_MEM_MB,\n"
 		"TERN_SIM_TOPOLOGY).\n");
+}
+
+static int bench_run(const struct bench_test *test, int argc, char **argv)
+{
+	if (test->copy)
+		return bench_copy_main(argc, argv);
+	return bench_coll_main(test->coll, argc, argv);
 }
 
 static const struct bench_test *bench_find(const char *name)
@@ -75,7 +85,7 @@ int main(int argc, char **argv)
 				char help[] = "--help";
 				char *help_argv[] = { argv[2], help, NULL };
 
-				return test->main(2, help_argv);
+				return bench_run(test, 2, help_argv);
 			}
 			fprintf(stderr, "tern-bench: no test named '%s'\n",
 				argv[2]);
@@ -94,5 +104,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, " (see 'tern-bench --help')\n");
 		return EXIT_USAGE;
 	}
-	return test->main(argc - 1, argv + 1);
+	return bench_run(test, argc - 1, argv + 1);
 }
