@@ -104,17 +104,21 @@ static const char *bench_wanted(int opt, bool coll)
 	return "nothing";
 }
 
+/* The options of the size sweep, which every test takes. */
+#define BENCH_SWEEP_USAGE \
+	"Options (sizes take K, M or G suffixes, powers of 1024):\n" \
+	"  -b, --minbytes SIZE        smallest size (default 1K)\n" \
+	"  -e, --maxbytes SIZE        largest size (default 64M)\n" \
+	"  -f, --stepfactor N         multiply the size by N each step (default 4)\n" \
+	"  -n, --iters N              timed iterations per size (default 20)\n" \
+	"  -w, --warmup_iters N       untimed iterations per size first (default 5)\n"
+
 void bench_print_usage(const char *name, const char *summary)
 {
 	printf("Usage: tern-bench %s [options]\n"
 	       "%s\n"
 	       "\n"
-	       "Options (sizes take K, M or G suffixes, powers of 1024):\n"
-	       "  -b, --minbytes SIZE        smallest size (default 1K)\n"
-	       "  -e, --maxbytes SIZE        largest size (default 64M)\n"
-	       "  -f, --stepfactor N         multiply the size by N each step (default 4)\n"
-	       "  -n, --iters N              timed iterations per size (default 20)\n"
-	       "  -w, --warmup_iters N       untimed iterations per size first (default 5)\n"
+	       BENCH_SWEEP_USAGE
 	       "  -d, --device N             device index (default 0)\n"
 	       "  -h, --help                 show this help\n"
 	       "\n"
@@ -294,12 +298,7 @@ void bench_print_coll_usage(const char *name, const char *summary)
 	printf("Usage: tern-bench %s [options]\n"
 	       "%s\n"
 	       "\n"
-	       "Options (sizes take K, M or G suffixes, powers of 1024):\n"
-	       "  -b, --minbytes SIZE        smallest size (default 1K)\n"
-	       "  -e, --maxbytes SIZE        largest size (default 64M)\n"
-	       "  -f, --stepfactor N         multiply the size by N each step (default 4)\n"
-	       "  -n, --iters N              timed iterations per size (default 20)\n"
-	       "  -w, --warmup_iters N       untimed iterations per size first (default 5)\n"
+	       BENCH_SWEEP_USAGE
 	       "  -c, --check 0|1            check every result (default 1)\n"
 	       "  -d, --datatype TYPE        float, half, bfloat16, int32, uint32, int8,\n"
 	       "                             uint8, int64 or uint64 (default float)\n"
