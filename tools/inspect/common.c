@@ -262,8 +262,8 @@ void inspect_count_links(const struct snapshot *snap,
 	}
 }
 
-void inspect_json_client(struct json_writer *w,
-			 const struct snapshot_client *client)
+static void inspect_json_client(struct json_writer *w,
+				const struct snapshot_client *client)
 {
 	json_object_begin(w, NULL);
 	json_u64(w, "device", client->device);
@@ -280,11 +280,12 @@ void inspect_json_client(struct json_writer *w,
 	json_object_end(w);
 }
 
-int inspect_find_devices(const char *cmd, tern_backend_t *backend,
-			 int *count)
+void inspect_json_clients(struct json_writer *w, const struct snapshot *snap,
+			  uint32_t device)
 {
-	char prog[64];
-
-	snprintf(prog, sizeof(prog), "tern-inspect %s", cmd);
-	return cli_count_devices(prog, backend, count);
+	json_array_begin(w, "clients");
+	for (int c = 0; c < snap->client_count; c++)
+		if (snap->clients[c].device == device)
+			inspect_json_client(w, &snap->clients[c]);
+	json_array_end(w);
 }

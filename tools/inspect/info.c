@@ -133,11 +133,7 @@ static void info_print_json(const struct inspect_options *opts,
 		json_object_end(&w);
 	}
 	json_array_end(&w);
-	json_array_begin(&w, "clients");
-	for (int c = 0; c < snap->client_count; c++)
-		if (snap->clients[c].device == dev->index)
-			inspect_json_client(&w, &snap->clients[c]);
-	json_array_end(&w);
+	inspect_json_clients(&w, snap, dev->index);
 	json_object_end(&w);
 	json_object_end(&w);
 	json_finish(&w);

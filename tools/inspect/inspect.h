@@ -167,9 +167,9 @@ void inspect_count_links(const struct snapshot *snap,
 			 const struct snapshot_device *dev,
 			 struct inspect_link_counts *counts);
 
-/* Writes @client as a JSON object (in an array). */
-void inspect_json_client(struct json_writer *w,
-			 const struct snapshot_client *client);
+/* Writes the "clients" array: the clients of device index @device. */
+void inspect_json_clients(struct json_writer *w, const struct snapshot *snap,
+			  uint32_t device);
 
 /*
  * Draws the fabric of @snap (topo.c): a torus as a grid, a ring as a
@@ -194,13 +194,5 @@ void metrics_write(FILE *out, const struct snapshot *snap);
 
 /* Prints the shared options for a command's usage text. */
 void inspect_print_common_options(FILE *out);
-
-/*
- * Finds the backend and how many devices it has, explaining on stderr any
- * failure. Returns 0 or the exit status (1, or EXIT_USAGE for a backend
- * configuration libtern refuses); no devices at all is a failure.
- */
-int inspect_find_devices(const char *cmd, tern_backend_t *backend,
-			 int *count);
 
 #endif /* TOOLS_INSPECT_INSPECT_H */

@@ -63,13 +63,8 @@ static void list_print_json(const struct inspect_options *opts,
 		json_string(&w, "health", snapshot_health_name(dev->health));
 		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
 		json_u64(&w, "client_count", dev->client_count);
-		if (verbose) {
-			json_array_begin(&w, "clients");
-			for (int c = 0; c < snap->client_count; c++)
-				if (snap->clients[c].device == dev->index)
-					inspect_json_client(&w, &snap->clients[c]);
-			json_array_end(&w);
-		}
+		if (verbose)
+			inspect_json_clients(&w, snap, dev->index);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
