@@ -33,12 +33,6 @@
 /* Orders changes to links, so their events go out in the same order. */
 static DEFINE_MUTEX(tern_link_lock);
 
-static const char *const tern_port_state_names[] = {
-	[TERN_PORT_UNCONNECTED] = "unconnected",
-	[TERN_PORT_UP] = "up",
-	[TERN_PORT_DOWN] = "down",
-};
-
 static int tern_fabric_link_show(struct seq_file *m, void *unused)
 {
 	struct tern_device *tdev = m->private;
@@ -48,15 +42,14 @@ static int tern_fabric_link_show(struct seq_file *m, void *unused)
 	seq_puts(m, "port state peer_device peer_port tx_bytes rx_bytes tx_packets rx_packets errors\n");
 	for (port = 0; port < tern_device_port_count(tdev); port++) {
 		if (tern_fabric_port_view(tdev->fabric, tdev->fabric_id, port,
-					  &view) ||
-		    view.state >= ARRAY_SIZE(tern_port_state_names))
+					  &view))
 			continue;
 		if (view.state == TERN_PORT_UNCONNECTED) {
 			seq_printf(m, "%u unconnected - - 0 0 0 0 0\n", port);
 			continue;
 		}
 		seq_printf(m, "%u %s %u %u %llu %llu %llu %llu %llu\n", port,
-			   tern_port_state_names[view.state], view.peer_device,
+			   tern_port_state_name(view.state), view.peer_device,
 			   view.peer_port, view.tx_bytes, view.rx_bytes,
 			   view.tx_packets, view.rx_packets, view.errors);
 	}
@@ -74,33 +67,35 @@ static int tern_fabric_link_apply(struct tern_device *tdev, u32 port,
 {
 	struct tern_fabric *fabric = tdev->fabric;
 	u32 id = tdev->fabric_id;
+	bool changed;
+	u8 cmd;
 	int ret;
 
 	if (port >= tern_device_port_count(tdev))
 		return -EINVAL;
 
+	if (!strcmp(action, "up") || !strcmp(action, "down"))
+		cmd = TERN_CMD_LINK_STATE_NTF;
+	else if (!strcmp(action, "error"))
+		cmd = TERN_CMD_LINK_ERROR_NTF;
+	else
+		return -EINVAL;
+
 	mutex_lock(&tern_link_lock);
-	if (!strcmp(action, "up") || !strcmp(action, "down")) {
+	if (cmd == TERN_CMD_LINK_ERROR_NTF) {
+		ret = tern_fabric_link_error(fabric, id, port);
+		changed = !ret;
+	} else {
+		/* 1: the state changed; 0: it already was so. */
 		ret = tern_fabric_set_link(fabric, id, port,
 					   !strcmp(action, "up"));
-		if (ret > 0) {
-			tern_netlink_link_event(fabric,
-						fabric->port_link[id][port],
-						TERN_CMD_LINK_STATE_NTF);
-			tern_health_update_link(fabric,
-						fabric->port_link[id][port]);
-		}
-	} else if (!strcmp(action, "error")) {
-		ret = tern_fabric_link_error(fabric, id, port);
-		if (!ret) {
-			tern_netlink_link_event(fabric,
-						fabric->port_link[id][port],
-						TERN_CMD_LINK_ERROR_NTF);
-			tern_health_update_link(fabric,
-						fabric->port_link[id][port]);
-		}
-	} else {
-		ret = -EINVAL;
+		changed = ret > 0;
+	}
+	if (changed) {
+		u32 link = fabric->port_link[id][port];
+
+		tern_netlink_link_event(fabric, link, cmd);
+		tern_health_update_link(fabric, link);
 	}
 	mutex_unlock(&tern_link_lock);
 	return ret < 0 ? ret : 0;

@@ -130,11 +130,11 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 		     const struct tern_device_config *config);
 
 u32 tern_device_port_count(struct tern_device *tdev);
+const char *tern_port_state_name(u32 state);
 
 int tern_mock_init(unsigned int count, const char *topology,
 		   const struct tern_device_config *config);
 void tern_mock_fini(void);
-unsigned int tern_mock_count(void);
 struct tern_device *tern_mock_device(unsigned int index);
 struct tern_fabric *tern_mock_fabric(void);
 

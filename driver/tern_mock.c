@@ -162,12 +162,6 @@ void tern_mock_fini(void)
 	tern_mocks_fabric = NULL;
 }
 
-/* Mock devices made; stable between module init and exit. */
-unsigned int tern_mock_count(void)
-{
-	return tern_mocks_made;
-}
-
 struct tern_device *tern_mock_device(unsigned int index)
 {
 	return index < tern_mocks_made ? tern_mocks[index].tdev : NULL;

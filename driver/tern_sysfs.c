@@ -158,12 +158,6 @@ static const struct kobj_type tern_device_ktype = {
 
 /* ---- tern/port<P>/ ---- */
 
-static const char *const tern_port_state_names[] = {
-	[TERN_PORT_UNCONNECTED] = "unconnected",
-	[TERN_PORT_UP] = "up",
-	[TERN_PORT_DOWN] = "down",
-};
-
 /* The port as seen from its device; all zero (unconnected) on error. */
 static void tern_sysfs_port_view(struct kobject *kobj,
 				 struct tern_fabric_port_view *view)
@@ -181,9 +175,7 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 	struct tern_fabric_port_view view;
 
 	tern_sysfs_port_view(kobj, &view);
-	if (view.state >= ARRAY_SIZE(tern_port_state_names))
-		return -EIO;
-	return sysfs_emit(buf, "%s\n", tern_port_state_names[view.state]);
+	return sysfs_emit(buf, "%s\n", tern_port_state_name(view.state));
 }
 
 static struct kobj_attribute tern_attr_state = __ATTR_RO(state);

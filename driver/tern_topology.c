@@ -19,6 +19,19 @@ u32 tern_device_port_count(struct tern_device *tdev)
 	return tdev->fabric->port_count[tdev->fabric_id];
 }
 
+/* "up", "down" or "unconnected", as debugfs and sysfs spell a port's state. */
+const char *tern_port_state_name(u32 state)
+{
+	switch (state) {
+	case TERN_PORT_UP:
+		return "up";
+	case TERN_PORT_DOWN:
+		return "down";
+	default:
+		return "unconnected";
+	}
+}
+
 static void tern_port_info(struct tern_device *tdev, u32 port,
 			   struct drm_tern_port_info *info)
 {
