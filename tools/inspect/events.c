@@ -124,7 +124,6 @@ static void events_print_json(struct events_event *ev, const char *time,
 {
 	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
 	uint32_t bits = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
-	char reasons[128], *name, *rest = NULL;
 	struct json_writer w;
 
 	json_init(&w, stdout, pretty);
@@ -164,14 +163,8 @@ static void events_print_json(struct events_event *ev, const char *time,
 	}
 	if (dev[TERN_A_DEV_HEALTH])
 		json_string(&w, "health", events_health(dev));
-	if (dev[TERN_A_DEV_HEALTH_REASONS]) {
-		snapshot_health_reasons(bits, reasons, sizeof(reasons));
-		json_array_begin(&w, "health_reasons");
-		for (name = strtok_r(reasons, ",", &rest); name;
-		     name = strtok_r(NULL, ",", &rest))
-			json_string(&w, NULL, name);
-		json_array_end(&w);
-	}
+	if (dev[TERN_A_DEV_HEALTH_REASONS])
+		inspect_json_reasons(&w, "health_reasons", bits);
 	json_object_end(&w);
 	json_finish(&w);
 }

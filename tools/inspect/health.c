@@ -161,12 +161,20 @@ static void health_print_plain(const struct snapshot *snap,
 	       sum->count[SNAPSHOT_HEALTH_FAILED]);
 }
 
-/* Where tern.ko takes "1" to forget a device's past faults. */
+/*
+ * Where tern.ko takes "1" to forget a device's past faults: under the
+ * device behind its node, whatever bus it is on (platform for mock
+ * hardware, PCI for a chip).
+ */
 static void health_clear_path(const struct snapshot_device *dev, char *buf,
 			      size_t len)
 {
-	snprintf(buf, len, "/sys/bus/platform/devices/%s/tern/health_clear",
-		 dev->name);
+	const char *minor = strrchr(dev->node, '/');
+	const char *class = strncmp(dev->node, "/dev/accel/", 11) == 0 ?
+			    "accel" : "drm";
+
+	snprintf(buf, len, "/sys/class/%s/%s/device/tern/health_clear", class,
+		 minor ? minor + 1 : dev->node);
 }
 
 /* Writes "1" to @dev's health_clear. Returns 0 or the exit status. */

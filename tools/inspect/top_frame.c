@@ -350,7 +350,6 @@ void top_frame_print_json(const struct top_frame *frame, FILE *out,
 			  bool pretty)
 {
 	struct json_writer w;
-	char reasons[128], *name, *rest;
 
 	json_init(&w, out, pretty);
 	json_object_begin(&w, NULL);
@@ -389,14 +388,7 @@ void top_frame_print_json(const struct top_frame *frame, FILE *out,
 		json_u64(&w, "link_out_bytes_per_second",
 			 top_per_second(row->out_bytes, frame->interval_ns));
 		json_string(&w, "health", snapshot_health_name(dev->health));
-		snapshot_health_reasons(dev->health_reasons, reasons,
-					sizeof(reasons));
-		json_array_begin(&w, "health_reasons");
-		rest = NULL;
-		for (name = strtok_r(reasons, ",", &rest); name;
-		     name = strtok_r(NULL, ",", &rest))
-			json_string(&w, NULL, name);
-		json_array_end(&w);
+		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
