@@ -26,6 +26,8 @@ unloads tern.ko and exits with COMMAND's status.
                      oopsed or tern.ko would not unload (default: status 1)
   --env NAME=VALUE   set NAME for COMMAND (repeatable); TERN_* variables
                      of the caller are passed on already
+  --append "ARGS"    more kernel command line, e.g. "slub_debug=FZPU"
+                     (env TERN_VM_APPEND)
   --mem MB           guest memory (default 2048)
   --smp N            guest CPUs (default 2)
   --timeout SEC      stop COMMAND after SEC seconds, exit 124 (default 600,
@@ -33,7 +35,8 @@ unloads tern.ko and exits with COMMAND's status.
   --shell            interactive shell instead of COMMAND (Ctrl-A X quits)
 
 Environment: TERN_VM_KERNEL (default --kernel), TERN_VM_MODULE (default
---module), TERN_VM_QEMU_ARGS (extra QEMU arguments, e.g. "-s").
+--module), TERN_VM_APPEND (default --append), TERN_VM_QEMU_ARGS (extra
+QEMU arguments, e.g. "-s").
 
 Exit status: COMMAND's; 1 if COMMAND passed but the kernel warned; 124 on
 timeout; 125 if the VM or tern.ko failed to come up; 2 on usage errors.
@@ -54,6 +57,7 @@ smp=2
 timeout=600
 shell=0
 envs=()
+extra_append=${TERN_VM_APPEND:-}
 
 die_usage() {
 	echo "run-vm: $*" >&2
@@ -83,6 +87,7 @@ while [ "$#" -gt 0 ]; do
 	--keep-module) unload=0 ;;
 	--allow-warn) strict=0 ;;
 	--env) need_arg "$@"; envs+=("$2"); shift ;;
+	--append) need_arg "$@"; extra_append=$2; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift ;;
 	--smp) need_arg "$@"; smp=$2; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
@@ -256,6 +261,7 @@ cat "$cache/initramfs.cpio.gz" "$run/run.cpio.gz" >"$run/initrd"
 # command runs; guest.sh prints warnings afterwards.
 append="console=ttyS0,115200 quiet loglevel=1 panic=-1 log_buf_len=8M"
 append+=" mitigations=off nmi_watchdog=0 tsc=unstable"
+[ -z "$extra_append" ] || append+=" $extra_append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel tcg -cpu max
 	-machine pc -smp "$smp" -m "$mem" -display none -no-reboot
 	-kernel "$boot_kernel" -initrd "$run/initrd" -append "$append"
