@@ -18,6 +18,7 @@
 #include "tern_compat.h"
 #include "tern_drv.h"
 #include "tern_engine.h"
+#include "tern_fence.h"
 #include "tern_gem.h"
 #include "tern_health.h"
 #include "tern_job.h"
@@ -28,6 +29,7 @@
 #define TERN_MAX_MOCK_DEVICES		64
 #define TERN_MAX_MOCK_MEM_MB		65536
 #define TERN_MAX_JOB_TIMEOUT_MS		600000
+#define TERN_MAX_QUEUE_BAN_TIMEOUTS	1000
 
 static unsigned int mock_devices = 1;
 module_param(mock_devices, uint, 0444);
@@ -51,6 +53,16 @@ static unsigned int job_timeout_ms = 5000;
 module_param(job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Time a job may run before it fails with -ETIMEDOUT (1-600000, default 5000)");
+
+unsigned int tern_queue_ban_timeouts = 3;
+module_param_named(queue_ban_timeouts, tern_queue_ban_timeouts, uint, 0444);
+MODULE_PARM_DESC(queue_ban_timeouts,
+		 "Job timeouts after which a queue is banned (1-1000, default 3)");
+
+static unsigned int host_mem_mb;
+module_param(host_mem_mb, uint, 0444);
+MODULE_PARM_DESC(host_mem_mb,
+		 "Host memory all host-placement buffers together may pin, in MiB (default 0: half of RAM)");
 
 /* Client ids where DRM has none (tern_compat.h): unique, never reused. */
 static atomic64_t tern_client_ids = ATOMIC64_INIT(0);
@@ -105,16 +117,44 @@ static int tern_info_ioctl(struct drm_device *drm, void *data,
 	args->packet_version = TERN_PACKET_VERSION;
 	args->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
 	args->max_in_syncobjs = TERN_MODEL_MAX_IN_SYNCOBJS;
+	args->max_jobs_in_flight = TERN_MAX_JOBS_PER_FILE;
+	args->queue_ban_timeouts = tern_queue_ban_timeouts;
+	args->max_packet_bytes_in_flight = TERN_MAX_PACKET_BYTES_PER_FILE;
+	args->host_memory_budget = tern_host_mem_budget();
+	args->host_memory_pinned = tern_host_mem_pinned();
 	return 0;
+}
+
+struct tern_file *tern_file_get(struct tern_file *tfile)
+{
+	kref_get(&tfile->ref);
+	return tfile;
+}
+
+static void tern_file_release(struct kref *ref)
+{
+	struct tern_file *tfile = container_of(ref, struct tern_file, ref);
+
+	/* Each queue left the table as it went. */
+	xa_destroy(&tfile->queues);
+	/* Jobs still running hold the address space until they end. */
+	tern_vm_put(tfile->vm);
+	kfree(tfile);
+}
+
+void tern_file_put(struct tern_file *tfile)
+{
+	kref_put(&tfile->ref, tern_file_release);
 }
 
 static int tern_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct tern_file *tfile;
 
-	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL_ACCOUNT);
 	if (!tfile)
 		return -ENOMEM;
+	kref_init(&tfile->ref);
 
 	tfile->vm = tern_vm_create(drm);
 	if (!tfile->vm) {
@@ -134,10 +174,8 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct tern_file *tfile = file->driver_priv;
 
-	tern_queues_destroy(tfile);
-	/* Jobs still running hold the address space until they end. */
-	tern_vm_put(tfile->vm);
-	kfree(tfile);
+	tern_queues_kill(tfile);
+	tern_file_put(tfile);
 	atomic_dec(&to_tern_device(drm)->client_count);
 }
 
@@ -226,8 +264,11 @@ static int __init tern_init(void)
 	    !tern_param_ok("mock_engines", mock_engines, 1,
 			   TERN_MAX_ENGINES) ||
 	    !tern_param_ok("job_timeout_ms", job_timeout_ms, 1,
-			   TERN_MAX_JOB_TIMEOUT_MS))
+			   TERN_MAX_JOB_TIMEOUT_MS) ||
+	    !tern_param_ok("queue_ban_timeouts", tern_queue_ban_timeouts, 1,
+			   TERN_MAX_QUEUE_BAN_TIMEOUTS))
 		return -EINVAL;
+	tern_host_mem_init(host_mem_mb);
 
 	ret = tern_mock_init(mock_devices, mock_topology, &config);
 	if (ret)
@@ -246,6 +287,7 @@ static void __exit tern_exit(void)
 {
 	tern_netlink_fini();
 	tern_mock_fini();
+	tern_fence_fini();
 }
 
 module_init(tern_init);

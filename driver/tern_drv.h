@@ -6,6 +6,7 @@
 #define TERN_DRV_H
 
 #include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -81,6 +82,8 @@ struct tern_health_baseline {
  * @health_reasons: TERN_HEALTH_REASON_* bits last announced
  * @health_baseline: the counters when health was last cleared; lasting
  *	reasons count only what is above them
+ * @run_job_delay_ms: fault injection (debugfs): run_job sleeps this long
+ *	after handing a job over, holding the scheduler's hands
  */
 struct tern_device {
 	struct drm_device drm;
@@ -106,18 +109,31 @@ struct tern_device {
 	struct mutex health_lock;	/* protects health_reasons */
 	u32 health_reasons;
 	struct tern_health_baseline health_baseline;
+
+	u32 run_job_delay_ms;
 };
 
 /**
  * struct tern_file - what one open file of a device owns
+ * @ref: held by the DRM file until it is closed and by each queue; queues
+ *	and their jobs outlive the file's closing
  * @vm: the file's device virtual address space; it also holds what the
  *	file uses (&tern_vm.usage), which its jobs may update after it closed
- * @queues: the file's queues by id
+ * @queues: the file's queues by id, from QUEUE_CREATE until each is freed
+ * @next_queue_id: where xa_alloc_cyclic() looks for the next id
  */
 struct tern_file {
+	struct kref ref;
 	struct tern_vm *vm;
 	struct xarray queues;
+	u32 next_queue_id;
 };
+
+struct tern_file *tern_file_get(struct tern_file *tfile);
+void tern_file_put(struct tern_file *tfile);
+
+/* Module parameters the device's parts read. */
+extern unsigned int tern_queue_ban_timeouts;
 
 static inline struct tern_device *to_tern_device(struct drm_device *drm)
 {

@@ -2,28 +2,38 @@
 /*
  * Tern mock engines.
  *
- * The scheduler hands each engine its jobs in order (run_job); the engine
- * executes them one at a time with the device model, on an ordered
- * workqueue. A step runs the model until the stream ends, fails, runs out
- * of its byte budget (the engine comes back at once) or waits on a
- * semaphore (the engine looks again after a short, growing pause). When a
- * job ends the engine counts it and signals its hardware fence, with the
- * job's error.
+ * The scheduler hands each engine its jobs (run_job), up to
+ * TERN_ENGINE_DEPTH at a time; the engine executes them with the device
+ * model on an ordered workqueue, in passes: each pass runs one step of the
+ * first job of every queue among them, so that the jobs of one queue run
+ * in order and no queue waits for another. A step runs the model until
+ * the stream ends, fails, runs out of its byte budget or waits on a
+ * semaphore. A pass in which some job moved is followed at once by the
+ * next; when every job waits on a semaphore, the engine looks again after
+ * a short, growing pause. When a job ends the engine counts it and signals
+ * its hardware fence, with the job's error.
+ *
+ * Queues do not wait for one another, so a job may only count on another
+ * job's end. The scheduler, seeing a dependency on a job of the same
+ * engine, would only wait for its start; but the fences userspace holds
+ * and depends on are struct tern_fence (tern_fence.c), never the
+ * scheduler's, so it waits for the end.
  *
  * A hung engine (fault injection) runs no step until it is reset; the
- * scheduler's job timeout finds the job it holds and resets the engine
- * (tern_job.c), after which the job fails with -ETIMEDOUT and the jobs
- * behind it run. A job stalled on a semaphore that never passes is timed
- * out and reset the same way, but the engine was not hung: only resets
- * of a hung engine count as hang resets, which make the device unhealthy.
+ * scheduler's job timeout finds the oldest job it holds and resets the
+ * engine (tern_job.c), after which that job fails with -ETIMEDOUT and the
+ * others run. A job stalled on a semaphore that never passes is timed out
+ * and reset the same way, but the engine was not hung: only resets of a
+ * hung engine count as hang resets, which make the device unhealthy. A
+ * job of a banned queue fails with -EIO at its first look.
  *
  * The reset runs in the job timeout, on the path that signals fences
  * (memory reclaim may wait for it): it only takes the engine's spinlock
  * and counts. Announcing it (netlink allocates) and updating the device's
  * health (a mutex) are left to a work item.
  *
- * Busy time: the engine is busy while it has jobs; the first job's file is
- * charged for the time it spends first.
+ * Busy time: the engine is busy while it has jobs; each job's file is
+ * charged for the time its steps run.
  */
 #include <linux/dma-fence.h>
 #include <linux/ktime.h>
@@ -44,28 +54,29 @@
 #include "tern_health.h"
 #include "tern_job.h"
 #include "tern_netlink.h"
+#include "tern_queue.h"
 #include "tern_vm.h"
-
-/* Jobs the scheduler may hand to one engine before it waits. */
-#define TERN_ENGINE_DEPTH		64
 
 /* Pause between two looks at a semaphore that has not passed. */
 #define TERN_ENGINE_BACKOFF_MIN_NS	(100 * NSEC_PER_USEC)
 #define TERN_ENGINE_BACKOFF_MAX_NS	(1 * NSEC_PER_MSEC)
 
-static const char *tern_fence_driver_name(struct dma_fence *fence)
+/* How often a device's teardown says what it is still waiting for. */
+#define TERN_TEARDOWN_REPORT_JIFFIES	(10 * HZ)
+
+static const char *tern_hw_fence_driver_name(struct dma_fence *fence)
 {
 	return TERN_DRIVER_NAME;
 }
 
-static const char *tern_fence_timeline_name(struct dma_fence *fence)
+static const char *tern_hw_fence_timeline_name(struct dma_fence *fence)
 {
 	return "tern-engine";
 }
 
-static const struct dma_fence_ops tern_fence_ops = {
-	.get_driver_name = tern_fence_driver_name,
-	.get_timeline_name = tern_fence_timeline_name,
+static const struct dma_fence_ops tern_hw_fence_ops = {
+	.get_driver_name = tern_hw_fence_driver_name,
+	.get_timeline_name = tern_hw_fence_timeline_name,
 };
 
 static u64 tern_engine_clock(void *ctx)
@@ -87,6 +98,7 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
 		.device = engine->tdev->fabric_id,
 	};
 	int error, ret, idx;
+	u64 start;
 
 	/* The scheduler may have failed the job before handing it over. */
 	error = READ_ONCE(job->base.s_fence->finished.error);
@@ -94,36 +106,50 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
 		return error;
 	if (READ_ONCE(job->timed_out))
 		return -ETIMEDOUT;
+	if (READ_ONCE(job->queue->banned))
+		return -EIO;
 
 	if (!drm_dev_enter(&engine->tdev->drm, &idx))
 		return -ENODEV;
 
+	start = ktime_get_ns();
 	if (tern_vm_begin_run(job->vm)) {
 		ret = tern_model_run(&job->model, &mem);
 		tern_vm_end_run(job->vm);
 	} else {
 		ret = -ECANCELED;
 	}
+	atomic64_add(ktime_get_ns() - start,
+		     &job->vm->usage.engine_busy_ns[engine->index]);
 
 	drm_dev_exit(idx);
 	return ret;
 }
 
-static void tern_engine_finish(struct tern_job *job, int error)
+/* Takes @job off the engine, counts it and signals its hardware fence. */
+static void tern_engine_end(struct tern_engine *engine, struct tern_job *job,
+			    int error)
 {
 	struct dma_fence *finished = &job->base.s_fence->finished;
 
+	spin_lock(&engine->lock);
+	list_del(&job->engine_link);
+	engine->queued--;
+	if (list_empty(&engine->jobs))
+		engine->busy_ns += ktime_get_ns() - engine->busy_since_ns;
+	spin_unlock(&engine->lock);
+
 	/* Counted before the fence signals: whoever waited sees the count. */
-	atomic64_inc(error ? &job->engine->jobs_failed :
-		     &job->engine->jobs_completed);
-	atomic_dec(&job->vm->usage.jobs_active);
+	atomic64_inc(error ? &engine->jobs_failed : &engine->jobs_completed);
+	tern_job_ended(job);
 
 	if (error) {
 		dma_fence_set_error(job->hw_fence, error);
 		/*
 		 * drm_sched before 6.4 does not copy the hardware fence's
-		 * error to the finished fence, which is what userspace sees.
-		 * The finished fence only signals after the hardware fence.
+		 * error to the finished fence, which is what userspace's
+		 * fence follows. The finished fence only signals after the
+		 * hardware fence.
 		 */
 		if (!finished->error)
 			dma_fence_set_error(finished, error);
@@ -133,69 +159,71 @@ static void tern_engine_finish(struct tern_job *job, int error)
 }
 
 /*
- * Takes the first job off the engine, charging its file for its time at
- * the head. Returns whether jobs are left. Called with engine->lock held.
+ * Fills engine->pass with the first job of each queue, oldest first, and
+ * returns how many. A hung engine runs nothing, but a job the timeout
+ * failed may end.
  */
-static bool tern_engine_dequeue(struct tern_engine *engine,
-				struct tern_job *job)
+static unsigned int tern_engine_plan(struct tern_engine *engine)
 {
-	u64 now = ktime_get_ns();
+	struct tern_job *job;
+	unsigned int count = 0;
+	u64 pass;
 
-	lockdep_assert_held(&engine->lock);
-	list_del(&job->engine_link);
-	engine->queued--;
-	atomic64_add(now - engine->head_since_ns,
-		     &job->vm->usage.engine_busy_ns[engine->index]);
-	engine->head_since_ns = now;
-	if (!list_empty(&engine->jobs))
-		return true;
-
-	engine->busy_ns += now - engine->busy_since_ns;
-	return false;
+	spin_lock(&engine->lock);
+	pass = ++engine->pass_count;
+	list_for_each_entry(job, &engine->jobs, engine_link) {
+		/* An older job of its queue comes first. */
+		if (job->queue->pass == pass)
+			continue;
+		job->queue->pass = pass;
+		if (engine->hung && !READ_ONCE(job->timed_out))
+			continue;
+		engine->pass[count++] = job;
+		if (count == ARRAY_SIZE(engine->pass))
+			break;
+	}
+	spin_unlock(&engine->lock);
+	return count;
 }
 
 static void tern_engine_work(struct work_struct *work)
 {
 	struct tern_engine *engine = container_of(work, struct tern_engine,
 						  work);
-	struct tern_job *job;
-	bool more;
-	int ret;
+	bool moved = false, signalling;
+	unsigned int i, count;
 
-	/* Only this work removes jobs, so the first one stays ours. */
-	spin_lock(&engine->lock);
-	job = list_first_entry_or_null(&engine->jobs, struct tern_job,
-				       engine_link);
-	/* Hung: nothing runs, but a job the timeout failed may end. */
-	if (job && engine->hung && !READ_ONCE(job->timed_out))
-		job = NULL;
-	spin_unlock(&engine->lock);
-	if (!job)
+	/* Only this work removes jobs, so the planned ones stay ours. */
+	count = tern_engine_plan(engine);
+	if (!count) {
+		engine->backoff_ns = 0;
 		return;
+	}
 
-	ret = tern_engine_step(engine, job);
-	if (ret == TERN_MODEL_YIELD) {
+	/* Ending jobs signals fences: allocate nothing from here. */
+	signalling = dma_fence_begin_signalling();
+	for (i = 0; i < count; i++) {
+		struct tern_job *job = engine->pass[i];
+		int ret = tern_engine_step(engine, job);
+
+		if (ret == TERN_MODEL_STALLED)
+			continue;
+		moved = true;
+		if (ret != TERN_MODEL_YIELD)
+			tern_engine_end(engine, job, ret);
+	}
+	dma_fence_end_signalling(signalling);
+
+	if (moved) {
 		engine->backoff_ns = 0;
 		queue_work(engine->wq, work);
 		return;
 	}
-	if (ret == TERN_MODEL_STALLED) {
-		engine->backoff_ns = clamp(engine->backoff_ns * 2,
-					   TERN_ENGINE_BACKOFF_MIN_NS,
-					   TERN_ENGINE_BACKOFF_MAX_NS);
-		hrtimer_start(&engine->retry, ns_to_ktime(engine->backoff_ns),
-			      HRTIMER_MODE_REL);
-		return;
-	}
-
-	engine->backoff_ns = 0;
-	spin_lock(&engine->lock);
-	more = tern_engine_dequeue(engine, job);
-	spin_unlock(&engine->lock);
-
-	tern_engine_finish(job, ret);
-	if (more)
-		queue_work(engine->wq, work);
+	engine->backoff_ns = clamp(engine->backoff_ns * 2,
+				   TERN_ENGINE_BACKOFF_MIN_NS,
+				   TERN_ENGINE_BACKOFF_MAX_NS);
+	hrtimer_start(&engine->retry, ns_to_ktime(engine->backoff_ns),
+		      HRTIMER_MODE_REL);
 }
 
 static enum hrtimer_restart tern_engine_retry(struct hrtimer *timer)
@@ -208,19 +236,28 @@ static enum hrtimer_restart tern_engine_retry(struct hrtimer *timer)
 }
 
 /*
- * Takes @job, and the job's engine reference, from the scheduler (run_job).
- * Returns the hardware fence, with a reference for the scheduler.
+ * The hardware fence of a job of a queue whose timeline is @context: its
+ * jobs end in order, whatever other queues do.
+ */
+void tern_engine_fence_init(struct tern_engine *engine,
+			    struct dma_fence *fence, u64 context, u64 seqno)
+{
+	dma_fence_init(fence, &tern_hw_fence_ops, &engine->fence_lock, context,
+		       seqno);
+}
+
+/*
+ * Takes @job from the scheduler (run_job), with a reference for the
+ * engine until the job ends. Returns its hardware fence, with a reference
+ * for the scheduler.
  */
 struct dma_fence *tern_engine_push(struct tern_engine *engine,
 				   struct tern_job *job)
 {
+	kref_get(&job->ref);
 	spin_lock(&engine->lock);
-	dma_fence_init(job->hw_fence, &tern_fence_ops, &engine->fence_lock,
-		       engine->fence_context, ++engine->fence_seqno);
-	if (list_empty(&engine->jobs)) {
+	if (list_empty(&engine->jobs))
 		engine->busy_since_ns = ktime_get_ns();
-		engine->head_since_ns = engine->busy_since_ns;
-	}
 	list_add_tail(&job->engine_link, &engine->jobs);
 	engine->queued++;
 	spin_unlock(&engine->lock);
@@ -229,7 +266,7 @@ struct dma_fence *tern_engine_push(struct tern_engine *engine,
 	return dma_fence_get(job->hw_fence);
 }
 
-/* Makes the engine look at its first job now. */
+/* Makes the engine make a pass now. */
 void tern_engine_kick(struct tern_engine *engine)
 {
 	queue_work(engine->wq, &engine->work);
@@ -255,21 +292,6 @@ void tern_engine_stats_read(struct tern_engine *engine,
 	stats->resets = atomic64_read(&engine->resets);
 }
 
-/* How long the engine's first job has been first, if it is one of @vm's. */
-u64 tern_engine_running_ns(struct tern_engine *engine, struct tern_vm *vm)
-{
-	struct tern_job *job;
-	u64 ns = 0;
-
-	spin_lock(&engine->lock);
-	job = list_first_entry_or_null(&engine->jobs, struct tern_job,
-				       engine_link);
-	if (job && job->vm == vm)
-		ns = ktime_get_ns() - engine->head_since_ns;
-	spin_unlock(&engine->lock);
-	return ns;
-}
-
 /* Fault injection: the engine stops before its next step, until a reset. */
 void tern_engine_hang(struct tern_engine *engine)
 {
@@ -283,7 +305,7 @@ void tern_engine_hang(struct tern_engine *engine)
 /*
  * Resets the engine after @guilty ran past the job timeout: the engine
  * makes progress again and fails @guilty (already marked timed out) with
- * -ETIMEDOUT; the jobs behind it run. A reset of a hung engine is also a
+ * -ETIMEDOUT; the other jobs go on. A reset of a hung engine is also a
  * hang reset. Called from the job timeout: allocates nothing and takes
  * only the engine's spinlock; the announcement follows from a work item.
  * The caller holds a reference to @guilty.
@@ -302,10 +324,11 @@ void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty)
 	memcpy(engine->guilty.comm, owner->comm, sizeof(engine->guilty.comm));
 	spin_unlock(&engine->lock);
 	atomic64_inc(&engine->resets);
-	drm_notice(&engine->tdev->drm,
-		   "%s: job of %s[%d] timed out, engine reset%s\n",
-		   engine->name, owner->comm, pid_nr(owner->pid),
-		   was_hung ? " (hung)" : "");
+	/* Any user can make its jobs time out: keep the log readable. */
+	dev_notice_ratelimited(engine->tdev->drm.dev,
+			       "%s: job of %s[%d] timed out, engine reset%s\n",
+			       engine->name, owner->comm, pid_nr(owner->pid),
+			       was_hung ? " (hung)" : "");
 	tern_engine_kick(engine);
 	queue_work(system_wq, &engine->reset_work);
 }
@@ -345,7 +368,6 @@ static int tern_engine_init(struct tern_engine *engine,
 	INIT_WORK(&engine->work, tern_engine_work);
 	INIT_WORK(&engine->reset_work, tern_engine_reset_work);
 	tern_hrtimer_setup(&engine->retry, tern_engine_retry);
-	engine->fence_context = dma_fence_context_alloc(1);
 
 	/* Ending jobs is what frees memory: keep going under pressure. */
 	engine->wq = alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM,
@@ -379,10 +401,12 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 	unsigned int i;
 
 	/*
-	 * Every file is closed, but jobs of closed files may still be
-	 * ending (cancelled); the schedulers must outlive them. A hung
-	 * engine would hold its jobs until their timeout: let it go, the
-	 * device is unplugged and ends them with -ENODEV.
+	 * Every file is closed, which tore its queues' entities down, but
+	 * jobs the engines have may still be ending; the schedulers must
+	 * outlive them. A hung engine would hold its jobs until their
+	 * timeout: let it go, the device is unplugged and ends them with
+	 * -ENODEV at their next step, so this takes a pass or two. Said
+	 * aloud, should it ever take longer.
 	 */
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_engine *engine = &tdev->engines[i];
@@ -392,7 +416,11 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 		spin_unlock(&engine->lock);
 		tern_engine_kick(engine);
 	}
-	wait_var_event(&tdev->live_jobs, !atomic_read(&tdev->live_jobs));
+	while (!wait_var_event_timeout(&tdev->live_jobs,
+				       !atomic_read(&tdev->live_jobs),
+				       TERN_TEARDOWN_REPORT_JIFFIES))
+		drm_err(&tdev->drm, "teardown: %d jobs still ending\n",
+			atomic_read(&tdev->live_jobs));
 
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_engine_fini(&tdev->engines[i]);

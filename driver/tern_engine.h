@@ -30,24 +30,28 @@ struct tern_engine_guilty {
 	char comm[TASK_COMM_LEN];
 };
 
+/* Jobs the scheduler may hand to one engine before it waits. */
+#define TERN_ENGINE_DEPTH	64
+
 /**
  * struct tern_engine - one engine of a device
  * @tdev: the device
  * @index: engine number, as userspace names it
  * @name: for the scheduler and its workers
  * @sched: orders the jobs of every queue on this engine
- * @wq: ordered: the engine runs one job at a time
- * @work: runs one step of the first job
- * @retry: wakes @work again while the first job waits on a semaphore
- * @backoff_ns: current wait between two looks at that semaphore
- * @lock: protects @jobs, @queued, @hung, @hang_resets, @guilty and the
+ * @wq: ordered: one pass at a time
+ * @work: runs one pass: a step of the first job of each queue
+ * @retry: wakes @work again while every such job waits on a semaphore
+ * @backoff_ns: current wait between two looks at those semaphores
+ * @lock: protects @jobs, @queued, @hung, @pass_count, @guilty and the
  *	busy times
- * @jobs: jobs handed over by the scheduler, first one executing
+ * @jobs: jobs handed over by the scheduler, in that order
  * @queued: entries in @jobs
  * @hung: the engine makes no progress (fault injection) until it is reset
  * @busy_since_ns: when @jobs last became non-empty
  * @busy_ns: total of the ended stretches during which @jobs was non-empty
- * @head_since_ns: when the first job of @jobs became first
+ * @pass_count: passes made so far; names the current one
+ * @pass: the jobs of the current pass (only @work uses it)
  * @jobs_completed: jobs that ended without error
  * @jobs_failed: jobs that ended with an error
  * @timeouts: jobs failed by the job timeout
@@ -59,8 +63,6 @@ struct tern_engine_guilty {
  * @reset_work: announces the last reset and updates the device's health,
  *	outside the job timeout, which must not allocate or sleep on locks
  * @fence_lock: lock of the hardware fences
- * @fence_context: timeline of the hardware fences
- * @fence_seqno: last hardware fence number handed out
  */
 struct tern_engine {
 	struct tern_device *tdev;
@@ -77,7 +79,8 @@ struct tern_engine {
 	bool hung;
 	u64 busy_since_ns;
 	u64 busy_ns;
-	u64 head_since_ns;
+	u64 pass_count;
+	struct tern_job *pass[TERN_ENGINE_DEPTH];
 	atomic64_t jobs_completed;
 	atomic64_t jobs_failed;
 	atomic64_t timeouts;
@@ -86,8 +89,6 @@ struct tern_engine {
 	struct tern_engine_guilty guilty;
 	struct work_struct reset_work;
 	spinlock_t fence_lock;		/* of the hardware fences */
-	u64 fence_context;
-	u64 fence_seqno;
 };
 
 /**
@@ -116,12 +117,13 @@ struct tern_engine_stats {
 
 void tern_engine_stats_read(struct tern_engine *engine,
 			    struct tern_engine_stats *stats);
-u64 tern_engine_running_ns(struct tern_engine *engine, struct tern_vm *vm);
 void tern_engine_hang(struct tern_engine *engine);
 void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty);
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);
+void tern_engine_fence_init(struct tern_engine *engine,
+			    struct dma_fence *fence, u64 context, u64 seqno);
 struct dma_fence *tern_engine_push(struct tern_engine *engine,
 				   struct tern_job *job);
 void tern_engine_kick(struct tern_engine *engine);

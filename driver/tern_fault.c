@@ -15,6 +15,13 @@
  *    timeout finds the job it holds, fails it with -ETIMEDOUT and resets
  *    the engine (tern_job.c). A bad index: -EINVAL.
  *  - read: the hung engines, one index per line.
+ *
+ * run_job_delay_ms:
+ *  - a number of milliseconds (default 0): after handing each job to its
+ *    engine, the scheduler's run_job sleeps that long before giving the
+ *    scheduler the job's fence. With a delay above the job timeout, the
+ *    timeout fires while the scheduler is still using the job: the window
+ *    a driver's timeout handler must survive, made wide enough to test.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -158,4 +165,6 @@ void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root)
 			    &tern_mem_error_fops);
 	debugfs_create_file("engine_hang", 0600, root, tdev,
 			    &tern_engine_hang_fops);
+	debugfs_create_u32("run_job_delay_ms", 0600, root,
+			   &tdev->run_job_delay_ms);
 }

@@ -5,8 +5,8 @@
  * nvtop- or gputop-style tools see Tern clients (6.5 and later; see
  * tern_compat.h). DRM prints drm-driver and drm-client-id, the client id
  * netlink reports too; Tern adds
- *  - drm-engine-e<N>: nanoseconds the file's jobs spent first on engine N,
- *    the running one included (the file's share of the engine's busy time);
+ *  - drm-engine-e<N>: nanoseconds engine N spent running steps of the
+ *    file's jobs (the file's share of the engine's work);
  *  - drm-memory-device, drm-memory-host: bytes of the buffers the file
  *    holds handles to, by placement (a buffer shared by two files counts in
  *    both), in bytes, without a unit.

@@ -5,7 +5,11 @@
  * Every buffer is a GEM shmem object, mapped into the kernel for its whole
  * life so that engines reach it without faulting. A buffer placed in device
  * memory also takes its size out of the device's memory, which is what the
- * chip would have to hold; host memory is limited by the host's RAM only.
+ * chip would have to hold. Host-placement buffers pin host memory, in no
+ * process's RSS, so all of them together get a budget (host_mem_mb, half
+ * of RAM by default): BO_CREATE past it fails with -ENOMEM, and -E2BIG for
+ * a size above the whole budget. Their pages are charged to the memory
+ * cgroup of the process that made them, like any shmem.
  */
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
@@ -22,6 +26,40 @@
 #include "tern_drv.h"
 #include "tern_gem.h"
 #include "tern_vm.h"
+
+/* Bytes all host-placement buffers may pin, and bytes they pin now. */
+static u64 tern_host_mem_limit;
+static atomic64_t tern_host_mem_used = ATOMIC64_INIT(0);
+
+/* @mb MiB of host memory for host buffers; 0: half of RAM. */
+void tern_host_mem_init(unsigned int mb)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	tern_host_mem_limit = mb ? min_t(u64, (u64)mb << 20, ram) : ram / 2;
+	tern_host_mem_limit = PAGE_ALIGN_DOWN(tern_host_mem_limit);
+}
+
+u64 tern_host_mem_budget(void)
+{
+	return tern_host_mem_limit;
+}
+
+u64 tern_host_mem_pinned(void)
+{
+	return atomic64_read(&tern_host_mem_used);
+}
+
+/* Takes @size bytes of the budget: -ENOMEM when they are not left. */
+static int tern_host_mem_reserve(u64 size)
+{
+	if (atomic64_add_return(size, &tern_host_mem_used) >
+	    tern_host_mem_limit) {
+		atomic64_sub(size, &tern_host_mem_used);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 /* drm_gem_shmem_free() and its error paths kfree() the shmem object. */
 static_assert(offsetof(struct tern_bo, base.base) == 0);
@@ -94,8 +132,10 @@ static void tern_gem_free(struct drm_gem_object *obj)
 	}
 	if (drm_mm_node_allocated(&bo->mem_node))
 		tern_devmem_release(tdev, bo);
-	if (bo->placement == TERN_PLACEMENT_HOST)
+	if (bo->host_mem_reserved) {
 		atomic64_sub(obj->size, &tdev->mem_host_used);
+		atomic64_sub(obj->size, &tern_host_mem_used);
+	}
 	atomic_dec(&tdev->buffer_count);
 	mutex_destroy(&bo->lock);
 	drm_gem_shmem_free(&bo->base);
@@ -136,7 +176,7 @@ struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
 {
 	struct tern_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
@@ -180,7 +220,7 @@ int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 		limit = tdev->mem_size;
 		break;
 	case TERN_PLACEMENT_HOST:
-		limit = (u64)totalram_pages() << PAGE_SHIFT;
+		limit = tern_host_mem_limit;
 		break;
 	default:
 		return -EINVAL;
@@ -197,14 +237,18 @@ int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 	bo = to_tern_bo(&shmem->base);
 	bo->placement = args->placement;
 	atomic_inc(&tdev->buffer_count);
-	if (bo->placement == TERN_PLACEMENT_HOST)
-		atomic64_add(shmem->base.size, &tdev->mem_host_used);
 
 	if (bo->placement == TERN_PLACEMENT_DEVICE) {
 		ret = tern_devmem_reserve(tdev, bo);
-		if (ret)
-			goto out_put;
+	} else {
+		ret = tern_host_mem_reserve(shmem->base.size);
+		if (!ret) {
+			bo->host_mem_reserved = true;
+			atomic64_add(shmem->base.size, &tdev->mem_host_used);
+		}
 	}
+	if (ret)
+		goto out_put;
 
 	ret = tern_bo_vmap(bo);
 	if (ret)

@@ -26,6 +26,7 @@ struct tern_device;
  * @peer: for a buffer imported from another Tern device, the exporter's
  *	buffer, whose mapping @vaddr is; the import holds a reference to it
  * @peer_dma_buf: the dma-buf it came through; the import holds it too
+ * @host_mem_reserved: the buffer holds its size of the host memory budget
  * @lock: protects @mappings
  * @mappings: the buffer's mappings in device virtual address spaces
  */
@@ -37,6 +38,7 @@ struct tern_bo {
 	struct drm_mm_node mem_node;
 	struct drm_gem_object *peer;
 	struct dma_buf *peer_dma_buf;
+	bool host_mem_reserved;
 	struct mutex lock;	/* protects mappings */
 	struct list_head mappings;
 };
@@ -45,6 +47,10 @@ static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct tern_bo, base.base);
 }
+
+void tern_host_mem_init(unsigned int mb);
+u64 tern_host_mem_budget(void);
+u64 tern_host_mem_pinned(void);
 
 int tern_devmem_init(struct tern_device *tdev, u64 size);
 u64 tern_devmem_used(struct tern_device *tdev);

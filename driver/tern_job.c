@@ -4,10 +4,20 @@
  *
  * SUBMIT copies and checks the packet stream, resolves the syncobjs and
  * pushes the job to its queue's scheduler entity. The scheduler waits for
- * the job's dependencies, hands it to the engine (run_job), fails it when
- * it runs past the job timeout (timedout_job), which resets the engine as
- * a chip's driver would, and frees it (free_job).
+ * the job's dependencies, hands it to the engine (run_job), lets the
+ * driver fail it when it runs past the job timeout (timedout_job), and
+ * frees it (free_job), the only place the scheduler's reference goes: a
+ * job that timed out goes back on the scheduler's pending list, since the
+ * scheduler may still be using it (on 6.1 the timeout is armed before
+ * run_job returns).
+ *
+ * Limits, so that no file holds more than its share: jobs and packet
+ * bytes in flight per file (SUBMIT fails with -EBUSY beyond them; a job is
+ * in flight from SUBMIT until it ends), and a banned queue takes no jobs
+ * (-EIO). What a job allocates is charged to the submitter's memory
+ * cgroup.
  */
+#include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -24,22 +34,58 @@
 #include "tern_compat.h"
 #include "tern_drv.h"
 #include "tern_engine.h"
+#include "tern_fence.h"
 #include "tern_job.h"
 #include "tern_queue.h"
 #include "tern_vm.h"
+
+/*
+ * Counts the job in its file's in-flight limits: -EBUSY if it would go
+ * past either.
+ */
+static int tern_job_reserve(struct tern_job *job)
+{
+	struct tern_usage *usage = &job->vm->usage;
+
+	if (atomic_inc_return(&usage->jobs_active) > TERN_MAX_JOBS_PER_FILE ||
+	    atomic64_add_return(job->packets_size, &usage->packet_bytes_active) >
+	    TERN_MAX_PACKET_BYTES_PER_FILE) {
+		atomic_dec(&usage->jobs_active);
+		atomic64_sub(job->packets_size, &usage->packet_bytes_active);
+		return -EBUSY;
+	}
+	job->in_flight = true;
+	return 0;
+}
+
+/* The job has ended (or never will run): it leaves the limits. */
+void tern_job_ended(struct tern_job *job)
+{
+	struct tern_usage *usage = &job->vm->usage;
+
+	if (!job->in_flight)
+		return;
+	job->in_flight = false;
+	atomic_dec(&usage->jobs_active);
+	atomic64_sub(job->packets_size, &usage->packet_bytes_active);
+}
 
 static void tern_job_release(struct kref *ref)
 {
 	struct tern_job *job = container_of(ref, struct tern_job, ref);
 	atomic_t *live_jobs = &job->tdev->live_jobs;
 
+	/* SUBMIT failed after reserving. */
+	tern_job_ended(job);
 	if (job->sched_ready)
 		drm_sched_job_cleanup(&job->base);
-	/* dma_fence_init() sets the ops when the engine takes the job. */
+	/* dma_fence_init() sets the ops when the job is pushed. */
 	if (job->hw_fence->ops)
 		dma_fence_put(job->hw_fence);
 	else
 		kfree(job->hw_fence);
+	/* The queue may tear its entity down: before the device can go. */
+	tern_queue_put(job->queue);
 	tern_vm_put(job->vm);
 	kvfree(job->packets);
 	kfree(job);
@@ -56,16 +102,16 @@ void tern_job_put(struct tern_job *job)
 
 static struct tern_job *tern_job_alloc(struct tern_device *tdev,
 				       struct tern_queue *queue,
-				       struct tern_vm *vm)
+				       struct tern_vm *vm, u32 packets_size)
 {
 	struct tern_job *job;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return NULL;
 
 	/* Allocated now: run_job must not allocate memory. */
-	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL_ACCOUNT);
 	if (!job->hw_fence) {
 		kfree(job);
 		return NULL;
@@ -75,14 +121,17 @@ static struct tern_job *tern_job_alloc(struct tern_device *tdev,
 	atomic_inc(&tdev->live_jobs);
 	job->tdev = tdev;
 	job->engine = queue->engine;
+	kref_get(&queue->ref);
+	job->queue = queue;
 	job->vm = tern_vm_get(vm);
+	job->packets_size = packets_size;
 	return job;
 }
 
 static int tern_job_copy_packets(struct tern_job *job,
 				 const struct drm_tern_submit *args)
 {
-	job->packets = kvmalloc(args->packets_size, GFP_KERNEL);
+	job->packets = kvmalloc(args->packets_size, GFP_KERNEL_ACCOUNT);
 	if (!job->packets)
 		return -ENOMEM;
 
@@ -108,11 +157,16 @@ static int tern_job_add_in_syncobjs(struct tern_job *job,
 	if (!args->in_syncobj_count)
 		return 0;
 
-	handles = memdup_user(u64_to_user_ptr(args->in_syncobjs),
-			      array_size(args->in_syncobj_count,
-					 sizeof(*handles)));
-	if (IS_ERR(handles))
-		return PTR_ERR(handles);
+	handles = kmalloc_array(args->in_syncobj_count, sizeof(*handles),
+				GFP_KERNEL_ACCOUNT);
+	if (!handles)
+		return -ENOMEM;
+	if (copy_from_user(handles, u64_to_user_ptr(args->in_syncobjs),
+			   array_size(args->in_syncobj_count,
+				      sizeof(*handles)))) {
+		ret = -EFAULT;
+		goto out;
+	}
 
 	for (i = 0; i < args->in_syncobj_count; i++) {
 		struct drm_syncobj *syncobj;
@@ -133,32 +187,48 @@ static int tern_job_add_in_syncobjs(struct tern_job *job,
 		if (ret)
 			break;
 	}
-
+out:
 	kfree(handles);
 	return ret;
 }
 
-/* From here on the job belongs to the scheduler and the engine. */
+/*
+ * From here on the job belongs to the scheduler and the engine. @fence,
+ * if any, goes to @out_syncobj and signals when the job has ended.
+ */
 static void tern_job_push(struct tern_job *job, struct tern_queue *queue,
-			  struct drm_syncobj *out_syncobj)
+			  struct drm_syncobj *out_syncobj,
+			  struct tern_fence *fence)
 {
-	/*
-	 * The engine's reference is taken now, not in run_job: the scheduler
-	 * starts the job's timeout before it calls run_job, so timedout_job
-	 * may drop the scheduler's reference first.
-	 */
-	kref_get(&job->ref);
+	u64 seqno;
+
 	atomic64_inc(&job->vm->usage.jobs_submitted);
-	atomic_inc(&job->vm->usage.jobs_active);
 
 	/* Arm and push together, so fences follow submission order. */
 	mutex_lock(&queue->submit_lock);
 	drm_sched_job_arm(&job->base);
-	if (out_syncobj)
-		drm_syncobj_replace_fence(out_syncobj,
-					  &job->base.s_fence->finished);
+	seqno = ++queue->fence_seqno;
+	tern_engine_fence_init(job->engine, job->hw_fence,
+			       queue->fence_context, seqno);
+	if (fence) {
+		tern_fence_init(fence, job->engine->name,
+				queue->fence_context + 1, seqno);
+		tern_fence_follow(fence, &job->base.s_fence->finished);
+		drm_syncobj_replace_fence(out_syncobj, &fence->base);
+		dma_fence_put(&fence->base);
+	}
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&queue->submit_lock);
+}
+
+static int tern_submit_args_check(const struct drm_tern_submit *args)
+{
+	if (args->flags || args->pad || !args->packets_size ||
+	    args->packets_size % 8 ||
+	    args->packets_size > TERN_MODEL_MAX_SUBMIT_BYTES ||
+	    args->in_syncobj_count > TERN_MODEL_MAX_IN_SYNCOBJS)
+		return -EINVAL;
+	return 0;
 }
 
 int tern_submit_ioctl(struct drm_device *drm, void *data,
@@ -168,25 +238,33 @@ int tern_submit_ioctl(struct drm_device *drm, void *data,
 	struct tern_file *tfile = file->driver_priv;
 	struct drm_tern_submit *args = data;
 	struct drm_syncobj *out_syncobj = NULL;
+	struct tern_fence *fence = NULL;
 	struct tern_queue *queue;
 	struct tern_job *job;
 	int ret;
 
-	if (args->flags || args->pad || !args->packets_size ||
-	    args->packets_size % 8 ||
-	    args->packets_size > TERN_MODEL_MAX_SUBMIT_BYTES ||
-	    args->in_syncobj_count > TERN_MODEL_MAX_IN_SYNCOBJS)
-		return -EINVAL;
+	ret = tern_submit_args_check(args);
+	if (ret)
+		return ret;
 
 	queue = tern_queue_lookup(tfile, args->queue_id);
 	if (!queue)
 		return -ENOENT;
 
-	job = tern_job_alloc(tdev, queue, tfile->vm);
+	if (READ_ONCE(queue->banned)) {
+		ret = -EIO;
+		goto out_put_queue;
+	}
+
+	job = tern_job_alloc(tdev, queue, tfile->vm, args->packets_size);
 	if (!job) {
 		ret = -ENOMEM;
 		goto out_put_queue;
 	}
+
+	ret = tern_job_reserve(job);
+	if (ret)
+		goto out_put_job;
 
 	ret = tern_job_copy_packets(job, args);
 	if (ret)
@@ -207,14 +285,21 @@ int tern_submit_ioctl(struct drm_device *drm, void *data,
 			ret = -ENOENT;
 			goto out_put_job;
 		}
+		fence = tern_fence_alloc();
+		if (!fence) {
+			ret = -ENOMEM;
+			goto out_put_syncobj;
+		}
 	}
 
-	tern_job_push(job, queue, out_syncobj);
+	tern_job_push(job, queue, out_syncobj, fence);
 	if (out_syncobj)
 		drm_syncobj_put(out_syncobj);
 	tern_queue_put(queue);
 	return 0;
 
+out_put_syncobj:
+	drm_syncobj_put(out_syncobj);
 out_put_job:
 	tern_job_put(job);
 out_put_queue:
@@ -225,15 +310,24 @@ out_put_queue:
 static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
+	struct dma_fence *hw_fence;
+	unsigned int delay_ms;
 
 	job->on_engine = true;
-	return tern_engine_push(job->engine, job);
+	hw_fence = tern_engine_push(job->engine, job);
+
+	/* Fault injection: keeps the scheduler from using the job for now. */
+	delay_ms = READ_ONCE(job->tdev->run_job_delay_ms);
+	if (delay_ms)
+		msleep(delay_ms);
+	return hw_fence;
 }
 
 static enum drm_gpu_sched_stat
 tern_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
+	struct drm_gpu_scheduler *sched = sched_job->sched;
 	bool signalling;
 
 	/*
@@ -241,20 +335,24 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	 * could hold. The annotation lets lockdep kernels check it.
 	 */
 	signalling = dma_fence_begin_signalling();
-	drm_dbg_driver(&job->tdev->drm, "%s: job %llu timed out\n",
-		       job->engine->name, sched_job->id);
-	WRITE_ONCE(job->timed_out, true);
-	atomic64_inc(&job->engine->timeouts);
-	/* Every timeout resets the engine; the reset ends the job. */
-	tern_engine_reset(job->engine, job);
+	/* A job that ended as the timeout fired is nobody's fault. */
+	if (!dma_fence_is_signaled(job->hw_fence)) {
+		WRITE_ONCE(job->timed_out, true);
+		atomic64_inc(&job->engine->timeouts);
+		tern_queue_count_timeout(job->queue);
+		/* The reset ends the job, with -ETIMEDOUT. */
+		tern_engine_reset(job->engine, job);
+	}
 	dma_fence_end_signalling(signalling);
 
 	/*
-	 * The scheduler has taken the job off its pending list for good and
-	 * will not call free_job for it: drop its reference here. The engine
-	 * keeps its own until it has failed the job with -ETIMEDOUT.
+	 * The scheduler took the job off its pending list for this call; it
+	 * goes back, first as it was, and free_job frees it once its fence
+	 * has signalled.
 	 */
-	tern_job_put(job);
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -262,11 +360,9 @@ static void tern_job_free(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
 
-	/* Dropped before it reached the engine (its file was killed). */
-	if (!job->on_engine) {
-		atomic_dec(&job->vm->usage.jobs_active);
-		tern_job_put(job);
-	}
+	/* Failed in its entity before it reached the engine. */
+	if (!job->on_engine)
+		tern_job_ended(job);
 	tern_job_put(job);
 }
 

@@ -95,7 +95,7 @@ struct drm_gem_object *tern_gem_prime_import(struct drm_device *drm,
 	if (drm_WARN_ON(drm, !peer->vaddr))
 		return ERR_PTR(-EINVAL);
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 

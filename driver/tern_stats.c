@@ -3,8 +3,8 @@
  * Tern counters: a device's and a client's, read without stopping anyone.
  *
  * Counters are atomics updated where things happen (buffers, files, jobs,
- * engines, memory errors); a reader adds them up. Engines' busy time and
- * a client's running job take the engine's spinlock for an instant. Each
+ * engines, memory errors); a reader adds them up. Engines' busy time takes
+ * the engine's spinlock for an instant. Each
  * value is exact; a set of values is not one snapshot.
  */
 #include <linux/atomic.h>
@@ -47,15 +47,12 @@ void tern_device_stats_read(struct tern_device *tdev,
 	stats->health = tern_health_of(stats->health_reasons);
 }
 
-/* Engine time of @usage's file on engine @index, the running job included. */
+/* Engine time of @usage's file on engine @index: its jobs' steps. */
 u64 tern_client_engine_busy_ns(struct tern_device *tdev,
 			       const struct tern_usage *usage,
 			       unsigned int index)
 {
-	struct tern_vm *vm = container_of(usage, struct tern_vm, usage);
-
-	return atomic64_read(&usage->engine_busy_ns[index]) +
-	       tern_engine_running_ns(&tdev->engines[index], vm);
+	return atomic64_read(&usage->engine_busy_ns[index]);
 }
 
 void tern_client_stats_read(struct tern_device *tdev,

@@ -55,7 +55,7 @@ struct tern_device_stats {
  * @mem_device: bytes of device-placement buffers it has handles to
  * @mem_host: bytes of host-placement buffers it has handles to
  * @jobs_submitted: jobs it submitted
- * @busy_ns: engine time its jobs used, running ones included
+ * @busy_ns: engine time its jobs' steps used
  * @buffers: buffer handles
  * @queues: queues
  * @jobs_active: its jobs not ended yet

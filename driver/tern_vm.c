@@ -41,7 +41,7 @@ struct tern_vm *tern_vm_create(struct drm_device *drm)
 {
 	struct tern_vm *vm;
 
-	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 	if (!vm)
 		return NULL;
 
@@ -141,7 +141,7 @@ int tern_vm_map(struct tern_vm *vm, struct tern_bo *bo)
 	int ret = 0;
 
 	/* Allocate before locking: engines take this lock to finish jobs. */
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 	if (!fresh)
 		return -ENOMEM;
 

@@ -35,8 +35,9 @@ struct tern_bo;
  * @queues: queues of the file
  * @jobs_submitted: jobs the file submitted
  * @jobs_active: jobs of the file not ended yet
+ * @packet_bytes_active: bytes of their packet streams
  * @engine_busy_ns: engine time, by engine, of the file's ended stretches
- *	at the head of an engine (engines add the running stretch when asked)
+ *	of its jobs' steps
  *
  * Jobs update it after the file has closed: it lives in the address space,
  * which each job holds.
@@ -51,6 +52,7 @@ struct tern_usage {
 	atomic_t queues;
 	atomic64_t jobs_submitted;
 	atomic_t jobs_active;
+	atomic64_t packet_bytes_active;
 	atomic64_t engine_busy_ns[TERN_MAX_ENGINES];
 };
 

@@ -62,6 +62,24 @@ static tern_status_t kbe_fence_create(struct kbe_device *dev,
 	return TERN_SUCCESS;
 }
 
+/*
+ * SUBMIT, waiting while the file's jobs in flight are at the driver's
+ * limit (-EBUSY): its own jobs end, or time out, so room comes.
+ */
+static int kbe_submit_ioctl(int fd, struct drm_tern_submit *args)
+{
+	struct timespec pause = { .tv_nsec = 20000 };
+
+	while (drmIoctl(fd, DRM_IOCTL_TERN_SUBMIT, args)) {
+		if (errno != EBUSY)
+			return errno;
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 1000000)
+			pause.tv_nsec *= 2;
+	}
+	return 0;
+}
+
 tern_status_t kbe_submit(struct tern_be_device *bdev,
 			 struct tern_be_queue *bqueue, const void *packets,
 			 uint32_t size, struct tern_fence *const *waits,
@@ -78,6 +96,7 @@ tern_status_t kbe_submit(struct tern_be_device *bdev,
 	struct kbe_fence *fence;
 	tern_status_t status;
 	uint32_t i;
+	int ret;
 
 	if (wait_count > TERN_MODEL_MAX_IN_SYNCOBJS) {
 		handles = malloc(wait_count * sizeof(*handles));
@@ -91,8 +110,10 @@ tern_status_t kbe_submit(struct tern_be_device *bdev,
 	if (status)
 		goto out;
 	args.out_syncobj = fence->syncobj;
-	if (drmIoctl(dev->fd, DRM_IOCTL_TERN_SUBMIT, &args)) {
-		status = kbe_errno_status(errno);
+	ret = kbe_submit_ioctl(dev->fd, &args);
+	if (ret) {
+		/* EIO: the queue is banned, after its jobs timed out. */
+		status = ret == EIO ? TERN_ERROR_TIMEOUT : kbe_errno_status(ret);
 		tern_fence_put(&fence->base);
 		goto out;
 	}
@@ -130,8 +151,10 @@ static tern_status_t kbe_fence_error(int err)
 		return TERN_ERROR_DEVICE_FAULT;
 	case ETIMEDOUT:
 	case ETIME:
+	case EIO:	/* its queue was banned after jobs timed out */
 		return TERN_ERROR_TIMEOUT;
 	case ECANCELED:
+	case ESRCH:	/* still queued when its file closed */
 		return TERN_ERROR_CANCELLED;
 	case ENOLINK:
 		return TERN_ERROR_NO_ROUTE;

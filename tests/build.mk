@@ -8,6 +8,7 @@
 #   test_collectives  collectives on simulated machines, every case
 #   test_conformance  the tern.h conformance suite, any backend
 #   test_uapi         raw ioctl tests against the first Tern node
+#   test_fence_unload a job's sync_file kept across rmmod tern (own VM boot)
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
 # `make check` runs every suite through tests/check.sh.
@@ -34,7 +35,8 @@ TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c))
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_reduce \
-	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi
+	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
+	$(TEST_BIN)/test_fence_unload
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
 $(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
@@ -63,9 +65,15 @@ $(TEST_BIN)/test_conformance: $(TEST_CONFORMANCE_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
-$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS)
+# A job's sync_file across rmmod; unloads tern.ko, so a VM boot of its own.
+$(TEST_BIN)/test_fence_unload: $(BUILD)/tests/unload/fence_unload.o \
+		$(BUILD)/tests/uapi/util.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+
+$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
 include tests/tools/tools.mk
 include tests/inspect/inspect.mk

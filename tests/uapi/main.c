@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Entry point of the uapi tests: finds the first Tern node (or the one in
- * TERN_UAPI_NODE) and runs every group. Exits 77 (skipped) when there is
- * no Tern node at all.
+ * TERN_UAPI_NODE) and runs every group, or only the tests whose names
+ * match TERN_TEST_FILTER (cmocka's pattern, * and ? as wildcards). Exits
+ * 77 (skipped) when there is no Tern node at all.
  */
 #include <fcntl.h>
 #include <glob.h>
@@ -84,6 +85,8 @@ int main(void)
 	       (unsigned long long)(uapi.info.device_memory_size >> 20),
 	       uapi.info.max_submit_bytes);
 
+	if (getenv("TERN_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TERN_TEST_FILTER"));
 	failed += uapi_info_bo_tests();
 	failed += uapi_queue_submit_tests();
 	failed += uapi_packet_tests();
@@ -91,5 +94,6 @@ int main(void)
 	failed += uapi_topology_tests();
 	failed += uapi_peer_tests();
 	failed += uapi_reduce_tests();
+	failed += uapi_robust_tests();
 	return failed ? 1 : 0;
 }

@@ -19,7 +19,7 @@ static int queue_create(struct drm_tern_queue_create *args)
 
 static int queue_destroy(uint32_t id, uint32_t pad)
 {
-	struct drm_tern_queue_destroy args = { .queue_id = id, .pad = pad };
+	struct drm_tern_queue_destroy args = { .queue_id = id, .flags = pad };
 
 	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_QUEUE_DESTROY, &args);
 }

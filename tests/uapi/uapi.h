@@ -111,5 +111,6 @@ int uapi_job_tests(void);
 int uapi_topology_tests(void);
 int uapi_peer_tests(void);
 int uapi_reduce_tests(void);
+int uapi_robust_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */

@@ -19,10 +19,21 @@
  * SYNC_IOC_FILE_INFO's status (-EFAULT: the job touched an address outside
  * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
  * -ENOLINK: the job addressed a peer's memory that no chain of up links
- * reaches; -ECANCELED: the job was stopped because its file closed; -ESRCH: the job
- * was still waiting for its dependencies when its process was killed;
+ * reaches; -ECANCELED: the job was stopped because its file closed;
+ * -ESRCH: the job was still waiting in its queue (for its dependencies or
+ * its turn) when its file closed; -EIO: its queue was banned, after
+ * &drm_tern_info.queue_ban_timeouts of its jobs exceeded the job timeout;
  * -ENODEV: the device went away). A job whose input fence failed still
  * runs: the error does not propagate through dependencies.
+ *
+ * Limits that keep one file from holding what others need: a file may
+ * have &drm_tern_info.max_jobs_in_flight jobs, and
+ * &drm_tern_info.max_packet_bytes_in_flight bytes of packet streams,
+ * submitted and not yet ended (SUBMIT fails with -EBUSY past either: wait
+ * for a job to end and submit again); host-placement buffers of all files
+ * together pin at most &drm_tern_info.host_memory_budget bytes. Jobs of
+ * different queues on one engine do not wait for one another: a job that
+ * waits on a semaphore holds only its own queue.
  */
 #ifndef _UAPI_TERN_ACCEL_H_
 #define _UAPI_TERN_ACCEL_H_
@@ -112,7 +123,34 @@ struct drm_tern_info {
 	__u32 max_in_syncobjs;
 	/** @pad: must be zero. */
 	__u32 pad;
+	/**
+	 * @max_jobs_in_flight: out, jobs a file may have submitted and not
+	 * yet ended (TERN_MAX_JOBS_PER_FILE).
+	 */
+	__u32 max_jobs_in_flight;
+	/**
+	 * @queue_ban_timeouts: out, jobs of one queue that may exceed the job
+	 * timeout before the queue is banned.
+	 */
+	__u32 queue_ban_timeouts;
+	/**
+	 * @max_packet_bytes_in_flight: out, bytes of packet streams a file
+	 * may have submitted and not yet ended
+	 * (TERN_MAX_PACKET_BYTES_PER_FILE).
+	 */
+	__u64 max_packet_bytes_in_flight;
+	/**
+	 * @host_memory_budget: out, bytes that host-placement buffers of all
+	 * files and devices together may pin (module parameter host_mem_mb).
+	 */
+	__u64 host_memory_budget;
+	/** @host_memory_pinned: out, bytes of it that buffers pin now. */
+	__u64 host_memory_pinned;
 };
+
+/* The in-flight limits of every file (see &drm_tern_info). */
+#define TERN_MAX_JOBS_PER_FILE		1024
+#define TERN_MAX_PACKET_BYTES_PER_FILE	(64u << 20)
 
 /** enum drm_tern_placement - where a buffer's memory lives */
 enum drm_tern_placement {
@@ -133,8 +171,9 @@ enum drm_tern_placement {
  *
  * Errors: -EINVAL for unknown @flags, a non-zero @pad, an unknown
  * @placement or a zero @size; -E2BIG if @size exceeds the placement's total
- * memory; -ENOMEM if not enough of it is free; -ENOSPC if the file's device
- * address space is full.
+ * memory (for host memory, &drm_tern_info.host_memory_budget); -ENOMEM if
+ * not enough of it is free; -ENOSPC if the file's device address space is
+ * full.
  */
 struct drm_tern_bo_create {
 	/** @size: in, bytes; out, the rounded size. */
@@ -183,7 +222,8 @@ struct drm_tern_bo_info {
  *
  * Errors: -EINVAL for non-zero @flags or @pad or an @engine not below
  * &drm_tern_info.engine_count; -ENOSPC if the file already has
- * TERN_MAX_QUEUES_PER_FILE queues.
+ * TERN_MAX_QUEUES_PER_FILE queues (destroyed ones whose jobs are still
+ * running do not count).
  */
 struct drm_tern_queue_create {
 	/** @engine: in, engine index. */
@@ -201,15 +241,17 @@ struct drm_tern_queue_create {
 /**
  * struct drm_tern_queue_destroy - destroy a queue
  *
- * Jobs already submitted still complete (or fail) and signal their fences.
+ * Returns at once. Jobs already submitted still complete (or fail) and
+ * signal their fences; the queue's id is taken until they have ended.
  *
- * Errors: -EINVAL for a non-zero @pad; -ENOENT for an unknown @queue_id.
+ * Errors: -EINVAL for unknown @flags; -ENOENT for an unknown @queue_id
+ * (or one already destroyed).
  */
 struct drm_tern_queue_destroy {
 	/** @queue_id: in. */
 	__u32 queue_id;
-	/** @pad: must be zero. */
-	__u32 pad;
+	/** @flags: in, must be zero (none defined yet). */
+	__u32 flags;
 };
 
 /**
@@ -225,7 +267,9 @@ struct drm_tern_queue_destroy {
  * packet (unknown opcode, wrong length, unknown packet flag, non-zero
  * packet pad, misaligned or out-of-range address); -ENOENT for an unknown
  * @queue_id or syncobj handle; -EFAULT if @packets or @in_syncobjs cannot
- * be read.
+ * be read; -EBUSY if the file's jobs in flight are at a limit
+ * (&drm_tern_info.max_jobs_in_flight, max_packet_bytes_in_flight); -EIO
+ * if the queue is banned (destroy it and make another).
  */
 struct drm_tern_submit {
 	/** @queue_id: in, queue to run on. */
