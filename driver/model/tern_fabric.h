@@ -60,8 +60,9 @@ struct tern_fabric_link {
 };
 
 struct tern_fabric_hop {
-	u16 link;
-	u8 dir;
+	/* Two bytes: routes live on the engines' stacks, three at a time. */
+	u16 link : 15;
+	u16 dir : 1;
 };
 
 struct tern_fabric {
