@@ -14,6 +14,7 @@
 
 #include <drm/drm_mm.h>
 
+#include "tern_accel.h"
 #include "tern_drv.h"
 
 struct drm_device;
@@ -21,7 +22,7 @@ struct pid;
 struct tern_bo;
 
 #define TERN_VA_BASE	SZ_4G
-#define TERN_VA_SIZE	((1ULL << 47) - TERN_VA_BASE)
+#define TERN_VA_SIZE	(TERN_VA_LIMIT - TERN_VA_BASE)
 
 /**
  * struct tern_usage - who an open file is and what it uses

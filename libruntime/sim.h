@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "tern_accel.h"
 #include "tern_fabric.h"
 
 #define SIM_MAX_DEVICES		64
@@ -25,7 +26,7 @@
 #define SIM_PAGE_SIZE		4096ull
 /* The driver's per-file device address space. */
 #define SIM_VA_BASE		(4ull << 30)
-#define SIM_VA_SIZE		((1ull << 47) - SIM_VA_BASE)
+#define SIM_VA_SIZE		(TERN_VA_LIMIT - SIM_VA_BASE)
 
 struct sim_engine;
 

@@ -262,6 +262,19 @@ static void test_packet_copy_src_beyond_limit(void **state)
 	assert_rejected();
 }
 
+/*
+ * An address past the end of every file's address space, but below what
+ * the packet format could name, fails SUBMIT, not the job.
+ */
+static void test_packet_copy_past_va_space(void **state)
+{
+	struct drm_tern_info info = uapi_get_info(uapi.fd);
+
+	(void)state;
+	p.bad = uapi_emit_copy(&p.s, info.va_base + info.va_size, p.bo.va, 8);
+	assert_rejected();
+}
+
 static void test_packet_copy_dst_beyond_limit(void **state)
 {
 	(void)state;
@@ -335,6 +348,7 @@ int uapi_packet_tests(void)
 		T(test_packet_sem_signal_misaligned),
 		T(test_packet_sem_wait_misaligned),
 		T(test_packet_copy_src_beyond_limit),
+		T(test_packet_copy_past_va_space),
 		T(test_packet_copy_dst_beyond_limit),
 		T(test_packet_copy_range_overflow),
 		T(test_packet_fill_beyond_limit),

@@ -519,8 +519,13 @@ struct drm_tern_packet_reduce {
 	__u32 pad;
 };
 
-/** @TERN_VA_LIMIT: no device virtual address or range end lies above this. */
-#define TERN_VA_LIMIT		(1ULL << 48)
+/**
+ * @TERN_VA_LIMIT: no device virtual address or range end lies above this:
+ * the end of every file's address space (&drm_tern_info.va_base +
+ * &drm_tern_info.va_size), so a packet naming an address beyond it fails
+ * SUBMIT rather than the job.
+ */
+#define TERN_VA_LIMIT		(1ULL << 47)
 
 /*
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
