@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 #include "tern_accel.h"
+#include "tern_reduce.h"
 
 /* tern.h's enums are the packet format's, so they pass through unchanged. */
 _Static_assert((int)TERN_FLOAT32 == TERN_DTYPE_FLOAT32 &&
@@ -15,13 +16,13 @@ _Static_assert((int)TERN_FLOAT32 == TERN_DTYPE_FLOAT32 &&
 	       (int)TERN_UINT8 == TERN_DTYPE_UINT8 &&
 	       (int)TERN_INT64 == TERN_DTYPE_INT64 &&
 	       (int)TERN_UINT64 == TERN_DTYPE_UINT64 &&
-	       (int)TERN_DTYPE_COUNT == TERN_DTYPE_NUM,
+	       (int)TERN_DTYPE_COUNT == TERN_MODEL_DTYPE_COUNT,
 	       "tern_dtype_t follows enum drm_tern_dtype");
 _Static_assert((int)TERN_SUM == TERN_REDOP_SUM &&
 	       (int)TERN_PROD == TERN_REDOP_PROD &&
 	       (int)TERN_MIN == TERN_REDOP_MIN &&
 	       (int)TERN_MAX == TERN_REDOP_MAX &&
-	       (int)TERN_REDOP_COUNT == TERN_REDOP_NUM,
+	       (int)TERN_REDOP_COUNT == TERN_MODEL_REDOP_COUNT,
 	       "tern_redop_t follows enum drm_tern_redop");
 
 size_t tern_dtype_bytes(tern_dtype_t dtype)

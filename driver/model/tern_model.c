@@ -68,7 +68,7 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	u32 size;
 	u64 bytes;
 
-	if (p->pad || p->dtype >= TERN_DTYPE_NUM || p->op >= TERN_REDOP_NUM)
+	if (p->pad || p->dtype >= TERN_MODEL_DTYPE_COUNT || p->op >= TERN_MODEL_REDOP_COUNT)
 		return -EINVAL;
 	size = tern_model_dtype_size(p->dtype);
 	if ((p->src0 | p->src1 | p->dst) & (size - 1))

@@ -7,6 +7,14 @@
 #define TERN_REDUCE_H
 
 #include "tern_model_port.h"
+#include "../../uapi/drm/tern_accel.h"
+
+/*
+ * The element types and operations this model knows; the uapi has no
+ * count of its own, whose meaning would change as the header grows.
+ */
+#define TERN_MODEL_DTYPE_COUNT	(TERN_DTYPE_UINT64 + 1)
+#define TERN_MODEL_REDOP_COUNT	(TERN_REDOP_MAX + 1)
 
 /* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */
 u32 tern_model_dtype_size(u32 dtype);

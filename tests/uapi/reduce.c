@@ -77,14 +77,15 @@ static void test_reduce_valid_packet_accepted(void **state)
 static void test_reduce_bad_dtype(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.dtype = TERN_DTYPE_NUM;
+	/* the first type the header does not define */
+	r.packet.dtype = TERN_DTYPE_UINT64 + 1;
 	assert_errno(submit_packet(), EINVAL);
 }
 
 static void test_reduce_bad_op(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.op = TERN_REDOP_NUM;
+	r.packet.op = TERN_REDOP_MAX + 1;
 	assert_errno(submit_packet(), EINVAL);
 }
 

@@ -335,7 +335,7 @@ static void check_half_ops(u32 dtype, const struct half_format *fmt)
 	static u16 a[N], b[N], d[N];
 
 	for (int round = 0; round < 100; round++) {
-		for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+		for (u32 op = 0; op < TERN_MODEL_REDOP_COUNT; op++) {
 			for (int i = 0; i < N; i++) {
 				a[i] = random_half(fmt);
 				/* often a close value, to reach every rounding */
@@ -396,7 +396,7 @@ static void test_f32_kernel(void **state)
 	static u32 a[N], b[N], d[N];
 
 	(void)state;
-	for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+	for (u32 op = 0; op < TERN_MODEL_REDOP_COUNT; op++) {
 		for (int i = 0; i < N; i++) {
 			a[i] = (u32)rng();
 			b[i] = random_f32(a[i]);
@@ -458,11 +458,11 @@ static void test_integers(void **state)
 	static u8 a[N * 8], b[N * 8], d[N * 8];
 
 	(void)state;
-	assert_int_equal(tern_model_dtype_size(TERN_DTYPE_NUM), 0);
+	assert_int_equal(tern_model_dtype_size(TERN_MODEL_DTYPE_COUNT), 0);
 	for (size_t t = 0; t < sizeof(int_dtypes) / sizeof(int_dtypes[0]); t++) {
 		u32 dtype = int_dtypes[t], size = tern_model_dtype_size(dtype);
 
-		for (u32 op = 0; op < TERN_REDOP_NUM; op++) {
+		for (u32 op = 0; op < TERN_MODEL_REDOP_COUNT; op++) {
 			for (size_t i = 0; i < sizeof(a); i++) {
 				a[i] = (u8)rng();
 				b[i] = (u8)rng();
@@ -869,19 +869,19 @@ static void test_validate_reduce(void **state)
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
 			TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
 	assert_true(stream_valid());
-	for (u16 t = 0; t < TERN_DTYPE_NUM; t++) {
-		for (u16 o = 0; o < TERN_REDOP_NUM; o++) {
+	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
+		for (u16 o = 0; o < TERN_MODEL_REDOP_COUNT; o++) {
 			p->dtype = t;
 			p->op = o;
 			assert_true(stream_valid());
 		}
 	}
-	p->dtype = TERN_DTYPE_NUM;
+	p->dtype = TERN_MODEL_DTYPE_COUNT;
 	assert_false(stream_valid());
 	p->dtype = 0xffff;
 	assert_false(stream_valid());
 	p->dtype = TERN_DTYPE_FLOAT32;
-	p->op = TERN_REDOP_NUM;
+	p->op = TERN_MODEL_REDOP_COUNT;
 	assert_false(stream_valid());
 	p->op = TERN_REDOP_SUM;
 	p->pad = 1;
@@ -906,7 +906,7 @@ static void test_validate_reduce_alignment(void **state)
 
 	(void)state;
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16, 0, 0);
-	for (u16 t = 0; t < TERN_DTYPE_NUM; t++) {
+	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
 		u32 size = tern_model_dtype_size(t);
 
 		p->dtype = t;

@@ -477,8 +477,6 @@ enum drm_tern_dtype {
 	TERN_DTYPE_UINT8 = 6,
 	TERN_DTYPE_INT64 = 7,
 	TERN_DTYPE_UINT64 = 8,
-	/* number of types defined so far; grows with new types */
-	TERN_DTYPE_NUM
 };
 
 /** enum drm_tern_redop - operations of REDUCE */
@@ -487,8 +485,6 @@ enum drm_tern_redop {
 	TERN_REDOP_PROD = 1,
 	TERN_REDOP_MIN = 2,
 	TERN_REDOP_MAX = 3,
-	/* number of operations defined so far; grows with new ones */
-	TERN_REDOP_NUM
 };
 
 /**
