@@ -55,39 +55,13 @@ static void dump_clients(uint32_t device, struct nl_replies *out)
 	}
 }
 
-static const struct nl_reply *find_client(const struct nl_replies *in,
-					  uint64_t id)
-{
-	for (uint32_t i = 0; i < in->count; i++)
-		if (in->msg[i].attr[TERN_A_CLIENT_ID] == id)
-			return &in->msg[i];
-	return NULL;
-}
-
-/* The one client of @now that @then did not have. */
-static const struct nl_reply *new_client(const struct nl_replies *then,
-					 const struct nl_replies *now)
-{
-	const struct nl_reply *found = NULL;
-
-	assert_int_equal(now->count, then->count + 1);
-	for (uint32_t i = 0; i < now->count; i++) {
-		if (find_client(then, now->msg[i].attr[TERN_A_CLIENT_ID]))
-			continue;
-		assert_null(found);
-		found = &now->msg[i];
-	}
-	assert_non_null(found);
-	return found;
-}
-
 /* The client @id on @device now; the test fails if it is gone. */
 static struct nl_reply client_now(uint32_t device, uint64_t id)
 {
 	const struct nl_reply *client;
 
 	dump_clients(device, &after);
-	client = find_client(&after, id);
+	client = netlink_find_client(&after, id);
 	if (!client)
 		fail_msg("client %llu is not listed", (unsigned long long)id);
 	return *client;
@@ -128,7 +102,7 @@ static void test_client_is_this_process(void **state)
 	fd = uapi_open_device(d);
 	assert_true(fd >= 0);
 	dump_clients(d, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	id = c.attr[TERN_A_CLIENT_ID];
 	my_comm(comm, sizeof(comm));
 	assert_int_equal(c.attr[TERN_A_CLIENT_PID], getpid());
@@ -170,7 +144,7 @@ static void test_client_is_this_process(void **state)
 	uapi_bo_close(fd, &host_bo);
 	close(fd);
 	dump_clients(d, &after);
-	assert_null(find_client(&after, id));
+	assert_null(netlink_find_client(&after, id));
 	assert_int_equal(after.count, before.count);
 	assert_int_equal(client_count(d), clients);
 }
@@ -189,7 +163,7 @@ static void test_client_counts_imports(void **state)
 	dump_clients(importer, &before);
 	fd = uapi_open_device(importer);
 	dump_clients(importer, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	assert_int_equal(drmPrimeHandleToFD(fabric.fd[exporter], bo.handle,
 					    DRM_CLOEXEC | DRM_RDWR, &dma_buf), 0);
 	assert_int_equal(drmPrimeFDToHandle(fd, dma_buf, &handle), 0);
@@ -291,7 +265,7 @@ static void test_client_fdinfo(void **state)
 	fd = uapi_open_device(d);
 	assert_true(fd >= 0);
 	dump_clients(d, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	if (!kernel_at_least(6, 5)) {
 		assert_int_equal(fdinfo_number(fd, "drm-client-id"), -1);
 		assert_int_equal(fdinfo_number(fd, "drm-engine-e0"), -1);

@@ -527,10 +527,11 @@ enum tern_genl_cmd {
 	 * because the engine stopped making progress (a hang) or the job
 	 * stalled (e.g. on a semaphore that never passed); it was failed
 	 * with -ETIMEDOUT and the engine was reset: TERN_A_DEV_INDEX, one
-	 * TERN_A_DEV_ENGINE nest (with the guilty client's pid, in the
-	 * initial pid namespace, and command) and the device's health and
-	 * reasons. Resets in quick succession may be announced once, naming
-	 * the last guilty client; the counters in the nest count them all.
+	 * TERN_A_DEV_ENGINE nest (with the guilty client's id and command)
+	 * and the device's health and reasons. No pid: a multicast message
+	 * has no one reader whose pid namespace would apply. Resets in quick
+	 * succession may be announced once, naming the last guilty client;
+	 * the counters in the nest count them all.
 	 */
 	TERN_CMD_ENGINE_RESET_NTF,
 	/**
@@ -701,17 +702,28 @@ enum tern_genl_engine_attr {
 	/** @TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
 	TERN_A_ENGINE_HUNG,
 	/**
-	 * @TERN_A_ENGINE_GUILTY_PID: u32, pid of the reset job's owner, in
-	 * the initial pid namespace (events).
+	 * @TERN_A_ENGINE_GUILTY_PID: u32, no longer sent. It was the pid of
+	 * the reset job's owner in the initial pid namespace, which is
+	 * another process, or none, in a listener's own namespace;
+	 * TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead.
 	 */
 	TERN_A_ENGINE_GUILTY_PID,
-	/** @TERN_A_ENGINE_GUILTY_COMM: string, its command (events). */
+	/**
+	 * @TERN_A_ENGINE_GUILTY_COMM: string, the command of the process
+	 * that opened the reset job's file (events).
+	 */
 	TERN_A_ENGINE_GUILTY_COMM,
 	/**
 	 * @TERN_A_ENGINE_HANG_RESETS: u64, resets while it was hung; part of
 	 * TERN_A_ENGINE_RESETS.
 	 */
 	TERN_A_ENGINE_HANG_RESETS,
+	/**
+	 * @TERN_A_ENGINE_GUILTY_CLIENT_ID: u64, TERN_A_CLIENT_ID of the file
+	 * whose job the reset failed (events); CLIENT_GET, dumped in the
+	 * listener's own pid namespace, gives its pid while it is open.
+	 */
+	TERN_A_ENGINE_GUILTY_CLIENT_ID,
 
 	__TERN_A_ENGINE_MAX,
 };
