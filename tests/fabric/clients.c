@@ -5,16 +5,22 @@
  * queues) and what it ran is counted exactly, it goes when the file
  * closes, a dump longer than one message buffer lists each client once,
  * pids are those of the dumping process's pid namespace, and DRM fdinfo
- * shows the same client.
+ * shows the same client. Who may see what: a user sees only the clients
+ * it opened, CAP_PERFMON or CAP_SYS_ADMIN sees every client.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <xf86drm.h>
@@ -405,6 +411,253 @@ static void test_client_pid_namespace(void **state)
 	assert_int_equal(seen_by_child[1], 0);
 }
 
+/* ---- who may see what ---- */
+
+#define NOBODY		65534
+#define CAP_BIT(cap)	(1ull << (cap))
+
+/* What a child that becomes user nobody does. */
+struct as_user {
+	uint64_t caps;		/* the capabilities it keeps, CAP_BIT()s */
+	bool socket_first;	/* open its netlink socket while still root */
+};
+
+/* What it saw, reported on a pipe. */
+struct as_user_view {
+	int32_t error;		/* 0, or the step that failed */
+	uint32_t uid;
+	uint32_t seen;		/* clients CLIENT_GET listed, every device */
+	uint32_t own;		/* of those, its own (its pid) */
+	uint32_t test;		/* of those, the test process's */
+	uint64_t own_id;	/* its client's id */
+	uint64_t device_clients;	/* TERN_A_DEV_CLIENT_COUNT of its device */
+};
+
+/* Sets the effective and permitted capabilities to @caps, nothing else. */
+static int set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
+		{ .effective = (uint32_t)(caps >> 32),
+		  .permitted = (uint32_t)(caps >> 32) },
+	};
+
+	return (int)syscall(SYS_capset, &header, data);
+}
+
+/* Becomes uid and gid nobody, keeping only @caps. */
+static int become_nobody(uint64_t caps)
+{
+	if (caps && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -1;
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return -1;
+	return set_caps(caps);
+}
+
+/* The child: opens @device's node as nobody, dumps, reports, waits. */
+static void __attribute__((noreturn))
+as_user_child(uint32_t device, const struct as_user *how, pid_t test,
+	      int report, int go)
+{
+	static struct nl_replies seen;
+	struct as_user_view view = { 0 };
+	struct nl_sock *child_sock = NULL;
+	int child_family = 0, fd;
+	char byte;
+
+	if (how->socket_first)
+		child_sock = netlink_open(&child_family);
+	if (become_nobody(how->caps)) {
+		view.error = 1;
+		goto report;
+	}
+	view.uid = getuid();
+	if (!child_sock)
+		child_sock = netlink_open(&child_family);
+	fd = open(fabric.node[device], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		view.error = 2;
+		goto report;
+	}
+	if (netlink_dump(child_sock, child_family, TERN_CMD_CLIENT_GET, 0, 0,
+			 &seen)) {
+		view.error = 3;
+		goto report;
+	}
+	view.seen = seen.count;
+	for (uint32_t i = 0; i < seen.count; i++) {
+		uint64_t pid = seen.msg[i].attr[TERN_A_CLIENT_PID];
+
+		if (pid == (uint64_t)getpid()) {
+			view.own++;
+			view.own_id = seen.msg[i].attr[TERN_A_CLIENT_ID];
+		}
+		view.test += pid == (uint64_t)test;
+	}
+	if (netlink_dump(child_sock, child_family, TERN_CMD_DEVICE_GET,
+			 TERN_A_DEV_INDEX, device, &seen) || seen.count != 1) {
+		view.error = 4;
+		goto report;
+	}
+	view.device_clients = seen.msg[0].attr[TERN_A_DEV_CLIENT_COUNT];
+report:
+	if (write(report, &view, sizeof(view)) != sizeof(view))
+		_exit(3);
+	while (read(go, &byte, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* A child that is nobody as @how says, holding a file of @device. */
+struct as_user_run {
+	pid_t pid;
+	int go;
+	struct as_user_view view;
+};
+
+/*
+ * Starts the child and waits for what it saw. The node is open to
+ * everyone (as a udev rule may make it) only until the child opened it.
+ */
+static void as_user_start(uint32_t device, const struct as_user *how,
+			  struct as_user_run *run)
+{
+	int report[2], go[2];
+	struct stat st;
+
+	assert_int_equal(stat(fabric.node[device], &st), 0);
+	assert_int_equal(chmod(fabric.node[device], 0666), 0);
+	assert_int_equal(pipe(report), 0);
+	assert_int_equal(pipe(go), 0);
+	run->pid = fork();
+	assert_true(run->pid >= 0);
+	if (run->pid == 0) {
+		close(report[0]);
+		close(go[1]);
+		as_user_child(device, how, getppid(), report[1], go[0]);
+	}
+	close(report[1]);
+	close(go[0]);
+	run->go = go[1];
+	memset(&run->view, 0, sizeof(run->view));
+	run->view.error = -1;
+	if (read(report[0], &run->view, sizeof(run->view)) != sizeof(run->view))
+		run->view.error = -1;
+	close(report[0]);
+	assert_int_equal(chmod(fabric.node[device], st.st_mode & 07777), 0);
+	if (run->view.error)
+		fail_msg("the child as nobody failed at step %d",
+			 run->view.error);
+	assert_int_equal(run->view.uid, NOBODY);
+}
+
+static void as_user_end(struct as_user_run *run)
+{
+	int status;
+
+	close(run->go);
+	assert_int_equal(waitpid(run->pid, &status, 0), run->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Clients of process @pid in @in. */
+static uint32_t clients_of(const struct nl_replies *in, pid_t pid)
+{
+	uint32_t count = 0;
+
+	for (uint32_t i = 0; i < in->count; i++)
+		count += in->msg[i].attr[TERN_A_CLIENT_PID] == (uint64_t)pid;
+	return count;
+}
+
+/*
+ * Another user sees its own client and none of root's (this process has
+ * a file of every device), though the device still counts them all;
+ * root sees both.
+ */
+static void test_client_other_user_sees_own_only(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	const struct as_user how = { 0 };
+	const struct nl_reply *c;
+	struct as_user_run run;
+
+	(void)state;
+	as_user_start(d, &how, &run);
+	assert_int_equal(run.view.own, 1);
+	assert_int_equal(run.view.test, 0);
+	assert_int_equal(run.view.seen, 1);
+
+	dump_clients(d, &after);
+	c = netlink_find_client(&after, run.view.own_id);
+	if (!c)
+		fail_msg("root does not see nobody's client %llu",
+			 (unsigned long long)run.view.own_id);
+	assert_int_equal(c->attr[TERN_A_CLIENT_PID], run.pid);
+	assert_true(clients_of(&after, getpid()) >= 1);
+	assert_int_equal(run.view.device_clients, after.count);
+	as_user_end(&run);
+}
+
+/*
+ * CAP_PERFMON or CAP_SYS_ADMIN sees every client, as root does; another
+ * capability grants nothing.
+ */
+static void test_client_capabilities_see_all(void **state)
+{
+	static const struct {
+		int cap;
+		bool sees_all;
+	} cases[] = {
+		{ CAP_PERFMON, true },
+		{ CAP_SYS_ADMIN, true },
+		{ CAP_NET_ADMIN, false },
+	};
+	uint32_t d = fabric.devices - 1;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct as_user how = { .caps = CAP_BIT(cases[i].cap) };
+		struct as_user_run run;
+
+		as_user_start(d, &how, &run);
+		assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+					      0, 0, &after), 0);
+		assert_int_equal(run.view.own, 1);
+		if (cases[i].sees_all) {
+			assert_int_equal(run.view.seen, after.count);
+			assert_int_equal(run.view.test,
+					 clients_of(&after, getpid()));
+		} else {
+			assert_int_equal(run.view.seen, 1);
+			assert_int_equal(run.view.test, 0);
+		}
+		as_user_end(&run);
+	}
+}
+
+/*
+ * A request counts with the credentials of both the socket's opener and
+ * the sender, as netlink_capable() does: a socket root opened, used by
+ * nobody, sees no client, not even nobody's own.
+ */
+static void test_client_socket_of_root_sees_nothing(void **state)
+{
+	const struct as_user how = { .socket_first = true };
+	struct as_user_run run;
+
+	(void)state;
+	as_user_start(fabric.devices - 1, &how, &run);
+	assert_int_equal(run.view.seen, 0);
+	as_user_end(&run);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int client_tests(void)
@@ -416,6 +669,9 @@ int client_tests(void)
 		T(test_client_dump_all_devices),
 		T(test_client_pid_namespace),
 		T(test_client_fdinfo),
+		T(test_client_other_user_sees_own_only),
+		T(test_client_capabilities_see_all),
+		T(test_client_socket_of_root_sees_nothing),
 	};
 
 	return cmocka_run_group_tests_name("fabric_clients", tests,

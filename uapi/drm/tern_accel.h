@@ -482,12 +482,16 @@ struct drm_tern_packet_reduce {
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
  *
  * Not an ioctl: any process may dump the devices (with their counters and
- * health), the fabric's links and the clients of the machine, and listen
- * to the "events" multicast group, which announces every link state change
- * (TERN_CMD_LINK_STATE_NTF) and link error (TERN_CMD_LINK_ERROR_NTF) with
- * the link's attributes, memory errors, engine resets and health changes.
- * Unsigned 64-bit
- * attributes are 8-byte aligned with the set's PAD attribute.
+ * health) and the fabric's links, and listen to the "events" multicast
+ * group, which announces every link state change (TERN_CMD_LINK_STATE_NTF)
+ * and link error (TERN_CMD_LINK_ERROR_NTF) with the link's attributes,
+ * memory errors, engine resets and health changes. The clients of the
+ * machine (TERN_CMD_CLIENT_GET) are listed in full to a process with
+ * CAP_PERFMON or CAP_SYS_ADMIN; any other sees only its own, the files
+ * opened by a process of its effective uid, and the device message's
+ * TERN_A_DEV_CLIENT_COUNT still counts all (Documentation/driver.rst,
+ * "Who may see what"). Unsigned 64-bit attributes are 8-byte aligned with
+ * the set's PAD attribute.
  */
 #define TERN_GENL_NAME		"tern"
 #define TERN_GENL_VERSION	1
@@ -513,7 +517,9 @@ enum tern_genl_cmd {
 	/**
 	 * @TERN_CMD_CLIENT_GET: dump: one message per open file of every
 	 * device, TERN_A_CLIENT_*; TERN_A_CLIENT_DEVICE in the request limits
-	 * it to that device.
+	 * it to that device. Without CAP_PERFMON or CAP_SYS_ADMIN, of both
+	 * the socket's opener and the sender, only the files opened by a
+	 * process whose effective uid was theirs.
 	 */
 	TERN_CMD_CLIENT_GET,
 	/**
@@ -605,7 +611,10 @@ enum tern_genl_device_attr {
 	TERN_A_DEV_ENGINE_RESETS,
 	/** @TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
 	TERN_A_DEV_ENGINES_BUSY,
-	/** @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device. */
+	/**
+	 * @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device, every
+	 * user's, those TERN_CMD_CLIENT_GET does not show this caller too.
+	 */
 	TERN_A_DEV_CLIENT_COUNT,
 	/**
 	 * @TERN_A_DEV_ENGINE: nest, TERN_A_ENGINE_*; one per engine, in
