@@ -42,8 +42,16 @@
 #include "tern_netlink_internal.h"
 #include "tern_vm.h"
 
+/*
+ * Events name devices' faults and the command of a guilty process: only
+ * CAP_SYS_ADMIN, which also sees every client, may join, where the kernel
+ * can check (tern_compat.h).
+ */
 static const struct genl_multicast_group tern_nl_mcgrps[] = {
-	[TERN_NL_MCGRP_EVENTS] = { .name = TERN_MCGRP_EVENTS },
+	[TERN_NL_MCGRP_EVENTS] = {
+		.name = TERN_MCGRP_EVENTS,
+		TERN_MCGRP_SYS_ADMIN_FIELDS
+	},
 };
 
 /* What a request may carry: a filter to one device or one link. */

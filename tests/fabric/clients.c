@@ -6,7 +6,8 @@
  * closes, a dump longer than one message buffer lists each client once,
  * pids are those of the dumping process's pid namespace, and DRM fdinfo
  * shows the same client. Who may see what: a user sees only the clients
- * it opened, CAP_PERFMON or CAP_SYS_ADMIN sees every client.
+ * it opened, CAP_PERFMON or CAP_SYS_ADMIN sees every client, and only
+ * CAP_SYS_ADMIN may join the "events" group.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <xf86drm.h>
+#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/socket.h>
 
@@ -431,6 +433,7 @@ struct as_user_view {
 	uint32_t test;		/* of those, the test process's */
 	uint64_t own_id;	/* its client's id */
 	uint64_t device_clients;	/* TERN_A_DEV_CLIENT_COUNT of its device */
+	int32_t join;		/* nl_socket_add_membership() of "events" */
 };
 
 /* Sets the effective and permitted capabilities to @caps, nothing else. */
@@ -467,7 +470,7 @@ as_user_child(uint32_t device, const struct as_user *how, pid_t test,
 	static struct nl_replies seen;
 	struct as_user_view view = { 0 };
 	struct nl_sock *child_sock = NULL;
-	int child_family = 0, fd;
+	int child_family = 0, group, fd;
 	char byte;
 
 	if (how->socket_first)
@@ -505,6 +508,10 @@ as_user_child(uint32_t device, const struct as_user *how, pid_t test,
 		goto report;
 	}
 	view.device_clients = seen.msg[0].attr[TERN_A_DEV_CLIENT_COUNT];
+	group = genl_ctrl_resolve_grp(child_sock, TERN_GENL_NAME,
+				      TERN_MCGRP_EVENTS);
+	view.join = group < 0 ? group :
+		    nl_socket_add_membership(child_sock, group);
 report:
 	if (write(report, &view, sizeof(view)) != sizeof(view))
 		_exit(3);
@@ -658,6 +665,65 @@ static void test_client_socket_of_root_sees_nothing(void **state)
 	as_user_end(&run);
 }
 
+/*
+ * Why the running kernel cannot refuse a multicast group to a process
+ * without a capability (GENL_MCAST_CAP_*, Linux 6.7, backported to
+ * 6.1.68), in @why; NULL when it can. Debian's release ("6.1.0-57-amd64")
+ * does not give the upstream version, its uname version ("... Debian
+ * 6.1.192-3 ...") does.
+ */
+static const char *mcast_caps_missing(char *why, size_t size)
+{
+	int major = 0, minor = 0, patch = 0;
+	const char *debian;
+	struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	debian = strstr(u.version, "Debian ");
+	if (sscanf(debian ? debian + strlen("Debian ") : u.release,
+		   "%d.%d.%d", &major, &minor, &patch) < 2)
+		major = minor = 0;
+	if (major > 6 || (major == 6 && minor >= 7) ||
+	    (major == 6 && minor == 1 && patch >= 68))
+		return NULL;
+	snprintf(why, size,
+		 "Linux %d.%d.%d is not known to check multicast group capabilities (6.1.68 and 6.7 do)",
+		 major, minor, patch);
+	return why;
+}
+
+/* Only CAP_SYS_ADMIN may join "events"; CAP_PERFMON is not enough. */
+static void test_event_group_needs_sys_admin(void **state)
+{
+	static const struct {
+		uint64_t caps;
+		int join;
+	} cases[] = {
+		{ 0, -NLE_PERM },
+		{ CAP_BIT(CAP_PERFMON), -NLE_PERM },
+		{ CAP_BIT(CAP_SYS_ADMIN), 0 },
+	};
+	char why[160];
+
+	(void)state;
+	if (mcast_caps_missing(why, sizeof(why))) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct as_user how = { .caps = cases[i].caps };
+		struct as_user_run run;
+
+		as_user_start(fabric.devices - 1, &how, &run);
+		if (run.view.join != cases[i].join)
+			fail_msg("nobody with capabilities 0x%llx joining \"%s\": %d (%s), want %d",
+				 (unsigned long long)cases[i].caps,
+				 TERN_MCGRP_EVENTS, run.view.join,
+				 nl_geterror(run.view.join), cases[i].join);
+		as_user_end(&run);
+	}
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int client_tests(void)
@@ -672,6 +738,7 @@ int client_tests(void)
 		T(test_client_other_user_sees_own_only),
 		T(test_client_capabilities_see_all),
 		T(test_client_socket_of_root_sees_nothing),
+		T(test_event_group_needs_sys_admin),
 	};
 
 	return cmocka_run_group_tests_name("fabric_clients", tests,

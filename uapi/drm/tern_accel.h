@@ -482,15 +482,17 @@ struct drm_tern_packet_reduce {
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
  *
  * Not an ioctl: any process may dump the devices (with their counters and
- * health) and the fabric's links, and listen to the "events" multicast
- * group, which announces every link state change (TERN_CMD_LINK_STATE_NTF)
- * and link error (TERN_CMD_LINK_ERROR_NTF) with the link's attributes,
- * memory errors, engine resets and health changes. The clients of the
- * machine (TERN_CMD_CLIENT_GET) are listed in full to a process with
- * CAP_PERFMON or CAP_SYS_ADMIN; any other sees only its own, the files
- * opened by a process of its effective uid, and the device message's
- * TERN_A_DEV_CLIENT_COUNT still counts all (Documentation/driver.rst,
- * "Who may see what"). Unsigned 64-bit attributes are 8-byte aligned with
+ * health) and the fabric's links. The clients of the machine
+ * (TERN_CMD_CLIENT_GET) are listed in full to a process with CAP_PERFMON
+ * or CAP_SYS_ADMIN; any other sees only its own, the files opened by a
+ * process of its effective uid, and the device message's
+ * TERN_A_DEV_CLIENT_COUNT still counts all. Only CAP_SYS_ADMIN may join
+ * the "events" multicast group where the kernel can check it (6.7 and
+ * later, 6.1.68 and later; joining fails with EPERM for anyone else), which
+ * announces every link state change (TERN_CMD_LINK_STATE_NTF) and link
+ * error (TERN_CMD_LINK_ERROR_NTF) with the link's attributes, memory
+ * errors, engine resets and health changes. See Documentation/driver.rst,
+ * "Who may see what". Unsigned 64-bit attributes are 8-byte aligned with
  * the set's PAD attribute.
  */
 #define TERN_GENL_NAME		"tern"
