@@ -278,6 +278,65 @@ check "top -b: the process row (pid, command, device 3, 8 MiB)" \
 run "$inspect" top --json -n 2 -d 0.5
 check "top --json -n 2: two frames, $devices devices, the process on device 3" \
 	python3 "$checker" top "$out" 2 $devices "$hold_pid" 3 $((8 << 20))
+
+# ---- what another user sees: their own processes, the others counted ----
+
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+hidden_note='1 client of another user hidden (run as root or with CAP_PERFMON to see it)'
+run "${as_nobody[@]}" "$inspect" list -v
+check "list -v as a user: root's process not shown, counted, how to see it" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '$hold_pid' '$out' &&
+		[ \$(grep -c '^        $hidden_note\$' '$out') -eq 1 ] &&
+		grep -q '^        clients: none of yours\$' '$out'"
+run "${as_nobody[@]}" "$inspect" list -v --json
+check "list -v --json as a user: device 3 lists no client, clients_hidden 1" \
+	python3 "$checker" clients "$out" 3 1 -
+run "$inspect" list -v --json
+check "list -v --json as root: device 3 lists the process, none hidden" \
+	python3 "$checker" clients "$out" 3 0 "$hold_pid"
+run "${as_nobody[@]}" "$inspect" info 3
+check "info 3 as a user: no pid, the client counted and said hidden" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '$hold_pid' '$out' && grep -q '^clients (1)\$' '$out' &&
+		grep -q '^  $hidden_note\$' '$out'"
+run "${as_nobody[@]}" "$inspect" top -b -n 1
+check "top -b as a user: the process not shown, said hidden" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '^$hold_pid ' '$out' &&
+		grep -q 'clients: 0 (1 of other users hidden)' '$out' &&
+		grep -q '^$hidden_note\$' '$out'"
+# The user's own process: the nodes open to everyone while it opens them.
+# (no process substitution: the VM has no /dev/fd)
+read -r -a nodes <<<"$(python3 -c 'import json,sys; print(" ".join(d["node"] for d in json.load(open(sys.argv[1]))["devices"]))' "$tmp/list.json")"
+modes=$(stat -c '%a' "${nodes[0]}")
+chmod 0666 "${nodes[@]}"
+"${as_nobody[@]}" "$hold" 4 2 >"$tmp/hold-user.out" 2>&1 &
+user_pid=$!
+background+=("$user_pid")
+if wait_for 30 grep -q '^holding' "$tmp/hold-user.out"; then
+	pass "hold_memory as a user holds 2 MiB on device 4"
+else
+	fail "hold_memory as a user holds 2 MiB on device 4" "$(cat "$tmp/hold-user.out")"
+fi
+chmod "$modes" "${nodes[@]}"
+run "${as_nobody[@]}" "$inspect" list -v --json
+check "list -v --json as a user: its own process on device 4, root's hidden on 3" \
+	sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+		python3 '$checker' clients '$out' 3 1 -"
+run "$inspect" list -v --json
+check "list -v --json as root: both processes" \
+	sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+		python3 '$checker' clients '$out' 3 0 '$hold_pid'"
+run "${as_nobody[@]}" --inh-caps=+perfmon --ambient-caps=+perfmon "$inspect" list -v --json
+if [ "$rc" -ne 0 ] && grep -q setpriv "$err"; then
+	skip "list -v --json as a user with CAP_PERFMON: every client" \
+		"setpriv cannot grant it: $(head -n 1 "$err")"
+else
+	check "list -v --json as a user with CAP_PERFMON: every client, none hidden" \
+		sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+			python3 '$checker' clients '$out' 3 0 '$hold_pid'"
+fi
+kill "$user_pid"
+wait "$user_pid" 2>/dev/null
+
 run "$inspect" module unload
 check "module unload while a process uses it: exit 1, names the process" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'in use' '$err' && grep -q 'pid $hold_pid (hold_memory)' '$err' && [ -d /sys/module/tern ]"

@@ -45,7 +45,14 @@ struct snapshot_device {
 	uint64_t clock_hz;
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint32_t buffer_count;
-	uint32_t engine_count, engines_busy, port_count, client_count;
+	uint32_t engine_count, engines_busy, port_count;
+	/* Open files, every user's (the driver counts them all). */
+	uint32_t client_count;
+	/*
+	 * Of those, the ones this process may not see: other users' clients,
+	 * which tern.ko lists only to root or CAP_PERFMON.
+	 */
+	uint32_t clients_hidden;
 	uint32_t links_up;		/* of port_count, from the links */
 	enum snapshot_health health;
 	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
@@ -194,6 +201,13 @@ void snapshot_derive_link_health(const struct snapshot *snap,
  * gave none), the torus shape.
  */
 void snapshot_finish(struct snapshot *snap);
+
+/*
+ * After snapshot_finish(): each device's clients_hidden, its clients
+ * counted but not listed, unless @sees_all (this process may see every
+ * client, so a difference is a file opened or closed between two dumps).
+ */
+void snapshot_count_hidden(struct snapshot *snap, bool sees_all);
 
 /*
  * From tern.ko. Returns SNAPSHOT_NO_DRIVER, printing nothing, when its

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Snapshots from tern.ko: dumps of the "tern" generic netlink family
- * (devices, links, clients), which any user may read, plus the engine
- * clock from DRM_IOCTL_TERN_GET_INFO on each node this user may open.
+ * (devices, links, clients), plus the engine clock from
+ * DRM_IOCTL_TERN_GET_INFO on each node this user may open. Any user may
+ * dump devices and links; clients are every user's own unless the
+ * process has CAP_PERFMON or CAP_SYS_ADMIN, and a device's client count
+ * still counts them all, which is how the others are known to be hidden.
  * Attributes an older tern.ko does not send are left zero, and a command
  * its family does not list (TERN_CMD_CLIENT_GET) reads as no clients, so
  * the tool works with every tern.ko that has the family.
@@ -14,8 +17,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
@@ -333,6 +339,40 @@ static void kernel_node_fields(const struct snapshot *old,
 		kernel_read_node(dev);
 }
 
+/* Whether this is the initial user namespace, where tern.ko checks. */
+static bool kernel_initial_user_ns(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f = fopen("/proc/self/uid_map", "r");
+	int fields;
+
+	if (!f)
+		return true;	/* no /proc: nothing says otherwise */
+	fields = fscanf(f, "%lu %lu %lu", &inside, &outside, &count);
+	fclose(f);
+	return fields == 3 && inside == 0 && outside == 0 &&
+	       count == 4294967295UL;
+}
+
+/*
+ * Whether tern.ko shows this process every client: CAP_PERFMON or
+ * CAP_SYS_ADMIN in effect, in the initial user namespace.
+ */
+static bool kernel_sees_all_clients(void)
+{
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uint64_t effective;
+
+	if (syscall(SYS_capget, &header, data))
+		return false;
+	effective = data[0].effective | (uint64_t)data[1].effective << 32;
+	return (effective & (1ull << CAP_PERFMON | 1ull << CAP_SYS_ADMIN)) &&
+	       kernel_initial_user_ns();
+}
+
 static void kernel_report(const char *prog, const char *what, int err)
 {
 	fprintf(stderr, "%s: reading tern.ko's %s over netlink: %s\n", prog,
@@ -394,6 +434,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 		if (!dump->health_given[i])
 			snapshot_derive_link_health(snap, &snap->devices[i]);
 	snapshot_finish(snap);
+	snapshot_count_hidden(snap, kernel_sees_all_clients());
 	return 0;
 }
 
