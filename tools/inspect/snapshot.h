@@ -221,6 +221,16 @@ void snapshot_count_hidden(struct snapshot *snap, bool sees_all);
 int snapshot_kernel_take(const char *prog, const struct snapshot *old,
 			 struct family_conn *kept, struct snapshot *snap);
 
+/*
+ * The pid, in this process's pid namespace, of client @id of device
+ * @device, from a CLIENT_GET dump over @conn (connected here if it is
+ * not; closed on error, to connect anew next time). 0 when it is gone,
+ * is another user's and this process may not see it, or its process is
+ * in no pid namespace this one sees.
+ */
+uint32_t snapshot_kernel_client_pid(struct family_conn *conn, uint32_t device,
+				    uint64_t id);
+
 /* From libtern (its simulator unless it chose tern.ko's nodes). */
 int snapshot_sim_take(const char *prog, struct snapshot *snap);
 

@@ -270,9 +270,13 @@ static int kernel_client_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Runs dump @cmd through @cb. Returns 0 or a negative libnl error. */
+/*
+ * Runs dump @cmd through @cb, with the u32 filter @attr = @value unless
+ * @attr is 0. Returns 0 or a negative libnl error.
+ */
 static int kernel_dump(struct nl_sock *sock, int family, uint8_t cmd,
-		       nl_recvmsg_msg_cb_t cb, struct kernel_dump *dump)
+		       int attr, uint32_t value, nl_recvmsg_msg_cb_t cb,
+		       struct kernel_dump *dump)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	int err;
@@ -282,7 +286,8 @@ static int kernel_dump(struct nl_sock *sock, int family, uint8_t cmd,
 	dump->capacity = 0;
 	dump->error = 0;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
-			 cmd, TERN_GENL_VERSION)) {
+			 cmd, TERN_GENL_VERSION) ||
+	    (attr && nla_put_u32(msg, attr, value) < 0)) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;
 	}
@@ -394,7 +399,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 	snap->taken_ns = (uint64_t)now.tv_sec * 1000000000ull +
 			 (uint64_t)now.tv_nsec;
 
-	err = kernel_dump(conn->sock, conn->id, TERN_CMD_DEVICE_GET,
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_DEVICE_GET, 0, 0,
 			  kernel_device_cb, dump);
 	if (err < 0 && *retry) {
 		/* A kept connection may name a family since reloaded. */
@@ -412,7 +417,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 			"mock_devices=4'\n", prog);
 		return 1;
 	}
-	err = kernel_dump(conn->sock, conn->id, TERN_CMD_LINK_GET,
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_LINK_GET, 0, 0,
 			  kernel_link_cb, dump);
 	if (err < 0) {
 		kernel_report(prog, "links", err);
@@ -423,8 +428,8 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 		kernel_node_fields(old, &snap->devices[i]);
 	/* A tern.ko whose family lacks the command has no clients to show. */
 	if (conn->has_client_get) {
-		err = kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET,
-				  kernel_client_cb, dump);
+		err = kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET, 0,
+				  0, kernel_client_cb, dump);
 		if (err < 0) {
 			kernel_report(prog, "clients", err);
 			return 1;
@@ -474,4 +479,24 @@ int snapshot_kernel_take(const char *prog, const struct snapshot *old,
 		snap->backend = TERN_BACKEND_KERNEL;
 	}
 	return ret;
+}
+
+uint32_t snapshot_kernel_client_pid(struct family_conn *conn, uint32_t device,
+				    uint64_t id)
+{
+	struct snapshot clients = { 0 };
+	struct kernel_dump dump = { .snap = &clients };
+	uint32_t pid = 0;
+
+	family_init_policies();
+	if ((!conn->sock && family_connect(conn)) || !conn->has_client_get)
+		return 0;
+	if (kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET,
+			TERN_A_CLIENT_DEVICE, device, kernel_client_cb, &dump))
+		family_close(conn);	/* a reloaded tern.ko: connect anew */
+	for (int c = 0; c < clients.client_count; c++)
+		if (clients.clients[c].id == id)
+			pid = clients.clients[c].pid;
+	free(clients.clients);
+	return pid;
 }
