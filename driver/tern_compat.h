@@ -87,6 +87,19 @@ static inline struct nlattr **tern_genl_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * A multicast group only a process with a capability may join: the flags
+ * of struct genl_multicast_group came in 6.7 and were backported to
+ * 6.1.68 (Debian 12's 6.1 has them), so the flag itself is the test.
+ * Without them any process may join.
+ */
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#define TERN_MCGRP_SYS_ADMIN_FIELDS \
+	.flags = GENL_MCAST_CAP_SYS_ADMIN,
+#else
+#define TERN_MCGRP_SYS_ADMIN_FIELDS
+#endif
+
 /* Fields of struct drm_driver that only some kernels have or need. */
 #if !TERN_KERNEL_AT_LEAST(6, 6, 0)
 /* PRIME became the default for GEM drivers in 6.6. */

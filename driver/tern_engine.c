@@ -320,7 +320,7 @@ void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty)
 	if (was_hung)
 		atomic64_inc(&engine->hang_resets);
 	engine->hung = false;
-	engine->guilty.pid = pid_nr(owner->pid);
+	engine->guilty.client_id = owner->client_id;
 	memcpy(engine->guilty.comm, owner->comm, sizeof(engine->guilty.comm));
 	spin_unlock(&engine->lock);
 	atomic64_inc(&engine->resets);

@@ -21,12 +21,12 @@ struct tern_vm;
 
 /**
  * struct tern_engine_guilty - the owner of a job an engine reset failed
- * @pid: its thread group, in the initial pid namespace (events have no
- *	single reader whose namespace could apply)
- * @comm: its command name
+ * @client_id: its file's client id; events name it rather than a pid, as
+ *	no pid number is right for listeners of every pid namespace
+ * @comm: the command name of the process that opened the file
  */
 struct tern_engine_guilty {
-	pid_t pid;
+	u64 client_id;
 	char comm[TASK_COMM_LEN];
 };
 

@@ -14,10 +14,22 @@
  *
  * A client's pid is its number in the pid namespace of the task the dump
  * runs in, the reader (0 where the client's process is not visible).
+ *
+ * CLIENT_GET shows every client to a caller with CAP_PERFMON or
+ * CAP_SYS_ADMIN, and to any other caller only its own clients: files
+ * opened by a process whose effective uid was the caller's. The caller is
+ * judged once, when the dump starts, by netlink's rule for capabilities:
+ * both the socket's opener and the task that sent the request must
+ * qualify. A client not shown is not hinted at; the device message counts
+ * them all (TERN_A_DEV_CLIENT_COUNT).
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/net.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
@@ -30,8 +42,16 @@
 #include "tern_netlink_internal.h"
 #include "tern_vm.h"
 
+/*
+ * Events name devices' faults and the command of a guilty process: only
+ * CAP_SYS_ADMIN, which also sees every client, may join, where the kernel
+ * can check (tern_compat.h).
+ */
 static const struct genl_multicast_group tern_nl_mcgrps[] = {
-	[TERN_NL_MCGRP_EVENTS] = { .name = TERN_MCGRP_EVENTS },
+	[TERN_NL_MCGRP_EVENTS] = {
+		.name = TERN_MCGRP_EVENTS,
+		TERN_MCGRP_SYS_ADMIN_FIELDS
+	},
 };
 
 /* What a request may carry: a filter to one device or one link. */
@@ -80,9 +100,52 @@ static int tern_nl_device_start(struct netlink_callback *cb)
 	return tern_nl_check_device_filter(cb, TERN_A_DEV_INDEX);
 }
 
+/* Whom a CLIENT_GET dump shows (cb->args[2]); the caller's euid in args[3]. */
+enum tern_nl_viewer {
+	TERN_NL_SEES_NONE,	/* the socket was opened by another euid */
+	TERN_NL_SEES_OWN,	/* clients opened with the caller's euid */
+	TERN_NL_SEES_ALL,	/* CAP_PERFMON or CAP_SYS_ADMIN */
+};
+
+/*
+ * Runs in the caller's context, as the dump's .start does: the sender of
+ * the request is current, the socket's opener the file's credentials.
+ */
+static void tern_nl_judge_viewer(struct netlink_callback *cb)
+{
+	const struct socket *sock = NETLINK_CB(cb->skb).sk->sk_socket;
+	kuid_t euid = current_euid();
+
+	if (netlink_capable(cb->skb, CAP_PERFMON) ||
+	    netlink_capable(cb->skb, CAP_SYS_ADMIN))
+		cb->args[2] = TERN_NL_SEES_ALL;
+	else if (sock && sock->file && uid_eq(sock->file->f_cred->euid, euid))
+		cb->args[2] = TERN_NL_SEES_OWN;
+	else
+		cb->args[2] = TERN_NL_SEES_NONE;
+	cb->args[3] = __kuid_val(euid);
+}
+
+static bool tern_nl_viewer_sees(struct netlink_callback *cb,
+				const struct tern_usage *usage)
+{
+	switch (cb->args[2]) {
+	case TERN_NL_SEES_ALL:
+		return true;
+	case TERN_NL_SEES_OWN:
+		return uid_eq(usage->uid, KUIDT_INIT(cb->args[3]));
+	default:
+		return false;
+	}
+}
+
 static int tern_nl_client_start(struct netlink_callback *cb)
 {
-	return tern_nl_check_device_filter(cb, TERN_A_CLIENT_DEVICE);
+	int ret = tern_nl_check_device_filter(cb, TERN_A_CLIENT_DEVICE);
+
+	if (!ret)
+		tern_nl_judge_viewer(cb);
+	return ret;
 }
 
 static int tern_nl_link_start(struct netlink_callback *cb)
@@ -143,11 +206,11 @@ static int tern_nl_link_dumpit(struct sk_buff *msg, struct netlink_callback *cb)
 }
 
 /*
- * The open file of @drm with the smallest client id above @after, or NULL.
- * Called with drm->filelist_mutex held.
+ * The open file of @drm the dump's caller may see with the smallest client
+ * id above cb->args[1], or NULL. Called with drm->filelist_mutex held.
  */
-static struct tern_usage *tern_nl_next_client(struct drm_device *drm,
-					      u64 after)
+static struct tern_usage *tern_nl_next_client(struct netlink_callback *cb,
+					      struct drm_device *drm)
 {
 	struct tern_usage *next = NULL;
 	struct drm_file *file;
@@ -160,8 +223,9 @@ static struct tern_usage *tern_nl_next_client(struct drm_device *drm,
 		if (!tfile)
 			continue;
 		usage = &tfile->vm->usage;
-		if (usage->client_id > after &&
-		    (!next || usage->client_id < next->client_id))
+		if (usage->client_id > (u64)cb->args[1] &&
+		    (!next || usage->client_id < next->client_id) &&
+		    tern_nl_viewer_sees(cb, usage))
 			next = usage;
 	}
 	return next;
@@ -181,7 +245,7 @@ static int tern_nl_dump_clients(struct sk_buff *msg,
 	int ret = 0;
 
 	mutex_lock(&drm->filelist_mutex);
-	while ((usage = tern_nl_next_client(drm, cb->args[1]))) {
+	while ((usage = tern_nl_next_client(cb, drm))) {
 		ret = tern_nl_fill_client(msg, tdev, usage,
 					  NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
@@ -193,7 +257,10 @@ static int tern_nl_dump_clients(struct sk_buff *msg,
 	return ret;
 }
 
-/* cb->args[0]: the device being reported; cb->args[1]: its last client. */
+/*
+ * cb->args[0]: the device being reported; cb->args[1]: its last client;
+ * cb->args[2] and [3]: whom the caller sees.
+ */
 static int tern_nl_client_dumpit(struct sk_buff *msg,
 				 struct netlink_callback *cb)
 {

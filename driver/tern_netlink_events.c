@@ -3,8 +3,10 @@
  * Tern netlink events: the "tern" family's "events" multicast group
  * announces link state changes and errors, memory errors, engine resets
  * and health changes. An event goes out only while the family is
- * registered and someone listens. It has no single reader, so an engine
- * reset names the guilty pid of the initial pid namespace.
+ * registered and someone listens. It has no single reader, so no pid
+ * could be right for all: an engine reset names the guilty file by its
+ * client id, which a listener turns into a pid of its own pid namespace
+ * with CLIENT_GET.
  */
 #include <linux/mutex.h>
 #include <net/genetlink.h>

@@ -26,7 +26,7 @@ int tern_nl_put_health(struct sk_buff *msg, u32 reasons)
 
 /*
  * One TERN_A_DEV_ENGINE nest; with @guilty (an engine reset event), the
- * owner of the job that was failed.
+ * owner of the job that was failed: its client id and command, no pid.
  */
 int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 		       const struct tern_engine_guilty *guilty)
@@ -57,7 +57,8 @@ int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 			    TERN_A_ENGINE_PAD))
 		goto cancel;
 	if (guilty &&
-	    (nla_put_u32(msg, TERN_A_ENGINE_GUILTY_PID, guilty->pid) ||
+	    (tern_nl_put_u64(msg, TERN_A_ENGINE_GUILTY_CLIENT_ID,
+			     guilty->client_id, TERN_A_ENGINE_PAD) ||
 	     nla_put_string(msg, TERN_A_ENGINE_GUILTY_COMM, guilty->comm)))
 		goto cancel;
 

@@ -7,6 +7,7 @@
  * closed. Engines translate every access of a job through the space of the
  * job's file, so a job can reach its own file's buffers and nothing else.
  */
+#include <linux/cred.h>
 #include <linux/lockdep.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -50,6 +51,7 @@ struct tern_vm *tern_vm_create(struct drm_device *drm)
 	init_rwsem(&vm->lock);
 	drm_mm_init(&vm->mm, TERN_VA_BASE, TERN_VA_SIZE);
 	vm->usage.pid = get_pid(task_tgid(current));
+	vm->usage.uid = current_euid();
 	get_task_comm(vm->usage.comm, current);
 	return vm;
 }

@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 #include <drm/drm_mm.h>
 
@@ -29,6 +30,8 @@ struct tern_bo;
  * @client_id: the file's id, unique among the module's clients
  * @pid: thread group of the process that opened the file (a reference);
  *	readers report its number in their own pid namespace
+ * @uid: that process's effective uid when it opened the file (the euid of
+ *	the file's f_cred); CLIENT_GET shows the file to a caller of this uid
  * @comm: that process's command name when it opened the file
  * @mem_device: bytes of device-placement buffers the file has handles to
  * @mem_host: bytes of host-placement buffers the file has handles to
@@ -46,6 +49,7 @@ struct tern_bo;
 struct tern_usage {
 	u64 client_id;
 	struct pid *pid;
+	kuid_t uid;
 	char comm[TASK_COMM_LEN];
 	atomic64_t mem_device;
 	atomic64_t mem_host;

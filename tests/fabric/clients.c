@@ -5,19 +5,27 @@
  * queues) and what it ran is counted exactly, it goes when the file
  * closes, a dump longer than one message buffer lists each client once,
  * pids are those of the dumping process's pid namespace, and DRM fdinfo
- * shows the same client.
+ * shows the same client. Who may see what: a user sees only the clients
+ * it opened, CAP_PERFMON or CAP_SYS_ADMIN sees every client, and only
+ * CAP_SYS_ADMIN may join the "events" group.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <xf86drm.h>
+#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/socket.h>
 
@@ -55,39 +63,13 @@ static void dump_clients(uint32_t device, struct nl_replies *out)
 	}
 }
 
-static const struct nl_reply *find_client(const struct nl_replies *in,
-					  uint64_t id)
-{
-	for (uint32_t i = 0; i < in->count; i++)
-		if (in->msg[i].attr[TERN_A_CLIENT_ID] == id)
-			return &in->msg[i];
-	return NULL;
-}
-
-/* The one client of @now that @then did not have. */
-static const struct nl_reply *new_client(const struct nl_replies *then,
-					 const struct nl_replies *now)
-{
-	const struct nl_reply *found = NULL;
-
-	assert_int_equal(now->count, then->count + 1);
-	for (uint32_t i = 0; i < now->count; i++) {
-		if (find_client(then, now->msg[i].attr[TERN_A_CLIENT_ID]))
-			continue;
-		assert_null(found);
-		found = &now->msg[i];
-	}
-	assert_non_null(found);
-	return found;
-}
-
 /* The client @id on @device now; the test fails if it is gone. */
 static struct nl_reply client_now(uint32_t device, uint64_t id)
 {
 	const struct nl_reply *client;
 
 	dump_clients(device, &after);
-	client = find_client(&after, id);
+	client = netlink_find_client(&after, id);
 	if (!client)
 		fail_msg("client %llu is not listed", (unsigned long long)id);
 	return *client;
@@ -128,7 +110,7 @@ static void test_client_is_this_process(void **state)
 	fd = uapi_open_device(d);
 	assert_true(fd >= 0);
 	dump_clients(d, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	id = c.attr[TERN_A_CLIENT_ID];
 	my_comm(comm, sizeof(comm));
 	assert_int_equal(c.attr[TERN_A_CLIENT_PID], getpid());
@@ -170,7 +152,7 @@ static void test_client_is_this_process(void **state)
 	uapi_bo_close(fd, &host_bo);
 	close(fd);
 	dump_clients(d, &after);
-	assert_null(find_client(&after, id));
+	assert_null(netlink_find_client(&after, id));
 	assert_int_equal(after.count, before.count);
 	assert_int_equal(client_count(d), clients);
 }
@@ -189,7 +171,7 @@ static void test_client_counts_imports(void **state)
 	dump_clients(importer, &before);
 	fd = uapi_open_device(importer);
 	dump_clients(importer, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	assert_int_equal(drmPrimeHandleToFD(fabric.fd[exporter], bo.handle,
 					    DRM_CLOEXEC | DRM_RDWR, &dma_buf), 0);
 	assert_int_equal(drmPrimeFDToHandle(fd, dma_buf, &handle), 0);
@@ -291,7 +273,7 @@ static void test_client_fdinfo(void **state)
 	fd = uapi_open_device(d);
 	assert_true(fd >= 0);
 	dump_clients(d, &after);
-	c = *new_client(&before, &after);
+	c = *netlink_new_client(&before, &after);
 	if (!kernel_at_least(6, 5)) {
 		assert_int_equal(fdinfo_number(fd, "drm-client-id"), -1);
 		assert_int_equal(fdinfo_number(fd, "drm-engine-e0"), -1);
@@ -431,6 +413,317 @@ static void test_client_pid_namespace(void **state)
 	assert_int_equal(seen_by_child[1], 0);
 }
 
+/* ---- who may see what ---- */
+
+#define NOBODY		65534
+#define CAP_BIT(cap)	(1ull << (cap))
+
+/* What a child that becomes user nobody does. */
+struct as_user {
+	uint64_t caps;		/* the capabilities it keeps, CAP_BIT()s */
+	bool socket_first;	/* open its netlink socket while still root */
+};
+
+/* What it saw, reported on a pipe. */
+struct as_user_view {
+	int32_t error;		/* 0, or the step that failed */
+	uint32_t uid;
+	uint32_t seen;		/* clients CLIENT_GET listed, every device */
+	uint32_t own;		/* of those, its own (its pid) */
+	uint32_t test;		/* of those, the test process's */
+	uint64_t own_id;	/* its client's id */
+	uint64_t device_clients;	/* TERN_A_DEV_CLIENT_COUNT of its device */
+	int32_t join;		/* nl_socket_add_membership() of "events" */
+};
+
+/* Sets the effective and permitted capabilities to @caps, nothing else. */
+static int set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
+		{ .effective = (uint32_t)(caps >> 32),
+		  .permitted = (uint32_t)(caps >> 32) },
+	};
+
+	return (int)syscall(SYS_capset, &header, data);
+}
+
+/* Becomes uid and gid nobody, keeping only @caps. */
+static int become_nobody(uint64_t caps)
+{
+	if (caps && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -1;
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return -1;
+	return set_caps(caps);
+}
+
+/* The child: opens @device's node as nobody, dumps, reports, waits. */
+static void __attribute__((noreturn))
+as_user_child(uint32_t device, const struct as_user *how, pid_t test,
+	      int report, int go)
+{
+	static struct nl_replies seen;
+	struct as_user_view view = { 0 };
+	struct nl_sock *child_sock = NULL;
+	int child_family = 0, group, fd;
+	char byte;
+
+	if (how->socket_first)
+		child_sock = netlink_open(&child_family);
+	if (become_nobody(how->caps)) {
+		view.error = 1;
+		goto report;
+	}
+	view.uid = getuid();
+	if (!child_sock)
+		child_sock = netlink_open(&child_family);
+	fd = open(fabric.node[device], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		view.error = 2;
+		goto report;
+	}
+	if (netlink_dump(child_sock, child_family, TERN_CMD_CLIENT_GET, 0, 0,
+			 &seen)) {
+		view.error = 3;
+		goto report;
+	}
+	view.seen = seen.count;
+	for (uint32_t i = 0; i < seen.count; i++) {
+		uint64_t pid = seen.msg[i].attr[TERN_A_CLIENT_PID];
+
+		if (pid == (uint64_t)getpid()) {
+			view.own++;
+			view.own_id = seen.msg[i].attr[TERN_A_CLIENT_ID];
+		}
+		view.test += pid == (uint64_t)test;
+	}
+	if (netlink_dump(child_sock, child_family, TERN_CMD_DEVICE_GET,
+			 TERN_A_DEV_INDEX, device, &seen) || seen.count != 1) {
+		view.error = 4;
+		goto report;
+	}
+	view.device_clients = seen.msg[0].attr[TERN_A_DEV_CLIENT_COUNT];
+	group = genl_ctrl_resolve_grp(child_sock, TERN_GENL_NAME,
+				      TERN_MCGRP_EVENTS);
+	view.join = group < 0 ? group :
+		    nl_socket_add_membership(child_sock, group);
+report:
+	if (write(report, &view, sizeof(view)) != sizeof(view))
+		_exit(3);
+	while (read(go, &byte, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* A child that is nobody as @how says, holding a file of @device. */
+struct as_user_run {
+	pid_t pid;
+	int go;
+	struct as_user_view view;
+};
+
+/*
+ * Starts the child and waits for what it saw. The node is open to
+ * everyone (as a udev rule may make it) only until the child opened it.
+ */
+static void as_user_start(uint32_t device, const struct as_user *how,
+			  struct as_user_run *run)
+{
+	int report[2], go[2];
+	struct stat st;
+
+	assert_int_equal(stat(fabric.node[device], &st), 0);
+	assert_int_equal(chmod(fabric.node[device], 0666), 0);
+	assert_int_equal(pipe(report), 0);
+	assert_int_equal(pipe(go), 0);
+	run->pid = fork();
+	assert_true(run->pid >= 0);
+	if (run->pid == 0) {
+		close(report[0]);
+		close(go[1]);
+		as_user_child(device, how, getppid(), report[1], go[0]);
+	}
+	close(report[1]);
+	close(go[0]);
+	run->go = go[1];
+	memset(&run->view, 0, sizeof(run->view));
+	run->view.error = -1;
+	if (read(report[0], &run->view, sizeof(run->view)) != sizeof(run->view))
+		run->view.error = -1;
+	close(report[0]);
+	assert_int_equal(chmod(fabric.node[device], st.st_mode & 07777), 0);
+	if (run->view.error)
+		fail_msg("the child as nobody failed at step %d",
+			 run->view.error);
+	assert_int_equal(run->view.uid, NOBODY);
+}
+
+static void as_user_end(struct as_user_run *run)
+{
+	int status;
+
+	close(run->go);
+	assert_int_equal(waitpid(run->pid, &status, 0), run->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Clients of process @pid in @in. */
+static uint32_t clients_of(const struct nl_replies *in, pid_t pid)
+{
+	uint32_t count = 0;
+
+	for (uint32_t i = 0; i < in->count; i++)
+		count += in->msg[i].attr[TERN_A_CLIENT_PID] == (uint64_t)pid;
+	return count;
+}
+
+/*
+ * Another user sees its own client and none of root's (this process has
+ * a file of every device), though the device still counts them all;
+ * root sees both.
+ */
+static void test_client_other_user_sees_own_only(void **state)
+{
+	uint32_t d = fabric.devices - 1;
+	const struct as_user how = { 0 };
+	const struct nl_reply *c;
+	struct as_user_run run;
+
+	(void)state;
+	as_user_start(d, &how, &run);
+	assert_int_equal(run.view.own, 1);
+	assert_int_equal(run.view.test, 0);
+	assert_int_equal(run.view.seen, 1);
+
+	dump_clients(d, &after);
+	c = netlink_find_client(&after, run.view.own_id);
+	if (!c)
+		fail_msg("root does not see nobody's client %llu",
+			 (unsigned long long)run.view.own_id);
+	assert_int_equal(c->attr[TERN_A_CLIENT_PID], run.pid);
+	assert_true(clients_of(&after, getpid()) >= 1);
+	assert_int_equal(run.view.device_clients, after.count);
+	as_user_end(&run);
+}
+
+/*
+ * CAP_PERFMON or CAP_SYS_ADMIN sees every client, as root does; another
+ * capability grants nothing.
+ */
+static void test_client_capabilities_see_all(void **state)
+{
+	static const struct {
+		int cap;
+		bool sees_all;
+	} cases[] = {
+		{ CAP_PERFMON, true },
+		{ CAP_SYS_ADMIN, true },
+		{ CAP_NET_ADMIN, false },
+	};
+	uint32_t d = fabric.devices - 1;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct as_user how = { .caps = CAP_BIT(cases[i].cap) };
+		struct as_user_run run;
+
+		as_user_start(d, &how, &run);
+		assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+					      0, 0, &after), 0);
+		assert_int_equal(run.view.own, 1);
+		if (cases[i].sees_all) {
+			assert_int_equal(run.view.seen, after.count);
+			assert_int_equal(run.view.test,
+					 clients_of(&after, getpid()));
+		} else {
+			assert_int_equal(run.view.seen, 1);
+			assert_int_equal(run.view.test, 0);
+		}
+		as_user_end(&run);
+	}
+}
+
+/*
+ * A request counts with the credentials of both the socket's opener and
+ * the sender, as netlink_capable() does: a socket root opened, used by
+ * nobody, sees no client, not even nobody's own.
+ */
+static void test_client_socket_of_root_sees_nothing(void **state)
+{
+	const struct as_user how = { .socket_first = true };
+	struct as_user_run run;
+
+	(void)state;
+	as_user_start(fabric.devices - 1, &how, &run);
+	assert_int_equal(run.view.seen, 0);
+	as_user_end(&run);
+}
+
+/*
+ * Why the running kernel cannot refuse a multicast group to a process
+ * without a capability (GENL_MCAST_CAP_*, Linux 6.7, backported to
+ * 6.1.68), in @why; NULL when it can. Debian's release ("6.1.0-57-amd64")
+ * does not give the upstream version, its uname version ("... Debian
+ * 6.1.192-3 ...") does.
+ */
+static const char *mcast_caps_missing(char *why, size_t size)
+{
+	int major = 0, minor = 0, patch = 0;
+	const char *debian;
+	struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	debian = strstr(u.version, "Debian ");
+	if (sscanf(debian ? debian + strlen("Debian ") : u.release,
+		   "%d.%d.%d", &major, &minor, &patch) < 2)
+		major = minor = 0;
+	if (major > 6 || (major == 6 && minor >= 7) ||
+	    (major == 6 && minor == 1 && patch >= 68))
+		return NULL;
+	snprintf(why, size,
+		 "Linux %d.%d.%d is not known to check multicast group capabilities (6.1.68 and 6.7 do)",
+		 major, minor, patch);
+	return why;
+}
+
+/* Only CAP_SYS_ADMIN may join "events"; CAP_PERFMON is not enough. */
+static void test_event_group_needs_sys_admin(void **state)
+{
+	static const struct {
+		uint64_t caps;
+		int join;
+	} cases[] = {
+		{ 0, -NLE_PERM },
+		{ CAP_BIT(CAP_PERFMON), -NLE_PERM },
+		{ CAP_BIT(CAP_SYS_ADMIN), 0 },
+	};
+	char why[160];
+
+	(void)state;
+	if (mcast_caps_missing(why, sizeof(why))) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct as_user how = { .caps = cases[i].caps };
+		struct as_user_run run;
+
+		as_user_start(fabric.devices - 1, &how, &run);
+		if (run.view.join != cases[i].join)
+			fail_msg("nobody with capabilities 0x%llx joining \"%s\": %d (%s), want %d",
+				 (unsigned long long)cases[i].caps,
+				 TERN_MCGRP_EVENTS, run.view.join,
+				 nl_geterror(run.view.join), cases[i].join);
+		as_user_end(&run);
+	}
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int client_tests(void)
@@ -442,6 +735,10 @@ int client_tests(void)
 		T(test_client_dump_all_devices),
 		T(test_client_pid_namespace),
 		T(test_client_fdinfo),
+		T(test_client_other_user_sees_own_only),
+		T(test_client_capabilities_see_all),
+		T(test_client_socket_of_root_sees_nothing),
+		T(test_event_group_needs_sys_admin),
 	};
 
 	return cmocka_run_group_tests_name("fabric_clients", tests,

@@ -125,6 +125,23 @@ struct nl_reply netlink_event_about(struct nl_sock *events, uint32_t device,
 /* Fails the test if an event @cmd about @device comes within @bound_ms. */
 void netlink_assert_no_event(struct nl_sock *events, uint32_t device,
 			     uint8_t cmd, int bound_ms);
+/* The client @id in CLIENT_GET replies @in, or NULL. */
+const struct nl_reply *netlink_find_client(const struct nl_replies *in,
+					   uint64_t id);
+/* The one client of @now that @then did not have; fails the test if not one. */
+const struct nl_reply *netlink_new_client(const struct nl_replies *then,
+					  const struct nl_replies *now);
+/*
+ * Opens a file of @device; its client id, as CLIENT_GET lists it, in
+ * *@id. Returns the file; fails the test on error.
+ */
+int netlink_open_client(struct nl_sock *sock, int family, uint32_t device,
+			uint64_t *id);
+/*
+ * Fails the test unless engine reset event @event names the file @id as
+ * guilty, and its command as this process's: a client id, never a pid.
+ */
+void netlink_assert_guilty(const struct nl_reply *event, uint64_t id);
 
 /* ---- the devices' sysfs and fault injection (sysfs.c, faults.c) ---- */
 

@@ -114,13 +114,13 @@ static void test_stalled_job_times_out_health_kept(void **state)
 	struct nl_reply before, after, event;
 	uint32_t queue, out_a, out_b;
 	struct uapi_bo bo;
+	uint64_t id;
 	int fd;
 
 	(void)state;
 	netlink_device(sock, family, d, &before);
 	assert_true(before.engines > engine);
-	fd = uapi_open_device(d);
-	assert_true(fd >= 0);
+	fd = netlink_open_client(sock, family, d, &id);
 	queue = uapi_queue_create(fd, engine);
 	out_a = uapi_syncobj_create(fd);
 	out_b = uapi_syncobj_create(fd);
@@ -136,9 +136,8 @@ static void test_stalled_job_times_out_health_kept(void **state)
 
 	event = netlink_event_about(events, d, TERN_CMD_ENGINE_RESET_NTF,
 				    RESET_BOUND_MS);
-	assert_int_equal(event.engines, 1);
+	netlink_assert_guilty(&event, id);
 	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_INDEX], engine);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_GUILTY_PID], getpid());
 	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_RESETS],
 			 before.engine[engine].attr[TERN_A_ENGINE_RESETS] + 1);
 	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HANG_RESETS],

@@ -223,6 +223,70 @@ void netlink_assert_no_event(struct nl_sock *events, uint32_t device,
 			fail_msg("unexpected event %u about device %u", cmd, device);
 }
 
+const struct nl_reply *netlink_find_client(const struct nl_replies *in,
+					   uint64_t id)
+{
+	for (uint32_t i = 0; i < in->count; i++)
+		if (in->msg[i].attr[TERN_A_CLIENT_ID] == id)
+			return &in->msg[i];
+	return NULL;
+}
+
+const struct nl_reply *netlink_new_client(const struct nl_replies *then,
+					  const struct nl_replies *now)
+{
+	const struct nl_reply *found = NULL;
+
+	assert_int_equal(now->count, then->count + 1);
+	for (uint32_t i = 0; i < now->count; i++) {
+		if (netlink_find_client(then, now->msg[i].attr[TERN_A_CLIENT_ID]))
+			continue;
+		assert_null(found);
+		found = &now->msg[i];
+	}
+	assert_non_null(found);
+	return found;
+}
+
+int netlink_open_client(struct nl_sock *sock, int family, uint32_t device,
+			uint64_t *id)
+{
+	static struct nl_replies then, now;
+	int fd;
+
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+				      TERN_A_CLIENT_DEVICE, device, &then), 0);
+	fd = uapi_open_device(device);
+	assert_true(fd >= 0);
+	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+				      TERN_A_CLIENT_DEVICE, device, &now), 0);
+	*id = netlink_new_client(&then, &now)->attr[TERN_A_CLIENT_ID];
+	return fd;
+}
+
+void netlink_assert_guilty(const struct nl_reply *event, uint64_t id)
+{
+	const struct nl_engine *engine = &event->engine[0];
+	char comm[32];
+	FILE *f;
+
+	assert_int_equal(event->cmd, TERN_CMD_ENGINE_RESET_NTF);
+	assert_int_equal(event->engines, 1);
+	if (!engine->has[TERN_A_ENGINE_GUILTY_CLIENT_ID])
+		fail_msg("the reset event names no guilty client");
+	assert_int_equal(engine->attr[TERN_A_ENGINE_GUILTY_CLIENT_ID], id);
+	/* a pid of one namespace would mislead listeners in another */
+	if (engine->has[TERN_A_ENGINE_GUILTY_PID])
+		fail_msg("the reset event carries a pid (%llu)",
+			 (unsigned long long)engine->attr[TERN_A_ENGINE_GUILTY_PID]);
+	f = fopen("/proc/self/comm", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(comm, sizeof(comm), f));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	assert_string_equal(engine->guilty_comm, comm);
+}
+
 /* ---- the family and its dumps ---- */
 
 static void test_nl_family_resolves(void **state)
@@ -481,6 +545,7 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 					 index, e, engine_attrs[i]);
 		assert_false(engine->has[TERN_A_ENGINE_GUILTY_PID]);
 		assert_false(engine->has[TERN_A_ENGINE_GUILTY_COMM]);
+		assert_false(engine->has[TERN_A_ENGINE_GUILTY_CLIENT_ID]);
 		assert_int_equal(engine->attr[TERN_A_ENGINE_INDEX], e);
 		for (int a = 1; a <= TERN_A_ENGINE_MAX; a++)
 			sum[a] += engine->attr[a];

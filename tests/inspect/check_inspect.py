@@ -9,6 +9,9 @@
     check_inspect.py health FILE DEVICE HEALTH REASON_FIELD VALUE
     check_inspect.py link-event FILE STATE DEVICE PORT
     check_inspect.py device-event FILE KIND DEVICE FIELD VALUE
+    check_inspect.py guilty FILE DEVICE PID   (engine_reset: a client id, PID)
+    check_inspect.py clients FILE DEVICE HIDDEN PIDS  (list -v --json; PIDS
+                                 the pids listed, comma-separated, or -)
 
 Exits 0 when the document is as expected, else prints why and exits 1.
 """
@@ -109,6 +112,25 @@ def check_device_event(path, kind, device, field, value):
     assert str(e[field]) == value, (field, e)
 
 
+def check_guilty(path, device, pid):
+    events = [e for e in lines(path) if e["kind"] == "engine_reset"]
+    assert events, "no engine_reset event"
+    e = events[0]
+    assert e["device"] == device, e
+    assert e["guilty_client_id"] > 0 and e["guilty_pid"] == pid, e
+
+
+def check_clients(path, device, hidden, pids):
+    doc = load(path)
+    dev = [d for d in doc["devices"] if d["index"] == device]
+    assert dev, "no device %d" % device
+    dev = dev[0]
+    want = [] if pids == "-" else sorted(int(p) for p in str(pids).split(","))
+    assert sorted(c["pid"] for c in dev["clients"]) == want, (want, dev["clients"])
+    assert dev["clients_hidden"] == hidden, dev
+    assert dev["client_count"] == len(want) + hidden, dev
+
+
 def main():
     name, args = sys.argv[1], sys.argv[2:]
     ints = lambda v: [int(a) if a.isdigit() else a for a in v]
@@ -121,6 +143,8 @@ def main():
             "health": lambda a: check_health(a[0], int(a[1]), a[2], a[3], a[4]),
             "link-event": lambda a: check_link_event(a[0], a[1], int(a[2]), int(a[3])),
             "device-event": lambda a: check_device_event(a[0], a[1], int(a[2]), a[3], a[4]),
+            "clients": lambda a: check_clients(a[0], int(a[1]), int(a[2]), a[3]),
+            "guilty": lambda a: check_guilty(a[0], int(a[1]), int(a[2])),
         }[name](args)
     except (AssertionError, KeyError, ValueError, IndexError) as err:
         print("check_inspect %s: %r" % (name, err))

@@ -5,10 +5,12 @@
  *   hold_memory DEVICE MIB      allocates MIB MiB of DEVICE's memory,
  *                               prints "holding BYTES bytes on device
  *                               DEVICE, pid PID" and sleeps until killed
- *   hold_memory --job DEVICE    runs one small job (a memset) on DEVICE's
+ *   hold_memory --job DEVICE [--keep]
+ *                               runs one small job (a memset) on DEVICE's
  *                               first engine, waits for it and prints
  *                               "job: <status name>"; exit 0 only if it
- *                               succeeded
+ *                               succeeded; with --keep, then keeps the
+ *                               device open until killed
  *
  * Exit status 2 for a bad command line, 1 when libtern fails.
  */
@@ -25,7 +27,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: hold_memory DEVICE MIB | hold_memory --job DEVICE\n");
+		"usage: hold_memory DEVICE MIB | hold_memory --job DEVICE [--keep]\n");
 	return 2;
 }
 
@@ -67,22 +69,37 @@ static int run_job(tern_device_t device)
 	return status == TERN_SUCCESS ? 0 : 1;
 }
 
+/* Until a signal ends the process. */
+static void __attribute__((noreturn)) sleep_forever(void)
+{
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
-	bool job = argc == 3 && strcmp(argv[1], "--job") == 0;
+	bool job = (argc == 3 || argc == 4) && strcmp(argv[1], "--job") == 0;
+	bool keep = job && argc == 4;
 	tern_device_t device;
 	tern_buffer_t buffer;
 	tern_status_t status;
 	long index, mib = 0;
+	int ret;
 
-	if (argc != 3 || !parse_count(argv[job ? 2 : 1], 64, &index) ||
+	if ((argc != 3 && !keep) || (keep && strcmp(argv[3], "--keep")) ||
+	    !parse_count(argv[job ? 2 : 1], 64, &index) ||
 	    (!job && (!parse_count(argv[2], 65536, &mib) || mib == 0)))
 		return usage();
 	status = tern_device_open((int)index, &device);
 	if (status != TERN_SUCCESS)
 		return failed("opening the device", status);
-	if (job)
-		return run_job(device);
+	if (job) {
+		ret = run_job(device);
+		if (keep)
+			sleep_forever();
+		return ret;
+	}
 
 	status = tern_buffer_alloc(device, TERN_MEMORY_DEVICE,
 				   (size_t)mib << 20, &buffer);
@@ -90,7 +107,5 @@ int main(int argc, char **argv)
 		return failed("allocating", status);
 	printf("holding %lu bytes on device %ld, pid %d\n",
 	       (unsigned long)mib << 20, index, (int)getpid());
-	fflush(stdout);
-	for (;;)
-		pause();	/* until a signal ends the process */
+	sleep_forever();
 }

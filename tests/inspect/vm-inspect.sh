@@ -278,6 +278,72 @@ check "top -b: the process row (pid, command, device 3, 8 MiB)" \
 run "$inspect" top --json -n 2 -d 0.5
 check "top --json -n 2: two frames, $devices devices, the process on device 3" \
 	python3 "$checker" top "$out" 2 $devices "$hold_pid" 3 $((8 << 20))
+
+# ---- what another user sees: their own processes, the others counted ----
+
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+hidden_note='1 client of another user hidden (run as root or with CAP_PERFMON to see it)'
+run "${as_nobody[@]}" "$inspect" list -v
+check "list -v as a user: root's process not shown, counted, how to see it" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '$hold_pid' '$out' &&
+		[ \$(grep -c '^        $hidden_note\$' '$out') -eq 1 ] &&
+		grep -q '^        clients: none of yours\$' '$out'"
+run "${as_nobody[@]}" "$inspect" list -v --json
+check "list -v --json as a user: device 3 lists no client, clients_hidden 1" \
+	python3 "$checker" clients "$out" 3 1 -
+run "$inspect" list -v --json
+check "list -v --json as root: device 3 lists the process, none hidden" \
+	python3 "$checker" clients "$out" 3 0 "$hold_pid"
+run "${as_nobody[@]}" "$inspect" info 3
+check "info 3 as a user: no pid, the client counted and said hidden" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '$hold_pid' '$out' && grep -q '^clients (1)\$' '$out' &&
+		grep -q '^  $hidden_note\$' '$out'"
+run "${as_nobody[@]}" "$inspect" top -b -n 1
+check "top -b as a user: the process not shown, said hidden" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q '^$hold_pid ' '$out' &&
+		grep -q 'clients: 0 (1 of other users hidden)' '$out' &&
+		grep -q '^$hidden_note\$' '$out'"
+# The user's own process: the nodes open to everyone while it opens them.
+# (no process substitution: the VM has no /dev/fd)
+read -r -a nodes <<<"$(python3 -c 'import json,sys; print(" ".join(d["node"] for d in json.load(open(sys.argv[1]))["devices"]))' "$tmp/list.json")"
+modes=$(stat -c '%a' "${nodes[0]}")
+chmod 0666 "${nodes[@]}"
+"${as_nobody[@]}" "$hold" 4 2 >"$tmp/hold-user.out" 2>&1 &
+user_pid=$!
+background+=("$user_pid")
+if wait_for 30 grep -q '^holding' "$tmp/hold-user.out"; then
+	pass "hold_memory as a user holds 2 MiB on device 4"
+else
+	fail "hold_memory as a user holds 2 MiB on device 4" "$(cat "$tmp/hold-user.out")"
+fi
+chmod "$modes" "${nodes[@]}"
+run "${as_nobody[@]}" "$inspect" list -v --json
+check "list -v --json as a user: its own process on device 4, root's hidden on 3" \
+	sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+		python3 '$checker' clients '$out' 3 1 -"
+run "$inspect" list -v --json
+check "list -v --json as root: both processes" \
+	sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+		python3 '$checker' clients '$out' 3 0 '$hold_pid'"
+run "${as_nobody[@]}" --inh-caps=+perfmon --ambient-caps=+perfmon "$inspect" list -v --json
+if [ "$rc" -ne 0 ] && grep -q setpriv "$err"; then
+	skip "list -v --json as a user with CAP_PERFMON: every client" \
+		"setpriv cannot grant it: $(head -n 1 "$err")"
+else
+	check "list -v --json as a user with CAP_PERFMON: every client, none hidden" \
+		sh -c "python3 '$checker' clients '$out' 4 0 '$user_pid' &&
+			python3 '$checker' clients '$out' 3 0 '$hold_pid'"
+fi
+kill "$user_pid"
+wait "$user_pid" 2>/dev/null
+# Both kernels of the VM (6.1.68+ and 6.12) check the group's capability.
+events_refused() {
+	[ "$rc" -eq 1 ] && [ ! -s "$out" ] &&
+		err_has "lets only root .CAP_SYS_ADMIN. follow tern.ko.s events: run 'sudo tern-inspect events'"
+}
+run "${as_nobody[@]}" "$inspect" events -n 1 -t 1
+check "events as a user: exit 1, only root may follow them" events_refused
+
 run "$inspect" module unload
 check "module unload while a process uses it: exit 1, names the process" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'in use' '$err' && grep -q 'pid $hold_pid (hold_memory)' '$err' && [ -d /sys/module/tern ]"
@@ -340,16 +406,23 @@ if [ ! -e "$dir5/engine_hang" ]; then
 else
 	start_events "$tmp/ev-reset" --json -t 60
 	echo 0 >"$dir5/engine_hang"
-	run "$hold" --job 5
-	check "a job on the hung engine fails" \
-		sh -c "[ $rc -ne 0 ] && grep -q '^job: TERN_ERROR' '$out'"
+	# --keep: the guilty file stays open, so events can look its pid up
+	"$hold" --job 5 --keep >"$tmp/job.out" 2>&1 &
+	job_pid=$!
+	background+=("$job_pid")
+	wait_for 30 grep -q '^job: ' "$tmp/job.out"
+	check "a job on the hung engine fails" grep -q '^job: TERN_ERROR' "$tmp/job.out"
 	wait_for 10 grep -q '"engine_reset"' "$tmp/ev-reset"
 	kill "$events_pid" 2>/dev/null
 	wait "$events_pid" 2>/dev/null
+	kill "$job_pid"
+	wait "$job_pid" 2>/dev/null
 	check "events --json: engine_reset dev 5 engine 0, resets 1" \
 		python3 "$checker" device-event "$tmp/ev-reset" engine_reset 5 resets 1
 	check "engine_reset names the guilty command" \
 		python3 "$checker" device-event "$tmp/ev-reset" engine_reset 5 guilty_comm hold_memory
+	check "engine_reset names the guilty client by id, and its pid looked up" \
+		python3 "$checker" guilty "$tmp/ev-reset" 5 "$job_pid"
 	run "$inspect" health --json
 	check "health --json: device 5 degraded with engine_resets 1" \
 		python3 "$checker" health "$out" 5 degraded engine_resets 1

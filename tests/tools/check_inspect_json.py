@@ -25,6 +25,8 @@ INFO_KEYS = {
     "mem_errors_uncorrected": int, "health": str, "health_reasons": list,
     "fabric_ports": int, "links_up": int, "engines": list, "links": list,
     "clients": list,
+    # added in schema_version 1 when clients became each user's own
+    "client_count": int, "clients_hidden": int,
 }
 ENGINE_KEYS = {
     "index": int, "busy": bool, "hung": bool, "busy_ns": int,

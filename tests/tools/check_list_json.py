@@ -17,6 +17,8 @@ DEVICE_KEYS = {
     # added in schema_version 1 with health and the netlink snapshot
     "bus_id": str, "fabric_id": int, "engines_busy": int, "links_up": int,
     "links_total": int, "health": str, "health_reasons": list, "client_count": int,
+    # added in schema_version 1 when clients became each user's own
+    "clients_hidden": int,
 }
 CAPABILITIES = {"mock", "host_memory", "semaphore", "timestamp", "fabric",
                 "reduce", "peer_memory"}

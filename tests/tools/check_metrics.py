@@ -25,6 +25,7 @@ FAMILIES = {
     "tern_buffers": ("gauge", {"device"}),
     "tern_device_engines_active": ("gauge", {"device"}),
     "tern_clients": ("gauge", {"device"}),
+    "tern_clients_hidden": ("gauge", {"device"}),
     "tern_job_timeouts_total": ("counter", {"device"}),
     "tern_engine_resets_total": ("counter", {"device"}),
     "tern_engine_hang_resets_total": ("counter", {"device"}),

@@ -3,7 +3,8 @@
  * Unit tests for the pieces of tern-bench and tern-inspect that decide
  * right from wrong: number parsing, byte formatting, the verification
  * pattern, and, on synthetic snapshots, tern-inspect's fabric shapes and
- * drawing, health reasons and Prometheus label escaping.
+ * drawing, health reasons, Prometheus label escaping, and what is said of
+ * the clients of other users this process may not see.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "snapshot.h"
 #include "tern_accel.h"
 #include "text.h"
+#include "top_frame.h"
 
 static void test_size_plain_and_suffixes(void **state)
 {
@@ -485,17 +487,29 @@ static void test_find_device(void **state)
 	free(t);
 }
 
-/* metrics_write_label_value() of @value, as a string the caller frees. */
-static char *label(const char *value)
+/* What @write writes to a stream for @arg, as a string the caller frees. */
+static char *written(void (*write)(FILE *out, const void *arg),
+		     const void *arg)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	metrics_write_label_value(out, value);
+	write(out, arg);
 	fclose(out);
 	return text;
+}
+
+static void write_label(FILE *out, const void *value)
+{
+	metrics_write_label_value(out, value);
+}
+
+/* metrics_write_label_value() of @value, as a string the caller frees. */
+static char *label(const char *value)
+{
+	return written(write_label, value);
 }
 
 static void test_prometheus_label_escaping(void **state)
@@ -558,19 +572,18 @@ static void test_utf8_char(void **state)
 	assert_int_equal(text_utf8_char("\xff"), 0);
 }
 
+static void write_json_string(FILE *out, const void *value)
+{
+	struct json_writer w;
+
+	json_init(&w, out, false);
+	json_string(&w, NULL, value);
+}
+
 /* What json_string() writes for @value, as a heap string. */
 static char *json_text(const char *value)
 {
-	struct json_writer w;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-
-	assert_non_null(out);
-	json_init(&w, out, false);
-	json_string(&w, NULL, value);
-	fclose(out);
-	return text;
+	return written(write_json_string, value);
 }
 
 static void test_json_strings_always_valid(void **state)
@@ -593,12 +606,21 @@ static void test_json_strings_always_valid(void **state)
 	}
 }
 
+static void write_metrics(FILE *out, const void *snap)
+{
+	metrics_write(out, snap);
+}
+
+/* What metrics_write() writes for @snap, to free. */
+static char *metrics_text(const struct snapshot *snap)
+{
+	return written(write_metrics, snap);
+}
+
 static void test_prometheus_client_sample(void **state)
 {
 	struct test_snap *t = malloc(sizeof(*t));
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *text;
 
 	(void)state;
 	assert_non_null(t);
@@ -611,10 +633,7 @@ static void test_prometheus_client_sample(void **state)
 		.device = 1, .id = 7, .pid = 42, .comm = "we\"ird\\",
 		.mem_device = 4096,
 	};
-	out = open_memstream(&text, &len);
-	assert_non_null(out);
-	metrics_write(out, &t->snap);
-	fclose(out);
+	text = metrics_text(&t->snap);
 	assert_non_null(strstr(text,
 		"tern_client_memory_bytes{device=\"1\",pid=\"42\",client=\"7\","
 		"comm=\"we\\\"ird\\\\\",kind=\"device\"} 4096\n"));
@@ -623,6 +642,71 @@ static void test_prometheus_client_sample(void **state)
 	assert_non_null(strstr(text,
 		"tern_link_up{link=\"1\",device_a=\"1\",port_a=\"0\",device_b=\"0\",port_b=\"1\"} 1\n"));
 	assert_non_null(strstr(text, "# TYPE tern_link_bytes_total counter\n"));
+	free(text);
+	free(t);
+}
+
+/* A frame as text, then as JSON. */
+static void write_frame(FILE *out, const void *frame)
+{
+	top_frame_print_plain(frame, out, 0, 0, NULL, false);
+	top_frame_print_json(frame, out, false);
+}
+
+/*
+ * Clients counted by the driver but not listed are other users': hidden,
+ * unless this process sees every client (then a file came or went
+ * between the dumps); said so in list -v, info, top and the metrics.
+ */
+static void test_clients_hidden(void **state)
+{
+	static const struct {
+		uint32_t hidden;
+		const char *note;
+	} notes[] = {
+		{ 2, "2 clients of other users hidden (run as root or with CAP_PERFMON to see them)" },
+		{ 1, "1 client of another user hidden (run as root or with CAP_PERFMON to see it)" },
+		{ 0, "" },
+	};
+	struct test_snap *t = malloc(sizeof(*t));
+	struct top_frame frame;
+	char *text, note[128];
+
+	(void)state;
+	assert_non_null(t);
+	snap_ring(t, 3);
+	t->devices[0].client_count = 3;
+	t->devices[2].client_count = 1;
+	t->snap.client_count = 2;
+	t->clients[0] = (struct snapshot_client){ .device = 0, .id = 5, .pid = 42 };
+	/* opened after the device dump: listed, not yet counted */
+	t->clients[1] = (struct snapshot_client){ .device = 1, .id = 6, .pid = 42 };
+	snapshot_finish(&t->snap);
+	snapshot_count_hidden(&t->snap, true);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(t->devices[i].clients_hidden, 0);
+	snapshot_count_hidden(&t->snap, false);
+	assert_int_equal(t->devices[0].clients_hidden, 2);
+	assert_int_equal(t->devices[1].clients_hidden, 0);
+	assert_int_equal(t->devices[1].client_count, 1);
+	assert_int_equal(t->devices[2].clients_hidden, 1);
+
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+		inspect_hidden_note(notes[i].hidden, note, sizeof(note));
+		assert_string_equal(note, notes[i].note);
+	}
+
+	assert_true(top_frame_compute(NULL, &t->snap, &frame));
+	assert_int_equal(frame.clients_hidden, 3);
+	text = written(write_frame, &frame);
+	top_frame_free(&frame);
+	assert_non_null(strstr(text, "  clients: 2 (3 of other users hidden)\n"));
+	assert_non_null(strstr(text, "\n3 clients of other users hidden (run as root or with CAP_PERFMON to see them)\n"));
+	assert_non_null(strstr(text, "\"clients\":2,\"clients_hidden\":3}"));
+	free(text);
+	text = metrics_text(&t->snap);
+	assert_non_null(strstr(text, "tern_clients_hidden{device=\"0\"} 2\n"));
+	assert_non_null(strstr(text, "tern_clients_hidden{device=\"2\"} 1\n"));
 	free(text);
 	free(t);
 }
@@ -651,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_utf8_char),
 		cmocka_unit_test(test_json_strings_always_valid),
+		cmocka_unit_test(test_clients_hidden),
 	};
 
 	return cmocka_run_group_tests_name("tools", tests, NULL, NULL);

@@ -262,6 +262,19 @@ void inspect_count_links(const struct snapshot *snap,
 	}
 }
 
+void inspect_hidden_note(uint32_t hidden, char *buf, size_t len)
+{
+	if (!hidden)
+		snprintf(buf, len, "%s", "");
+	else if (hidden == 1)
+		snprintf(buf, len,
+			 "1 client of another user hidden (run as root or with CAP_PERFMON to see it)");
+	else
+		snprintf(buf, len,
+			 "%u clients of other users hidden (run as root or with CAP_PERFMON to see them)",
+			 hidden);
+}
+
 static void inspect_json_client(struct json_writer *w,
 				const struct snapshot_client *client)
 {

@@ -3,6 +3,9 @@
  * tern-inspect events: follows tern.ko's "events" netlink multicast group
  * and prints one line (or one JSON object) per event as it arrives: link
  * state changes and errors, memory errors, engine resets, health changes.
+ * Only root (CAP_SYS_ADMIN) may join the group where the kernel checks.
+ * An engine reset names the guilty client by id; its pid, in this
+ * process's pid namespace, comes from a CLIENT_GET dump while it is open.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +39,13 @@ struct events_event {
 struct events_state {
 	const struct inspect_options *opts;
 	long printed;
+	struct family_conn dumps;	/* for the guilty clients' pids */
+};
+
+/* Who an engine reset failed: the client, its pid here, its command. */
+struct events_guilty {
+	uint64_t client_id;	/* 0 from a tern.ko that sends a pid instead */
+	uint32_t pid;		/* 0 when not known */
 };
 
 static void events_usage(FILE *out)
@@ -71,7 +81,22 @@ static const char *events_health(struct nlattr **dev)
 				    events_u64(dev, TERN_A_DEV_HEALTH));
 }
 
-static void events_print_plain(struct events_event *ev, const char *time)
+/*
+ * The guilty client of engine reset @e on device @device: by its id, with
+ * its pid from CLIENT_GET; an older tern.ko sent a pid and no id.
+ */
+static void events_find_guilty(struct events_state *state, struct nlattr **e,
+			       uint32_t device, struct events_guilty *guilty)
+{
+	guilty->client_id = events_u64(e, TERN_A_ENGINE_GUILTY_CLIENT_ID);
+	guilty->pid = (uint32_t)events_u64(e, TERN_A_ENGINE_GUILTY_PID);
+	if (guilty->client_id)
+		guilty->pid = snapshot_kernel_client_pid(&state->dumps, device,
+							 guilty->client_id);
+}
+
+static void events_print_plain(struct events_event *ev, const char *time,
+			       const struct events_guilty *guilty)
 {
 	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
 	char reasons[128], comm[TEXT_PRINTABLE_MAX];
@@ -99,14 +124,20 @@ static void events_print_plain(struct events_event *ev, const char *time)
 		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR),
 		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED),
 		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED));
-	if (e[TERN_A_ENGINE_INDEX])
-		printf(" engine %llu guilty pid %llu (%s) resets %llu",
-		       (unsigned long long)events_u64(e, TERN_A_ENGINE_INDEX),
-		       (unsigned long long)events_u64(e, TERN_A_ENGINE_GUILTY_PID),
+	if (e[TERN_A_ENGINE_INDEX]) {
+		printf(" engine %llu guilty",
+		       (unsigned long long)events_u64(e, TERN_A_ENGINE_INDEX));
+		if (guilty->client_id)
+			printf(" client %llu",
+			       (unsigned long long)guilty->client_id);
+		if (guilty->pid)
+			printf(" pid %u", guilty->pid);
+		printf(" (%s) resets %llu",
 		       e[TERN_A_ENGINE_GUILTY_COMM] ?
 		       text_printable(events_string(e, TERN_A_ENGINE_GUILTY_COMM),
 				      comm, sizeof(comm)) : "?",
 		       (unsigned long long)events_u64(e, TERN_A_ENGINE_RESETS));
+	}
 	if (dev[TERN_A_DEV_HEALTH])
 		printf(" health %s", events_health(dev));
 	if (dev[TERN_A_DEV_HEALTH_REASONS]) {
@@ -120,7 +151,7 @@ static void events_print_plain(struct events_event *ev, const char *time)
 }
 
 static void events_print_json(struct events_event *ev, const char *time,
-			      bool pretty)
+			      const struct events_guilty *guilty, bool pretty)
 {
 	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
 	uint32_t bits = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
@@ -156,9 +187,10 @@ static void events_print_json(struct events_event *ev, const char *time,
 	}
 	if (e[TERN_A_ENGINE_INDEX]) {
 		json_u64(&w, "engine", events_u64(e, TERN_A_ENGINE_INDEX));
-		json_u64(&w, "guilty_pid", events_u64(e, TERN_A_ENGINE_GUILTY_PID));
+		json_u64(&w, "guilty_pid", guilty->pid);
 		json_string(&w, "guilty_comm",
 			    events_string(e, TERN_A_ENGINE_GUILTY_COMM));
+		json_u64(&w, "guilty_client_id", guilty->client_id);
 		json_u64(&w, "resets", events_u64(e, TERN_A_ENGINE_RESETS));
 	}
 	if (dev[TERN_A_DEV_HEALTH])
@@ -174,6 +206,7 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct events_state *state = arg;
+	struct events_guilty guilty = { 0 };
 	struct events_event ev;
 	char time[40];
 	int err = 0;
@@ -216,10 +249,14 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 		return NL_SKIP;
 	}
 	live_timestamp(time, sizeof(time));
+	if (ev.engine[TERN_A_ENGINE_INDEX])
+		events_find_guilty(state, ev.engine,
+				   (uint32_t)events_u64(ev.dev, TERN_A_DEV_INDEX),
+				   &guilty);
 	if (state->opts->json)
-		events_print_json(&ev, time, state->opts->pretty);
+		events_print_json(&ev, time, &guilty, state->opts->pretty);
 	else
-		events_print_plain(&ev, time);
+		events_print_plain(&ev, time, &guilty);
 	fflush(stdout);
 	state->printed++;
 	return NL_OK;
@@ -244,6 +281,11 @@ static int events_subscribe(struct nl_sock **sockp)
 		return 1;
 	}
 	ret = nl_socket_add_membership(sock, group);
+	if (ret == -NLE_PERM) {
+		fprintf(stderr,
+			EVENTS_PROG ": the kernel lets only root (CAP_SYS_ADMIN) follow tern.ko's events: run 'sudo tern-inspect events'\n");
+		return 1;
+	}
 	if (ret < 0) {
 		fprintf(stderr, EVENTS_PROG ": cannot join the \"%s\" group: %s\n",
 			TERN_MCGRP_EVENTS, nl_geterror(ret));
@@ -344,6 +386,7 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 		if (ret < 0 && errno != EINTR) {
 			fprintf(stderr, EVENTS_PROG ": poll: %s\n", strerror(errno));
 			nl_socket_free(sock);
+			family_close(&state.dumps);
 			return 1;
 		}
 		if (ret <= 0)
@@ -357,6 +400,7 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 				nl_geterror(ret));
 	}
 	nl_socket_free(sock);
+	family_close(&state.dumps);
 	if (count && state.printed < count) {
 		fprintf(stderr,
 			EVENTS_PROG ": %ld of the %ld events asked for arrived before the timeout\n",

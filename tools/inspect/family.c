@@ -39,6 +39,7 @@ void family_init_policies(void)
 		TERN_A_ENGINE_BUSY_NS, TERN_A_ENGINE_JOBS_COMPLETED,
 		TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS,
 		TERN_A_ENGINE_RESETS, TERN_A_ENGINE_HANG_RESETS,
+		TERN_A_ENGINE_GUILTY_CLIENT_ID,
 	};
 	static const int engine_string[] = { TERN_A_ENGINE_GUILTY_COMM };
 	static const int link_u64[] = {

@@ -133,6 +133,8 @@ static void info_print_json(const struct inspect_options *opts,
 		json_object_end(&w);
 	}
 	json_array_end(&w);
+	json_u64(&w, "client_count", dev->client_count);
+	json_u64(&w, "clients_hidden", dev->clients_hidden);
 	inspect_json_clients(&w, snap, dev->index);
 	json_object_end(&w);
 	json_object_end(&w);
@@ -197,6 +199,7 @@ static void info_print_links(const struct snapshot *snap,
 static void info_print_clients(const struct snapshot *snap,
 			       const struct snapshot_device *dev)
 {
+	char note[128];
 	bool any = false;
 
 	printf("\nclients (%u)\n", dev->client_count);
@@ -219,9 +222,13 @@ static void info_print_clients(const struct snapshot *snap,
 		       host, client->buffers,
 		       client->queues, client->jobs_active);
 	}
+	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
 	if (!any)
-		printf("  none%s\n", snap->source == SNAPSHOT_SOURCE_SIM ?
-		       " (the simulator shows no other processes)" : "");
+		printf("  none%s%s\n", snap->source == SNAPSHOT_SOURCE_SIM ?
+		       " (the simulator shows no other processes)" : "",
+		       note[0] ? " of yours" : "");
+	if (note[0])
+		printf("  %s\n", note);
 }
 
 static void info_print_plain(const struct snapshot *snap,

@@ -167,6 +167,12 @@ void inspect_count_links(const struct snapshot *snap,
 			 const struct snapshot_device *dev,
 			 struct inspect_link_counts *counts);
 
+/*
+ * "2 clients of other users hidden (run as root or with CAP_PERFMON to see
+ * them)" for @hidden clients, into @buf; "" when @hidden is 0.
+ */
+void inspect_hidden_note(uint32_t hidden, char *buf, size_t len);
+
 /* Writes the "clients" array: the clients of device index @device. */
 void inspect_json_clients(struct json_writer *w, const struct snapshot *snap,
 			  uint32_t device);

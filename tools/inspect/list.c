@@ -30,7 +30,8 @@ static void list_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -v, --verbose   also each device's clients (pid, command,\n"
-		"                  memory) and capabilities\n");
+		"                  memory) and capabilities; other users' clients\n"
+		"                  only for root or CAP_PERFMON (counted otherwise)\n");
 	inspect_print_common_options(out);
 }
 
@@ -63,6 +64,7 @@ static void list_print_json(const struct inspect_options *opts,
 		json_string(&w, "health", snapshot_health_name(dev->health));
 		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
 		json_u64(&w, "client_count", dev->client_count);
+		json_u64(&w, "clients_hidden", dev->clients_hidden);
 		if (verbose)
 			inspect_json_clients(&w, snap, dev->index);
 		json_object_end(&w);
@@ -90,7 +92,7 @@ static int list_width(const struct snapshot *snap, size_t offset,
 static void list_print_clients(const struct snapshot *snap,
 			       const struct snapshot_device *dev)
 {
-	char caps[160], mem[32], host[32], comm[TEXT_PRINTABLE_MAX];
+	char caps[160], mem[32], host[32], comm[TEXT_PRINTABLE_MAX], note[128];
 	bool any = false;
 
 	inspect_format_capabilities(dev->capabilities, caps, sizeof(caps));
@@ -110,10 +112,14 @@ static void list_print_clients(const struct snapshot *snap,
 		       text_printable(client->comm, comm, sizeof(comm)), mem,
 		       host, client->buffers);
 	}
+	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
 	if (!any)
-		printf("        clients: none%s\n",
+		printf("        clients: none%s%s\n",
 		       snap->source == SNAPSHOT_SOURCE_SIM ?
-		       " (the simulator shows no other processes)" : "");
+		       " (the simulator shows no other processes)" : "",
+		       note[0] ? " of yours" : "");
+	if (note[0])
+		printf("        %s\n", note);
 }
 
 /*

@@ -152,6 +152,9 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 			   engines_busy);
 	METRICS_DEVICE_U32(out, snap, "tern_clients", "gauge",
 			   "Open files (processes) of the device.", client_count);
+	METRICS_DEVICE_U32(out, snap, "tern_clients_hidden", "gauge",
+			   "Open files of the device of other users, which only root or CAP_PERFMON sees.",
+			   clients_hidden);
 	METRICS_DEVICE_U64(out, snap, "tern_job_timeouts_total", "counter",
 			   "Jobs failed by the job timeout.", job_timeouts);
 	METRICS_DEVICE_U64(out, snap, "tern_engine_resets_total", "counter",

@@ -373,3 +373,16 @@ void snapshot_finish(struct snapshot *snap)
 	snap->torus_rows = snap->torus_cols = 0;
 	snapshot_find_torus(snap, &snap->torus_rows, &snap->torus_cols);
 }
+
+void snapshot_count_hidden(struct snapshot *snap, bool sees_all)
+{
+	for (int i = 0; i < snap->device_count; i++) {
+		struct snapshot_device *dev = &snap->devices[i];
+		uint32_t listed = 0;
+
+		for (int c = 0; c < snap->client_count; c++)
+			listed += snap->clients[c].device == dev->index;
+		/* snapshot_finish() made client_count at least listed */
+		dev->clients_hidden = sees_all ? 0 : dev->client_count - listed;
+	}
+}

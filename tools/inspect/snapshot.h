@@ -45,7 +45,14 @@ struct snapshot_device {
 	uint64_t clock_hz;
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint32_t buffer_count;
-	uint32_t engine_count, engines_busy, port_count, client_count;
+	uint32_t engine_count, engines_busy, port_count;
+	/* Open files, every user's (the driver counts them all). */
+	uint32_t client_count;
+	/*
+	 * Of those, the ones this process may not see: other users' clients,
+	 * which tern.ko lists only to root or CAP_PERFMON.
+	 */
+	uint32_t clients_hidden;
 	uint32_t links_up;		/* of port_count, from the links */
 	enum snapshot_health health;
 	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
@@ -196,6 +203,13 @@ void snapshot_derive_link_health(const struct snapshot *snap,
 void snapshot_finish(struct snapshot *snap);
 
 /*
+ * After snapshot_finish(): each device's clients_hidden, its clients
+ * counted but not listed, unless @sees_all (this process may see every
+ * client, so a difference is a file opened or closed between two dumps).
+ */
+void snapshot_count_hidden(struct snapshot *snap, bool sees_all);
+
+/*
  * From tern.ko. Returns SNAPSHOT_NO_DRIVER, printing nothing, when its
  * netlink family is not registered; @old, when not NULL, is an earlier
  * snapshot whose node-derived fields are reused instead of opening nodes.
@@ -206,6 +220,16 @@ void snapshot_finish(struct snapshot *snap);
 #define SNAPSHOT_NO_DRIVER (-1)
 int snapshot_kernel_take(const char *prog, const struct snapshot *old,
 			 struct family_conn *kept, struct snapshot *snap);
+
+/*
+ * The pid, in this process's pid namespace, of client @id of device
+ * @device, from a CLIENT_GET dump over @conn (connected here if it is
+ * not; closed on error, to connect anew next time). 0 when it is gone,
+ * is another user's and this process may not see it, or its process is
+ * in no pid namespace this one sees.
+ */
+uint32_t snapshot_kernel_client_pid(struct family_conn *conn, uint32_t device,
+				    uint64_t id);
 
 /* From libtern (its simulator unless it chose tern.ko's nodes). */
 int snapshot_sim_take(const char *prog, struct snapshot *snap);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Snapshots from tern.ko: dumps of the "tern" generic netlink family
- * (devices, links, clients), which any user may read, plus the engine
- * clock from DRM_IOCTL_TERN_GET_INFO on each node this user may open.
+ * (devices, links, clients), plus the engine clock from
+ * DRM_IOCTL_TERN_GET_INFO on each node this user may open. Any user may
+ * dump devices and links; clients are every user's own unless the
+ * process has CAP_PERFMON or CAP_SYS_ADMIN, and a device's client count
+ * still counts them all, which is how the others are known to be hidden.
  * Attributes an older tern.ko does not send are left zero, and a command
  * its family does not list (TERN_CMD_CLIENT_GET) reads as no clients, so
  * the tool works with every tern.ko that has the family.
@@ -14,8 +17,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
@@ -264,9 +270,13 @@ static int kernel_client_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Runs dump @cmd through @cb. Returns 0 or a negative libnl error. */
+/*
+ * Runs dump @cmd through @cb, with the u32 filter @attr = @value unless
+ * @attr is 0. Returns 0 or a negative libnl error.
+ */
 static int kernel_dump(struct nl_sock *sock, int family, uint8_t cmd,
-		       nl_recvmsg_msg_cb_t cb, struct kernel_dump *dump)
+		       int attr, uint32_t value, nl_recvmsg_msg_cb_t cb,
+		       struct kernel_dump *dump)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	int err;
@@ -276,7 +286,8 @@ static int kernel_dump(struct nl_sock *sock, int family, uint8_t cmd,
 	dump->capacity = 0;
 	dump->error = 0;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
-			 cmd, TERN_GENL_VERSION)) {
+			 cmd, TERN_GENL_VERSION) ||
+	    (attr && nla_put_u32(msg, attr, value) < 0)) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;
 	}
@@ -333,6 +344,40 @@ static void kernel_node_fields(const struct snapshot *old,
 		kernel_read_node(dev);
 }
 
+/* Whether this is the initial user namespace, where tern.ko checks. */
+static bool kernel_initial_user_ns(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f = fopen("/proc/self/uid_map", "r");
+	int fields;
+
+	if (!f)
+		return true;	/* no /proc: nothing says otherwise */
+	fields = fscanf(f, "%lu %lu %lu", &inside, &outside, &count);
+	fclose(f);
+	return fields == 3 && inside == 0 && outside == 0 &&
+	       count == 4294967295UL;
+}
+
+/*
+ * Whether tern.ko shows this process every client: CAP_PERFMON or
+ * CAP_SYS_ADMIN in effect, in the initial user namespace.
+ */
+static bool kernel_sees_all_clients(void)
+{
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uint64_t effective;
+
+	if (syscall(SYS_capget, &header, data))
+		return false;
+	effective = data[0].effective | (uint64_t)data[1].effective << 32;
+	return (effective & (1ull << CAP_PERFMON | 1ull << CAP_SYS_ADMIN)) &&
+	       kernel_initial_user_ns();
+}
+
 static void kernel_report(const char *prog, const char *what, int err)
 {
 	fprintf(stderr, "%s: reading tern.ko's %s over netlink: %s\n", prog,
@@ -354,7 +399,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 	snap->taken_ns = (uint64_t)now.tv_sec * 1000000000ull +
 			 (uint64_t)now.tv_nsec;
 
-	err = kernel_dump(conn->sock, conn->id, TERN_CMD_DEVICE_GET,
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_DEVICE_GET, 0, 0,
 			  kernel_device_cb, dump);
 	if (err < 0 && *retry) {
 		/* A kept connection may name a family since reloaded. */
@@ -372,7 +417,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 			"mock_devices=4'\n", prog);
 		return 1;
 	}
-	err = kernel_dump(conn->sock, conn->id, TERN_CMD_LINK_GET,
+	err = kernel_dump(conn->sock, conn->id, TERN_CMD_LINK_GET, 0, 0,
 			  kernel_link_cb, dump);
 	if (err < 0) {
 		kernel_report(prog, "links", err);
@@ -383,8 +428,8 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 		kernel_node_fields(old, &snap->devices[i]);
 	/* A tern.ko whose family lacks the command has no clients to show. */
 	if (conn->has_client_get) {
-		err = kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET,
-				  kernel_client_cb, dump);
+		err = kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET, 0,
+				  0, kernel_client_cb, dump);
 		if (err < 0) {
 			kernel_report(prog, "clients", err);
 			return 1;
@@ -394,6 +439,7 @@ static int kernel_take(const char *prog, const struct snapshot *old,
 		if (!dump->health_given[i])
 			snapshot_derive_link_health(snap, &snap->devices[i]);
 	snapshot_finish(snap);
+	snapshot_count_hidden(snap, kernel_sees_all_clients());
 	return 0;
 }
 
@@ -433,4 +479,24 @@ int snapshot_kernel_take(const char *prog, const struct snapshot *old,
 		snap->backend = TERN_BACKEND_KERNEL;
 	}
 	return ret;
+}
+
+uint32_t snapshot_kernel_client_pid(struct family_conn *conn, uint32_t device,
+				    uint64_t id)
+{
+	struct snapshot clients = { 0 };
+	struct kernel_dump dump = { .snap = &clients };
+	uint32_t pid = 0;
+
+	family_init_policies();
+	if ((!conn->sock && family_connect(conn)) || !conn->has_client_get)
+		return 0;
+	if (kernel_dump(conn->sock, conn->id, TERN_CMD_CLIENT_GET,
+			TERN_A_CLIENT_DEVICE, device, kernel_client_cb, &dump))
+		family_close(conn);	/* a reloaded tern.ko: connect anew */
+	for (int c = 0; c < clients.client_count; c++)
+		if (clients.clients[c].id == id)
+			pid = clients.clients[c].pid;
+	free(clients.clients);
+	return pid;
 }

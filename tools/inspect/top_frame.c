@@ -149,6 +149,7 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 		frame->mem_used += dev->mem_used;
 		frame->mem_total += dev->mem_total;
 		frame->busy_ns += row->busy_ns;
+		frame->clients_hidden += dev->clients_hidden;
 		if (dev->health <= SNAPSHOT_HEALTH_FAILED)
 			frame->health_count[dev->health]++;
 	}
@@ -238,6 +239,7 @@ static void top_print_header(const struct top_frame *frame,
 			     struct top_screen *screen, const char *hint)
 {
 	char used[32], total[32], fabric[40], interval[40], util_total[24];
+	char hidden[48] = "";
 
 	cli_format_bytes(frame->mem_used, used, sizeof(used));
 	cli_format_bytes(frame->mem_total, total, sizeof(total));
@@ -261,8 +263,11 @@ static void top_print_header(const struct top_frame *frame,
 		 frame->health_count[SNAPSHOT_HEALTH_FAILED],
 		 frame->engines_busy, frame->engines,
 		 util_total);
-	top_line(screen, "memory: %s / %s  fabric: %s  clients: %d", used,
-		 total, fabric, frame->client_count);
+	if (frame->clients_hidden)
+		snprintf(hidden, sizeof(hidden), " (%u of other users hidden)",
+			 frame->clients_hidden);
+	top_line(screen, "memory: %s / %s  fabric: %s  clients: %d%s", used,
+		 total, fabric, frame->client_count, hidden);
 	top_line(screen, "%s", "");
 }
 
@@ -298,12 +303,19 @@ static void top_print_devices(const struct top_frame *frame,
 static void top_print_clients(const struct top_frame *frame,
 			      struct top_screen *screen)
 {
+	char note[128];
+
+	inspect_hidden_note(frame->clients_hidden, note, sizeof(note));
 	top_line(screen, "%-8s %-16s %4s %10s %6s %5s", "PID", "COMMAND",
 		 "DEV", "MEMORY", "UTIL%", "JOBS");
-	if (!frame->client_count)
+	if (!frame->client_count && !note[0])
 		top_line(screen, "(no process has a Tern device open%s)",
 			 frame->snap->source == SNAPSHOT_SOURCE_SIM ?
 			 "; the simulator reports none" : "");
+	else if (!frame->client_count)
+		top_line(screen, "(none of yours)");
+	if (note[0])
+		top_line(screen, "%s", note);
 	for (int c = 0; c < frame->client_count; c++) {
 		const struct top_client_row *row = &frame->clients[c];
 		const struct snapshot_client *client = row->client;
@@ -369,6 +381,7 @@ void top_frame_print_json(const struct top_frame *frame, FILE *out,
 	json_u64(&w, "fabric_bytes_per_second",
 		 top_per_second(frame->fabric_bytes, frame->interval_ns));
 	json_u64(&w, "clients", (uint64_t)frame->client_count);
+	json_u64(&w, "clients_hidden", frame->clients_hidden);
 	json_object_end(&w);
 	json_array_begin(&w, "devices");
 	for (int d = 0; d < frame->device_count; d++) {

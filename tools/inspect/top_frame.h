@@ -32,6 +32,7 @@ struct top_frame {
 	uint64_t interval_ns;
 	char time[40];			/* when it was taken, UTC */
 	int device_count, client_count;
+	uint32_t clients_hidden;	/* other users', counted, not listed */
 	struct top_device_row *devices;
 	struct top_client_row *clients;	/* busiest first */
 	/* Totals over the devices. */

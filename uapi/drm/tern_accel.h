@@ -527,12 +527,18 @@ struct drm_tern_packet_reduce {
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
  *
  * Not an ioctl: any process may dump the devices (with their counters and
- * health), the fabric's links and the clients of the machine, and listen
- * to the "events" multicast group, which announces every link state change
- * (TERN_CMD_LINK_STATE_NTF) and link error (TERN_CMD_LINK_ERROR_NTF) with
- * the link's attributes, memory errors, engine resets and health changes.
- * Unsigned 64-bit
- * attributes are 8-byte aligned with the set's PAD attribute.
+ * health) and the fabric's links. The clients of the machine
+ * (TERN_CMD_CLIENT_GET) are listed in full to a process with CAP_PERFMON
+ * or CAP_SYS_ADMIN; any other sees only its own, the files opened by a
+ * process of its effective uid, and the device message's
+ * TERN_A_DEV_CLIENT_COUNT still counts all. Only CAP_SYS_ADMIN may join
+ * the "events" multicast group where the kernel can check it (6.7 and
+ * later, 6.1.68 and later; joining fails with EPERM for anyone else), which
+ * announces every link state change (TERN_CMD_LINK_STATE_NTF) and link
+ * error (TERN_CMD_LINK_ERROR_NTF) with the link's attributes, memory
+ * errors, engine resets and health changes. See Documentation/driver.rst,
+ * "Who may see what". Unsigned 64-bit attributes are 8-byte aligned with
+ * the set's PAD attribute.
  */
 #define TERN_GENL_NAME		"tern"
 #define TERN_GENL_VERSION	1
@@ -558,7 +564,9 @@ enum tern_genl_cmd {
 	/**
 	 * @TERN_CMD_CLIENT_GET: dump: one message per open file of every
 	 * device, TERN_A_CLIENT_*; TERN_A_CLIENT_DEVICE in the request limits
-	 * it to that device.
+	 * it to that device. Without CAP_PERFMON or CAP_SYS_ADMIN, of both
+	 * the socket's opener and the sender, only the files opened by a
+	 * process whose effective uid was theirs.
 	 */
 	TERN_CMD_CLIENT_GET,
 	/**
@@ -572,10 +580,11 @@ enum tern_genl_cmd {
 	 * because the engine stopped making progress (a hang) or the job
 	 * stalled (e.g. on a semaphore that never passed); it was failed
 	 * with -ETIMEDOUT and the engine was reset: TERN_A_DEV_INDEX, one
-	 * TERN_A_DEV_ENGINE nest (with the guilty client's pid, in the
-	 * initial pid namespace, and command) and the device's health and
-	 * reasons. Resets in quick succession may be announced once, naming
-	 * the last guilty client; the counters in the nest count them all.
+	 * TERN_A_DEV_ENGINE nest (with the guilty client's id and command)
+	 * and the device's health and reasons. No pid: a multicast message
+	 * has no one reader whose pid namespace would apply. Resets in quick
+	 * succession may be announced once, naming the last guilty client;
+	 * the counters in the nest count them all.
 	 */
 	TERN_CMD_ENGINE_RESET_NTF,
 	/**
@@ -649,7 +658,10 @@ enum tern_genl_device_attr {
 	TERN_A_DEV_ENGINE_RESETS,
 	/** @TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
 	TERN_A_DEV_ENGINES_BUSY,
-	/** @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device. */
+	/**
+	 * @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device, every
+	 * user's, those TERN_CMD_CLIENT_GET does not show this caller too.
+	 */
 	TERN_A_DEV_CLIENT_COUNT,
 	/**
 	 * @TERN_A_DEV_ENGINE: nest, TERN_A_ENGINE_*; one per engine, in
@@ -746,17 +758,28 @@ enum tern_genl_engine_attr {
 	/** @TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
 	TERN_A_ENGINE_HUNG,
 	/**
-	 * @TERN_A_ENGINE_GUILTY_PID: u32, pid of the reset job's owner, in
-	 * the initial pid namespace (events).
+	 * @TERN_A_ENGINE_GUILTY_PID: u32, no longer sent. It was the pid of
+	 * the reset job's owner in the initial pid namespace, which is
+	 * another process, or none, in a listener's own namespace;
+	 * TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead.
 	 */
 	TERN_A_ENGINE_GUILTY_PID,
-	/** @TERN_A_ENGINE_GUILTY_COMM: string, its command (events). */
+	/**
+	 * @TERN_A_ENGINE_GUILTY_COMM: string, the command of the process
+	 * that opened the reset job's file (events).
+	 */
 	TERN_A_ENGINE_GUILTY_COMM,
 	/**
 	 * @TERN_A_ENGINE_HANG_RESETS: u64, resets while it was hung; part of
 	 * TERN_A_ENGINE_RESETS.
 	 */
 	TERN_A_ENGINE_HANG_RESETS,
+	/**
+	 * @TERN_A_ENGINE_GUILTY_CLIENT_ID: u64, TERN_A_CLIENT_ID of the file
+	 * whose job the reset failed (events); CLIENT_GET, dumped in the
+	 * listener's own pid namespace, gives its pid while it is open.
+	 */
+	TERN_A_ENGINE_GUILTY_CLIENT_ID,
 
 	__TERN_A_ENGINE_MAX,
 };
