@@ -11,6 +11,7 @@
 #   test_fence_unload a job's sync_file kept across rmmod tern (own VM boot)
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
+# The device model fuzzer, which needs clang-14, is in tests/fuzz/model/fuzz.mk.
 # `make check` runs every suite through tests/check.sh.
 
 TEST_BIN := $(BUILD)/tests
@@ -77,6 +78,7 @@ $(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS)
 
 include tests/tools/tools.mk
 include tests/inspect/inspect.mk
+include tests/fuzz/model/fuzz.mk
 
 check:
 	MAKE="$(MAKE)" BUILD="$(BUILD)" tests/check.sh

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes the seed corpus and dictionary of the device model fuzzer.
+
+Each seed is a setup header (the layout at the top of fuzz_model.c) and a
+packet stream: every opcode, every REDUCE dtype and op, accesses just
+inside and just outside buffers and TERN_VA_LIMIT, peer memory over links
+up and down, overlapping COPY and REDUCE, streams long enough to yield,
+semaphores that stall, and streams that validation rejects.
+
+    gen_corpus.py             rewrite tests/fuzz/model/corpus/ and the .dict
+    gen_corpus.py --check     exit 1 if they differ from what it would write
+"""
+import argparse
+import os
+import struct
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+DICT = os.path.join(HERE, "fuzz_model.dict")
+
+# uapi/drm/tern_accel.h
+OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP = 0x01, 0x02, 0x03, 0x04
+OP_SEM_SIGNAL, OP_SEM_WAIT, OP_REDUCE = 0x05, 0x06, 0x10
+SEM_SIGNAL_ADD = SEM_WAIT_EQ = 1
+DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64"]
+DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8]
+REDOPS = ["sum", "prod", "min", "max"]
+VA_LIMIT = 1 << 48
+MODEL_BUDGET = 4 << 20
+
+# fuzz_model.c: header layout and fuzz_topologies[]
+MAX_BUFFERS = 6
+BUFFER_BYTES = 64 << 10
+TOPOLOGY = {
+    "nofabric": 0, "ring": 1, "torus2x2": 2, "torus2x3": 3, "torus1x4": 4,
+    "torus3x3": 5, "full": 6, "none": 7, "line4": 8, "islands4": 9,
+    "auto": 10,
+}
+
+# Buffers of the local seeds: A and B adjacent in VA, C guarded, D and E
+# 64 KiB for streams that yield, T ending at TERN_VA_LIMIT, O of a size
+# that is no multiple of 8.
+A, B, C, D, E = 0x100000000, 0x100001000, 0x200000000, 0x300000000, 0x310000000
+T, O = VA_LIMIT - 4096, 0x400000000
+LOCAL = [(A, 4096, 0, False), (B, 4096, 0, False), (C, 4096, 0, True),
+         (D, BUFFER_BYTES, 0, False), (E, BUFFER_BYTES, 0, True),
+         (T, 4096, 0, False)]
+ODD = [(A, 4096, 0, False), (O, 4092, 0, True)]
+# Peer seeds: device 0 runs; P1 is device 1's memory, P2 device 2's.
+P1, P2 = 0x500000000, 0x600000000
+PEERS = [(A, 4096, 0, False), (B, 4096, 0, False), (P1, 4096, 1, True),
+         (P2, 4096, 2, False)]
+PEERS_LARGE = [(P1, BUFFER_BYTES, 1, False), (P2, BUFFER_BYTES, 2, True)]
+
+
+def header(buffers, topology="nofabric", devices=1, device=0, releases=0,
+           links_down=0):
+    """The setup header: devices is the count where the topology leaves it."""
+    assert 1 <= len(buffers) <= MAX_BUFFERS
+    h = struct.pack("<BBBBB3xQ", TOPOLOGY[topology], devices - 1, device,
+                    len(buffers) - 1, releases, links_down)
+    for va, size, owner, guarded in buffers:
+        assert va % 8 == 0 and 1 <= size <= BUFFER_BYTES
+        h += struct.pack("<QIBB2x", va, size - 1, owner, int(guarded))
+    return h + bytes(16 * (MAX_BUFFERS - len(buffers)))
+
+
+def packet_header(opcode, length, flags=0):
+    return struct.pack("<HHI", opcode, length, flags)
+
+
+def nop(length=1):
+    return packet_header(OP_NOP, length) + bytes(8 * (length - 1))
+
+
+def copy(src, dst, count, flags=0):
+    return packet_header(OP_COPY, 4, flags) + struct.pack("<QQQ", src, dst, count)
+
+
+def fill(dst, count, pattern, pad=0):
+    return packet_header(OP_FILL, 4) + struct.pack("<QQII", dst, count, pattern, pad)
+
+
+def timestamp(dst):
+    return packet_header(OP_TIMESTAMP, 2) + struct.pack("<Q", dst)
+
+
+def signal(addr, value, add=False, flags=None):
+    flags = (SEM_SIGNAL_ADD if add else 0) if flags is None else flags
+    return packet_header(OP_SEM_SIGNAL, 3, flags) + struct.pack("<QQ", addr, value)
+
+
+def wait(addr, value, eq=False, flags=None):
+    flags = (SEM_WAIT_EQ if eq else 0) if flags is None else flags
+    return packet_header(OP_SEM_WAIT, 3, flags) + struct.pack("<QQ", addr, value)
+
+
+def reduce(src0, src1, dst, count, dtype, op, pad=0):
+    return packet_header(OP_REDUCE, 6) + struct.pack(
+        "<QQQQHHI", src0, src1, dst, count, dtype, op, pad)
+
+
+def copies_leaving(left):
+    """COPYs from D to E that leave @left bytes of one call's budget."""
+    packet_cost = 64                  # TERN_MODEL_PACKET_COST
+    whole = (MODEL_BUDGET - left) // (BUFFER_BYTES + packet_cost)
+    rest = MODEL_BUDGET - left - whole * (BUFFER_BYTES + packet_cost) - packet_cost
+    assert 0 < rest <= BUFFER_BYTES
+    return [copy(D, E, BUFFER_BYTES)] * whole + [copy(D, E, rest)]
+
+
+def seeds():
+    """(name, bytes) of every seed, in a fixed order."""
+    out = []
+
+    def add(name, head, *packets):
+        out.append((name, head + b"".join(packets)))
+
+    local = header(LOCAL)
+    # every opcode, valid
+    add("valid-nop", local, nop(1), nop(3))
+    add("valid-copy-whole-buffer", local, copy(A, B, 4096))
+    add("valid-copy-overlap-up", local, copy(A, A + 8, 1000))
+    add("valid-copy-overlap-down", local, copy(A + 8, A, 1000))
+    add("valid-copy-zero-unmapped", local, copy(0, 0x10, 0))
+    add("valid-fill-byte", local, fill(A + 1, 4095, 0x5A5A5A5A))
+    add("valid-fill-pattern", local, fill(B + 3, 1001, 0x01020304))
+    add("valid-fill-zero-unmapped", local, fill(0x20, 0, 0xFFFFFFFF))
+    add("valid-timestamp", local, timestamp(A + 4088))
+    add("valid-sem-signal", local, signal(A, 7), signal(A, 5, add=True),
+        signal(A + 8, 1 << 63, add=True), signal(A + 8, 1 << 63, add=True))
+    add("valid-sem-wait", local, signal(A, 3), wait(A, 2), wait(A, 3, eq=True))
+    add("valid-every-opcode", local, nop(2), copy(C, B + 16, 64),
+        fill(C + 5, 100, 0xDEADBEEF), timestamp(B), signal(B + 8, 1),
+        wait(B + 8, 1, eq=True), reduce(A, B + 64, C + 256, 16, 0, 0))
+    for dt, name in enumerate(DTYPES):
+        size = DTYPE_SIZE[dt]
+        for op, opname in enumerate(REDOPS):
+            add(f"valid-reduce-{name}-{opname}", local,
+                reduce(A, A + 2048, B + size, 2048 // size - 1, dt, op))
+    # REDUCE operands that may coincide, and one that may not
+    add("valid-reduce-dst-is-src0", local, reduce(A, B, A, 1024, 0, 0))
+    add("valid-reduce-dst-is-src1", local, reduce(A, B, B, 512, 7, 1))
+    add("valid-reduce-all-same", local, reduce(C, C, C, 4096, 5, 3))
+    add("valid-reduce-srcs-overlap", local, reduce(A, A + 8, B, 500, 3, 2))
+    add("invalid-reduce-dst-overlaps", local, reduce(A, B, A + 4, 100, 0, 0))
+    add("invalid-reduce-dst-overlaps-src1", local, reduce(A, B, B - 8, 4, 8, 0))
+
+    # boundaries: just inside and just outside buffers
+    add("edge-copy-last-byte", local, copy(A + 4095, B + 4095, 1))
+    add("edge-copy-across-adjacent", local, copy(A + 4095, D, 2))
+    add("edge-copy-before-start", local, copy(A - 1, D, 1))
+    add("edge-copy-past-end", local, copy(D, B + 1, 4096))
+    add("edge-fill-past-end", local, fill(C + 4096, 1, 0))
+    add("edge-fill-whole", local, fill(C, 4096, 0x11223344))
+    add("edge-reduce-past-end", local, reduce(A, B, C + 8, 512, 7, 0))
+    add("edge-reduce-last-element", local, reduce(A + 4094, B + 4094, C + 4094, 1, 1, 0))
+    add("edge-va-limit-inside", local, copy(T + 4095, A, 1),
+        fill(VA_LIMIT - 4096, 4096, 1), timestamp(VA_LIMIT - 8))
+    add("edge-va-limit-outside", local, copy(T, VA_LIMIT - 1, 2))
+    add("edge-va-limit-slot", local, timestamp(VA_LIMIT))
+    add("edge-va-overflow", local, fill((1 << 64) - 8, 16, 0))
+    odd = header(ODD)
+    add("edge-slot-straddles-end", odd, timestamp(O + 4088))
+    add("edge-slot-last-whole", odd, signal(O + 4080, 9), wait(O + 4080, 9))
+    add("edge-copy-odd-size", odd, copy(A, O, 4092), copy(O + 1, A, 4092))
+    add("edge-fault-stops-stream", local, fill(A, 8, 1), copy(A, 0x10, 8),
+        fill(B, 8, 2))
+
+    # semaphores: stalls that stay, and ones the harness releases
+    add("sem-stall", local, signal(A, 0), wait(A, 1), fill(B, 8, 1))
+    add("sem-stall-eq", local, signal(A, 5), wait(A, 4, eq=True))
+    add("sem-release-once", header(LOCAL, releases=1), signal(A, 0),
+        wait(A, 1), fill(B, 8, 1))
+    add("sem-release-twice", header(LOCAL, releases=2), signal(A, 0),
+        wait(A, 7, eq=True), signal(A, 1, add=True), wait(A, 9, eq=True),
+        wait(A, 10), timestamp(A + 8))
+    add("sem-wait-unmapped", local, wait(0x1000, 1))
+
+    # streams that yield: the budget is shared by the packets of a call
+    big = BUFFER_BYTES
+    add("yield-copies", local, *[copy(D, E, big)] * 70)
+    # an overlapping COPY that the yield splits, each way
+    for shift in (1, 8, -1, -24):
+        way = "up" if shift > 0 else "down"
+        src, dst = (D, D + shift) if shift > 0 else (E - shift, E)
+        add(f"yield-copy-overlap-{way}-{abs(shift)}", local,
+            *[copy(D, E, big)] * 63, copy(src, dst, big - abs(shift)))
+    add("yield-fills", local, *[fill(D, big, 0x0F1E2D3C)] * 66)
+    # a REDUCE met with a budget of a few bytes, not all whole elements
+    for left, count, dt, dst in [(100, 64, 8, D), (100, 64, 0, E),
+                                 (67, 64, 1, D), (67, 300, 5, E),
+                                 (64, 64, 7, D)]:
+        add(f"yield-reduce-{DTYPES[dt]}-{left}", local, *copies_leaving(left),
+            reduce(D, E, dst, count, dt, 0))
+
+    # peers: ring of 4 run by device 0, P1 one hop, P2 two
+    ring = header(PEERS, "ring", devices=4)
+    add("peer-copy-read", ring, copy(P1, A, 4096))
+    add("peer-copy-write", ring, copy(A, P2, 4096))
+    add("peer-copy-peer-to-peer", ring, copy(P1, P2, 100), copy(P2, P1 + 1, 99))
+    add("peer-fill", ring, fill(P2 + 1, 4000, 0xA0B0C0D0))
+    add("peer-timestamp", ring, timestamp(P1 + 8))
+    add("peer-sem", ring, signal(P2, 1), signal(P2, 2, add=True), wait(P2, 3))
+    add("peer-sem-release", header(PEERS, "ring", devices=4, releases=1),
+        signal(P1, 0), wait(P1, 1))
+    add("peer-reduce", ring, reduce(P1, P2, A, 1024, 0, 0))
+    add("peer-reduce-dst", ring, reduce(A, B, P2, 256, 7, 3))
+    # link 0 joins devices 0 and 1: device 1 is then three hops away
+    add("peer-link-down-reroute", header(PEERS, "ring", devices=4, links_down=1),
+        copy(P1, A, 64), copy(A, P1, 64))
+    add("peer-no-route", header(PEERS, "ring", devices=4, links_down=0b1001),
+        copy(B, A, 8), copy(P1, A, 64))
+    add("peer-no-fabric", header(PEERS, devices=4), copy(A, B, 8),
+        copy(P1, A, 8))
+    add("peer-runner-is-owner", header(PEERS, "ring", devices=4, device=1),
+        copy(P1, A, 128), copy(P2, P1, 128))
+    add("peer-ring-of-two", header(PEERS[:3], "ring", devices=2),
+        copy(P1, A, 256))
+    add("peer-torus2x2", header(PEERS, "torus2x2", device=3), copy(P1, P2, 512))
+    add("peer-torus2x3-down", header(PEERS, "torus2x3", links_down=0b101),
+        copy(P2, A, 512), fill(P1, 8, 3))
+    add("peer-torus1x4", header(PEERS, "torus1x4"), copy(P2, A, 16))
+    add("peer-torus3x3", header(PEERS, "torus3x3", device=8), copy(P1, P2, 16))
+    add("peer-full", header(PEERS, "full", devices=5, device=4),
+        reduce(P1, P2, A, 64, 2, 2))
+    add("peer-none", header(PEERS, "none", devices=3), copy(P1, A, 8))
+    add("peer-line", header(PEERS, "line4", device=3), copy(P1, A, 8))
+    add("peer-islands", header(PEERS, "islands4", links_down=1),
+        copy(P1, A, 8), copy(P2, A, 8))
+    add("peer-auto", header(PEERS, "auto", devices=4, device=2),
+        copy(A, P1, 64))
+    add("peer-yield", header(PEERS_LARGE, "ring", devices=4),
+        *[copy(P1, P2, BUFFER_BYTES)] * 65)
+
+    # streams validation rejects, and where
+    add("invalid-empty", local)
+    add("invalid-short-header", local[:9])
+    add("invalid-size-not-8", local, nop(1), b"\x01\x00\x01\x00")
+    add("invalid-opcode-zero", local, nop(1), packet_header(0, 1))
+    add("invalid-opcode-unknown", local, packet_header(0x07, 1))
+    add("invalid-opcode-reserved", local, nop(2), packet_header(0x11, 1))
+    add("invalid-opcode-fabric", local, packet_header(0x20, 1))
+    add("invalid-length-zero", local, packet_header(OP_NOP, 0))
+    add("invalid-length-wrong", local, packet_header(OP_COPY, 5) + bytes(32))
+    add("invalid-length-past-end", local, nop(1), packet_header(OP_NOP, 0xFFFF))
+    add("invalid-flags-nop", local, packet_header(OP_NOP, 1, 1))
+    add("invalid-flags-copy", local, copy(A, B, 8, flags=1))
+    add("invalid-flags-signal", local, signal(A, 1, flags=2))
+    add("invalid-flags-wait", local, wait(A, 1, flags=0x80000000))
+    add("invalid-fill-pad", local, fill(A, 8, 0, pad=1))
+    add("invalid-reduce-pad", local, reduce(A, B, C, 1, 0, 0, pad=1))
+    add("invalid-reduce-dtype", local, reduce(A, B, C, 1, len(DTYPES), 0))
+    add("invalid-reduce-op", local, reduce(A, B, C, 1, 0, len(REDOPS)))
+    add("invalid-reduce-unaligned", local, reduce(A + 2, B, C, 1, 0, 0))
+    add("invalid-reduce-count", local, reduce(A, B, C, 1 << 62, 8, 0))
+    add("invalid-reduce-past-limit", local, reduce(T, B, C, 4097, 6, 0))
+    add("invalid-timestamp-unaligned", local, timestamp(A + 4))
+    add("invalid-sem-unaligned", local, signal(A + 1, 1))
+    add("invalid-copy-past-limit", local, copy(VA_LIMIT, A, 1))
+    add("invalid-after-valid", local, copy(A, B, 8), fill(A, 8, 0), nop(1),
+        timestamp(A + 1))
+    return out
+
+
+def dictionary():
+    """Packet headers of every opcode and the addresses the seeds use."""
+    lines = []
+
+    def entry(name, data):
+        lines.append(f'{name}="' + "".join(f"\\x{b:02x}" for b in data) + '"')
+
+    for name, opcode, length in [("nop", OP_NOP, 1), ("copy", OP_COPY, 4),
+                                 ("fill", OP_FILL, 4),
+                                 ("timestamp", OP_TIMESTAMP, 2),
+                                 ("sem_signal", OP_SEM_SIGNAL, 3),
+                                 ("sem_wait", OP_SEM_WAIT, 3),
+                                 ("reduce", OP_REDUCE, 6)]:
+        entry(f"hdr_{name}", packet_header(opcode, length))
+    entry("hdr_sem_signal_add", packet_header(OP_SEM_SIGNAL, 3, SEM_SIGNAL_ADD))
+    entry("hdr_sem_wait_eq", packet_header(OP_SEM_WAIT, 3, SEM_WAIT_EQ))
+    for name, va in [("a", A), ("b", B), ("c", C), ("d", D), ("e", E),
+                     ("t", T), ("o", O), ("p1", P1), ("p2", P2),
+                     ("va_limit", VA_LIMIT), ("va_limit_slot", VA_LIMIT - 8)]:
+        entry(f"va_{name}", struct.pack("<Q", va))
+    for size in (4096, BUFFER_BYTES, MODEL_BUDGET):
+        entry(f"bytes_{size}", struct.pack("<Q", size))
+    return "\n".join(["# Device model fuzzer dictionary: written by gen_corpus.py"]
+                     + lines) + "\n"
+
+
+def write(corpus, dict_path):
+    os.makedirs(corpus, exist_ok=True)
+    names = set()
+    for name, data in seeds():
+        assert name not in names, name
+        names.add(name)
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(data)
+    for stale in set(os.listdir(corpus)) - names:
+        os.remove(os.path.join(corpus, stale))
+    with open(dict_path, "w", encoding="ascii") as f:
+        f.write(dictionary())
+
+
+def same_tree(a, b):
+    if sorted(os.listdir(a)) != sorted(os.listdir(b)):
+        return False
+    for name in os.listdir(a):
+        with open(os.path.join(a, name), "rb") as x, \
+             open(os.path.join(b, name), "rb") as y:
+            if x.read() != y.read():
+                return False
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare instead of writing")
+    args = parser.parse_args()
+    if not args.check:
+        write(CORPUS, DICT)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus, dict_path = os.path.join(tmp, "corpus"), os.path.join(tmp, "dict")
+        write(corpus, dict_path)
+        with open(dict_path, "rb") as x, open(DICT, "rb") as y:
+            same = x.read() == y.read()
+        if not (same and os.path.isdir(CORPUS) and same_tree(corpus, CORPUS)):
+            print("gen_corpus: tests/fuzz/model/corpus or fuzz_model.dict is "
+                  "not what gen_corpus.py writes: run it and commit",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
