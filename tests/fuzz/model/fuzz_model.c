@@ -501,7 +501,7 @@ static bool spec_slot(u64 va)
 /* The REDUCE rules: known dtype and op, aligned, in range, dst apart. */
 static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 {
-	static const u8 element[TERN_DTYPE_NUM] = {
+	static const u8 element[TERN_MODEL_DTYPE_COUNT] = {
 		[TERN_DTYPE_FLOAT32] = 4, [TERN_DTYPE_FLOAT16] = 2,
 		[TERN_DTYPE_BFLOAT16] = 2, [TERN_DTYPE_INT32] = 4,
 		[TERN_DTYPE_UINT32] = 4, [TERN_DTYPE_INT8] = 1,
@@ -512,7 +512,7 @@ static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 	u64 e, bytes;
 	int i;
 
-	if (r->pad || r->dtype >= TERN_DTYPE_NUM || r->op >= TERN_REDOP_NUM)
+	if (r->pad || r->dtype >= TERN_MODEL_DTYPE_COUNT || r->op >= TERN_MODEL_REDOP_COUNT)
 		return false;
 	e = element[r->dtype];
 	if (r->src0 % e || r->src1 % e || r->dst % e || r->count > TERN_VA_LIMIT / e)

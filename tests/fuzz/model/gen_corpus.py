@@ -28,7 +28,7 @@ SEM_SIGNAL_ADD = SEM_WAIT_EQ = 1
 DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64"]
 DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8]
 REDOPS = ["sum", "prod", "min", "max"]
-VA_LIMIT = 1 << 48
+VA_LIMIT = 1 << 47
 MODEL_BUDGET = 4 << 20
 
 # fuzz_model.c: header layout and fuzz_topologies[]
