@@ -84,6 +84,7 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	if (tern_device_port_count(tdev))
 		tdev->capabilities |= TERN_CAP_FABRIC;
 
+	xa_init(&tdev->clients);
 	ret = tern_health_init(tdev);
 	if (ret)
 		return ret;
@@ -149,7 +150,10 @@ void tern_file_put(struct tern_file *tfile)
 
 static int tern_open(struct drm_device *drm, struct drm_file *file)
 {
+	struct tern_device *tdev = to_tern_device(drm);
 	struct tern_file *tfile;
+	struct tern_usage *usage;
+	int ret;
 
 	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL_ACCOUNT);
 	if (!tfile)
@@ -161,8 +165,16 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 		kfree(tfile);
 		return -ENOMEM;
 	}
-	tfile->vm->usage.client_id = tern_file_client_id(file,
-							 &tern_client_ids);
+	usage = &tfile->vm->usage;
+	usage->client_id = tern_file_client_id(file, &tern_client_ids);
+	/* The client dump walks them in id order (tern_netlink.c). */
+	ret = xa_insert(&tdev->clients, usage->client_id, usage,
+			GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		tern_vm_put(tfile->vm);
+		kfree(tfile);
+		return ret;
+	}
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
 	atomic_inc(&to_tern_device(drm)->client_count);
@@ -174,6 +186,8 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct tern_file *tfile = file->driver_priv;
 
+	/* Waits for a client dump reading it. */
+	xa_erase(&to_tern_device(drm)->clients, tfile->vm->usage.client_id);
 	tern_queues_kill(tfile);
 	tern_file_put(tfile);
 	atomic_dec(&to_tern_device(drm)->client_count);

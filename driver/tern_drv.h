@@ -73,6 +73,7 @@ struct tern_health_baseline {
  * @mem_host_used: bytes of host-placement buffers made on this device
  * @buffer_count: buffers (GEM objects, imports included) of this device
  * @client_count: open files of the device
+ * @clients: the &tern_usage of each open file, by client id
  * @mem_errors_corrected: correctable device memory errors seen
  * @mem_errors_uncorrected: uncorrectable device memory errors seen
  * @engine_count: entries in @engines
@@ -99,6 +100,7 @@ struct tern_device {
 	atomic64_t mem_host_used;
 	atomic_t buffer_count;
 	atomic_t client_count;
+	struct xarray clients;
 	atomic64_t mem_errors_corrected;
 	atomic64_t mem_errors_uncorrected;
 

@@ -25,14 +25,12 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
-#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
 #include <drm/drm_device.h>
-#include <drm/drm_file.h>
 
 #include "model/tern_fabric.h"
 #include "tern_accel.h"
@@ -206,46 +204,24 @@ static int tern_nl_link_dumpit(struct sk_buff *msg, struct netlink_callback *cb)
 }
 
 /*
- * The open file of @drm the dump's caller may see with the smallest client
- * id above cb->args[1], or NULL. Called with drm->filelist_mutex held.
- */
-static struct tern_usage *tern_nl_next_client(struct netlink_callback *cb,
-					      struct drm_device *drm)
-{
-	struct tern_usage *next = NULL;
-	struct drm_file *file;
-
-	lockdep_assert_held(&drm->filelist_mutex);
-	list_for_each_entry(file, &drm->filelist, lhead) {
-		struct tern_file *tfile = file->driver_priv;
-		struct tern_usage *usage;
-
-		if (!tfile)
-			continue;
-		usage = &tfile->vm->usage;
-		if (usage->client_id > (u64)cb->args[1] &&
-		    (!next || usage->client_id < next->client_id) &&
-		    tern_nl_viewer_sees(cb, usage))
-			next = usage;
-	}
-	return next;
-}
-
-/*
- * Reports @tdev's clients in the order of their ids, from the one after
- * cb->args[1], the last one reported: files opened or closed between two
- * parts of a dump do not shift the others.
+ * Reports @tdev's clients the caller sees, in the order of their ids, from
+ * the one after cb->args[1], the last one reported: files opened or closed
+ * between two parts of a dump do not shift the others. Each is found in
+ * the device's xarray in O(log n) and filled under its lock, which closing
+ * a file takes before the client goes (filling allocates nothing).
  */
 static int tern_nl_dump_clients(struct sk_buff *msg,
 				struct netlink_callback *cb,
 				struct tern_device *tdev)
 {
-	struct drm_device *drm = &tdev->drm;
+	unsigned long id = (u64)cb->args[1] + 1;
 	struct tern_usage *usage;
 	int ret = 0;
 
-	mutex_lock(&drm->filelist_mutex);
-	while ((usage = tern_nl_next_client(cb, drm))) {
+	xa_lock(&tdev->clients);
+	xa_for_each_start(&tdev->clients, id, usage, id) {
+		if (!tern_nl_viewer_sees(cb, usage))
+			continue;
 		ret = tern_nl_fill_client(msg, tdev, usage,
 					  NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
@@ -253,7 +229,7 @@ static int tern_nl_dump_clients(struct sk_buff *msg,
 			break;
 		cb->args[1] = usage->client_id;
 	}
-	mutex_unlock(&drm->filelist_mutex);
+	xa_unlock(&tdev->clients);
 	return ret;
 }
 
