@@ -6,6 +6,23 @@
 #ifndef TERN_MODEL_PORT_H
 #define TERN_MODEL_PORT_H
 
+/*
+ * Packets and device memory are little endian, the chip's byte order, and
+ * the model reads them as host integers: it builds only where that is the
+ * host's order too (x86-64, little-endian arm64 and riscv64). A big-endian
+ * port would read every field through le*_to_cpu() first.
+ */
+#ifdef __KERNEL__
+#include <asm/byteorder.h>
+#ifndef __LITTLE_ENDIAN
+#error "the Tern device model needs a little-endian host"
+#endif
+#else
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the Tern device model needs a little-endian host"
+#endif
+#endif
+
 #ifdef __KERNEL__
 #include <linux/compiler.h>
 #include <linux/errno.h>

@@ -363,9 +363,12 @@ struct drm_tern_topology {
  *
  * A packet stream is a sequence of packets, each a multiple of 8 bytes and
  * starting with &struct drm_tern_packet_header. All fields are little
- * endian. Addresses are device virtual addresses of the submitting file; an
- * access must lie wholly inside one buffer. Opcode 0 is invalid so that
- * zeroed memory never runs.
+ * endian, as are semaphores, timestamps and REDUCE elements in device
+ * memory: the chip's byte order. tern.ko and libtern build only for
+ * little-endian hosts, where that is the CPU's order too. Addresses are
+ * device virtual addresses of the submitting file; an access must lie
+ * wholly inside one buffer. Opcode 0 is invalid so that zeroed memory
+ * never runs.
  */
 enum drm_tern_opcode {
 	/** @TERN_OP_NOP: does nothing; its length may be 1..max to skip space. */
