@@ -188,7 +188,7 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* Waits for a client dump reading it. */
 	xa_erase(&to_tern_device(drm)->clients, tfile->vm->usage.client_id);
-	tern_queues_kill(tfile);
+	tern_queues_close(tfile);
 	tern_file_put(tfile);
 	atomic_dec(&to_tern_device(drm)->client_count);
 }

@@ -401,12 +401,12 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 	unsigned int i;
 
 	/*
-	 * Every file is closed, which tore its queues' entities down, but
-	 * jobs the engines have may still be ending; the schedulers must
-	 * outlive them. A hung engine would hold its jobs until their
-	 * timeout: let it go, the device is unplugged and ends them with
-	 * -ENODEV at their next step, so this takes a pass or two. Said
-	 * aloud, should it ever take longer.
+	 * Every file is closed, but jobs of closed files may still be
+	 * ending, or waiting for dependencies; the schedulers must outlive
+	 * them. A hung engine would hold its jobs until their timeout: let
+	 * it go, the device is unplugged and ends them with -ENODEV at their
+	 * next step, which also signals what the others wait for, so this
+	 * takes a pass or two. Said aloud, should it ever take longer.
 	 */
 	for (i = 0; i < tdev->engine_count; i++) {
 		struct tern_engine *engine = &tdev->engines[i];

@@ -8,9 +8,11 @@
  * Every job holds its queue, so the entity outlives whatever the scheduler
  * does with the queue's last job (on 6.1 it still touches the entity after
  * popping that job, while drm_sched_entity_fini() only waits for it when
- * jobs are left). The entity is torn down when the queue is freed, idle by
- * then, or at once when the file closes, which fails the jobs still waiting
- * in it with -ESRCH.
+ * jobs are left). The entity is torn down only when the queue is freed,
+ * idle by then: tearing down an entity the scheduler may be popping races
+ * it (on 6.12 a pop can put a killed entity back in the run queue's tree).
+ * A closing file only lets its queues go: their jobs reach the engine and
+ * end at once with -ECANCELED, its address space being closed.
  *
  * QUEUE_DESTROY returns at once: the jobs already submitted still run and
  * signal their fences, and the queue goes when they have ended. Its id
@@ -39,8 +41,7 @@ static void tern_queue_release(struct kref *ref)
 	struct tern_file *tfile = queue->tfile;
 
 	/* Every job of the queue is freed: the entity is idle. */
-	if (!queue->killed)
-		drm_sched_entity_fini(&queue->entity);
+	drm_sched_entity_fini(&queue->entity);
 	xa_erase(&tfile->queues, queue->id);
 	mutex_destroy(&queue->submit_lock);
 	kfree(queue);
@@ -121,19 +122,16 @@ static struct tern_queue *tern_queue_next(struct tern_file *tfile,
 }
 
 /*
- * The file is closing: tears down every entity of it, destroyed queues
- * included, which fails the jobs still waiting there with -ESRCH. Jobs
- * the engines already have are cancelled by the closed address space.
+ * The file is closing: lets every queue of it go. Those with jobs left go
+ * when the last ends, which is soon: the engines cancel the jobs of a
+ * closed address space at their first look.
  */
-void tern_queues_kill(struct tern_file *tfile)
+void tern_queues_close(struct tern_file *tfile)
 {
 	struct tern_queue *queue;
 	unsigned long index = 0;
 
 	while ((queue = tern_queue_next(tfile, &index))) {
-		/* No ioctl runs on a closing file: nothing is pushed now. */
-		drm_sched_entity_fini(&queue->entity);
-		queue->killed = true;
 		tern_queue_unlist(queue);
 		tern_queue_put(queue);
 		index++;

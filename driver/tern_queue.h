@@ -33,8 +33,8 @@ struct tern_file;
  * @timeouts: its jobs that ran past the job timeout
  * @banned: @timeouts reached the ban threshold: SUBMIT fails with -EIO
  *	and its jobs not yet ended fail with -EIO at once
- * @destroyed: QUEUE_DESTROY ran; under &tern_file.queues' lock
- * @killed: the entity is torn down (its file closed); no job is left
+ * @destroyed: QUEUE_DESTROY ran, or the file closed; under
+ *	&tern_file.queues' lock
  * @pass: engine bookkeeping: the engine's pass that last saw a job of it
  */
 struct tern_queue {
@@ -49,14 +49,13 @@ struct tern_queue {
 	atomic_t timeouts;
 	bool banned;
 	bool destroyed;
-	bool killed;
 	u64 pass;
 };
 
 struct tern_queue *tern_queue_lookup(struct tern_file *tfile, u32 id);
 void tern_queue_put(struct tern_queue *queue);
 void tern_queue_count_timeout(struct tern_queue *queue);
-void tern_queues_kill(struct tern_file *tfile);
+void tern_queues_close(struct tern_file *tfile);
 
 int tern_queue_create_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);

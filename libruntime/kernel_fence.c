@@ -154,7 +154,6 @@ static tern_status_t kbe_fence_error(int err)
 	case EIO:	/* its queue was banned after jobs timed out */
 		return TERN_ERROR_TIMEOUT;
 	case ECANCELED:
-	case ESRCH:	/* still queued when its file closed */
 		return TERN_ERROR_CANCELLED;
 	case ENOLINK:
 		return TERN_ERROR_NO_ROUTE;

@@ -19,9 +19,8 @@
  * SYNC_IOC_FILE_INFO's status (-EFAULT: the job touched an address outside
  * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
  * -ENOLINK: the job addressed a peer's memory that no chain of up links
- * reaches; -ECANCELED: the job was stopped because its file closed;
- * -ESRCH: the job was still waiting in its queue (for its dependencies or
- * its turn) when its file closed; -EIO: its queue was banned, after
+ * reaches; -ECANCELED: the job's file closed before the job ended, while
+ * it ran or before it started; -EIO: its queue was banned, after
  * &drm_tern_info.queue_ban_timeouts of its jobs exceeded the job timeout;
  * -ENODEV: the device went away). A job whose input fence failed still
  * runs: the error does not propagate through dependencies.
