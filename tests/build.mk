@@ -78,7 +78,8 @@ check:
 # root and a ring of mock devices, in the VM.
 TEST_FABRIC_KO_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 	$(sort $(wildcard tests/fabric/*.c))) \
-	$(BUILD)/tests/uapi/util.o $(BUILD)/tests/uapi/topology.o
+	$(BUILD)/tests/uapi/util.o $(BUILD)/tests/uapi/topology.o \
+	$(BUILD)/tests/uapi/nodes.o
 TEST_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0)
 TEST_NL_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0)
 USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
