@@ -10,6 +10,7 @@
 #   test_uapi         raw ioctl tests against the first Tern node
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
+#   tern-fuzz         the ioctl fuzzer (tests/fuzz/fuzz.mk)
 # `make check` runs every suite through tests/check.sh.
 
 TEST_BIN := $(BUILD)/tests
@@ -89,3 +90,5 @@ $(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
 $(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS) $(LIBTERN_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LIBTERN_LIBS) $(TEST_NL_LDLIBS)
+
+include tests/fuzz/fuzz.mk
