@@ -3,6 +3,8 @@
 # make            tern.ko (against KDIR) and all userspace into build/
 # make module     tern.ko only          make userspace   libtern, tools, tests
 # make check      every test suite, with a pass/fail summary at the end
+# make fuzz       a tern-fuzz campaign on tern.ko, a VM per kernel (FUZZ_TIME,
+#                 FUZZ_SEED, FUZZ_KERNELS, FUZZ_ARGS; tests/fuzz/fuzz.mk)
 # make install    libtern, headers, tern.pc, tools, man pages, udev rule
 #                 (DESTDIR, PREFIX=/usr/local; install.mk); make uninstall
 # make install-dkms  tern.ko's sources for dkms in /usr/src/tern-VERSION

@@ -11,6 +11,7 @@
 #   test_fence_unload a job's sync_file kept across rmmod tern (own VM boot)
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
+#   tern-fuzz         the ioctl fuzzer (tests/fuzz/fuzz.mk)
 # The device model fuzzer, which needs clang-14, is in tests/fuzz/model/fuzz.mk.
 # `make check` runs every suite through tests/check.sh.
 
@@ -88,7 +89,8 @@ check:
 # root and a ring of mock devices, in the VM.
 TEST_FABRIC_KO_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 	$(sort $(wildcard tests/fabric/*.c))) \
-	$(BUILD)/tests/uapi/util.o $(BUILD)/tests/uapi/topology.o
+	$(BUILD)/tests/uapi/util.o $(BUILD)/tests/uapi/topology.o \
+	$(BUILD)/tests/uapi/nodes.o
 TEST_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0)
 TEST_NL_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0)
 USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
@@ -98,3 +100,5 @@ $(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
 $(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS) $(LIBTERN_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LIBTERN_LIBS) $(TEST_NL_LDLIBS)
+
+include tests/fuzz/fuzz.mk

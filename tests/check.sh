@@ -25,6 +25,10 @@
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
 #   vm-*/unload       a job's sync_file kept open across rmmod tern
+#   vm-*/fuzz         tests/fuzz/vm-fuzz.sh: tern-fuzz for
+#                     TERN_CHECK_FUZZ_TIME seconds (60) from seed
+#                     TERN_CHECK_FUZZ_SEED (1); fails on a kernel report,
+#                     devices not back to where they were, or tern.ko stuck
 #
 # TERN_CHECK_VM=0 leaves out the VM suites (reported as SKIP). Logs go to
 # $BUILD/test-logs/.
@@ -40,6 +44,10 @@ VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2
 # oopses instead of passing unseen (Debian's kernel has no KASAN).
 VM_APPEND=${TERN_CHECK_VM_APPEND:-slub_debug=FZPU}
 VM_TIMEOUT=900
+# tern-fuzz in each VM: long enough to find the races it knows, short
+# enough for the suite; a fixed seed, so that a failure can be repeated.
+FUZZ_TIME=${TERN_CHECK_FUZZ_TIME:-60}
+FUZZ_SEED=${TERN_CHECK_FUZZ_SEED:-1}
 
 TERN_TEST_LOGS=$BUILD/test-logs
 rm -rf "$TERN_TEST_LOGS"
@@ -48,6 +56,8 @@ TERN_TEST_LOGS=$(cd "$TERN_TEST_LOGS" && pwd)
 export TERN_TEST_LOGS
 # shellcheck source=tests/suite-lib.sh
 . tests/suite-lib.sh
+# shellcheck source=tests/fuzz/fuzz-lib.sh
+. tests/fuzz/fuzz-lib.sh
 
 # One row per suite or step: name|status|passed|failed|skipped|note
 rows=()
@@ -116,26 +126,50 @@ vm_suites() {
 	fi
 }
 
-# vm_inspect KERNEL: tests/inspect/vm-inspect.sh in a VM that starts
-# without tern.ko; the test loads it (16 devices, torus:4x4) with
-# tern-inspect module load and unloads it at the end.
-vm_inspect() {
-	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1-inspect.log" rc=0 line
-	echo "check: vm-$kernel/inspect: tests/vm/run-vm.sh --kernel $kernel --no-module -- tests/inspect/vm-inspect.sh"
-	tests/vm/run-vm.sh --kernel "$kernel" --no-module --timeout "$VM_TIMEOUT" \
-		--env "TERN_TEST_BUILD=$BUILD" -- tests/inspect/vm-inspect.sh \
-		>"$log" 2>&1 || rc=$?
+# vm_result KERNEL NAME LOG STATUS: the row of a VM run (run-vm.sh exit
+# STATUS, output in LOG) whose command prints one RESULT line, as the TAP
+# scripts do: that result, plus a vm-KERNEL/NAME-kernel row when it passed
+# but run-vm failed (the kernel warned or oopsed, or tern.ko stayed). A VM
+# that died before the result (a panic) fails with the kernel's report.
+vm_result() {
+	local kernel=$1 name=$2 log=$3 rc=$4 line report
 	line=$(grep '^RESULT ' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
-		add_row "vm-$kernel/inspect" FAIL - 1 - "no result, run-vm exit $rc: see $log"
-		tail -n 25 "$log" | sed 's/^/    | /'
+		report=$(fuzz_kernel_report "$log")
+		add_row "vm-$kernel/$name" FAIL - 1 - "no result, run-vm exit $rc${report:+: $report}: see $log"
+		grep -m 1 -B 2 -A 25 -E "$FUZZ_KERNEL_BAD" "$log" | sed 's/^/    | /' ||
+			tail -n 25 "$log" | sed 's/^/    | /'
 		return
 	fi
 	echo "RESULT vm-$kernel/${line#RESULT }"
 	add_result "$line" "vm-$kernel/"
-	if [ "$rc" != 0 ] && grep -q '^RESULT inspect PASS' "$log"; then
-		add_row "vm-$kernel/inspect-kernel" FAIL - 1 - "run-vm exit $rc (kernel warned or oopsed): see $log"
+	if grep -q "^RESULT $name FAIL" <<<"$line"; then
+		grep -A 12 '^not ok' "$log" | head -n 40 | sed 's/^/    | /'
+	elif [ "$rc" != 0 ]; then
+		add_row "vm-$kernel/$name-kernel" FAIL - 1 - "run-vm exit $rc (kernel warned or oopsed): see $log"
 	fi
+}
+
+# vm_inspect KERNEL: tests/inspect/vm-inspect.sh in a VM that starts
+# without tern.ko; the test loads it (16 devices, torus:4x4) with
+# tern-inspect module load and unloads it at the end.
+vm_inspect() {
+	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1-inspect.log" rc=0
+	echo "check: vm-$kernel/inspect: tests/vm/run-vm.sh --kernel $kernel --no-module -- tests/inspect/vm-inspect.sh"
+	tests/vm/run-vm.sh --kernel "$kernel" --no-module --timeout "$VM_TIMEOUT" \
+		--env "TERN_TEST_BUILD=$BUILD" -- tests/inspect/vm-inspect.sh \
+		>"$log" 2>&1 || rc=$?
+	vm_result "$kernel" inspect "$log" "$rc"
+}
+
+# vm_fuzz KERNEL: tern-fuzz for FUZZ_TIME seconds from a fixed seed in a
+# VM of its own (tests/fuzz/vm-fuzz.sh, settings in tests/fuzz/fuzz-lib.sh).
+vm_fuzz() {
+	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1-fuzz.log" rc=0
+	echo "check: vm-$kernel/fuzz: tests/fuzz/vm-fuzz.sh $FUZZ_TIME --seed $FUZZ_SEED" \
+		"(tern.ko $FUZZ_VM_PARAMS)"
+	fuzz_vm "$kernel" "$FUZZ_TIME" "$log" --seed "$FUZZ_SEED" || rc=$?
+	vm_result "$kernel" fuzz "$log" "$rc"
 }
 
 # vm_unload KERNEL: tests/unload/fence_unload.c in a VM boot of its own
@@ -208,6 +242,7 @@ else
 	vm_suites 6.1
 	vm_inspect 6.1
 	vm_unload 6.1
+	vm_fuzz 6.1
 	if [ ! -x tests/vm/trixie.sh ]; then
 		vm_skip vm-6.12 "no tests/vm/trixie.sh"
 	elif ! tests/vm/trixie.sh prepare >"$TERN_TEST_LOGS/trixie-prepare.log" 2>&1; then
@@ -216,6 +251,7 @@ else
 		vm_suites 6.12
 		vm_inspect 6.12
 		vm_unload 6.12
+		vm_fuzz 6.12
 	fi
 fi
 

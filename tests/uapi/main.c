@@ -6,13 +6,13 @@
  * 77 (skipped) when there is no Tern node at all.
  */
 #include <fcntl.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "nodes.h"
 #include "uapi.h"
 
 #define EXIT_SKIPPED 77
@@ -20,49 +20,32 @@
 static int is_tern_node(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
-	drmVersionPtr version;
-	int tern = 0;
+	int tern;
 
 	if (fd < 0)
 		return 0;
-	version = drmGetVersion(fd);
-	if (version) {
-		tern = version->name && strcmp(version->name, "tern") == 0;
-		drmFreeVersion(version);
-	}
+	tern = tern_node_is_tern(fd);
 	close(fd);
 	return tern;
 }
 
+static int take_first(int fd, const char *path, void *ctx)
+{
+	(void)ctx;
+	close(fd);
+	snprintf(uapi.node, sizeof(uapi.node), "%s", path);
+	return 1;
+}
+
 static int find_node(void)
 {
-	static const char *const patterns[] = {
-		"/dev/accel/accel*", "/dev/dri/renderD*",
-	};
 	const char *forced = getenv("TERN_UAPI_NODE");
 
 	if (forced) {
 		snprintf(uapi.node, sizeof(uapi.node), "%s", forced);
 		return is_tern_node(uapi.node);
 	}
-	for (size_t p = 0; p < 2; p++) {
-		glob_t g;
-		int found = 0;
-
-		if (glob(patterns[p], 0, NULL, &g) != 0)
-			continue;
-		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
-			if (is_tern_node(g.gl_pathv[i])) {
-				snprintf(uapi.node, sizeof(uapi.node), "%s",
-					 g.gl_pathv[i]);
-				found = 1;
-			}
-		}
-		globfree(&g);
-		if (found)
-			return 1;
-	}
-	return 0;
+	return tern_nodes_each(take_first, NULL);
 }
 
 int main(void)

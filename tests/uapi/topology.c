@@ -6,12 +6,11 @@
  * so at least two devices; with one it is skipped.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <string.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "nodes.h"
 #include "uapi.h"
 
 #define MAX_PORTS	16
@@ -19,44 +18,9 @@
 #define PORT_BANDWIDTH	256000000000ull
 #define PORT_LATENCY_NS	1500u
 
-/* Calls @visit on a new file of every Tern node until it returns non-zero. */
-static int for_each_tern_file(int (*visit)(int fd, void *ctx), void *ctx)
+static int count_file(int fd, const char *path, void *ctx)
 {
-	static const char *const patterns[] = {
-		"/dev/accel/accel*", "/dev/dri/renderD*",
-	};
-	int stop = 0;
-
-	for (size_t p = 0; p < 2 && !stop; p++) {
-		glob_t g;
-
-		if (glob(patterns[p], 0, NULL, &g) != 0)
-			continue;
-		for (size_t i = 0; i < g.gl_pathc && !stop; i++) {
-			int fd = open(g.gl_pathv[i], O_RDWR | O_CLOEXEC);
-			drmVersionPtr version;
-			int tern = 0;
-
-			if (fd < 0)
-				continue;
-			version = drmGetVersion(fd);
-			if (version) {
-				tern = version->name &&
-				       strcmp(version->name, "tern") == 0;
-				drmFreeVersion(version);
-			}
-			if (tern)
-				stop = visit(fd, ctx);
-			else
-				close(fd);
-		}
-		globfree(&g);
-	}
-	return stop;
-}
-
-static int count_file(int fd, void *ctx)
-{
+	(void)path;
 	(*(uint32_t *)ctx)++;
 	close(fd);
 	return 0;
@@ -66,7 +30,7 @@ uint32_t uapi_device_count(void)
 {
 	uint32_t count = 0;
 
-	for_each_tern_file(count_file, &count);
+	tern_nodes_each(count_file, &count);
 	return count;
 }
 
@@ -75,11 +39,12 @@ struct device_search {
 	int fd;
 };
 
-static int match_file(int fd, void *ctx)
+static int match_file(int fd, const char *path, void *ctx)
 {
 	struct device_search *search = ctx;
 	struct drm_tern_info info = { 0 };
 
+	(void)path;
 	if (!drmIoctl(fd, DRM_IOCTL_TERN_GET_INFO, &info) &&
 	    info.device_index == search->index) {
 		search->fd = fd;
@@ -93,7 +58,7 @@ int uapi_open_device(uint32_t index)
 {
 	struct device_search search = { .index = index, .fd = -1 };
 
-	for_each_tern_file(match_file, &search);
+	tern_nodes_each(match_file, &search);
 	return search.fd;
 }
 
