@@ -27,6 +27,8 @@
 /* Several threads, each for this many rounds: seconds of churn. */
 #define CHURN_THREADS	4
 #define CHURN_ROUNDS	1500
+/* Pauses of 1 ms a SUBMIT may wait for room: a bound, not a timing. */
+#define CHURN_BUSY_WAITS	30000
 
 struct churn {
 	pthread_t thread;
@@ -50,7 +52,16 @@ static void churn_submit(struct churn *c, int fd, uint32_t queue,
 
 	uapi_emit_nop(&s, 1);
 	for (unsigned int i = 0; i <= round % 2; i++) {
-		err = uapi_submit(fd, queue, &s, 0);
+		/*
+		 * Four threads submit faster than one engine runs NOPs: at
+		 * the file's limit, wait for jobs to end, as libtern does.
+		 */
+		for (unsigned int wait = 0; wait < CHURN_BUSY_WAITS; wait++) {
+			err = uapi_submit(fd, queue, &s, 0);
+			if (err != EBUSY)
+				break;
+			usleep(1000);
+		}
 		if (err)
 			churn_error(c, err);
 	}

@@ -153,7 +153,7 @@ static void queue_destroy(struct fuzz_thread *t, int fd, uint32_t id)
 {
 	struct drm_tern_queue_destroy args = {
 		.queue_id = value_u32(&t->rng, id),
-		.pad = value_flags(&t->rng, 0),
+		.flags = value_flags(&t->rng, 0),
 	};
 
 	fuzz_done(t, CALL_TERN_QUEUE_DESTROY,

@@ -232,8 +232,8 @@ static bool emit_reduce(struct builder *b)
 {
 	struct drm_tern_packet_reduce p = {
 		.header = header(TERN_OP_REDUCE, sizeof(p), 0),
-		.dtype = (uint16_t)rng_below(b->rng, TERN_DTYPE_NUM),
-		.op = (uint16_t)rng_below(b->rng, TERN_REDOP_NUM),
+		.dtype = (uint16_t)rng_below(b->rng, TERN_DTYPE_UINT64 + 1),
+		.op = (uint16_t)rng_below(b->rng, TERN_REDOP_MAX + 1),
 	};
 	uint32_t size = dtype_size(p.dtype);
 	uint64_t bytes = pick_len(b) / size * size;
