@@ -231,9 +231,13 @@ static uint32_t in_syncobjs(struct fuzz_thread *t, const struct pool_file *file,
 	}
 }
 
-/* SUBMIT of a stream of @kind on @queue of @file. */
+/*
+ * SUBMIT of a stream of @kind on @queue of @file; @follow: the job's
+ * fence may be waited for or exported after (fence_follow()).
+ */
 static void submit_on(struct fuzz_thread *t, const struct pool_file *file,
-		      uint32_t queue, enum stream_kind kind, enum fuzz_call call)
+		      uint32_t queue, enum stream_kind kind, enum fuzz_call call,
+		      bool follow)
 {
 	struct pool_bo bos[16];
 	struct fuzz_target targets[16];
@@ -272,7 +276,7 @@ static void submit_on(struct fuzz_thread *t, const struct pool_file *file,
 	}
 	err = fuzz_ioctl(file->fd, DRM_IOCTL_TERN_SUBMIT, &args);
 	fuzz_done(t, call, err);
-	if (!err && args.out_syncobj == out.handle && out.handle)
+	if (follow && !err && args.out_syncobj == out.handle && out.handle)
 		fence_follow(t, file->fd, out.handle, t->stream->size > (64u << 10));
 }
 
@@ -289,7 +293,7 @@ static void submit(struct fuzz_thread *t, enum stream_kind kind,
 		       rng_chance(&t->rng, 98) ? file.file : 0, &queue) &&
 	    !t->worker->opt->skip[CALL_TERN_QUEUE_CREATE])
 		queue_create(t, &file, &queue);
-	submit_on(t, &file, queue.id, kind, call);
+	submit_on(t, &file, queue.id, kind, call, true);
 }
 
 void op_submit_valid(struct fuzz_thread *t)
@@ -315,13 +319,19 @@ void op_queue_destroy(struct fuzz_thread *t)
 	if (!fuzz_file(t, &file))
 		return;
 	/*
-	 * A short-lived queue: made, given a job, destroyed while the job
-	 * is still on its way through the scheduler.
+	 * Short-lived queues, a few in a row: each made, given a job and
+	 * destroyed at once, while the job is still on its way through the
+	 * scheduler.
 	 */
-	if (rng_chance(&t->rng, 40) && queue_create(t, &file, &queue)) {
-		pool_forget(&t->worker->pool, POOL_QUEUE, &queue, sizeof(queue));
-		submit_on(t, &file, queue.id, STREAM_VALID, CALL_TERN_SUBMIT_VALID);
-		queue_destroy(t, file.fd, queue.id);
+	if (rng_chance(&t->rng, 40)) {
+		for (unsigned int n = 1 + (unsigned int)rng_below(&t->rng, 8); n--;) {
+			if (!queue_create(t, &file, &queue))
+				continue;
+			pool_forget(&t->worker->pool, POOL_QUEUE, &queue, sizeof(queue));
+			submit_on(t, &file, queue.id, STREAM_VALID,
+				  CALL_TERN_SUBMIT_VALID, false);
+			queue_destroy(t, file.fd, queue.id);
+		}
 		return;
 	}
 	/* its own queue, or another file's id tried on this one */
