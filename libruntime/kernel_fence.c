@@ -62,17 +62,35 @@ static tern_status_t kbe_fence_create(struct kbe_device *dev,
 	return TERN_SUCCESS;
 }
 
+/* How long SUBMIT may wait for room before the caller hears of it. */
+#define KBE_SUBMIT_BUSY_NS	(60ll * 1000000000ll)
+
+static int64_t kbe_now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 /*
  * SUBMIT, waiting while the file's jobs in flight are at the driver's
- * limit (-EBUSY): its own jobs end, or time out, so room comes.
+ * limit (-EBUSY): its own jobs end, or time out, so room comes; if none
+ * has come within a minute, something holds them all, and the caller
+ * gets EBUSY rather than a hang.
  */
 static int kbe_submit_ioctl(int fd, struct drm_tern_submit *args)
 {
 	struct timespec pause = { .tv_nsec = 20000 };
+	int64_t deadline = 0;
 
 	while (drmIoctl(fd, DRM_IOCTL_TERN_SUBMIT, args)) {
 		if (errno != EBUSY)
 			return errno;
+		if (!deadline)
+			deadline = kbe_now_ns() + KBE_SUBMIT_BUSY_NS;
+		else if (kbe_now_ns() > deadline)
+			return EBUSY;
 		nanosleep(&pause, NULL);
 		if (pause.tv_nsec < 1000000)
 			pause.tv_nsec *= 2;
@@ -112,8 +130,12 @@ tern_status_t kbe_submit(struct tern_be_device *bdev,
 	args.out_syncobj = fence->syncobj;
 	ret = kbe_submit_ioctl(dev->fd, &args);
 	if (ret) {
-		/* EIO: the queue is banned, after its jobs timed out. */
-		status = ret == EIO ? TERN_ERROR_TIMEOUT : kbe_errno_status(ret);
+		/*
+		 * EIO: the queue is banned, after its jobs timed out; EBUSY:
+		 * none of the file's jobs in flight ended for a minute.
+		 */
+		status = ret == EIO || ret == EBUSY ? TERN_ERROR_TIMEOUT :
+			 kbe_errno_status(ret);
 		tern_fence_put(&fence->base);
 		goto out;
 	}
