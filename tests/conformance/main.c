@@ -7,6 +7,8 @@
  *                                    killed-process test kills
  *   test_conformance --topology      (internal) prints the simulated
  *                                    fabric for the topology tests
+ *
+ * TERN_TEST_FILTER (cmocka's pattern) picks the tests to run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,9 @@ int main(int argc, char **argv)
 		return conformance_collective_rank_child(argv[2], atoi(argv[3]),
 							 atoi(argv[4]), argv[5]);
 
+	/* cmocka's pattern, * and ? as wildcards: the tests to run. */
+	if (getenv("TERN_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TERN_TEST_FILTER"));
 	if (tern_get_backend(&backend) == TERN_SUCCESS)
 		printf("conformance: backend %s\n", tern_backend_name(backend));
 	failed += conformance_copy_tests();
