@@ -27,6 +27,7 @@
 #include "tern_accel.h"
 #include "tern_compat.h"
 #include "tern_drv.h"
+#include "tern_engine.h"
 #include "tern_health.h"
 #include "tern_netlink.h"
 
@@ -125,6 +126,19 @@ static ssize_t tern_fabric_link_write(struct file *file,
 	return ret ? ret : len;
 }
 
+static int tern_engines_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tern_engines_show, inode->i_private);
+}
+
+static const struct file_operations tern_engines_fops = {
+	.owner = THIS_MODULE,
+	.open = tern_engines_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static const struct file_operations tern_fabric_link_fops = {
 	.owner = THIS_MODULE,
 	.open = tern_fabric_link_open,
@@ -142,6 +156,7 @@ void tern_debugfs_init(struct tern_device *tdev)
 	if (IS_ERR_OR_NULL(root))
 		return;
 	tern_fault_debugfs_init(tdev, root);
+	debugfs_create_file("engines", 0400, root, tdev, &tern_engines_fops);
 	if (tdev->fabric)
 		debugfs_create_file("fabric_link", 0600, root, tdev,
 				    &tern_fabric_link_fops);

@@ -40,6 +40,7 @@
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/pid.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait_bit.h>
@@ -424,6 +425,53 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_engine_fini(&tdev->engines[i]);
+}
+
+/* One job, as the engines file shows it. */
+static void tern_engine_show_job(struct seq_file *m, const char *where,
+				 struct tern_job *job)
+{
+	struct dma_fence *finished = &job->base.s_fence->finished;
+
+	seq_printf(m, "  %s: queue %u seqno %llu client %llu offset %u/%u%s%s%s\n",
+		   where, job->queue->id, finished->seqno,
+		   job->vm->usage.client_id, job->model.offset, job->model.size,
+		   READ_ONCE(job->timed_out) ? " timed-out" : "",
+		   dma_fence_is_signaled(job->hw_fence) ? " hw-signalled" : "",
+		   dma_fence_is_signaled(finished) ? " finished" : "");
+}
+
+/*
+ * debugfs "engines": each engine's state, the jobs it runs and the jobs
+ * the scheduler counts as running (its pending list, whose head the job
+ * timeout watches). What a maintainer reads when a job does not end.
+ */
+int tern_engines_show(struct seq_file *m, void *unused)
+{
+	struct tern_device *tdev = m->private;
+	unsigned int i;
+
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine *engine = &tdev->engines[i];
+		struct drm_gpu_scheduler *sched = &engine->sched;
+		struct drm_sched_job *s_job;
+		struct tern_job *job;
+
+		spin_lock(&engine->lock);
+		seq_printf(m, "%s: queued %u%s, timeout %s\n", engine->name,
+			   engine->queued, engine->hung ? " hung" : "",
+			   delayed_work_pending(&sched->work_tdr) ?
+			   "armed" : "idle");
+		list_for_each_entry(job, &engine->jobs, engine_link)
+			tern_engine_show_job(m, "engine", job);
+		spin_unlock(&engine->lock);
+
+		spin_lock(&sched->job_list_lock);
+		list_for_each_entry(s_job, &sched->pending_list, list)
+			tern_engine_show_job(m, "pending", to_tern_job(s_job));
+		spin_unlock(&sched->job_list_lock);
+	}
+	return 0;
 }
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,

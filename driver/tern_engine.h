@@ -128,4 +128,7 @@ struct dma_fence *tern_engine_push(struct tern_engine *engine,
 				   struct tern_job *job);
 void tern_engine_kick(struct tern_engine *engine);
 
+struct seq_file;
+int tern_engines_show(struct seq_file *m, void *unused);
+
 #endif /* TERN_ENGINE_H */
