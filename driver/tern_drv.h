@@ -85,6 +85,8 @@ struct tern_health_baseline {
  *	reasons count only what is above them
  * @run_job_delay_ms: fault injection (debugfs): run_job sleeps this long
  *	after handing a job over, holding the scheduler's hands
+ * @timeout_delay_ms: fault injection (debugfs): the job timeout sleeps
+ *	this long after resetting the engine, as on a loaded machine
  */
 struct tern_device {
 	struct drm_device drm;
@@ -113,6 +115,7 @@ struct tern_device {
 	struct tern_health_baseline health_baseline;
 
 	u32 run_job_delay_ms;
+	u32 timeout_delay_ms;
 };
 
 /**

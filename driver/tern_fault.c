@@ -22,6 +22,12 @@
  *    scheduler the job's fence. With a delay above the job timeout, the
  *    timeout fires while the scheduler is still using the job: the window
  *    a driver's timeout handler must survive, made wide enough to test.
+ *
+ * timeout_delay_ms:
+ *  - a number of milliseconds (default 0): the job timeout sleeps that
+ *    long after resetting the engine, before it returns. The reset ends
+ *    the timed-out job meanwhile, as it may on a loaded machine, while the
+ *    scheduler holds the job off its pending list.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -167,4 +173,6 @@ void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root)
 			    &tern_engine_hang_fops);
 	debugfs_create_u32("run_job_delay_ms", 0600, root,
 			   &tdev->run_job_delay_ms);
+	debugfs_create_u32("timeout_delay_ms", 0600, root,
+			   &tdev->timeout_delay_ms);
 }

@@ -9,7 +9,8 @@
  * frees it (free_job), the only place the scheduler's reference goes: a
  * job that timed out goes back on the scheduler's pending list, since the
  * scheduler may still be using it (on 6.1 the timeout is armed before
- * run_job returns).
+ * run_job returns), unless it has already ended, when nothing else
+ * would free it.
  *
  * Limits, so that no file holds more than its share: jobs and packet
  * bytes in flight per file (SUBMIT fails with -EBUSY beyond them; a job is
@@ -323,12 +324,46 @@ static struct dma_fence *tern_job_run(struct drm_sched_job *sched_job)
 	return hw_fence;
 }
 
+static void tern_job_free(struct drm_sched_job *sched_job)
+{
+	struct tern_job *job = to_tern_job(sched_job);
+
+	/* Failed in its entity before it reached the engine. */
+	if (!job->on_engine)
+		tern_job_ended(job);
+	tern_job_put(job);
+}
+
+/*
+ * The scheduler takes the job off its pending list for this call, and
+ * frees only what it finds first on that list with its finished fence
+ * signalled, looking when a job ends. So the job goes back first, before
+ * the reset can end it; and a job that ended while it was off the list
+ * (of itself, or because this call was slow) was missed: it is freed here,
+ * as the scheduler frees a guilty job that had signalled. Left on the
+ * list, it would stay there for ever, and every later timeout would find
+ * it instead of the job that is really stuck.
+ */
 static enum drm_gpu_sched_stat
 tern_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct tern_job *job = to_tern_job(sched_job);
 	struct drm_gpu_scheduler *sched = sched_job->sched;
-	bool signalling;
+	unsigned int delay_ms;
+	bool signalling, ended;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	ended = dma_fence_is_signaled(&sched_job->s_fence->finished);
+	if (ended)
+		list_del_init(&sched_job->list);
+	spin_unlock(&sched->job_list_lock);
+	if (ended) {
+		tern_job_free(sched_job);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	/* Back on the list, the job may end and be freed at any moment. */
+	kref_get(&job->ref);
 
 	/*
 	 * Fences wait on this: no memory allocation, no lock that reclaim
@@ -345,25 +380,11 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	}
 	dma_fence_end_signalling(signalling);
 
-	/*
-	 * The scheduler took the job off its pending list for this call; it
-	 * goes back, first as it was, and free_job frees it once its fence
-	 * has signalled.
-	 */
-	spin_lock(&sched->job_list_lock);
-	list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
-}
-
-static void tern_job_free(struct drm_sched_job *sched_job)
-{
-	struct tern_job *job = to_tern_job(sched_job);
-
-	/* Failed in its entity before it reached the engine. */
-	if (!job->on_engine)
-		tern_job_ended(job);
+	delay_ms = READ_ONCE(job->tdev->timeout_delay_ms);
+	if (delay_ms)
+		msleep(delay_ms);
 	tern_job_put(job);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
 const struct drm_sched_backend_ops tern_sched_ops = {

@@ -280,6 +280,46 @@ static void test_timeout_while_scheduler_uses_job(void **state)
 }
 
 /*
+ * The job timeout runs slowly, as on a loaded machine: the reset ends the
+ * job while the scheduler holds it off its pending list. The next job
+ * must still time out. The old driver put the ended job back where
+ * nothing freed it, and the timeout kept finding it instead of the next
+ * job, which then waited for ever.
+ */
+static void test_timeout_after_slow_reset(void **state)
+{
+	const unsigned int delay_ms = module_parameter("job_timeout_ms") / 4;
+	uint32_t queue = uapi_queue_create(uapi.fd, 0);
+	uint32_t next = uapi_syncobj_create(uapi.fd);
+	struct uapi_stream s = { .size = 0 };
+	struct uapi_bo bo;
+	int err, first;
+
+	(void)state;
+	err = write_knob("timeout_delay_ms", delay_ms);
+	if (err) {
+		print_message("no timeout_delay_ms in debugfs: %s\n",
+			      strerror(-err));
+		skip();
+	}
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	emit_stall(&s, &bo);
+	first = uapi_run(uapi.fd, queue, &s);
+	assert_ioctl_ok(uapi_submit(uapi.fd, queue, &s, next));
+	/* Five job timeouts: far more than it takes, far less than never. */
+	err = drmSyncobjWait(uapi.fd, &next, 1, monotonic_ns() +
+			     5ll * module_parameter("job_timeout_ms") * 1000000,
+			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	assert_int_equal(write_knob("timeout_delay_ms", 0), 0);
+	assert_int_equal(first, -ETIMEDOUT);
+	if (err)
+		fail_msg("the job after a slow timeout did not time out: %s",
+			 strerror(-err));
+	assert_int_equal(uapi_fence_status(uapi.fd, next), -ETIMEDOUT);
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+/*
  * queue_ban_timeouts jobs of a queue time out: the queue is banned, its
  * other jobs fail with -EIO at once and SUBMIT to it fails with -EIO;
  * the file's other queues go on.
@@ -501,6 +541,7 @@ int uapi_robust_tests(void)
 		T(test_file_churn),
 		T(test_stalled_queue_holds_only_itself),
 		T(test_timeout_while_scheduler_uses_job),
+		T(test_timeout_after_slow_reset),
 		T(test_queue_banned_after_timeouts),
 		T(test_queue_destroy_does_not_wait),
 		T(test_jobs_in_flight_limit),

@@ -82,6 +82,8 @@ int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
  * failed job.
  */
 int uapi_fence_status(int fd, uint32_t syncobj);
+/* CLOCK_MONOTONIC in nanoseconds, the clock of syncobj wait deadlines. */
+int64_t monotonic_ns(void);
 /* Submits @s with a fresh out-syncobj and returns the fence status. */
 int uapi_run(int fd, uint32_t queue, const struct uapi_stream *s);
 

@@ -222,7 +222,7 @@ int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
 	return uapi_ioctl(fd, DRM_IOCTL_TERN_SUBMIT, &args);
 }
 
-static int64_t monotonic_ns(void)
+int64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
