@@ -11,8 +11,10 @@
 # failure (a crash, a sanitizer report, a timeout) counts one failure.
 #
 # Needs TERN_TEST_LOGS (a directory for the logs). SUITE_TIMEOUT (seconds,
-# default 900) bounds each program; SUITE_SKIP_IS_FAIL=1 turns a whole-suite
-# skip into a failure (in the VM, where the device must be there).
+# default 900) bounds each program; SUITE_STALL_DUMP, when set, is a command
+# run with the program's pid 15 s before that bound, its output added to the
+# log (what the program still waits for); SUITE_SKIP_IS_FAIL=1 turns a
+# whole-suite skip into a failure (in the VM, where the device must be there).
 
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-900}
 SUITE_SKIP_IS_FAIL=${SUITE_SKIP_IS_FAIL:-0}
@@ -35,10 +37,26 @@ failure_excerpt() {
 
 # run_suite NAME COMMAND [ARGS...]
 run_suite() {
-	local name=$1 log status note="" rc=0 passed failed skipped
+	local name=$1 log status note="" rc=0 passed failed skipped pid watch=""
 	shift
 	log="$TERN_TEST_LOGS/${name//\//-}.log"
-	timeout -k 10 "$SUITE_TIMEOUT" "$@" >"$log" 2>&1 || rc=$?
+	timeout -k 10 "$SUITE_TIMEOUT" "$@" >"$log" 2>&1 &
+	pid=$!
+	if [ -n "${SUITE_STALL_DUMP:-}" ] && [ "$SUITE_TIMEOUT" -gt 30 ]; then
+		# Its own output is elsewhere: the caller reads ours to the end.
+		(
+			trap 'kill $! 2>/dev/null; exit 0' TERM
+			sleep $((SUITE_TIMEOUT - 15)) &
+			wait $!
+			$SUITE_STALL_DUMP "$pid" >>"$log" 2>&1
+		) </dev/null >/dev/null 2>&1 &
+		watch=$!
+	fi
+	wait "$pid" || rc=$?
+	if [ -n "$watch" ]; then
+		kill "$watch" 2>/dev/null
+		wait "$watch" 2>/dev/null
+	fi
 	# (a here-string: the test VM has no /dev/fd for process substitution)
 	read -r passed failed skipped <<<"$(cmocka_counts "$log")"
 

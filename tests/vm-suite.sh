@@ -17,6 +17,10 @@ TERN_TEST_LOGS=$(mktemp -d /tmp/tern-vm-suite.XXXXXX)
 export TERN_TEST_LOGS
 # The module is loaded: a suite that finds no device has failed.
 export SUITE_SKIP_IS_FAIL=1
+# A suite that hangs fails alone, well within the VM's own timeout, and
+# says what it waited for.
+export SUITE_TIMEOUT=${SUITE_TIMEOUT:-300}
+export SUITE_STALL_DUMP=tests/vm/stall-dump.sh
 # shellcheck source=tests/suite-lib.sh
 . tests/suite-lib.sh
 
