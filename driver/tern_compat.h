@@ -70,6 +70,23 @@ static inline struct dentry *tern_debugfs_root(struct drm_device *drm)
 }
 #endif
 
+/*
+ * platform_driver.remove returns void from 6.11, an int nobody reads
+ * before: tern_mock_platform_remove is the mock driver's void
+ * tern_mock_remove(), as the kernel wants it.
+ */
+struct platform_device;
+void tern_mock_remove(struct platform_device *pdev);
+#if TERN_KERNEL_AT_LEAST(6, 11, 0)
+#define tern_mock_platform_remove	tern_mock_remove
+#else
+static inline int tern_mock_platform_remove(struct platform_device *pdev)
+{
+	tern_mock_remove(pdev);
+	return 0;
+}
+#endif
+
 /* 6.13 made symbol namespaces strings. */
 #if TERN_KERNEL_AT_LEAST(6, 13, 0)
 #define TERN_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")

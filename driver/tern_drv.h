@@ -70,6 +70,7 @@ struct tern_health_baseline {
  * @mem: allocator of device memory, [0, @mem_size)
  * @mem_size: bytes of device memory
  * @mem_used: bytes of device memory held by buffers
+ * @dummy_page: what mappings of device memory show once it is unplugged
  * @mem_host_used: bytes of host-placement buffers made on this device
  * @buffer_count: buffers (GEM objects, imports included) of this device
  * @client_count: open files of the device
@@ -99,6 +100,7 @@ struct tern_device {
 	struct drm_mm mem;
 	u64 mem_size;
 	u64 mem_used;
+	struct page *dummy_page;
 	atomic64_t mem_host_used;
 	atomic_t buffer_count;
 	atomic_t client_count;
@@ -156,7 +158,8 @@ const char *tern_port_state_name(u32 state);
 int tern_mock_init(unsigned int count, const char *topology,
 		   const struct tern_device_config *config);
 void tern_mock_fini(void);
-struct tern_device *tern_mock_device(unsigned int index);
+unsigned int tern_mock_device_count(void);
+struct tern_device *tern_mock_device_get(unsigned int index);
 struct tern_fabric *tern_mock_fabric(void);
 
 int tern_topology_ioctl(struct drm_device *drm, void *data,

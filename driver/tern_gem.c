@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/stddef.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
@@ -70,6 +71,7 @@ static void tern_devmem_fini(struct drm_device *drm, void *arg)
 
 	drm_WARN_ON(drm, tdev->mem_used);
 	drm_mm_takedown(&tdev->mem);
+	__free_page(tdev->dummy_page);
 }
 
 int tern_devmem_init(struct tern_device *tdev, u64 size)
@@ -80,6 +82,9 @@ int tern_devmem_init(struct tern_device *tdev, u64 size)
 	if (ret)
 		return ret;
 
+	tdev->dummy_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!tdev->dummy_page)
+		return -ENOMEM;
 	tdev->mem_size = size;
 	drm_mm_init(&tdev->mem, 0, size);
 	return drmm_add_action_or_reset(&tdev->drm, tern_devmem_fini, tdev);
@@ -156,7 +161,52 @@ void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 	tern_vm_unmap(tfile->vm, to_tern_bo(obj));
 }
 
-/* The shmem helpers' own table, plus mapping on open and close. */
+/*
+ * A CPU access to a mapped buffer. Once the device is unplugged, its
+ * memory is gone: a device-placement buffer then shows the device's dummy
+ * page (zeros; writes are lost), so a process that still touches it does
+ * not crash and learns of the unplug from its next ioctl (-ENODEV), as
+ * amdgpu does. Host-placement buffers are host memory and stay as they
+ * are. drm_dev_unplug() unmaps every mapping of the device, so each page
+ * faults here again.
+ */
+static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
+{
+	struct drm_gem_object *obj = vmf->vma->vm_private_data;
+	struct tern_device *tdev = to_tern_device(obj->dev);
+	vm_fault_t ret;
+	int idx;
+
+	if (to_tern_bo(obj)->placement != TERN_PLACEMENT_DEVICE)
+		return drm_gem_shmem_vm_ops.fault(vmf);
+	if (!drm_dev_enter(obj->dev, &idx))
+		return vmf_insert_pfn(vmf->vma, vmf->address,
+				      page_to_pfn(tdev->dummy_page));
+	ret = drm_gem_shmem_vm_ops.fault(vmf);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static void tern_gem_vm_open(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.open(vma);
+}
+
+static void tern_gem_vm_close(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.close(vma);
+}
+
+static const struct vm_operations_struct tern_gem_vm_ops = {
+	.fault = tern_gem_fault,
+	.open = tern_gem_vm_open,
+	.close = tern_gem_vm_close,
+};
+
+/*
+ * The shmem helpers' own table, plus mapping on open and close and the
+ * fault that knows of unplugs.
+ */
 static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.free = tern_gem_free,
 	.open = tern_gem_open,
@@ -168,7 +218,7 @@ static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.vm_ops = &drm_gem_shmem_vm_ops,
+	.vm_ops = &tern_gem_vm_ops,
 };
 
 struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,

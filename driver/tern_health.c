@@ -186,9 +186,11 @@ void tern_health_update_link(struct tern_fabric *fabric, u32 link)
 
 	for (end = 0; end < 2; end++) {
 		struct tern_device *tdev =
-			tern_mock_device(fabric->links[link].end[end].device);
+			tern_mock_device_get(fabric->links[link].end[end].device);
 
-		if (tdev)
+		if (tdev) {
 			tern_health_update(tdev);
+			drm_dev_put(&tdev->drm);
+		}
 	}
 }

@@ -83,13 +83,18 @@ static bool tern_nl_filter(struct netlink_callback *cb, int attr, u32 *value)
  */
 static int tern_nl_check_device_filter(struct netlink_callback *cb, int attr)
 {
+	struct tern_device *tdev;
 	u32 index;
 
-	if (tern_nl_filter(cb, attr, &index) && !tern_mock_device(index)) {
+	if (!tern_nl_filter(cb, attr, &index))
+		return 0;
+	tdev = tern_mock_device_get(index);
+	if (!tdev) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, tern_genl_dump_attrs(cb)[attr],
 				    "no Tern device has this index");
 		return -ENODEV;
 	}
+	drm_dev_put(&tdev->drm);
 	return 0;
 }
 
@@ -170,11 +175,19 @@ static int tern_nl_device_dumpit(struct sk_buff *msg,
 	u32 only;
 	bool filtered = tern_nl_filter(cb, TERN_A_DEV_INDEX, &only);
 
-	for (i = cb->args[0]; (tdev = tern_mock_device(i)); i++) {
+	for (i = cb->args[0]; i < tern_mock_device_count(); i++) {
+		int ret;
+
 		if (filtered && i != only)
 			continue;
-		if (tern_nl_fill_device(msg, tdev, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		/* An unbound device is not reported. */
+		tdev = tern_mock_device_get(i);
+		if (!tdev)
+			continue;
+		ret = tern_nl_fill_device(msg, tdev, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		drm_dev_put(&tdev->drm);
+		if (ret)
 			break;
 	}
 	cb->args[0] = i;
@@ -245,11 +258,18 @@ static int tern_nl_client_dumpit(struct sk_buff *msg,
 	u32 only;
 	bool filtered = tern_nl_filter(cb, TERN_A_CLIENT_DEVICE, &only);
 
-	for (i = cb->args[0]; (tdev = tern_mock_device(i));
+	for (i = cb->args[0]; i < tern_mock_device_count();
 	     i++, cb->args[1] = 0) {
+		int ret;
+
 		if (filtered && i != only)
 			continue;
-		if (tern_nl_dump_clients(msg, cb, tdev))
+		tdev = tern_mock_device_get(i);
+		if (!tdev)
+			continue;
+		ret = tern_nl_dump_clients(msg, cb, tdev);
+		drm_dev_put(&tdev->drm);
+		if (ret)
 			break;
 	}
 	cb->args[0] = i;

@@ -3,8 +3,8 @@
 #
 # The test suites that need tern.ko, run inside the test VM from the
 # repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
-# the uapi tests, the fabric tests (on a ring) and the conformance suite on
-# the kernel backend.
+# the uapi tests, the fabric tests (on a ring), the conformance suite on
+# the kernel backend and, last, hot unplug.
 #
 # Prints each program's output, a RESULT line per suite (see
 # tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
@@ -59,6 +59,10 @@ mock_devices=$(cat /sys/module/tern/parameters/mock_devices 2>/dev/null || echo 
 if [ "$mock_devices" -ge 2 ]; then
 	suite conformance-device1 env TERN_BACKEND=kernel TERN_TEST_DEVICE=1 \
 		"$build/tests/test_conformance"
+fi
+# Last: unbinds a device and binds it again.
+if [ "$mock_devices" -ge 2 ]; then
+	suite unplug "$build/tests/test_unplug"
 fi
 
 echo

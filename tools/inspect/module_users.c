@@ -41,8 +41,8 @@ static void module_link_name(const char *path, char *name, size_t len)
 
 /*
  * Whether node @name of @class_dir belongs to tern: its device is bound to
- * the driver "tern" (a chip), or is a mock device, platform device
- * "tern.<index>", which no driver binds.
+ * the driver "tern" (a chip or a mock device), or is a mock device,
+ * platform device "tern.<index>", of an older tern.ko that bound none.
  */
 static bool module_node_is_tern(const char *class_dir, const char *name)
 {

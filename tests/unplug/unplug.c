@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Hot unplug of a mock device with a process still holding it: the tern
+ * platform driver is unbound from tern.N while the file is open, a job
+ * waits on a semaphore that never passes and buffers are mapped. Its
+ * ioctls must then fail with ENODEV, the job end with -ENODEV, the
+ * mappings keep working (host memory as it was, device memory a dummy
+ * page) and, the file closed, binding the driver again must bring the
+ * device back as new. The VM's harness then unloads tern.ko and fails on
+ * any kernel warning.
+ *
+ * Needs root and tern.ko with two or more mock devices; unplugs the last
+ * one. Run it after the suites that use every device (tests/vm-suite.sh).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sync_file.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "../uapi/uapi.h"
+
+#define DRIVER_DIR	"/sys/bus/platform/drivers/tern"
+/* How long a job of an unplugged device may take to end: a bound only. */
+#define END_BOUND_MS	30000
+
+static uint32_t victim;		/* index of the device unplugged */
+
+static int write_sysfs(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Binds (@bind) or unbinds the tern driver and device tern.<victim>. */
+static int set_bound(int bind)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "tern.%u", victim);
+	return write_sysfs(bind ? DRIVER_DIR "/bind" : DRIVER_DIR "/unbind",
+			   name);
+}
+
+static int is_bound(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), DRIVER_DIR "/tern.%u", victim);
+	return access(path, F_OK) == 0;
+}
+
+static int group_setup(void **state)
+{
+	int fd;
+
+	(void)state;
+	uapi.page_size = sysconf(_SC_PAGESIZE);
+	if (access(DRIVER_DIR, F_OK) || uapi_device_count() < 2) {
+		print_message("needs tern.ko bound to two or more mock devices\n");
+		return -1;
+	}
+	victim = uapi_device_count() - 1;
+	fd = uapi_open_device(victim);
+	if (fd < 0)
+		return -1;
+	uapi.info = uapi_get_info(fd);
+	close(fd);
+	return 0;
+}
+
+/* The status of @sync_fd's fence, waiting at most END_BOUND_MS for it. */
+static int sync_file_status(int sync_fd)
+{
+	struct pollfd p = { .fd = sync_fd, .events = POLLIN };
+	struct sync_file_info info = { 0 };
+
+	if (poll(&p, 1, END_BOUND_MS) != 1)
+		fail_msg("the job of the unplugged device did not end");
+	assert_int_equal(ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info), 0);
+	return info.status;
+}
+
+static void test_unplug_with_file_open(void **state)
+{
+	struct uapi_stream stall = { .size = 0 }, nop = { .size = 0 };
+	struct uapi_bo host, dev;
+	uint32_t queue, out;
+	int fd, sync_fd = -1;
+
+	(void)state;
+	fd = uapi_open_device(victim);
+	assert_true(fd >= 0);
+	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &host);
+	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 4096, &dev);
+	memset(host.cpu, 0x5a, 4096);
+	memset(dev.cpu, 0xa5, 4096);
+	queue = uapi_queue_create(fd, 0);
+	out = uapi_syncobj_create(fd);
+	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, host.va + 64, UINT64_MAX);
+	assert_ioctl_ok(uapi_submit(fd, queue, &stall, out));
+	assert_int_equal(drmSyncobjExportSyncFile(fd, out, &sync_fd), 0);
+
+	assert_int_equal(set_bound(0), 0);
+	assert_false(is_bound());
+
+	/* Every ioctl of the file now fails, DRM's own as well as Tern's. */
+	uapi_emit_nop(&nop, 1);
+	assert_errno(uapi_submit(fd, queue, &nop, 0), ENODEV);
+	{
+		struct drm_tern_info info = { 0 };
+
+		assert_errno(uapi_ioctl(fd, DRM_IOCTL_TERN_GET_INFO, &info),
+			     ENODEV);
+	}
+	/* The job waited on a semaphore: it ends, with the unplug's error. */
+	assert_int_equal(sync_file_status(sync_fd), -ENODEV);
+	close(sync_fd);
+
+	/* Host memory is as it was; the device's memory is gone. */
+	assert_int_equal(host.cpu[100], 0x5a);
+	assert_int_equal(dev.cpu[100], 0);
+	dev.cpu[100] = 1;	/* lost, but no crash */
+	munmap(host.cpu, host.size);
+	munmap(dev.cpu, dev.size);
+	close(fd);
+
+	/* Bound again, it is a new device: memory free, jobs run. */
+	assert_int_equal(set_bound(1), 0);
+	assert_true(is_bound());
+	fd = uapi_open_device(victim);
+	assert_true(fd >= 0);
+	assert_int_equal(uapi_get_info(fd).device_memory_used, 0);
+	queue = uapi_queue_create(fd, 0);
+	assert_int_equal(uapi_run(fd, queue, &nop), 1);
+	close(fd);
+}
+
+/* Unbinding twice or binding a bound device says so, and changes nothing. */
+static void test_unplug_errors(void **state)
+{
+	(void)state;
+	assert_true(is_bound());
+	assert_int_equal(set_bound(1), -EBUSY);
+	assert_int_equal(set_bound(0), 0);
+	assert_int_equal(set_bound(0), -ENODEV);
+	assert_int_equal(set_bound(1), 0);
+	assert_true(is_bound());
+}
+
+/*
+ * Unplug after unplug, each with a file open and jobs in flight: nothing
+ * piles up. The harness's rmmod and kernel-log check see any leak.
+ */
+static void test_unplug_repeated(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 5; round++) {
+		struct uapi_stream s = { .size = 0 };
+		struct uapi_bo bo;
+		int fd = uapi_open_device(victim);
+		uint32_t queue;
+
+		assert_true(fd >= 0);
+		uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 1 << 20, &bo);
+		queue = uapi_queue_create(fd, 0);
+		uapi_emit_fill(&s, bo.va, bo.size, 0x01010101);
+		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
+		for (int i = 0; i < 8; i++)
+			assert_ioctl_ok(uapi_submit(fd, queue, &s, 0));
+		assert_int_equal(set_bound(0), 0);
+		munmap(bo.cpu, bo.size);
+		close(fd);
+		assert_int_equal(set_bound(1), 0);
+	}
+	assert_true(is_bound());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unplug_with_file_open),
+		cmocka_unit_test(test_unplug_errors),
+		cmocka_unit_test(test_unplug_repeated),
+	};
+
+	return cmocka_run_group_tests_name("unplug", tests, group_setup, NULL);
+}
