@@ -170,7 +170,8 @@ void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root);
 int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
 			  u64 offset);
 
-int tern_sysfs_init(struct tern_device *tdev);
+extern const struct attribute_group *tern_sysfs_groups[];
+void tern_sysfs_setup(void);
 
 struct drm_printer;
 void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file);

@@ -4,7 +4,8 @@
  *
  * Each mock device is a platform device, tern.N, bound by the "tern"
  * platform driver: probe makes its DRM device, remove unplugs it and the
- * driver's devres frees the rest. Unbinding a device that processes hold
+ * driver's devres frees the rest. Its sysfs files are the driver's
+ * dev_groups (tern_sysfs.c). Unbinding a device that processes hold
  * open (echo tern.N > /sys/bus/platform/drivers/tern/unbind) is a hot
  * unplug: their ioctls fail with -ENODEV, their jobs end with -ENODEV at
  * their next step, their mappings of buffers show a dummy page; what they
@@ -70,13 +71,7 @@ static int tern_mock_probe(struct platform_device *pdev)
 		return ret;
 	tern_debugfs_init(tdev);
 
-	/* Removed by devres after remove, before the DRM device goes. */
-	ret = tern_sysfs_init(tdev);
-	if (ret) {
-		drm_dev_unplug(&tdev->drm);
-		return ret;
-	}
-
+	/* What sysfs (tern_sysfs_groups) and remove find. */
 	platform_set_drvdata(pdev, tdev);
 	mutex_lock(&tern_mock_lock);
 	tern_mock_tdevs[pdev->id] = tdev;
@@ -103,6 +98,7 @@ static struct platform_driver tern_mock_driver = {
 		.name = TERN_DRIVER_NAME,
 		/* Devices bind from module init, one after the other. */
 		.probe_type = PROBE_FORCE_SYNCHRONOUS,
+		.dev_groups = tern_sysfs_groups,
 	},
 	.probe = tern_mock_probe,
 	.remove = tern_mock_platform_remove,
@@ -149,6 +145,7 @@ int tern_mock_init(unsigned int count, const char *topology,
 	}
 	tern_mock_count = count;
 
+	tern_sysfs_setup();
 	ret = platform_driver_register(&tern_mock_driver);
 	if (ret)
 		goto err_fini;

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tern sysfs: a "tern" directory on the device's parent (the platform or
- * PCI device), one value per file, and a port<P> directory per fabric
- * port; Documentation/ABI/testing/sysfs-driver-tern describes each file.
- * All read-only, but health_clear, which root writes.
- * Tools reach it from the node too: /sys/class/accel/accelN/device/tern,
+ * Tern sysfs: a "tern" directory on the device the driver binds (the
+ * platform device of a mock device), one value per file, the fabric ports'
+ * files named port<P>_<name> as hwmon names its channels;
+ * Documentation/ABI/testing/sysfs-driver-tern describes each file. All
+ * read-only, but health_clear, which root writes. Tools reach it from the
+ * node too: /sys/class/accel/accelN/device/tern,
  * /sys/class/drm/renderDN/device/tern.
  *
- * The directories go with a devm action on the parent, before the device
- * is released; removing a kobject waits for reads in progress, so no read
- * sees a device that is gone.
+ * One attribute group, the driver's dev_groups: the driver core makes it
+ * once probe has succeeded, before the bind uevent, and removes it before
+ * remove runs, waiting for reads in progress, so no read sees a device
+ * that is gone. Files of ports the device does not have are hidden.
  */
 #include <linux/device.h>
-#include <linux/kobject.h>
-#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
@@ -24,53 +24,24 @@
 #include "tern_health.h"
 #include "tern_stats.h"
 
-/**
- * struct tern_sysfs_dir - a directory of a device's attributes
- * @kobj: the directory
- * @tdev: the device
- * @port: the fabric port (port directories)
- */
-struct tern_sysfs_dir {
-	struct kobject kobj;
-	struct tern_device *tdev;
-	u32 port;
-};
-
-/**
- * struct tern_sysfs - a device's directories
- * @root: "tern"
- * @port_count: entries in @ports
- * @ports: "tern/port<P>", NULL where not made
- */
-struct tern_sysfs {
-	struct tern_sysfs_dir *root;
-	u32 port_count;
-	struct tern_sysfs_dir **ports;
-};
-
-static struct tern_sysfs_dir *to_dir(struct kobject *kobj)
+static struct tern_device *to_tdev(struct device *dev)
 {
-	return container_of(kobj, struct tern_sysfs_dir, kobj);
+	return dev_get_drvdata(dev);
 }
 
-static void tern_sysfs_dir_release(struct kobject *kobj)
-{
-	kfree(to_dir(kobj));
-}
-
-/* ---- tern/ ---- */
+/* ---- the device ---- */
 
 /* Defines a read-only attribute printing @expr of the device's stats. */
 #define TERN_DEVICE_STAT(_name, fmt, expr)				\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
 {									\
 	struct tern_device_stats stats;					\
 									\
-	tern_device_stats_read(to_dir(kobj)->tdev, &stats);		\
+	tern_device_stats_read(to_tdev(dev), &stats);			\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
-static struct kobj_attribute tern_attr_##_name = __ATTR_RO(_name)
+static DEVICE_ATTR_RO(_name)
 
 TERN_DEVICE_STAT(health, "%s", tern_health_name(stats.health));
 TERN_DEVICE_STAT(health_reasons, "0x%x", stats.health_reasons);
@@ -90,14 +61,14 @@ TERN_DEVICE_STAT(mem_errors_uncorrected, "%llu",
 
 /* Defines a read-only attribute printing @expr of the device. */
 #define TERN_DEVICE_ATTR(_name, fmt, expr)				\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
 {									\
-	struct tern_device *tdev = to_dir(kobj)->tdev;			\
+	struct tern_device *tdev = to_tdev(dev);			\
 									\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
-static struct kobj_attribute tern_attr_##_name = __ATTR_RO(_name)
+static DEVICE_ATTR_RO(_name)
 
 TERN_DEVICE_ATTR(index, "%u", tdev->index);
 TERN_DEVICE_ATTR(fabric_id, "%u", tdev->fabric_id);
@@ -108,11 +79,11 @@ TERN_DEVICE_ATTR(engines, "%u", tdev->engine_count);
  * Root only (0200): "1" acknowledges the device's faults, ending its
  * lasting health reasons (tern_health_clear()); anything else -EINVAL.
  */
-static ssize_t health_clear_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
+static ssize_t health_clear_store(struct device *dev,
+				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct tern_device *tdev = to_dir(kobj)->tdev;
+	struct tern_device *tdev = to_tdev(dev);
 	int idx;
 
 	if (!sysfs_streq(buf, "1"))
@@ -124,197 +95,168 @@ static ssize_t health_clear_store(struct kobject *kobj,
 	return count;
 }
 
-static struct kobj_attribute tern_attr_health_clear = __ATTR_WO(health_clear);
+static DEVICE_ATTR_WO(health_clear);
 
-static struct attribute *tern_device_attrs[] = {
-	&tern_attr_index.attr,
-	&tern_attr_fabric_id.attr,
-	&tern_attr_health.attr,
-	&tern_attr_health_reasons.attr,
-	&tern_attr_health_clear.attr,
-	&tern_attr_mem_total_bytes.attr,
-	&tern_attr_mem_used_bytes.attr,
-	&tern_attr_mem_host_used_bytes.attr,
-	&tern_attr_buffers.attr,
-	&tern_attr_engines.attr,
-	&tern_attr_engines_busy.attr,
-	&tern_attr_clients.attr,
-	&tern_attr_jobs_completed.attr,
-	&tern_attr_jobs_failed.attr,
-	&tern_attr_job_timeouts.attr,
-	&tern_attr_engine_resets.attr,
-	&tern_attr_engine_hang_resets.attr,
-	&tern_attr_mem_errors_corrected.attr,
-	&tern_attr_mem_errors_uncorrected.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(tern_device);
+/* ---- the ports: port<P>_<name> ---- */
 
-static const struct kobj_type tern_device_ktype = {
-	.release = tern_sysfs_dir_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = tern_device_groups,
+enum tern_port_field {
+	TERN_PORT_STATE,
+	TERN_PORT_PEER_DEVICE,
+	TERN_PORT_PEER_PORT,
+	TERN_PORT_TX_BYTES,
+	TERN_PORT_RX_BYTES,
+	TERN_PORT_TX_PACKETS,
+	TERN_PORT_RX_PACKETS,
+	TERN_PORT_ERRORS,
 };
 
-/* ---- tern/port<P>/ ---- */
+/**
+ * struct tern_port_attribute - one file of one fabric port
+ * @attr: the file
+ * @port: the port
+ * @field: what the file shows
+ */
+struct tern_port_attribute {
+	struct device_attribute attr;
+	u8 port;
+	u8 field;
+};
 
-/* The port as seen from its device; all zero (unconnected) on error. */
-static void tern_sysfs_port_view(struct kobject *kobj,
-				 struct tern_fabric_port_view *view)
+static ssize_t tern_port_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
 {
-	struct tern_sysfs_dir *dir = to_dir(kobj);
-
-	if (tern_fabric_port_view(dir->tdev->fabric, dir->tdev->fabric_id,
-				  dir->port, view))
-		memset(view, 0, sizeof(*view));
-}
-
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
+	const struct tern_port_attribute *pattr =
+		container_of(attr, struct tern_port_attribute, attr);
+	struct tern_device *tdev = to_tdev(dev);
 	struct tern_fabric_port_view view;
 
-	tern_sysfs_port_view(kobj, &view);
-	return sysfs_emit(buf, "%s\n", tern_port_state_name(view.state));
+	if (tern_fabric_port_view(tdev->fabric, tdev->fabric_id, pattr->port,
+				  &view))
+		memset(&view, 0, sizeof(view));
+
+	switch (pattr->field) {
+	case TERN_PORT_STATE:
+		return sysfs_emit(buf, "%s\n", tern_port_state_name(view.state));
+	case TERN_PORT_PEER_DEVICE:
+	case TERN_PORT_PEER_PORT:
+		/* "-" on an unconnected port. */
+		if (view.state == TERN_PORT_UNCONNECTED)
+			return sysfs_emit(buf, "-\n");
+		return sysfs_emit(buf, "%u\n",
+				  pattr->field == TERN_PORT_PEER_DEVICE ?
+				  view.peer_device : view.peer_port);
+	case TERN_PORT_TX_BYTES:
+		return sysfs_emit(buf, "%llu\n", view.tx_bytes);
+	case TERN_PORT_RX_BYTES:
+		return sysfs_emit(buf, "%llu\n", view.rx_bytes);
+	case TERN_PORT_TX_PACKETS:
+		return sysfs_emit(buf, "%llu\n", view.tx_packets);
+	case TERN_PORT_RX_PACKETS:
+		return sysfs_emit(buf, "%llu\n", view.rx_packets);
+	default:
+		return sysfs_emit(buf, "%llu\n", view.errors);
+	}
 }
 
-static struct kobj_attribute tern_attr_state = __ATTR_RO(state);
+static const char *const tern_port_field_names[] = {
+	[TERN_PORT_STATE] = "state",
+	[TERN_PORT_PEER_DEVICE] = "peer_device",
+	[TERN_PORT_PEER_PORT] = "peer_port",
+	[TERN_PORT_TX_BYTES] = "tx_bytes",
+	[TERN_PORT_RX_BYTES] = "rx_bytes",
+	[TERN_PORT_TX_PACKETS] = "tx_packets",
+	[TERN_PORT_RX_PACKETS] = "rx_packets",
+	[TERN_PORT_ERRORS] = "errors",
+};
 
-/* Peer device and port: "-" on an unconnected port. */
-#define TERN_PORT_PEER(_name, field)					\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	struct tern_fabric_port_view view;				\
-									\
-	tern_sysfs_port_view(kobj, &view);				\
-	if (view.state == TERN_PORT_UNCONNECTED)			\
-		return sysfs_emit(buf, "-\n");				\
-	return sysfs_emit(buf, "%u\n", view.field);			\
-}									\
-static struct kobj_attribute tern_attr_##_name = __ATTR_RO(_name)
+#define TERN_PORT_FIELDS	ARRAY_SIZE(tern_port_field_names)
 
-TERN_PORT_PEER(peer_device, peer_device);
-TERN_PORT_PEER(peer_port, peer_port);
+/* Every port's files, named by tern_sysfs_setup(). */
+static struct tern_port_attribute
+	tern_port_attrs[TERN_FABRIC_MAX_PORTS][TERN_PORT_FIELDS];
+static char tern_port_attr_names[TERN_FABRIC_MAX_PORTS][TERN_PORT_FIELDS][24];
 
-#define TERN_PORT_COUNTER(_name, field)					\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	struct tern_fabric_port_view view;				\
-									\
-	tern_sysfs_port_view(kobj, &view);				\
-	return sysfs_emit(buf, "%llu\n", view.field);			\
-}									\
-static struct kobj_attribute tern_attr_##_name = __ATTR_RO(_name)
+/* ---- the group ---- */
 
-TERN_PORT_COUNTER(tx_bytes, tx_bytes);
-TERN_PORT_COUNTER(rx_bytes, rx_bytes);
-TERN_PORT_COUNTER(tx_packets, tx_packets);
-TERN_PORT_COUNTER(rx_packets, rx_packets);
-TERN_PORT_COUNTER(errors, errors);
+static struct attribute *tern_device_attrs[] = {
+	&dev_attr_index.attr,
+	&dev_attr_fabric_id.attr,
+	&dev_attr_health.attr,
+	&dev_attr_health_reasons.attr,
+	&dev_attr_health_clear.attr,
+	&dev_attr_mem_total_bytes.attr,
+	&dev_attr_mem_used_bytes.attr,
+	&dev_attr_mem_host_used_bytes.attr,
+	&dev_attr_buffers.attr,
+	&dev_attr_engines.attr,
+	&dev_attr_engines_busy.attr,
+	&dev_attr_clients.attr,
+	&dev_attr_jobs_completed.attr,
+	&dev_attr_jobs_failed.attr,
+	&dev_attr_job_timeouts.attr,
+	&dev_attr_engine_resets.attr,
+	&dev_attr_engine_hang_resets.attr,
+	&dev_attr_mem_errors_corrected.attr,
+	&dev_attr_mem_errors_uncorrected.attr,
+};
 
-static struct attribute *tern_port_attrs[] = {
-	&tern_attr_state.attr,
-	&tern_attr_peer_device.attr,
-	&tern_attr_peer_port.attr,
-	&tern_attr_tx_bytes.attr,
-	&tern_attr_rx_bytes.attr,
-	&tern_attr_tx_packets.attr,
-	&tern_attr_rx_packets.attr,
-	&tern_attr_errors.attr,
+/* The device's files, then every port's; NULL-terminated. */
+static struct attribute *tern_attrs[ARRAY_SIZE(tern_device_attrs) +
+				    TERN_FABRIC_MAX_PORTS * TERN_PORT_FIELDS +
+				    1];
+
+/* Fills tern_attrs; module init calls it before any device binds. */
+void tern_sysfs_setup(void)
+{
+	unsigned int n = 0, port, field;
+
+	for (; n < ARRAY_SIZE(tern_device_attrs); n++)
+		tern_attrs[n] = tern_device_attrs[n];
+
+	for (port = 0; port < TERN_FABRIC_MAX_PORTS; port++) {
+		for (field = 0; field < TERN_PORT_FIELDS; field++) {
+			struct tern_port_attribute *pattr =
+				&tern_port_attrs[port][field];
+			char *name = tern_port_attr_names[port][field];
+
+			snprintf(name, sizeof(tern_port_attr_names[0][0]),
+				 "port%u_%s", port,
+				 tern_port_field_names[field]);
+			sysfs_attr_init(&pattr->attr.attr);
+			pattr->attr.attr.name = name;
+			pattr->attr.attr.mode = 0444;
+			pattr->attr.show = tern_port_show;
+			pattr->port = port;
+			pattr->field = field;
+			tern_attrs[n++] = &pattr->attr.attr;
+		}
+	}
+	tern_attrs[n] = NULL;
+}
+
+/* A port's files show only on devices that have the port. */
+static umode_t tern_attr_visible(struct kobject *kobj, struct attribute *attr,
+				 int n)
+{
+	struct device *dev = kobj_to_dev(kobj);
+	struct device_attribute *dattr =
+		container_of(attr, struct device_attribute, attr);
+	const struct tern_port_attribute *pattr;
+
+	if (dattr->show != tern_port_show)
+		return attr->mode;
+	pattr = container_of(dattr, struct tern_port_attribute, attr);
+	return pattr->port < tern_device_port_count(to_tdev(dev)) ?
+	       attr->mode : 0;
+}
+
+static const struct attribute_group tern_group = {
+	.name = "tern",
+	.attrs = tern_attrs,
+	.is_visible = tern_attr_visible,
+};
+
+const struct attribute_group *tern_sysfs_groups[] = {
+	&tern_group,
 	NULL,
 };
-ATTRIBUTE_GROUPS(tern_port);
-
-static const struct kobj_type tern_port_ktype = {
-	.release = tern_sysfs_dir_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = tern_port_groups,
-};
-
-/* ---- life ---- */
-
-static struct tern_sysfs_dir *tern_sysfs_dir_add(struct tern_device *tdev,
-						 const struct kobj_type *ktype,
-						 struct kobject *parent,
-						 const char *name, u32 port)
-{
-	struct tern_sysfs_dir *dir;
-	int ret;
-
-	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
-	if (!dir)
-		return ERR_PTR(-ENOMEM);
-
-	dir->tdev = tdev;
-	dir->port = port;
-	ret = kobject_init_and_add(&dir->kobj, ktype, parent, "%s", name);
-	if (ret) {
-		/* The kobject is initialized: its release frees @dir. */
-		kobject_put(&dir->kobj);
-		return ERR_PTR(ret);
-	}
-	return dir;
-}
-
-static void tern_sysfs_fini(void *arg)
-{
-	struct tern_sysfs *sysfs = arg;
-	u32 port;
-
-	/* Ports first: each holds its parent. */
-	for (port = 0; port < sysfs->port_count; port++) {
-		if (sysfs->ports[port])
-			kobject_put(&sysfs->ports[port]->kobj);
-	}
-	kobject_put(&sysfs->root->kobj);
-	kfree(sysfs->ports);
-	kfree(sysfs);
-}
-
-/* Makes the device's sysfs directories, removed with its parent's devres. */
-int tern_sysfs_init(struct tern_device *tdev)
-{
-	struct device *parent = tdev->drm.dev;
-	u32 count = tern_device_port_count(tdev);
-	struct tern_sysfs *sysfs;
-	char name[16];
-	u32 port;
-
-	sysfs = kzalloc(sizeof(*sysfs), GFP_KERNEL);
-	if (!sysfs)
-		return -ENOMEM;
-	sysfs->ports = kcalloc(count, sizeof(*sysfs->ports), GFP_KERNEL);
-	if (count && !sysfs->ports) {
-		kfree(sysfs);
-		return -ENOMEM;
-	}
-
-	sysfs->root = tern_sysfs_dir_add(tdev, &tern_device_ktype,
-					 &parent->kobj, "tern", 0);
-	if (IS_ERR(sysfs->root)) {
-		int ret = PTR_ERR(sysfs->root);
-
-		kfree(sysfs->ports);
-		kfree(sysfs);
-		return ret;
-	}
-
-	/* From here tern_sysfs_fini() undoes whatever was made. */
-	sysfs->port_count = count;
-	for (port = 0; port < count; port++) {
-		struct tern_sysfs_dir *dir;
-
-		snprintf(name, sizeof(name), "port%u", port);
-		dir = tern_sysfs_dir_add(tdev, &tern_port_ktype,
-					 &sysfs->root->kobj, name, port);
-		if (IS_ERR(dir)) {
-			tern_sysfs_fini(sysfs);
-			return PTR_ERR(dir);
-		}
-		sysfs->ports[port] = dir;
-	}
-
-	return devm_add_action_or_reset(parent, tern_sysfs_fini, sysfs);
-}

@@ -81,8 +81,8 @@ static int health_clear(uint32_t device, const char *value)
 /* Errors counted by the links on @device's ports. */
 static uint64_t port_errors(uint32_t device)
 {
-	return sysfs_number(device, "port0/errors") +
-	       sysfs_number(device, "port1/errors");
+	return sysfs_number(device, "port0_errors") +
+	       sysfs_number(device, "port1_errors");
 }
 
 static void assert_counters_kept(const struct nl_reply *before,

@@ -91,11 +91,11 @@ static void assert_port_files(uint32_t d, uint32_t p,
 {
 	char file[64], state[32];
 
-	snprintf(file, sizeof(file), "port%u/state", p);
+	snprintf(file, sizeof(file), "port%u_state", p);
 	sysfs_string(d, file, state, sizeof(state));
 	assert_string_equal(state, port_states[port->state]);
 #define PORT_NUMBER(name, want) do { \
-		snprintf(file, sizeof(file), "port%u/" name, p); \
+		snprintf(file, sizeof(file), "port%u_" name, p); \
 		assert_int_equal(sysfs_number(d, file), (want)); \
 	} while (0)
 	PORT_NUMBER("peer_device", port->peer_fabric_id);
@@ -135,6 +135,15 @@ static void test_sysfs_matches_netlink(void **state)
 		assert_string_equal(health, health_names[dev.attr[TERN_A_DEV_HEALTH]]);
 		for (uint32_t p = 0; p < RING_PORTS; p++)
 			assert_port_files(d, p, &ports.port[d][p]);
+		/* A port the device does not have has no files. */
+		{
+			char path[96];
+
+			snprintf(path, sizeof(path),
+				 "/sys/bus/platform/devices/tern.%u/tern/port%u_state",
+				 d, RING_PORTS);
+			assert_int_equal(access(path, F_OK), -1);
+		}
 	}
 	nl_socket_free(sock);
 }

@@ -43,7 +43,7 @@ struct racer {
 	bool faults;
 	struct paths debugfs_dirs;	/* the devices' DRM debugfs directories */
 	struct paths debugfs_files;	/* every file in them */
-	struct paths sysfs_files;	/* every attribute of tern.N/tern/ */
+	struct paths sysfs_files;	/* every attribute of tern.N/tern/, ports' too */
 	struct paths health_clear;
 	unsigned int devices, ports, engines;
 	uint64_t mem_size;
@@ -145,14 +145,13 @@ static void discover(struct racer *r)
 		paths_glob(&r->debugfs_files, pattern, false);
 	}
 	paths_glob(&r->sysfs_files, "/sys/bus/platform/devices/tern.*/tern/*", false);
-	paths_glob(&r->sysfs_files, "/sys/bus/platform/devices/tern.*/tern/port*/*", false);
 	paths_glob(&r->health_clear, "/sys/bus/platform/devices/tern.*/tern/health_clear",
 		   false);
 	/* mock devices are alike: the first one's numbers serve for all */
 	r->devices = r->health_clear.count;
 	r->engines = (unsigned int)read_number("/sys/bus/platform/devices/tern.0/tern/engines");
 	r->mem_size = read_number("/sys/bus/platform/devices/tern.0/tern/mem_total_bytes");
-	if (!glob("/sys/bus/platform/devices/tern.0/tern/port*", GLOB_ONLYDIR, NULL, &g)) {
+	if (!glob("/sys/bus/platform/devices/tern.0/tern/port*_state", 0, NULL, &g)) {
 		r->ports = (unsigned int)g.gl_pathc;
 		globfree(&g);
 	}
