@@ -8,7 +8,8 @@
 #   test_collectives  collectives on simulated machines, every case
 #   test_conformance  the tern.h conformance suite, any backend
 #   test_uapi         raw ioctl tests against the first Tern node
-#   test_fence_unload a job's sync_file kept across rmmod tern (own VM boot)
+#   test_unload       rmmod with a job's sync_file held, bad parameters at
+#                     load (own VM boot)
 #   test_unplug       a mock device unbound and bound again, held open
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
@@ -39,7 +40,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
-	$(TEST_BIN)/test_fence_unload $(TEST_BIN)/test_unplug
+	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
 $(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
@@ -68,9 +69,9 @@ $(TEST_BIN)/test_conformance: $(TEST_CONFORMANCE_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
-# A job's sync_file across rmmod; unloads tern.ko, so a VM boot of its own.
-$(TEST_BIN)/test_fence_unload: $(BUILD)/tests/unload/fence_unload.o \
-		$(BUILD)/tests/uapi/util.o
+# Unloads and loads tern.ko, so a VM boot of its own.
+$(TEST_BIN)/test_unload: $(patsubst %.c,$(BUILD)/%.o, \
+		$(sort $(wildcard tests/unload/*.c))) $(BUILD)/tests/uapi/util.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 

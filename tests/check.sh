@@ -24,7 +24,8 @@
 #                     can prepare it (SKIP with the reason when it cannot)
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
-#   vm-*/unload       a job's sync_file kept open across rmmod tern
+#   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
+#                     parameters out of range fail (tests/unload/)
 #   vm-*/fuzz         tests/fuzz/vm-fuzz.sh: tern-fuzz for
 #                     TERN_CHECK_FUZZ_TIME seconds (60) from seed
 #                     TERN_CHECK_FUZZ_SEED (1); fails on a kernel report,
@@ -172,13 +173,13 @@ vm_fuzz() {
 	vm_result "$kernel" fuzz "$log" "$rc"
 }
 
-# vm_unload KERNEL: tests/unload/fence_unload.c in a VM boot of its own
+# vm_unload KERNEL: tests/unload/ in a VM boot of its own
 # that keeps tern.ko loaded for it: the test unloads it.
 vm_unload() {
 	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1-unload.log" rc=0 p f s status note=""
-	echo "check: vm-$kernel/unload: tests/vm/run-vm.sh --kernel $kernel --keep-module -- $BUILD/tests/test_fence_unload"
+	echo "check: vm-$kernel/unload: tests/vm/run-vm.sh --kernel $kernel --keep-module -- $BUILD/tests/test_unload"
 	tests/vm/run-vm.sh --kernel "$kernel" --keep-module --params "$VM_PARAMS" \
-		--append "$VM_APPEND" --timeout 300 -- "$BUILD/tests/test_fence_unload" \
+		--append "$VM_APPEND" --timeout 300 -- "$BUILD/tests/test_unload" \
 		>"$log" 2>&1 || rc=$?
 	read -r p f s <<<"$(cmocka_counts "$log")"
 	status=PASS

@@ -217,19 +217,62 @@ static void debugfs_path(const char *name, char *path, size_t size)
 			 uapi.info.device_index, name);
 }
 
-static int write_knob(const char *name, unsigned int value)
+static int write_knob_text(const char *name, const char *text)
 {
-	char path[128], text[16];
-	int fd, len, ret;
+	ssize_t len = (ssize_t)strlen(text);
+	char path[128];
+	int fd, ret;
 
 	debugfs_path(name, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	len = snprintf(text, sizeof(text), "%u\n", value);
 	ret = write(fd, text, len) == len ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+static int write_knob(const char *name, unsigned int value)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u\n", value);
+	return write_knob_text(name, text);
+}
+
+/* The knob's value, or -1 if it cannot be read. */
+static long read_knob(const char *name)
+{
+	char path[128];
+	long value = -1;
+	FILE *f;
+
+	debugfs_path(name, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
+}
+
+/* The delay knobs take a number of milliseconds and nothing else. */
+static void test_fault_knobs_refuse_nonsense(void **state)
+{
+	static const char *const knobs[] = { "run_job_delay_ms",
+					     "timeout_delay_ms" };
+
+	(void)state;
+	if (read_knob(knobs[0]) < 0) {
+		print_message("no fault knobs in debugfs\n");
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		assert_int_equal(write_knob_text(knobs[i], "soon\n"), -EINVAL);
+		assert_int_equal(write_knob_text(knobs[i], "-1x\n"), -EINVAL);
+		assert_int_equal(read_knob(knobs[i]), 0);
+	}
 }
 
 static unsigned int module_parameter(const char *name)
@@ -542,6 +585,7 @@ int uapi_robust_tests(void)
 		T(test_stalled_queue_holds_only_itself),
 		T(test_timeout_while_scheduler_uses_job),
 		T(test_timeout_after_slow_reset),
+		T(test_fault_knobs_refuse_nonsense),
 		T(test_queue_banned_after_timeouts),
 		T(test_queue_destroy_does_not_wait),
 		T(test_jobs_in_flight_limit),

@@ -6,8 +6,7 @@
  * The old driver let the module go, and SYNC_IOC_FILE_INFO then copied
  * freed memory to userspace.
  *
- * Unloads tern.ko: run it alone in a VM boot that keeps the module
- * (tests/vm/run-vm.sh --keep-module -- build/tests/test_fence_unload).
+ * Part of test_unload (tests/unload/main.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +21,12 @@
 #include <xf86drm.h>
 
 #include "../uapi/uapi.h"
+#include "unload.h"
 
 /* How long the last fence's RCU-deferred free may take; a bound only. */
 #define UNLOAD_BOUND_S	30
 
-static int unload_tern(void)
+int unload_tern(void)
 {
 	return syscall(__NR_delete_module, "tern", O_NONBLOCK) ? errno : 0;
 }
@@ -105,7 +105,7 @@ static void test_sync_file_outlives_unload(void **state)
 	assert_int_equal(err, 0);
 }
 
-int main(void)
+int unload_fence_tests(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sync_file_outlives_unload),

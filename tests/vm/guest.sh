@@ -83,6 +83,8 @@ if [ "$TERN_VM_SHELL" = 1 ]; then
 		</dev/ttyS0 >/dev/ttyS0 2>&1
 	status=$?
 else
+	# The command may load the module again (tests/unload/params.c).
+	export TERN_VM_MODULE
 	"$@"
 	status=$?
 fi
