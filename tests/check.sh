@@ -27,7 +27,7 @@
 #   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
 #                     parameters out of range fail (tests/unload/)
 #   vm-*/fuzz         tests/fuzz/vm-fuzz.sh: tern-fuzz for
-#                     TERN_CHECK_FUZZ_TIME seconds (60) from seed
+#                     TERN_CHECK_FUZZ_TIME seconds (45) from seed
 #                     TERN_CHECK_FUZZ_SEED (1); fails on a kernel report,
 #                     devices not back to where they were, or tern.ko stuck
 #
@@ -42,12 +42,13 @@ ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 JOBS=${TERN_CHECK_JOBS:-2}
 VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256}
 # Freed objects poisoned and redzones checked: a use after free in tern.ko
-# oopses instead of passing unseen (Debian's kernel has no KASAN).
-VM_APPEND=${TERN_CHECK_VM_APPEND:-slub_debug=FZPU}
+# oopses instead of passing unseen (Debian's kernel has no KASAN). Without
+# U (who allocated and freed), which costs minutes; the fuzz VMs keep it.
+VM_APPEND=${TERN_CHECK_VM_APPEND:-slub_debug=FZP}
 VM_TIMEOUT=900
 # tern-fuzz in each VM: long enough to find the races it knows, short
 # enough for the suite; a fixed seed, so that a failure can be repeated.
-FUZZ_TIME=${TERN_CHECK_FUZZ_TIME:-60}
+FUZZ_TIME=${TERN_CHECK_FUZZ_TIME:-45}
 FUZZ_SEED=${TERN_CHECK_FUZZ_SEED:-1}
 
 TERN_TEST_LOGS=$BUILD/test-logs
