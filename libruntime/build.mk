@@ -15,7 +15,7 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	packets.c fabric.c dtype.c submit.c \
 	backend_kernel.c kernel_fence.c kernel_share.c \
 	sim_device.c sim_memory.c sim_engine.c sim_fence.c sim_share.c) \
-	$(sort $(wildcard libruntime/coll_*.c))
+	$(sort $(wildcard libruntime/coll/*.c))
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) \
 	$(addprefix $(BUILD)/driver/model/, \
 		tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o)

@@ -58,7 +58,7 @@ struct tern_comm {
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 };
 
-/* ---- coll_comm.c ---- */
+/* ---- comm.c ---- */
 
 struct coll_node;
 
@@ -72,7 +72,7 @@ void coll_register(struct tern_comm *comm);
 /* What the ring planner needs from @dev: its fabric id and neighbours. */
 tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node);
 
-/* ---- coll_topo.c ---- */
+/* ---- topo.c ---- */
 
 /* What the ring planner needs to know about one rank's device. */
 struct coll_node {
@@ -89,7 +89,7 @@ struct coll_node {
  */
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes);
 
-/* ---- coll_prog.c: one rank's packet program ---- */
+/* ---- prog.c: one rank's packet program ---- */
 
 struct coll_prog {
 	struct tern_comm *comm;
@@ -144,7 +144,7 @@ void coll_seq_save(const struct tern_comm *comm, struct coll_seq_snapshot *s);
 void coll_seq_restore(struct tern_comm *comm,
 		      const struct coll_seq_snapshot *s);
 
-/* ---- coll_call.c: what every collective call does first and last ---- */
+/* ---- call.c: what every collective call does first and last ---- */
 
 /* Below this many bytes a collective runs on one ring: fewer steps. */
 #define COLL_MULTI_CHANNEL_MIN	(64u << 10)
@@ -177,7 +177,7 @@ tern_status_t coll_call_ptr(struct coll_call *call, tern_ptr_t ptr,
 /* Submits the program if @status is TERN_SUCCESS; unlocks; returns it. */
 tern_status_t coll_call_end(struct coll_call *call, tern_status_t status);
 
-/* ---- coll_direct.c: one-step algorithms for messages of one slot ---- */
+/* ---- direct.c: one-step algorithms for messages of one slot ---- */
 
 /*
  * Every rank sends its piece straight to every rank that needs it and
