@@ -328,11 +328,12 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	    rank < 0 || rank >= nranks ||
 	    !tern_handle_valid(dev, TERN_HANDLE_DEVICE))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	/* Before the id: the one tern_get_unique_id() could not make here. */
+	if (dev->ops->kind != TERN_BACKEND_KERNEL)
+		return TERN_ERROR_NOT_SUPPORTED;
 	memcpy(&cid, id->internal, sizeof(cid));
 	if (memcmp(cid.magic, COLL_ID_MAGIC, sizeof(cid.magic)) != 0)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (dev->ops->kind != TERN_BACKEND_KERNEL)
-		return TERN_ERROR_NOT_SUPPORTED;
 	if (nranks > 1 &&
 	    (!(dev->info.capabilities & TERN_DEVICE_CAP_PEER_MEMORY) ||
 	     tern_device_fabric_id(dev) < 0))
