@@ -352,6 +352,8 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	unsigned int delay_ms;
 	bool signalling, ended;
 
+	/* Ours for this call: back on the list, the job may be freed at once. */
+	kref_get(&job->ref);
 	spin_lock(&sched->job_list_lock);
 	list_add(&sched_job->list, &sched->pending_list);
 	ended = dma_fence_is_signaled(&sched_job->s_fence->finished);
@@ -360,10 +362,8 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	spin_unlock(&sched->job_list_lock);
 	if (ended) {
 		tern_job_free(sched_job);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
+		goto out;
 	}
-	/* Back on the list, the job may end and be freed at any moment. */
-	kref_get(&job->ref);
 
 	/*
 	 * Fences wait on this: no memory allocation, no lock that reclaim
@@ -383,6 +383,7 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 	delay_ms = READ_ONCE(job->tdev->timeout_delay_ms);
 	if (delay_ms)
 		msleep(delay_ms);
+out:
 	tern_job_put(job);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
