@@ -126,18 +126,7 @@ static ssize_t tern_fabric_link_write(struct file *file,
 	return ret ? ret : len;
 }
 
-static int tern_engines_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, tern_engines_show, inode->i_private);
-}
-
-static const struct file_operations tern_engines_fops = {
-	.owner = THIS_MODULE,
-	.open = tern_engines_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(tern_engines);
 
 static const struct file_operations tern_fabric_link_fops = {
 	.owner = THIS_MODULE,
