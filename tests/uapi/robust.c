@@ -240,6 +240,17 @@ static int write_knob(const char *name, unsigned int value)
 	return write_knob_text(name, text);
 }
 
+/* Sets the fault knob @name, or skips the test where there is none. */
+static void set_knob_or_skip(const char *name, unsigned int value)
+{
+	int err = write_knob(name, value);
+
+	if (err) {
+		print_message("no %s in debugfs: %s\n", name, strerror(-err));
+		skip();
+	}
+}
+
 /* The knob's value, or -1 if it cannot be read. */
 static long read_knob(const char *name)
 {
@@ -275,6 +286,58 @@ static void test_fault_knobs_refuse_nonsense(void **state)
 	}
 }
 
+/*
+ * debugfs "engines" shows a job that waits on a semaphore, on its engine
+ * and on the scheduler's pending list, under its queue; it takes no
+ * writes.
+ */
+static void test_engines_file_shows_jobs(void **state)
+{
+	uint32_t queue = uapi_queue_create(uapi.fd, 0);
+	uint32_t other = uapi_queue_create(uapi.fd, 0);
+	uint32_t out = uapi_syncobj_create(uapi.fd);
+	struct uapi_stream s = { .size = 0 };
+	char path[128], line[256], want[32];
+	int on_engine = 0, pending = 0;
+	struct uapi_bo bo;
+	FILE *f;
+
+	(void)state;
+	debugfs_path("engines", path, sizeof(path));
+	if (access(path, R_OK)) {
+		print_message("no %s: %s\n", path, strerror(errno));
+		skip();
+	}
+	assert_int_equal(write_knob_text("engines", "0\n"), -EINVAL);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	assert_ioctl_ok(uapi_submit(uapi.fd, queue, &s, out));
+
+	snprintf(want, sizeof(want), "queue %u ", queue);
+	/* The engine takes it soon after SUBMIT; it waits till signalled. */
+	for (int tries = 0; tries < 100 && !(on_engine && pending); tries++) {
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			if (!strstr(line, want))
+				continue;
+			on_engine |= strstr(line, "  engine: ") == line;
+			pending |= strstr(line, "  pending: ") == line;
+		}
+		fclose(f);
+		if (!(on_engine && pending))
+			usleep(10000);
+	}
+	assert_false(signalled(uapi.fd, out));
+	s.size = 0;
+	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bo.va, 1);
+	assert_int_equal(uapi_run(uapi.fd, other, &s), 1);
+	assert_int_equal(uapi_fence_status(uapi.fd, out), 1);
+	assert_true(on_engine);
+	assert_true(pending);
+	uapi_bo_close(uapi.fd, &bo);
+}
+
 static unsigned int module_parameter(const char *name)
 {
 	char path[96];
@@ -303,12 +366,7 @@ static void test_timeout_while_scheduler_uses_job(void **state)
 	int err;
 
 	(void)state;
-	err = write_knob("run_job_delay_ms", delay_ms);
-	if (err) {
-		print_message("no run_job_delay_ms in debugfs: %s\n",
-			      strerror(-err));
-		skip();
-	}
+	set_knob_or_skip("run_job_delay_ms", delay_ms);
 	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	err = uapi_run(uapi.fd, queue, &s);
@@ -339,12 +397,7 @@ static void test_timeout_after_slow_reset(void **state)
 	int err, first;
 
 	(void)state;
-	err = write_knob("timeout_delay_ms", delay_ms);
-	if (err) {
-		print_message("no timeout_delay_ms in debugfs: %s\n",
-			      strerror(-err));
-		skip();
-	}
+	set_knob_or_skip("timeout_delay_ms", delay_ms);
 	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	first = uapi_run(uapi.fd, queue, &s);
@@ -586,6 +639,7 @@ int uapi_robust_tests(void)
 		T(test_timeout_while_scheduler_uses_job),
 		T(test_timeout_after_slow_reset),
 		T(test_fault_knobs_refuse_nonsense),
+		T(test_engines_file_shows_jobs),
 		T(test_queue_banned_after_timeouts),
 		T(test_queue_destroy_does_not_wait),
 		T(test_jobs_in_flight_limit),

@@ -147,10 +147,16 @@ static void test_unplug_with_file_open(void **state)
 	close(fd);
 }
 
-/* Unbinding twice or binding a bound device says so, and changes nothing. */
+/*
+ * Unbinding twice, binding a bound device or naming one that is not there
+ * says so, and changes nothing.
+ */
 static void test_unplug_errors(void **state)
 {
 	(void)state;
+	assert_true(is_bound());
+	assert_int_equal(write_sysfs(DRIVER_DIR "/bind", "tern.999"), -ENODEV);
+	assert_int_equal(write_sysfs(DRIVER_DIR "/unbind", "nonsense"), -ENODEV);
 	assert_true(is_bound());
 	assert_int_equal(set_bound(1), -EBUSY);
 	assert_int_equal(set_bound(0), 0);
