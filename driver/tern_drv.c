@@ -76,7 +76,8 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	tdev->fabric = config->fabric;
 	tdev->fabric_id = index;
 	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
-			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE;
+			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE |
+			     TERN_CAP_SEM_WAIT_ABORT;
 	if (config->mock)
 		tdev->capabilities |= TERN_CAP_MOCK;
 	if (tdev->fabric)

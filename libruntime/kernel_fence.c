@@ -179,6 +179,8 @@ static tern_status_t kbe_fence_error(int err)
 		return TERN_ERROR_CANCELLED;
 	case ENOLINK:
 		return TERN_ERROR_NO_ROUTE;
+	case ECONNRESET:	/* a SEM_WAIT_ABORT's abort word was set */
+		return TERN_ERROR_PEER_FAILED;
 	default:
 		return TERN_ERROR_BACKEND;
 	}

@@ -11,7 +11,9 @@
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "packets are built in host byte order");
-_Static_assert(sizeof(struct drm_tern_packet_reduce) <= TERN_PACKET_MAX_BYTES,
+_Static_assert(sizeof(struct drm_tern_packet_reduce) <= TERN_PACKET_MAX_BYTES &&
+	       sizeof(struct drm_tern_packet_sem_wait_abort) <=
+	       TERN_PACKET_MAX_BYTES,
 	       "TERN_PACKET_MAX_BYTES holds every packet");
 
 void tern_packets_init(struct tern_packet_builder *b, void *buf,
@@ -115,6 +117,22 @@ void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 			   equal ? TERN_SEM_WAIT_EQ : 0);
 	p->addr = addr;
 	p->value = value;
+}
+
+void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
+				uint64_t value, uint64_t abort_addr,
+				bool equal)
+{
+	struct drm_tern_packet_sem_wait_abort *p =
+		tern_packet_reserve(b, sizeof(*p));
+
+	if (!p)
+		return;
+	tern_packet_header(&p->header, TERN_OP_SEM_WAIT_ABORT, sizeof(*p),
+			   equal ? TERN_SEM_WAIT_EQ : 0);
+	p->addr = addr;
+	p->value = value;
+	p->abort = abort_addr;
 }
 
 void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,

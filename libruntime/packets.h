@@ -34,6 +34,13 @@ void tern_packet_sem_signal(struct tern_packet_builder *b, uint64_t addr,
 void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 			  uint64_t value, bool equal);
 /*
+ * SEM_WAIT that fails the job once the u64 at @abort_addr is not zero
+ * (TERN_SEM_ABORT_CANCEL: cancelled; anything else: a peer failed).
+ */
+void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
+				uint64_t value, uint64_t abort_addr,
+				bool equal);
+/*
  * dst[i] = src0[i] @op src1[i] for @count elements of @dtype (enum
  * drm_tern_dtype, enum drm_tern_redop; tern_dtype_t and tern_redop_t have
  * the same values).

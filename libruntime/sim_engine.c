@@ -7,7 +7,9 @@
  * engines do). A job whose SEM_WAIT does not pass sleeps on the semaphore
  * until an engine writes it (or a bounded timeout, for host writes); a job still unfinished at the job timeout fails with
  * TERN_ERROR_TIMEOUT, one that faults with TERN_ERROR_DEVICE_FAULT, one that
- * addresses a peer's memory no up link reaches with TERN_ERROR_NO_ROUTE. A
+ * addresses a peer's memory no up link reaches with TERN_ERROR_NO_ROUTE,
+ * one whose SEM_WAIT_ABORT finds its abort word set with
+ * TERN_ERROR_CANCELLED (TERN_SEM_ABORT_CANCEL) or TERN_ERROR_PEER_FAILED. A
  * dependency's failure does not stop the jobs waiting for it.
  */
 #include <errno.h>
@@ -61,7 +63,10 @@ static void sim_sleep_us(unsigned int us)
  * all in a VM) and takes the CPU from the engines with work. An engine
  * wakes a semaphore's sleepers once an 8-byte access (a SEM_SIGNAL's, or
  * one that needs no wake) has landed, i.e. at its next translate or at the
- * end of the run. The timeout catches semaphores the host writes.
+ * end of the run. The timeout catches semaphores the host writes, and
+ * SEM_WAIT_ABORT's abort word, which nothing wakes: it is read before the
+ * sleep, and again at the next run, so that a store into it is seen
+ * within one timeout (at most 16 ms).
  */
 static atomic_int sim_sem_sleepers;
 static __thread void *sim_sem_written;
@@ -92,24 +97,34 @@ static void *sim_translate_waking(void *ctx, uint64_t va, uint64_t len,
 	return ptr;
 }
 
-/* Sleeps until the stalled SEM_WAIT at @offset may pass, or @timeout_us. */
+/*
+ * Sleeps until the stalled SEM_WAIT or SEM_WAIT_ABORT at @offset may pass,
+ * or @timeout_us; not at all when a SEM_WAIT_ABORT's abort word is set.
+ */
 static void sim_sem_sleep(struct sim_context *ctx, const struct sim_job *job,
 			  uint32_t offset, unsigned int timeout_us)
 {
+	/* SEM_WAIT_ABORT begins as SEM_WAIT does: header, addr, value */
 	const struct drm_tern_packet_sem_wait *p =
 		(const void *)((const uint8_t *)job->packets + offset);
+	const struct drm_tern_packet_sem_wait_abort *pa = (const void *)p;
 	struct timespec ts = { timeout_us / 1000000,
 			       (long)(timeout_us % 1000000) * 1000 };
+	uint64_t *abort_word = NULL;
 	uint32_t owner;
 	uint64_t now;
 	void *ptr;
 
-	if (p->header.opcode != TERN_OP_SEM_WAIT) {
+	if (p->header.opcode != TERN_OP_SEM_WAIT &&
+	    p->header.opcode != TERN_OP_SEM_WAIT_ABORT) {
 		sim_sleep_us(timeout_us);
 		return;
 	}
 	pthread_rwlock_rdlock(&ctx->va_lock);
 	ptr = sim_translate(ctx, p->addr, sizeof(uint64_t), &owner);
+	if (p->header.opcode == TERN_OP_SEM_WAIT_ABORT)
+		abort_word = sim_translate(ctx, pa->abort, sizeof(uint64_t),
+					   &owner);
 	pthread_rwlock_unlock(&ctx->va_lock);
 	if (!ptr || ((uintptr_t)ptr & 3)) {
 		sim_sleep_us(timeout_us);
@@ -117,7 +132,8 @@ static void sim_sem_sleep(struct sim_context *ctx, const struct sim_job *job,
 	}
 	atomic_fetch_add(&sim_sem_sleepers, 1);
 	now = __atomic_load_n((uint64_t *)ptr, __ATOMIC_SEQ_CST);
-	if (!((p->header.flags & TERN_SEM_WAIT_EQ) ? now == p->value :
+	if ((!abort_word || !__atomic_load_n(abort_word, __ATOMIC_SEQ_CST)) &&
+	    !((p->header.flags & TERN_SEM_WAIT_EQ) ? now == p->value :
 						      now >= p->value))
 		syscall(SYS_futex, ptr, FUTEX_WAIT, (uint32_t)now, &ts,
 			NULL, 0);
@@ -152,6 +168,10 @@ static tern_status_t sim_job_run(struct sim_context *ctx, struct sim_job *job)
 			return TERN_ERROR_DEVICE_FAULT;
 		if (ret == -ENOLINK)
 			return TERN_ERROR_NO_ROUTE;
+		if (ret == -ECANCELED)
+			return TERN_ERROR_CANCELLED;
+		if (ret == -ECONNRESET)
+			return TERN_ERROR_PEER_FAILED;
 		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
 			return TERN_ERROR_BACKEND;
 		if (sim_clock_ns() >= deadline)

@@ -31,6 +31,9 @@ static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 		[TERN_OP_SEM_WAIT] = {
 			true, sizeof(struct drm_tern_packet_sem_wait) / 8,
 			TERN_SEM_WAIT_EQ },
+		[TERN_OP_SEM_WAIT_ABORT] = {
+			true, sizeof(struct drm_tern_packet_sem_wait_abort) / 8,
+			TERN_SEM_WAIT_EQ },
 		[TERN_OP_REDUCE] = {
 			true, sizeof(struct drm_tern_packet_reduce) / 8, 0 },
 	};
@@ -114,6 +117,13 @@ static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
 		const struct drm_tern_packet_sem_wait *p = (const void *)hdr;
 
 		return tern_u64_slot_ok(p->addr) ? 0 : -EINVAL;
+	}
+	case TERN_OP_SEM_WAIT_ABORT: {
+		const struct drm_tern_packet_sem_wait_abort *p =
+			(const void *)hdr;
+
+		return tern_u64_slot_ok(p->addr) && tern_u64_slot_ok(p->abort) ?
+		       0 : -EINVAL;
 	}
 	case TERN_OP_REDUCE:
 		return tern_validate_reduce((const void *)hdr);
@@ -326,6 +336,54 @@ static int tern_u64_slot(const struct tern_model_mem *mem, u64 va, bool write,
 	return 0;
 }
 
+/*
+ * Whether the u64 at @va passes a wait for @value (== with @equal, else
+ * >=). Polls that fail are not traffic worth counting; the pass is.
+ */
+static int tern_sem_check(const struct tern_model_mem *mem, u64 va,
+			  u64 value, bool equal)
+{
+	struct tern_access a;
+	bool passed;
+	u64 now;
+	int ret = tern_access(mem, va, sizeof(u64), &a);
+
+	if (ret)
+		return ret;
+	now = tern_load_u64((u64 *)a.ptr);
+	passed = equal ? now == value : now >= value;
+	if (!passed)
+		return TERN_MODEL_STALLED;
+	tern_account(mem, &a, false, sizeof(u64));
+	return 0;
+}
+
+/*
+ * SEM_WAIT_ABORT: the abort word first, at every look, so that a job
+ * whose abort word is set never passes. Its read is counted when it ends
+ * the wait, either way.
+ */
+static int tern_run_sem_wait_abort(const struct drm_tern_packet_sem_wait_abort *p,
+				   const struct tern_model_mem *mem)
+{
+	struct tern_access a;
+	u64 word;
+	int ret = tern_access(mem, p->abort, sizeof(u64), &a);
+
+	if (ret)
+		return ret;
+	word = tern_load_u64((u64 *)a.ptr);
+	if (word) {
+		tern_account(mem, &a, false, sizeof(u64));
+		return word == TERN_SEM_ABORT_CANCEL ? -ECANCELED : -ECONNRESET;
+	}
+	ret = tern_sem_check(mem, p->addr, p->value,
+			     p->header.flags & TERN_SEM_WAIT_EQ);
+	if (!ret)
+		tern_account(mem, &a, false, sizeof(u64));
+	return ret;
+}
+
 static int tern_run_packet(struct tern_model_job *job,
 			   const struct drm_tern_packet_header *hdr,
 			   const struct tern_model_mem *mem, u64 *budget)
@@ -364,24 +422,12 @@ static int tern_run_packet(struct tern_model_job *job,
 	}
 	case TERN_OP_SEM_WAIT: {
 		const struct drm_tern_packet_sem_wait *p = (const void *)hdr;
-		struct tern_access a;
-		bool passed;
-		u64 now;
-		int ret = tern_access(mem, p->addr, sizeof(u64), &a);
 
-		if (ret)
-			return ret;
-		now = tern_load_u64((u64 *)a.ptr);
-		if (hdr->flags & TERN_SEM_WAIT_EQ)
-			passed = now == p->value;
-		else
-			passed = now >= p->value;
-		if (!passed)
-			return TERN_MODEL_STALLED;
-		/* Polls that fail are not traffic worth counting; the pass is. */
-		tern_account(mem, &a, false, sizeof(u64));
-		return 0;
+		return tern_sem_check(mem, p->addr, p->value,
+				      hdr->flags & TERN_SEM_WAIT_EQ);
 	}
+	case TERN_OP_SEM_WAIT_ABORT:
+		return tern_run_sem_wait_abort((const void *)hdr, mem);
 	default:
 		return 0;	/* NOP */
 	}

@@ -13,7 +13,7 @@
 #include "../../uapi/drm/tern_accel.h"
 
 /* Returned by tern_model_run() while work remains (not an error). */
-#define TERN_MODEL_STALLED	1	/* a SEM_WAIT has not passed yet */
+#define TERN_MODEL_STALLED	1	/* a SEM_WAIT(_ABORT) has not passed yet */
 #define TERN_MODEL_YIELD	2	/* the byte budget ran out */
 
 /*
@@ -81,9 +81,11 @@ static inline void tern_model_job_init(struct tern_model_job *job,
  * Runs @job from where it stopped, moving at most TERN_MODEL_BUDGET bytes.
  * Returns 0 when the stream is done,
  * TERN_MODEL_STALLED or TERN_MODEL_YIELD when it should be called again,
- * -EFAULT when a packet addressed memory outside the context's buffers, or
- * -ENOLINK when it addressed a peer's memory that no up link reaches (the
- * packets before it have taken effect, nothing after it runs).
+ * -EFAULT when a packet addressed memory outside the context's buffers,
+ * -ENOLINK when it addressed a peer's memory that no up link reaches, or
+ * -ECANCELED or -ECONNRESET when a SEM_WAIT_ABORT found its abort word
+ * set (the packets before it have taken effect, nothing after it runs).
+ * A stalled job re-reads every semaphore and abort word at each call.
  */
 int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem);
 

@@ -78,5 +78,6 @@ int main(void)
 	failed += uapi_peer_tests();
 	failed += uapi_reduce_tests();
 	failed += uapi_robust_tests();
+	failed += uapi_abort_tests();
 	return failed ? 1 : 0;
 }

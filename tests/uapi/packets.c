@@ -51,6 +51,8 @@ static uint32_t emit_valid(uint16_t opcode)
 		return uapi_emit_fill(&p.s, p.bo.va + 1, 7, 0x01020304);
 	case TERN_OP_TIMESTAMP:
 		return uapi_emit_timestamp(&p.s, slot_va());
+	case TERN_OP_SEM_WAIT_ABORT:
+		return uapi_emit_sem_abort(&p.s, 0, slot_va(), 0, slot_va() + 8);
 	default:
 		return uapi_emit_sem(&p.s, opcode, 0, slot_va(), 0);
 	}
@@ -91,6 +93,10 @@ static void test_packets_all_valid(void **state)
 		emit_valid(ops[i]);
 	uapi_emit_sem(&p.s, TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, slot_va(), 5);
 	uapi_emit_sem(&p.s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, slot_va(), 5);
+	/* the first FILL wrote the abort word: zero it for the wait to pass */
+	uapi_emit_fill(&p.s, slot_va() + 8, 8, 0);
+	uapi_emit_sem_abort(&p.s, 0, slot_va(), 5, slot_va() + 8);
+	uapi_emit_sem_abort(&p.s, TERN_SEM_WAIT_EQ, slot_va(), 5, slot_va() + 8);
 	assert_int_equal(uapi_run(uapi.fd, p.queue, &p.s), 1);
 	assert_int_equal(p.bo.cpu[0], 0x5a);
 	assert_int_equal(p.bo.cpu[1], 0x04);
@@ -107,7 +113,7 @@ static void test_packet_opcode_zero(void **state)
 
 static void test_packet_opcode_unknown(void **state)
 {
-	static const uint16_t unknown[] = { 0x07, 0x0f, 0x30, 0x100, 0xffff };
+	static const uint16_t unknown[] = { 0x08, 0x0f, 0x30, 0x100, 0xffff };
 
 	(void)state;
 	p.bad = emit_valid(TERN_OP_COPY);
@@ -141,7 +147,7 @@ static void test_packet_length_wrong(void **state)
 {
 	static const uint16_t fixed[] = {
 		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
-		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT,
 	};
 
 	(void)state;
@@ -214,6 +220,12 @@ static void test_packet_flags_sem_wait(void **state)
 	check_unknown_flags(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ);
 }
 
+static void test_packet_flags_sem_wait_abort(void **state)
+{
+	(void)state;
+	check_unknown_flags(TERN_OP_SEM_WAIT_ABORT, TERN_SEM_WAIT_EQ);
+}
+
 static void test_packet_fill_pad(void **state)
 {
 	struct drm_tern_packet_fill *fill;
@@ -225,13 +237,19 @@ static void test_packet_fill_pad(void **state)
 	assert_rejected();
 }
 
-static void check_misaligned(uint16_t opcode)
+/* Field @field (0: the first after the header) of @opcode misaligned. */
+static void check_misaligned_field(uint16_t opcode, int field)
 {
 	p.bad = emit_valid(opcode);
 	for (uint64_t misalign = 1; misalign < 8; misalign++) {
-		*bad_field(0) = slot_va() + misalign;
+		*bad_field(field) = slot_va() + misalign;
 		assert_rejected();
 	}
+}
+
+static void check_misaligned(uint16_t opcode)
+{
+	check_misaligned_field(opcode, 0);
 }
 
 static void test_packet_timestamp_misaligned(void **state)
@@ -250,6 +268,18 @@ static void test_packet_sem_wait_misaligned(void **state)
 {
 	(void)state;
 	check_misaligned(TERN_OP_SEM_WAIT);
+}
+
+static void test_packet_sem_wait_abort_misaligned(void **state)
+{
+	(void)state;
+	check_misaligned(TERN_OP_SEM_WAIT_ABORT);
+}
+
+static void test_packet_sem_wait_abort_word_misaligned(void **state)
+{
+	(void)state;
+	check_misaligned_field(TERN_OP_SEM_WAIT_ABORT, 2);
 }
 
 static void test_packet_copy_src_beyond_limit(void **state)
@@ -325,6 +355,18 @@ static void test_packet_sem_beyond_limit(void **state)
 	assert_rejected();
 }
 
+static void test_packet_sem_wait_abort_beyond_limit(void **state)
+{
+	(void)state;
+	p.bad = uapi_emit_sem_abort(&p.s, 0, TERN_VA_LIMIT, 0, slot_va());
+	assert_rejected();
+	*bad_field(0) = slot_va();
+	*bad_field(2) = TERN_VA_LIMIT;
+	assert_rejected();
+	*bad_field(2) = UINT64_MAX - 7;
+	assert_rejected();
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, packet_setup, uapi_teardown)
 
 int uapi_packet_tests(void)
@@ -343,10 +385,13 @@ int uapi_packet_tests(void)
 		T(test_packet_flags_timestamp),
 		T(test_packet_flags_sem_signal),
 		T(test_packet_flags_sem_wait),
+		T(test_packet_flags_sem_wait_abort),
 		T(test_packet_fill_pad),
 		T(test_packet_timestamp_misaligned),
 		T(test_packet_sem_signal_misaligned),
 		T(test_packet_sem_wait_misaligned),
+		T(test_packet_sem_wait_abort_misaligned),
+		T(test_packet_sem_wait_abort_word_misaligned),
 		T(test_packet_copy_src_beyond_limit),
 		T(test_packet_copy_past_va_space),
 		T(test_packet_copy_dst_beyond_limit),
@@ -354,6 +399,7 @@ int uapi_packet_tests(void)
 		T(test_packet_fill_beyond_limit),
 		T(test_packet_timestamp_beyond_limit),
 		T(test_packet_sem_beyond_limit),
+		T(test_packet_sem_wait_abort_beyond_limit),
 	};
 
 	return cmocka_run_group_tests_name("uapi_packets", tests, NULL, NULL);

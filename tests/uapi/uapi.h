@@ -70,6 +70,8 @@ uint32_t uapi_emit_fill(struct uapi_stream *s, uint64_t dst, uint64_t bytes,
 uint32_t uapi_emit_timestamp(struct uapi_stream *s, uint64_t dst);
 uint32_t uapi_emit_sem(struct uapi_stream *s, uint16_t opcode, uint32_t flags,
 		       uint64_t addr, uint64_t value);
+uint32_t uapi_emit_sem_abort(struct uapi_stream *s, uint32_t flags,
+			     uint64_t addr, uint64_t value, uint64_t abort_va);
 struct drm_tern_packet_header *uapi_packet(struct uapi_stream *s,
 					   uint32_t offset);
 
@@ -114,5 +116,6 @@ int uapi_topology_tests(void);
 int uapi_peer_tests(void);
 int uapi_reduce_tests(void);
 int uapi_robust_tests(void);
+int uapi_abort_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */

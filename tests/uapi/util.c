@@ -209,6 +209,17 @@ uint32_t uapi_emit_sem(struct uapi_stream *s, uint16_t opcode, uint32_t flags,
 	return emit(s, &p, sizeof(p));
 }
 
+uint32_t uapi_emit_sem_abort(struct uapi_stream *s, uint32_t flags,
+			     uint64_t addr, uint64_t value, uint64_t abort_va)
+{
+	struct drm_tern_packet_sem_wait_abort p = {
+		.header = { TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
+		.addr = addr, .value = value, .abort = abort_va,
+	};
+
+	return emit(s, &p, sizeof(p));
+}
+
 int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
 		uint32_t out_syncobj)
 {

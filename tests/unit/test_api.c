@@ -6,6 +6,9 @@
  *
  * Backend selection happens once per process, so the environment cases run
  * this program again as a child ("--probe") with their own environment.
+ *
+ * Last, what the simulator's engines do with a job that a CPU store calls
+ * off (SEM_WAIT_ABORT), through libtern's internal submission (submit.h).
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -16,10 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "submit.h"
 #include "tern.h"
+#include "tern_accel.h"
 
 #define SIM_DEVICES	2
 #define SIM_MEM_MB	16
@@ -574,6 +580,120 @@ static void test_event_args(void **state)
 	assert_true(ms == 0.0f);
 }
 
+/* ---- the simulator's engines: SEM_WAIT_ABORT ---- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* The words of the host buffer the abort tests use, and their addresses. */
+enum { SEM_WORD, ABORT_WORD, AFTER_WORD };
+
+static uint64_t *host_words(uint64_t *va)
+{
+	void *ptr;
+
+	assert_ok(tern_buffer_map(g.host, &ptr));
+	assert_ok(tern_buffer_device_address(g.host, va));
+	return ptr;
+}
+
+/*
+ * Submits to stream 0: SEM_WAIT_ABORT for the semaphore to reach 1 (an
+ * equality wait with @equal), then a FILL that shows whether it passed.
+ */
+static struct tern_fence *submit_abortable_wait(uint64_t va, bool equal)
+{
+	uint64_t packets[TERN_PACKET_MAX_BYTES / 4];
+	struct tern_packet_builder b;
+	struct tern_fence *fence = NULL;
+
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_sem_wait_abort(&b, va + 8 * SEM_WORD, 1,
+				   va + 8 * ABORT_WORD, equal);
+	tern_packet_fill(&b, va + 8 * AFTER_WORD, 8, 0x77777777);
+	assert_false(b.overflow);
+	assert_ok(tern_stream_submit(g.stream[0], packets, b.size, NULL, 0,
+				     &fence));
+	assert_non_null(fence);
+	return fence;
+}
+
+/*
+ * A job stalled on its semaphore ends with @want soon after the CPU stores
+ * @word into its abort word, far before the job timeout (5 s), and the
+ * packet after the wait does not run.
+ */
+static void check_sim_abort(uint64_t word, bool equal, tern_status_t want)
+{
+	uint64_t va, *words = host_words(&va);
+	struct tern_fence *fence;
+	int64_t stored;
+
+	memset(words, 0, 3 * sizeof(uint64_t));
+	fence = submit_abortable_wait(va, equal);
+	/* long enough for the engine to stall and sleep on the semaphore */
+	assert_status(tern_fence_wait(g.dev[0], fence, 50 * 1000000ll),
+		      TERN_ERROR_NOT_READY);
+	stored = now_ns();
+	__atomic_store_n(&words[ABORT_WORD], word, __ATOMIC_SEQ_CST);
+	assert_ok(tern_fence_wait(g.dev[0], fence, 10ll * 1000000000ll));
+	print_message("abort word %#llx: the job ended %.1f ms after the store\n",
+		      (unsigned long long)word, (now_ns() - stored) / 1e6);
+	assert_true(now_ns() - stored < 1000000000ll);
+	assert_status(tern_fence_status(g.dev[0], fence), want);
+	assert_true(words[AFTER_WORD] == 0);
+	tern_fence_put(fence);
+	/* the stream reports the failure once */
+	assert_status(tern_stream_synchronize(g.stream[0]), want);
+	assert_ok(tern_stream_synchronize(g.stream[0]));
+}
+
+static void test_sim_abort_peer_failed(void **state)
+{
+	(void)state;
+	check_sim_abort(2, false, TERN_ERROR_PEER_FAILED);
+	check_sim_abort(UINT64_MAX, true, TERN_ERROR_PEER_FAILED);
+}
+
+static void test_sim_abort_cancelled(void **state)
+{
+	(void)state;
+	check_sim_abort(TERN_SEM_ABORT_CANCEL, false, TERN_ERROR_CANCELLED);
+}
+
+/* An abort word set before the wait fails it although the semaphore passes. */
+static void test_sim_abort_set_before(void **state)
+{
+	uint64_t va, *words = host_words(&va);
+	struct tern_fence *fence;
+
+	(void)state;
+	words[SEM_WORD] = 1;
+	words[ABORT_WORD] = 9;
+	words[AFTER_WORD] = 0;
+	fence = submit_abortable_wait(va, false);
+	assert_ok(tern_fence_wait(g.dev[0], fence, TERN_WAIT_FOREVER));
+	assert_status(tern_fence_status(g.dev[0], fence), TERN_ERROR_PEER_FAILED);
+	assert_true(words[AFTER_WORD] == 0);
+	tern_fence_put(fence);
+	assert_status(tern_stream_synchronize(g.stream[0]),
+		      TERN_ERROR_PEER_FAILED);
+
+	/* cleared, the same wait passes */
+	words[ABORT_WORD] = 0;
+	fence = submit_abortable_wait(va, true);
+	assert_ok(tern_fence_wait(g.dev[0], fence, TERN_WAIT_FOREVER));
+	assert_ok(tern_fence_status(g.dev[0], fence));
+	assert_true(words[AFTER_WORD] == 0x7777777777777777ull);
+	tern_fence_put(fence);
+	assert_ok(tern_stream_synchronize(g.stream[0]));
+}
+
 #define T(f) cmocka_unit_test_setup(f, fill_buffers)
 
 int main(int argc, char **argv)
@@ -596,6 +716,9 @@ int main(int argc, char **argv)
 		T(test_memcpy_args),
 		T(test_memset_args),
 		T(test_event_args),
+		T(test_sim_abort_peer_failed),
+		T(test_sim_abort_cancelled),
+		T(test_sim_abort_set_before),
 	};
 	char devices[16], memory[16];
 

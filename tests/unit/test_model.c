@@ -213,6 +213,16 @@ static u32 emit_sem(u16 opcode, u32 flags, u64 addr, u64 value)
 	return emit(&p, sizeof(p));
 }
 
+static u32 emit_sem_abort(u32 flags, u64 addr, u64 value, u64 abort_va)
+{
+	struct drm_tern_packet_sem_wait_abort p = {
+		.header = { TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
+		.addr = addr, .value = value, .abort = abort_va,
+	};
+
+	return emit(&p, sizeof(p));
+}
+
 static int reset_stream(void **state)
 {
 	(void)state;
@@ -286,6 +296,10 @@ static void test_validate_all_opcodes_valid(void **state)
 	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 16), 1);
 	emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 16), 1);
 	emit_sem(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2);
+	emit_sem_abort(0, va(BUF_A, 16), 1, va(BUF_A, 24));
+	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2, va(BUF_B, 0));
+	/* the semaphore may be its own abort word */
+	emit_sem_abort(0, va(BUF_A, 16), 0, va(BUF_A, 16));
 	assert_stream_valid();
 	/* A NULL bad_offset is allowed on both outcomes. */
 	header_at(0)->opcode = 0;
@@ -304,7 +318,7 @@ static void test_validate_opcode_zero(void **state)
 
 static void test_validate_opcode_unknown(void **state)
 {
-	static const u16 unknown[] = { 0x07, 0x0f, 0x30, 0x100, 0xffff };
+	static const u16 unknown[] = { 0x08, 0x0f, 0x30, 0x100, 0xffff };
 
 	(void)state;
 	emit_nop(1);
@@ -342,7 +356,7 @@ static void test_validate_length_wrong(void **state)
 {
 	static const u16 fixed[] = {
 		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
-		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT,
 	};
 
 	(void)state;
@@ -360,6 +374,9 @@ static void test_validate_length_wrong(void **state)
 			break;
 		case TERN_OP_TIMESTAMP:
 			emit_timestamp(va(BUF_A, 0));
+			break;
+		case TERN_OP_SEM_WAIT_ABORT:
+			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
 			break;
 		default:
 			emit_sem(fixed[i], 0, va(BUF_A, 0), 0);
@@ -401,6 +418,7 @@ static void test_validate_unknown_flags(void **state)
 		{ TERN_OP_TIMESTAMP, 0 },
 		{ TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD },
 		{ TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ },
+		{ TERN_OP_SEM_WAIT_ABORT, TERN_SEM_WAIT_EQ },
 	};
 
 	(void)state;
@@ -419,6 +437,9 @@ static void test_validate_unknown_flags(void **state)
 			break;
 		case TERN_OP_TIMESTAMP:
 			emit_timestamp(va(BUF_A, 0));
+			break;
+		case TERN_OP_SEM_WAIT_ABORT:
+			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
 			break;
 		default:
 			emit_sem(ops[i].opcode, 0, va(BUF_A, 0), 0);
@@ -485,6 +506,27 @@ static void test_validate_semaphore_misaligned(void **state)
 			assert_stream_invalid_at(offset);
 		}
 		sem->addr = va(BUF_A, 24);
+		assert_stream_valid();
+	}
+}
+
+static void test_validate_sem_wait_abort_misaligned(void **state)
+{
+	struct drm_tern_packet_sem_wait_abort *p;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_sem_abort(0, va(BUF_A, 8), 1, va(BUF_A, 16));
+	assert_stream_valid();
+	p = (void *)header_at(offset);
+	for (u64 misalign = 1; misalign < 8; misalign++) {
+		p->addr = va(BUF_A, 8 + misalign);
+		assert_stream_invalid_at(offset);
+		p->addr = va(BUF_A, 8);
+		p->abort = va(BUF_A, 16 + misalign);
+		assert_stream_invalid_at(offset);
+		p->abort = va(BUF_A, 16);
 		assert_stream_valid();
 	}
 }
@@ -577,6 +619,25 @@ static void test_validate_slot_range_limit(void **state)
 		*addr = UINT64_MAX - 7;
 		assert_stream_invalid_at(offset);
 	}
+}
+
+static void test_validate_abort_range_limit(void **state)
+{
+	struct drm_tern_packet_sem_wait_abort *p;
+	u32 offset;
+
+	(void)state;
+	emit_nop(1);
+	offset = emit_sem_abort(0, TERN_VA_LIMIT - 8, 1, TERN_VA_LIMIT - 8);
+	assert_stream_valid();
+	p = (void *)header_at(offset);
+	p->abort = TERN_VA_LIMIT;
+	assert_stream_invalid_at(offset);
+	p->abort = UINT64_MAX - 7;
+	assert_stream_invalid_at(offset);
+	p->abort = va(BUF_A, 0);
+	p->addr = TERN_VA_LIMIT;
+	assert_stream_invalid_at(offset);
 }
 
 static void test_validate_reports_first_bad_packet(void **state)
@@ -880,6 +941,147 @@ static void test_run_sem_wait_eq(void **state)
 	check_fill(buffers[BUF_B], 4, 0x02020202, 0);
 }
 
+/* A wait that would pass, ended by its abort word first: @word gives @err. */
+static void check_abort_before_wait(u64 word, int err)
+{
+	u32 wait;
+
+	reset_all(NULL);
+	*slot(BUF_A, 0) = 5;		/* the semaphore passes */
+	*slot(BUF_A, 8) = word;		/* but the abort word is set */
+	emit_fill(va(BUF_B, 0), 4, 0x01010101);
+	wait = emit_sem_abort(0, va(BUF_A, 0), 5, va(BUF_A, 8));
+	emit_fill(va(BUF_B, 8), 4, 0x02020202);
+	start_job();
+	assert_int_equal(run_job(NULL), err);
+	assert_int_equal(job.offset, wait);
+	check_fill(buffers[BUF_B], 4, 0x01010101, 0);
+	assert_untouched(BUF_B, 4, SMALL_BYTES - 4);
+	assert_true(*slot(BUF_A, 0) == 5 && *slot(BUF_A, 8) == word);
+	/* the job stays failed: its abort word is still set */
+	assert_int_equal(run_job(NULL), err);
+}
+
+static void test_run_sem_wait_abort_set_before(void **state)
+{
+	(void)state;
+	check_abort_before_wait(TERN_SEM_ABORT_CANCEL, -ECANCELED);
+	check_abort_before_wait(2, -ECONNRESET);
+	check_abort_before_wait(UINT64_MAX, -ECONNRESET);
+	/* the whole word is read, not its low half */
+	check_abort_before_wait(1ull << 32, -ECONNRESET);
+	check_abort_before_wait((1ull << 32) | TERN_SEM_ABORT_CANCEL,
+				-ECONNRESET);
+}
+
+/* A stalled wait sees its abort word set between two looks. */
+static void check_abort_while_stalled(u32 flags, u64 word, int err)
+{
+	u32 wait;
+
+	reset_all(NULL);
+	*slot(BUF_A, 0) = 3;
+	*slot(BUF_B, 64) = 0;
+	wait = emit_sem_abort(flags, va(BUF_A, 0), 5, va(BUF_B, 64));
+	emit_fill(va(BUF_C, 0), 4, 0x03030303);
+	start_job();
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+		assert_int_equal(job.offset, wait);
+	}
+	*slot(BUF_A, 0) = 4;		/* moves, but does not pass */
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	*slot(BUF_B, 64) = word;
+	assert_int_equal(run_job(NULL), err);
+	assert_int_equal(job.offset, wait);
+	assert_untouched(BUF_C, 0, BIG_BYTES);
+	/* a semaphore that passes now does not undo the abort */
+	*slot(BUF_A, 0) = 5;
+	assert_int_equal(run_job(NULL), err);
+	assert_untouched(BUF_C, 0, BIG_BYTES);
+}
+
+static void test_run_sem_wait_abort_set_while_stalled(void **state)
+{
+	(void)state;
+	check_abort_while_stalled(0, 7, -ECONNRESET);
+	check_abort_while_stalled(TERN_SEM_WAIT_EQ, 7, -ECONNRESET);
+	check_abort_while_stalled(0, TERN_SEM_ABORT_CANCEL, -ECANCELED);
+	check_abort_while_stalled(TERN_SEM_WAIT_EQ, TERN_SEM_ABORT_CANCEL,
+				  -ECANCELED);
+}
+
+static void test_run_sem_wait_abort_passes(void **state)
+{
+	(void)state;
+	*slot(BUF_A, 0) = 3;
+	*slot(BUF_A, 8) = 0;
+	*slot(BUF_A, 16) = 0;
+	emit_sem_abort(0, va(BUF_A, 0), 5, va(BUF_A, 8));
+	emit_fill(va(BUF_B, 0), 4, 0x04040404);
+	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 0), 9, va(BUF_A, 16));
+	emit_fill(va(BUF_B, 4), 4, 0x05050505);
+	start_job();
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	*slot(BUF_A, 0) = 9;	/* passes the first (>=), and the second (==) */
+	assert_int_equal(run_job(NULL), 0);
+	check_fill(buffers[BUF_B], 4, 0x04040404, 0);
+	check_fill(buffers[BUF_B] + 4, 4, 0x05050505, 0);
+	assert_true(*slot(BUF_A, 8) == 0 && *slot(BUF_A, 16) == 0);
+
+	/* EQ: past the value is not equal */
+	reset_all(NULL);
+	*slot(BUF_A, 0) = 6;
+	*slot(BUF_A, 8) = 0;
+	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5, va(BUF_A, 8));
+	start_job();
+	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
+	*slot(BUF_A, 0) = 5;
+	assert_int_equal(run_job(NULL), 0);
+
+	/* one word as semaphore and abort word: zero passes a wait for 0 */
+	reset_all(NULL);
+	*slot(BUF_A, 0) = 0;
+	emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 0));
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+}
+
+static void test_run_sem_wait_abort_faults(void **state)
+{
+	(void)state;
+	/* an unmapped abort word faults, even when the semaphore passes */
+	*slot(BUF_A, 0) = 5;
+	emit_sem_abort(0, va(BUF_A, 0), 1, UNMAPPED_VA);
+	emit_fill(va(BUF_B, 0), 4, 0x06060606);
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+	assert_untouched(BUF_B, 0, SMALL_BYTES);
+
+	/* the last word of B may be an abort word; the one after it is not */
+	reset_stream(NULL);
+	*slot(BUF_B, SMALL_BYTES - 8) = 0;
+	emit_sem_abort(0, va(BUF_A, 0), 1, va(BUF_B, SMALL_BYTES - 8));
+	start_job();
+	assert_int_equal(run_job(NULL), 0);
+	reset_stream(NULL);
+	emit_sem_abort(0, va(BUF_A, 0), 1, va(BUF_B, SMALL_BYTES));
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+
+	/* an unmapped semaphore faults while the abort word is zero */
+	reset_stream(NULL);
+	*slot(BUF_A, 8) = 0;
+	emit_sem_abort(0, UNMAPPED_VA, 1, va(BUF_A, 8));
+	start_job();
+	assert_int_equal(run_job(NULL), -EFAULT);
+
+	/* and is never looked at once it is set: the abort comes first */
+	*slot(BUF_A, 8) = 3;
+	start_job();
+	assert_int_equal(run_job(NULL), -ECONNRESET);
+}
+
 static void test_run_stall_does_not_repeat_work(void **state)
 {
 	(void)state;
@@ -1025,9 +1227,11 @@ int main(void)
 		VALIDATE(test_validate_fill_pad),
 		VALIDATE(test_validate_timestamp_misaligned),
 		VALIDATE(test_validate_semaphore_misaligned),
+		VALIDATE(test_validate_sem_wait_abort_misaligned),
 		VALIDATE(test_validate_copy_range_limit),
 		VALIDATE(test_validate_fill_range_limit),
 		VALIDATE(test_validate_slot_range_limit),
+		VALIDATE(test_validate_abort_range_limit),
 		VALIDATE(test_validate_reports_first_bad_packet),
 	};
 	const struct CMUnitTest run_tests[] = {
@@ -1043,6 +1247,10 @@ int main(void)
 		RUN(test_run_sem_signal_add_is_atomic),
 		RUN(test_run_sem_wait_geq),
 		RUN(test_run_sem_wait_eq),
+		RUN(test_run_sem_wait_abort_set_before),
+		RUN(test_run_sem_wait_abort_set_while_stalled),
+		RUN(test_run_sem_wait_abort_passes),
+		RUN(test_run_sem_wait_abort_faults),
 		RUN(test_run_stall_does_not_repeat_work),
 		RUN(test_run_fault_mid_stream),
 		RUN(test_run_faulting_copy_writes_nothing),

@@ -20,7 +20,10 @@
  * its file's buffers; -ETIMEDOUT: the job exceeded the job timeout;
  * -ENOLINK: the job addressed a peer's memory that no chain of up links
  * reaches; -ECANCELED: the job's file closed before the job ended, while
- * it ran or before it started; -EIO: its queue was banned, after
+ * it ran or before it started, or a SEM_WAIT_ABORT found
+ * TERN_SEM_ABORT_CANCEL in its abort word; -ECONNRESET: a SEM_WAIT_ABORT
+ * found another non-zero value there, a peer the job waits for has
+ * failed; -EIO: its queue was banned, after
  * &drm_tern_info.queue_ban_timeouts of its jobs exceeded the job timeout;
  * -ENODEV: the device went away). A job whose input fence failed still
  * runs: the error does not propagate through dependencies.
@@ -84,6 +87,8 @@ extern "C" {
  * PRIME is addressable by this device's packets, over the fabric.
  */
 #define TERN_CAP_PEER_MEMORY	(1ULL << 6)
+/** @TERN_CAP_SEM_WAIT_ABORT: the SEM_WAIT_ABORT packet is supported. */
+#define TERN_CAP_SEM_WAIT_ABORT	(1ULL << 7)
 
 /** @TERN_PACKET_VERSION: the packet format this header describes. */
 #define TERN_PACKET_VERSION	1
@@ -382,6 +387,11 @@ enum drm_tern_opcode {
 	TERN_OP_SEM_SIGNAL = 0x05,
 	/** @TERN_OP_SEM_WAIT: stall the engine until the u64 at @addr passes. */
 	TERN_OP_SEM_WAIT = 0x06,
+	/**
+	 * @TERN_OP_SEM_WAIT_ABORT: SEM_WAIT that fails the job as soon as
+	 * the u64 at @abort is not zero.
+	 */
+	TERN_OP_SEM_WAIT_ABORT = 0x07,
 	/** @TERN_OP_REDUCE: dst[i] = src0[i] op src1[i] for @count elements. */
 	TERN_OP_REDUCE = 0x10,
 	/*
@@ -466,6 +476,48 @@ struct drm_tern_packet_sem_wait {
 	__u64 addr;
 	/** @value: value to wait for. */
 	__u64 value;
+};
+
+/**
+ * @TERN_SEM_ABORT_CANCEL: the abort word's value that fails a
+ * SEM_WAIT_ABORT with -ECANCELED; any other non-zero value fails it with
+ * -ECONNRESET.
+ */
+#define TERN_SEM_ABORT_CANCEL	1
+
+/**
+ * struct drm_tern_packet_sem_wait_abort - TERN_OP_SEM_WAIT_ABORT, length 4
+ *
+ * A SEM_WAIT that can be called off: the engine stalls until the u64 at
+ * @addr is >= @value (or == @value with TERN_SEM_WAIT_EQ, the only flag),
+ * as for SEM_WAIT, but every time it checks the wait it first reads the
+ * u64 at @abort. While that is zero, nothing changes; once it is not,
+ * the job fails at once, whatever the semaphore holds: with -ECANCELED
+ * when it holds TERN_SEM_ABORT_CANCEL, with -ECONNRESET (a peer the job
+ * waits for has failed) for any other value. A job whose abort word is
+ * already set never passes the wait.
+ *
+ * This is how a collective's host side, or a watchdog, calls off work
+ * that waits for a peer that has gone: it stores into the abort word
+ * from the CPU (through a mapping) or from another job, and the stalled
+ * job ends within a poll of the engine instead of at the job timeout
+ * (the device side of NCCL's abort flag). One abort word may serve every
+ * wait of a communicator.
+ *
+ * Both addresses are 8-byte aligned (SUBMIT fails with -EINVAL
+ * otherwise); they may be one word, and either may be in a peer's memory
+ * (TERN_CAP_PEER_MEMORY). An abort word outside the file's buffers
+ * fails the job with -EFAULT, as any access does. Needs
+ * TERN_CAP_SEM_WAIT_ABORT.
+ */
+struct drm_tern_packet_sem_wait_abort {
+	struct drm_tern_packet_header header;
+	/** @addr: 8-byte aligned address of the semaphore. */
+	__u64 addr;
+	/** @value: value to wait for. */
+	__u64 value;
+	/** @abort: 8-byte aligned address of the abort word. */
+	__u64 abort;
 };
 
 /** enum drm_tern_dtype - element types of REDUCE */

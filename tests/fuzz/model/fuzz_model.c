@@ -12,7 +12,10 @@
  *   2       the device whose engine runs the job: b % devices
  *   3       buffers mapped: 1 + b % FUZZ_MAX_BUFFERS
  *   4       SEM_WAITs the harness may release: b % 4
- *   5..7    ignored
+ *   5       how it releases a SEM_WAIT_ABORT: b % 3; 0: stores the value
+ *           waited for in the semaphore, 1: TERN_SEM_ABORT_CANCEL in the
+ *           abort word, 2: another non-zero value there
+ *   6..7    ignored
  *   8..15   u64, bit i: link i of the fabric starts down
  *   16 + 16 * i, buffer i:
  *     0..7    u64 device VA (8-aligned, moved down to end by TERN_VA_LIMIT)
@@ -32,11 +35,13 @@
  *    written again here), puts bad_offset on a packet boundary inside
  *    the stream, and accepts the packets before it;
  *  - only a valid stream is run: to completion, through a bounded loop
- *    over YIELD and STALLED (a stalled SEM_WAIT is polled, then released
- *    while the header allows, else the run ends stalled);
- *  - run returns only 0, STALLED, YIELD, -EFAULT or -ENOLINK; YIELD only
- *    after progress and at most once per budget of work; STALLED only at
- *    a SEM_WAIT, without traffic;
+ *    over YIELD and STALLED (a stalled SEM_WAIT or SEM_WAIT_ABORT is
+ *    polled, then released while the header allows, else the run ends
+ *    stalled);
+ *  - run returns only 0, STALLED, YIELD, -EFAULT, -ENOLINK, and for a
+ *    SEM_WAIT_ABORT -ECANCELED or -ECONNRESET; YIELD only after progress
+ *    and at most once per budget of work; STALLED only at a SEM_WAIT or
+ *    SEM_WAIT_ABORT, without traffic;
  *  - memory, stop offset and result agree with ref_run(), a whole-packet
  *    reference of the packet semantics; the link counters only grow,
  *    never on a down link, agree between the two ends of each port, and
@@ -116,6 +121,7 @@ struct fuzz_setup {
 	u32 devices;
 	u32 device;
 	u32 releases;		/* SEM_WAITs the harness may release */
+	u32 release_abort;	/* 0, or what releasing stores in an abort word */
 	bool has_fabric;
 	struct tern_fabric fabric;	/* as every run starts */
 	int hops[TERN_FABRIC_MAX_DEVICES];	/* from device over up links */
@@ -137,7 +143,7 @@ struct fuzz_space {
 
 /* Where a run ended. */
 struct fuzz_outcome {
-	int rc;			/* 0, TERN_MODEL_STALLED, -EFAULT or -ENOLINK */
+	int rc;			/* 0, TERN_MODEL_STALLED or an error */
 	u32 offset;		/* of the packet it stopped at, or the size */
 	u32 calls;
 	u32 yields;
@@ -185,6 +191,7 @@ union fuzz_packet {
 	struct drm_tern_packet_fill fill;
 	struct drm_tern_packet_timestamp ts;
 	struct drm_tern_packet_sem_signal sem;
+	struct drm_tern_packet_sem_wait_abort sem_abort;
 	struct drm_tern_packet_reduce reduce;
 };
 
@@ -561,6 +568,11 @@ static bool spec_packet(const u8 *p, u32 avail)
 		return bytes == sizeof(u.sem) &&
 		       (u.h.flags & ~TERN_SEM_WAIT_EQ) == 0 &&
 		       spec_slot(u.sem.addr);
+	case TERN_OP_SEM_WAIT_ABORT:
+		return bytes == sizeof(u.sem_abort) &&
+		       (u.h.flags & ~TERN_SEM_WAIT_EQ) == 0 &&
+		       spec_slot(u.sem_abort.addr) &&
+		       spec_slot(u.sem_abort.abort);
 	case TERN_OP_REDUCE:
 		return bytes == sizeof(u.reduce) && u.h.flags == 0 &&
 		       spec_reduce(&u.reduce);
@@ -651,6 +663,57 @@ static void ref_count(struct fuzz_traffic *t, const struct fuzz_setup *setup,
 	t->packet_hops += hops;
 }
 
+static bool ref_sem_passes(u64 now, u64 value, u32 flags)
+{
+	return (flags & TERN_SEM_WAIT_EQ) ? now == value : now >= value;
+}
+
+/*
+ * SEM_WAIT_ABORT: the abort word, then the semaphore, looked at again
+ * after each release (the two may be one word). The read that ends the
+ * wait counts, the abort word's and, if it passes, the semaphore's.
+ */
+static int ref_sem_wait_abort(struct fuzz_space *s,
+			      const struct drm_tern_packet_sem_wait_abort *w,
+			      u32 *releases, struct fuzz_traffic *t)
+{
+	const struct fuzz_setup *setup = s->setup;
+	u32 abort_owner, sem_owner;
+	u8 *abort_word, *sem;
+	u64 word, now;
+	int rc;
+
+	for (;;) {
+		rc = ref_access(s, w->abort, 8, &abort_word, &abort_owner);
+		if (rc)
+			return rc;
+		memcpy(&word, abort_word, 8);
+		if (word) {
+			ref_count(t, setup, abort_owner, false, 8);
+			return word == TERN_SEM_ABORT_CANCEL ? -ECANCELED :
+							       -ECONNRESET;
+		}
+		rc = ref_access(s, w->addr, 8, &sem, &sem_owner);
+		if (rc)
+			return rc;
+		memcpy(&now, sem, 8);
+		if (ref_sem_passes(now, w->value, w->header.flags)) {
+			ref_count(t, setup, sem_owner, false, 8);
+			ref_count(t, setup, abort_owner, false, 8);
+			return 0;
+		}
+		if (!*releases)
+			return TERN_MODEL_STALLED;
+		--*releases;
+		if (setup->release_abort) {
+			word = setup->release_abort;
+			memcpy(abort_word, &word, 8);
+		} else {
+			memcpy(sem, &w->value, 8);
+		}
+	}
+}
+
 static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		      struct fuzz_traffic *t)
 {
@@ -720,6 +783,8 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		}
 		ref_count(t, setup, src_owner, false, 8);
 		return 0;
+	case TERN_OP_SEM_WAIT_ABORT:
+		return ref_sem_wait_abort(s, &u.sem_abort, releases, t);
 	case TERN_OP_REDUCE:
 		/* The element arithmetic is test_reduce's; this checks the bytes. */
 		size = tern_model_dtype_size(u.reduce.dtype);
@@ -807,11 +872,24 @@ static void fuzz_check_counters(const struct tern_fabric *f,
 
 static void fuzz_release(struct fuzz_space *s, const struct tern_model_job *job)
 {
-	struct drm_tern_packet_sem_wait w;
+	struct drm_tern_packet_sem_wait_abort w = { .abort = 0 };
+	u64 word = s->setup->release_abort;
 	u32 owner;
 	u8 *slot;
 
-	memcpy(&w, s->setup->stream + job->offset, sizeof(w));
+	/* SEM_WAIT_ABORT begins as SEM_WAIT does: header, addr, value */
+	memcpy(&w, s->setup->stream + job->offset,
+	       fuzz_header_at(s->setup->stream + job->offset).opcode ==
+	       TERN_OP_SEM_WAIT_ABORT ? sizeof(w) :
+	       sizeof(struct drm_tern_packet_sem_wait));
+	if (w.header.opcode == TERN_OP_SEM_WAIT_ABORT && word) {
+		slot = fuzz_translate(s, w.abort, 8, &owner);
+		if (!slot)
+			fuzz_fail("stalled on unmapped abort word %#llx",
+				  (unsigned long long)w.abort);
+		memcpy(slot, &word, 8);
+		return;
+	}
 	slot = fuzz_translate(s, w.addr, 8, &owner);
 	if (!slot)
 		fuzz_fail("stalled on unmapped semaphore %#llx",
@@ -867,6 +945,14 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 				fuzz_fail("fault %d past the end", rc);
 			break;
 		}
+		if (rc == -ECANCELED || rc == -ECONNRESET) {
+			if (job.offset >= setup->run_size || job.progress ||
+			    fuzz_header_at(setup->stream + job.offset).opcode !=
+			    TERN_OP_SEM_WAIT_ABORT)
+				fuzz_fail("abort %d at %u, not at a SEM_WAIT_ABORT",
+					  rc, job.offset);
+			break;
+		}
 		if (rc == TERN_MODEL_YIELD) {
 			if (job.offset < offset ||
 			    (job.offset == offset && job.progress <= progress))
@@ -880,8 +966,10 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		if (rc != TERN_MODEL_STALLED)
 			fuzz_fail("run returned %d", rc);
 		if (job.offset >= setup->run_size || job.progress ||
-		    fuzz_header_at(setup->stream + job.offset).opcode !=
-		    TERN_OP_SEM_WAIT)
+		    (fuzz_header_at(setup->stream + job.offset).opcode !=
+		     TERN_OP_SEM_WAIT &&
+		     fuzz_header_at(setup->stream + job.offset).opcode !=
+		     TERN_OP_SEM_WAIT_ABORT))
 			fuzz_fail("stalled at %u, not at a SEM_WAIT", job.offset);
 		stalled = true;
 		if (offset != job.offset)
@@ -1086,6 +1174,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	memcpy(header, data, header_bytes);
 	fuzz_setup_fabric(setup, header);
 	setup->releases = header[4] % 4u;
+	setup->release_abort = header[5] % 3u;
 	fuzz_setup_buffers(setup, header);
 	setup->stream_size = (u32)(size - header_bytes);
 	setup->stream = fuzz_alloc(setup->stream_size);
