@@ -165,14 +165,27 @@ TERN_API tern_status_t tern_event_query(tern_event_t event)
 {
 	struct tern_event *e = event;
 	tern_status_t status = TERN_SUCCESS;
+	struct tern_worklog *log = NULL;
+	uint64_t from = 0, to = 0;
 
 	if (!tern_handle_valid(e, TERN_HANDLE_EVENT))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	pthread_mutex_lock(&e->device->lock);
 	if (e->recorded &&
-	    e->device->ops->fence_status(e->fence) == TERN_ERROR_NOT_READY)
+	    e->device->ops->fence_status(e->fence) == TERN_ERROR_NOT_READY) {
 		status = TERN_ERROR_NOT_READY;
+	} else if (e->recorded) {
+		log = e->log;
+		tern_worklog_get(log);
+		from = e->from_seq;
+		to = e->to_seq;
+	}
 	pthread_mutex_unlock(&e->device->lock);
+	/* Complete: what it captured failed or not, every time it is asked. */
+	if (log) {
+		status = tern_worklog_error_between(log, from, to);
+		tern_worklog_put(log);
+	}
 	return status;
 }
 

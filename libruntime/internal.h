@@ -116,13 +116,14 @@ void tern_worklog_put(struct tern_worklog *log);
 tern_status_t tern_worklog_reserve(struct tern_worklog *log);
 /* Logs the job of @fence (takes a reference); returns its sequence number. */
 uint64_t tern_worklog_append(struct tern_worklog *log, struct tern_fence *fence);
-/* Sequence number of the first job since the last tern_worklog_take_error. */
+/* Sequence number of the first job of the current epoch (see worklog.c). */
 uint64_t tern_worklog_epoch(struct tern_worklog *log);
 /*
- * Once every logged job has completed: the first failure since the last
- * call (or TERN_SUCCESS), starting a new epoch.
+ * The first failure among the completed jobs of the current epoch, or
+ * TERN_SUCCESS; a failure returned counts as reported, so the next append
+ * starts a new epoch.
  */
-tern_status_t tern_worklog_take_error(struct tern_worklog *log);
+tern_status_t tern_worklog_stream_error(struct tern_worklog *log);
 /*
  * Once jobs up to @to have completed: the first failure among the jobs
  * numbered @from..@to, or TERN_SUCCESS.

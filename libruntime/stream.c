@@ -2,7 +2,7 @@
 /*
  * Streams: a queue on one engine (streams take the engines in turn), the
  * newest job's fence, the waits the next submission must honour, and the
- * work log that remembers failures until tern_stream_synchronize().
+ * work log that remembers failures (worklog.c says for how long).
  */
 #include <stdlib.h>
 
@@ -85,7 +85,7 @@ void tern_stream_release(struct tern_stream *s)
 	free(s->waits);
 	tern_fence_put(s->last);
 	/* Completes the log, dropping its fences before the device goes. */
-	tern_worklog_take_error(s->log);
+	tern_worklog_stream_error(s->log);
 	tern_worklog_put(s->log);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -117,21 +117,25 @@ TERN_API tern_status_t tern_stream_synchronize(tern_stream_t stream)
 	status = tern_stream_wait_idle(s);
 	if (status)
 		return status;
-	return tern_worklog_take_error(s->log);
+	return tern_worklog_stream_error(s->log);
 }
 
 TERN_API tern_status_t tern_stream_query(tern_stream_t stream)
 {
 	struct tern_stream *s = stream;
-	tern_status_t status = TERN_SUCCESS;
+	tern_status_t status;
+	bool pending;
 
 	if (!tern_handle_valid(s, TERN_HANDLE_STREAM))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	pthread_mutex_lock(&s->lock);
-	if (s->last &&
-	    s->device->ops->fence_status(s->last) == TERN_ERROR_NOT_READY)
-		status = TERN_ERROR_NOT_READY;
+	pending = s->last &&
+		  s->device->ops->fence_status(s->last) == TERN_ERROR_NOT_READY;
+	/* A failure already known is reported even while work is pending. */
+	status = tern_worklog_stream_error(s->log);
 	pthread_mutex_unlock(&s->lock);
+	if (status == TERN_SUCCESS && pending)
+		status = TERN_ERROR_NOT_READY;
 	return status;
 }
 

@@ -173,11 +173,20 @@ tern_status_t tern_stream_create(tern_device_t device, tern_stream_t *stream);
 /* Waits for the stream's work, then destroys it. */
 tern_status_t tern_stream_destroy(tern_stream_t stream);
 /*
- * Waits for all work enqueued so far. Returns the error of the first job
- * that failed since the previous synchronize, or TERN_SUCCESS.
+ * Waits for all work enqueued so far; returns the stream's error or
+ * TERN_SUCCESS.
+ *
+ * A stream's error is the first failure of its jobs since work was last
+ * enqueued after an error had been reported. So once a job has failed,
+ * every synchronize and query from any thread returns that error, until
+ * new work is enqueued after one of them returned it; a failed job fails
+ * only itself, and the stream runs the work enqueued after it.
  */
 tern_status_t tern_stream_synchronize(tern_stream_t stream);
-/* TERN_SUCCESS when all work is done, TERN_ERROR_NOT_READY otherwise. */
+/*
+ * The stream's error if a job has failed (even while others are pending),
+ * else TERN_ERROR_NOT_READY while work is pending, else TERN_SUCCESS.
+ */
 tern_status_t tern_stream_query(tern_stream_t stream);
 
 /*
@@ -206,9 +215,17 @@ tern_status_t tern_event_destroy(tern_event_t event);
 tern_status_t tern_event_record(tern_event_t event, tern_stream_t stream);
 /* Work enqueued on @stream after this call starts after @event completes. */
 tern_status_t tern_stream_wait_event(tern_stream_t stream, tern_event_t event);
-/* Waits for @event; returns the error of the work it captured, if any. */
+/*
+ * Waits for @event; returns the error of the work it captured (the jobs
+ * of the stream's current error epoch up to the record), if any, each
+ * time it is asked.
+ */
 tern_status_t tern_event_synchronize(tern_event_t event);
-/* TERN_SUCCESS if complete (or never recorded), TERN_ERROR_NOT_READY if not. */
+/*
+ * TERN_ERROR_NOT_READY while the captured work is pending; then, like
+ * tern_event_synchronize, its error or TERN_SUCCESS (also when never
+ * recorded).
+ */
 tern_status_t tern_event_query(tern_event_t event);
 /*
  * Milliseconds of engine time between two completed events recorded on the

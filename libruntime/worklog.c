@@ -3,6 +3,11 @@
  * A stream's work log: the fences of its jobs not yet known complete, and
  * the jobs that failed.
  *
+ * The stream's error is the first failure in the current epoch. An epoch
+ * ends only when work is enqueued after its error has been reported (by a
+ * synchronize or a query), so every thread that synchronizes after a
+ * failure sees it, however many do, until someone enqueues more work.
+ *
  * Jobs of one queue complete in submission order, so completed jobs are
  * always a prefix of the log; reaping pops that prefix and notes each
  * failure. Events keep the log alive (reference counted) to answer "did the
@@ -31,7 +36,8 @@ struct tern_worklog {
 	struct tern_fence **fences;	/* ring buffer of pending jobs */
 	size_t head, count, cap;
 	uint64_t head_seq;		/* sequence number of fences[head] */
-	uint64_t epoch;			/* first job after take_error */
+	uint64_t epoch;			/* first job of the current epoch */
+	bool reported;			/* its error has been reported */
 	struct tern_failure failures[TERN_WORKLOG_MAX_FAILURES];
 	size_t failure_count;
 };
@@ -133,6 +139,10 @@ uint64_t tern_worklog_append(struct tern_worklog *log, struct tern_fence *fence)
 
 	pthread_mutex_lock(&log->lock);
 	seq = log->head_seq + log->count;
+	if (log->reported) {
+		log->epoch = seq;	/* the error was seen: start afresh */
+		log->reported = false;
+	}
 	log->fences[(log->head + log->count) % log->cap] = tern_fence_get(fence);
 	log->count++;
 	pthread_mutex_unlock(&log->lock);
@@ -164,17 +174,16 @@ static tern_status_t tern_worklog_failure_in(struct tern_worklog *log,
 	return TERN_SUCCESS;
 }
 
-tern_status_t tern_worklog_take_error(struct tern_worklog *log)
+tern_status_t tern_worklog_stream_error(struct tern_worklog *log)
 {
 	tern_status_t status;
-	uint64_t end;
 
 	pthread_mutex_lock(&log->lock);
 	tern_worklog_reap_locked(log);
-	/* Jobs still pending were submitted after the caller's wait. */
-	end = log->head_seq;
-	status = tern_worklog_failure_in(log, log->epoch, end - 1);
-	log->epoch = end;
+	/* Jobs still pending are not counted: they may yet succeed. */
+	status = tern_worklog_failure_in(log, log->epoch, log->head_seq - 1);
+	if (status)
+		log->reported = true;
 	pthread_mutex_unlock(&log->lock);
 	return status;
 }

@@ -648,8 +648,10 @@ static void check_sim_abort(uint64_t word, bool equal, tern_status_t want)
 	assert_status(tern_fence_status(g.dev[0], fence), want);
 	assert_true(words[AFTER_WORD] == 0);
 	tern_fence_put(fence);
-	/* the stream reports the failure once */
+	/* the stream reports the failure until work follows it */
 	assert_status(tern_stream_synchronize(g.stream[0]), want);
+	assert_status(tern_stream_synchronize(g.stream[0]), want);
+	assert_ok(tern_memset_async(g.buf[0], 0, 0, 8, g.stream[0]));
 	assert_ok(tern_stream_synchronize(g.stream[0]));
 }
 
