@@ -179,7 +179,8 @@ static tern_status_t sim_query(struct tern_be_device *bdev,
 	info->memory_bytes = ctx->dev->mem_total;
 	info->capabilities = TERN_DEVICE_CAP_MOCK | TERN_DEVICE_CAP_HOST_MEMORY |
 			     TERN_DEVICE_CAP_SEMAPHORE | TERN_DEVICE_CAP_TIMESTAMP |
-			     TERN_DEVICE_CAP_PEER_MEMORY;
+			     TERN_DEVICE_CAP_PEER_MEMORY |
+			     TERN_DEVICE_CAP_ABORTABLE_WAIT;
 	if (sim_fabric.port_count[ctx->dev->index])
 		info->capabilities |= TERN_DEVICE_CAP_FABRIC;
 	if (sim_has_reduce)

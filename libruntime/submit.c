@@ -7,9 +7,8 @@
 #include "tern_accel.h"
 #include "tern_model.h"
 
-/* Bytes of the whole packets from @at that fit in @limit. */
-static size_t tern_packets_prefix(const uint8_t *packets, size_t size,
-				  size_t at, size_t limit)
+size_t tern_packets_fit(const uint8_t *packets, size_t size, size_t at,
+			size_t limit)
 {
 	size_t end = at;
 
@@ -38,7 +37,7 @@ tern_status_t tern_stream_submit(struct tern_stream *s, const void *packets,
 		return TERN_ERROR_INVALID_ARGUMENT;
 	/* Check every piece first, so a bad stream runs nothing. */
 	for (at = 0; at < size; at += part) {
-		part = tern_packets_prefix(bytes, size, at, limit);
+		part = tern_packets_fit(bytes, size, at, limit);
 		if (!part || tern_model_validate(bytes + at, (u32)part, NULL))
 			return TERN_ERROR_INVALID_ARGUMENT;
 	}
@@ -47,7 +46,7 @@ tern_status_t tern_stream_submit(struct tern_stream *s, const void *packets,
 	for (i = 0; i < wait_count && status == TERN_SUCCESS; i++)
 		status = tern_stream_add_wait_locked(s, waits[i]);
 	for (at = 0; at < size && status == TERN_SUCCESS; at += part) {
-		part = tern_packets_prefix(bytes, size, at, limit);
+		part = tern_packets_fit(bytes, size, at, limit);
 		status = tern_stream_submit_locked(s, bytes + at, (uint32_t)part,
 						   NULL, NULL);
 	}

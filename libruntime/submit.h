@@ -28,6 +28,13 @@ tern_status_t tern_stream_submit(struct tern_stream *stream,
 				 struct tern_fence *const *waits,
 				 uint32_t wait_count, struct tern_fence **fence);
 
+/*
+ * Bytes of the whole packets of @packets (@size bytes) from offset @at
+ * that fit in @limit bytes: where a stream longer than a job is cut.
+ */
+size_t tern_packets_fit(const uint8_t *packets, size_t size, size_t at,
+			size_t limit);
+
 /* A reference to the newest job's fence on @stream, or NULL if none. */
 struct tern_fence *tern_stream_last_fence(struct tern_stream *stream);
 

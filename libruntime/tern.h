@@ -81,6 +81,8 @@ typedef struct tern_device *tern_device_t;
 #define TERN_DEVICE_CAP_FABRIC      (1ull << 4)
 #define TERN_DEVICE_CAP_REDUCE      (1ull << 5)
 #define TERN_DEVICE_CAP_PEER_MEMORY (1ull << 6)
+/* Waits that a store into an abort word calls off: collectives abort at once. */
+#define TERN_DEVICE_CAP_ABORTABLE_WAIT (1ull << 7)
 
 typedef struct tern_device_properties {
 	int index;
@@ -290,7 +292,28 @@ tern_status_t tern_get_unique_id(tern_unique_id_t *id);
 tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 				  const tern_unique_id_t *id, int rank,
 				  tern_device_t device);
+/*
+ * Waits for the communicator's work, then frees it. Returns the
+ * communicator's error if it is in error (its work then ends at once).
+ */
 tern_status_t tern_comm_destroy(tern_comm_t comm);
+/*
+ * Cancels everything the communicator has in flight, on every stream:
+ * those jobs fail (TERN_ERROR_CANCELLED) at their next wait, so threads
+ * blocked in a synchronize on them return promptly. The peers are told:
+ * their pending and later work on the communicator fails with
+ * TERN_ERROR_PEER_FAILED. Frees the communicator (its memory once its jobs
+ * have ended). Callable from any thread, at any time; never waits for the
+ * job timeout.
+ */
+tern_status_t tern_comm_abort(tern_comm_t comm);
+/*
+ * The communicator's state, without waiting and without clearing it (like
+ * ncclCommGetAsyncError): TERN_SUCCESS while it is healthy, else the error
+ * that put it in error. Callable from any thread.
+ */
+tern_status_t tern_comm_get_async_error(tern_comm_t comm,
+					tern_status_t *status);
 tern_status_t tern_comm_count(tern_comm_t comm, int *count);
 tern_status_t tern_comm_rank(tern_comm_t comm, int *rank);
 
@@ -298,6 +321,20 @@ tern_status_t tern_comm_rank(tern_comm_t comm, int *rank);
  * Collectives are enqueued on @stream (of the communicator's device) like
  * any other work and complete through the same events; send and recv may
  * be the same place (in place). Counts are elements.
+ *
+ * Order: the operations of one communicator run in the order they were
+ * enqueued, whichever of the device's streams they are on: each waits for
+ * the one enqueued before it, as if through an event. Every rank must
+ * enqueue a communicator's operations in the same order.
+ *
+ * Errors: once an operation of a communicator fails (a job timed out, a
+ * peer's link went down, a peer failed or aborted, ...), the communicator
+ * is in error, for good: its later operations and every call on it return
+ * that error without enqueueing anything, its work still in flight fails
+ * at its next wait, and its peers learn of it, their own work failing with
+ * TERN_ERROR_PEER_FAILED, within about one detection interval
+ * (TERN_COMM_DETECT_MS, default 50, 1..60000) rather than at the job
+ * timeout. Create a new communicator to go on.
  */
 tern_status_t tern_all_reduce(tern_ptr_t send, tern_ptr_t recv, size_t count,
 			      tern_dtype_t dtype, tern_redop_t op,
@@ -318,10 +355,33 @@ tern_status_t tern_reduce(tern_ptr_t send, tern_ptr_t recv, size_t count,
 tern_status_t tern_all_to_all(tern_ptr_t send, tern_ptr_t recv,
 			      size_t count_per_rank, tern_dtype_t dtype,
 			      tern_comm_t comm, tern_stream_t stream);
+/*
+ * Point to point. Outside a group, a send waits for its matching recv on
+ * the peer as it goes (through a few slots), so one stream cannot send
+ * and receive large messages to and from the same peer at once: put both
+ * in a group. Inside a group a rank may also send to and receive from
+ * itself (a local copy, paired in order with equal sizes).
+ */
 tern_status_t tern_send(tern_ptr_t send, size_t count, tern_dtype_t dtype,
 			int peer, tern_comm_t comm, tern_stream_t stream);
 tern_status_t tern_recv(tern_ptr_t recv, size_t count, tern_dtype_t dtype,
 			int peer, tern_comm_t comm, tern_stream_t stream);
+
+/*
+ * Groups (like ncclGroupStart/End): the collectives the calling thread
+ * enqueues between tern_group_start() and the matching tern_group_end()
+ * return TERN_SUCCESS once their arguments are checked, and are launched
+ * together at the outermost end: one program per communicator, its sends
+ * and recvs interleaved so that any matching set of them completes (a
+ * pair exchanging both ways, an all-to-allv as a send and a recv per
+ * peer). The operations of one communicator in a group must be on one
+ * stream (else TERN_ERROR_INVALID_ARGUMENT). tern_group_end() returns the
+ * first error of the launch. Groups nest up to TERN_GROUP_MAX_DEPTH;
+ * tern_group_end() without a start is TERN_ERROR_INVALID_ARGUMENT.
+ */
+#define TERN_GROUP_MAX_DEPTH 16
+tern_status_t tern_group_start(void);
+tern_status_t tern_group_end(void);
 
 #ifdef __cplusplus
 }

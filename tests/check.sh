@@ -8,9 +8,11 @@
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
-#   unit/*            test_model, test_fabric, test_reduce and test_api, native
+#   unit/*            test_model, test_fabric, test_reduce, test_api,
+#                     test_collectives and test_comm, native
 #   asan/*            test_model, test_fabric, test_reduce, test_api,
-#                     test_conformance and test_collectives (simulator)
+#                     test_conformance, test_collectives and test_comm
+#                     (simulator)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
 #   fuzz-model        tests/fuzz/model/run.sh --check: the device model
@@ -221,12 +223,14 @@ suite unit/fabric "$BUILD/tests/test_fabric"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
+suite unit/comm "$BUILD/tests/test_comm"
 suite asan/model "$ASAN_BUILD/tests/test_model"
 suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
+suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"

@@ -62,13 +62,13 @@ static void coll_chain_step(const struct coll_chain_job *job, int c,
 		in = coll_recv_wait(&call->prog, prev);
 		if (d < n - 1)
 			coll_send_reduce(&call->prog, next, job->send + off, in,
-					 bytes / call->esize, call->dtype,
-					 call->op);
+					 bytes / call->esize, call->op.dtype,
+					 call->op.redop);
 		else
 			coll_emit_reduce(&call->prog, job->recv + off,
 					 job->send + off, in,
-					 bytes / call->esize, call->dtype,
-					 call->op);
+					 bytes / call->esize, call->op.dtype,
+					 call->op.redop);
 		coll_recv_done(&call->prog, prev);
 		return;
 	}
@@ -83,7 +83,7 @@ static void coll_chain_step(const struct coll_chain_job *job, int c,
 	coll_recv_done(&call->prog, prev);
 }
 
-static void coll_chain_run(struct coll_chain_job *job)
+static void coll_chain_steps(struct coll_chain_job *job)
 {
 	uint64_t chunks[COLL_MAX_CHANNELS], most = 0, start, len;
 
@@ -99,57 +99,14 @@ static void coll_chain_run(struct coll_chain_job *job)
 				coll_chain_step(job, c, j);
 }
 
-/* Checks and runs a broadcast (@reduce false) or a reduce. */
-static tern_status_t coll_rooted(tern_ptr_t send, tern_ptr_t recv,
-				 size_t count, tern_dtype_t dtype,
-				 bool reduce, tern_redop_t op, int root,
-				 tern_comm_t comm, tern_stream_t stream)
+void coll_chain_run(struct coll_call *call, int nch)
 {
-	struct coll_call call;
-	struct coll_chain_job job = { &call, reduce, root, 1, 0, 0, 0 };
-	tern_status_t status;
-	bool at_root;
+	const struct coll_op *op = &call->op;
+	struct coll_chain_job job = {
+		.call = call, .reduce = op->kind == COLL_REDUCE,
+		.root = op->root, .nch = nch, .send = op->send,
+		.recv = op->recv, .bytes = op->count * call->esize,
+	};
 
-	status = coll_call_begin(&call, comm, stream, dtype, reduce, op);
-	if (status)
-		return status;
-	at_root = call.comm->rank == root;
-	if (root < 0 || root >= call.comm->nranks)
-		status = TERN_ERROR_INVALID_ARGUMENT;
-	/* Broadcast reads send only at the root, reduce writes recv only there. */
-	if (status == TERN_SUCCESS && (reduce || at_root))
-		status = coll_call_ptr(&call, send, count, 1, &job.send);
-	if (status == TERN_SUCCESS && (!reduce || at_root))
-		status = coll_call_ptr(&call, recv, count, 1, &job.recv);
-	job.bytes = (uint64_t)count * call.esize;
-	if (status == TERN_SUCCESS && job.bytes) {
-		job.nch = coll_channels_for(&call, job.bytes);
-		if (call.comm->nranks == 1)
-			coll_emit_copy(&call.prog, job.recv, job.send, job.bytes);
-		else if (!reduce && at_root)
-			coll_emit_copy(&call.prog, job.recv, job.send, job.bytes);
-		if (call.comm->nranks > 1 &&
-		    !coll_direct_rooted(&call, reduce, root, job.send,
-					job.recv, count))
-			coll_chain_run(&job);
-	}
-	return coll_call_end(&call, status);
-}
-
-TERN_API tern_status_t tern_broadcast(tern_ptr_t send, tern_ptr_t recv,
-				      size_t count, tern_dtype_t dtype,
-				      int root, tern_comm_t comm,
-				      tern_stream_t stream)
-{
-	return coll_rooted(send, recv, count, dtype, false, TERN_SUM, root,
-			   comm, stream);
-}
-
-TERN_API tern_status_t tern_reduce(tern_ptr_t send, tern_ptr_t recv,
-				   size_t count, tern_dtype_t dtype,
-				   tern_redop_t op, int root, tern_comm_t comm,
-				   tern_stream_t stream)
-{
-	return coll_rooted(send, recv, count, dtype, true, op, root, comm,
-			   stream);
+	coll_chain_steps(&job);
 }

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Collectives inside libtern (not installed): communicators, the ring
- * orders chosen from the topology, and the packet programs a collective
- * enqueues on one rank's stream.
+ * orders chosen from the topology, the choice of algorithm, and the packet
+ * programs a collective enqueues on one rank's stream.
+ *
+ * The path of a call: api.c checks the arguments and describes the
+ * operation (struct coll_op); launch.c refuses it if the communicator is
+ * in error, defers it inside a group (group.c), or builds it: tune.c
+ * chooses the algorithm, which emits the program (local.c, direct.c,
+ * ring.c, chain.c, p2p.c), and prog.c submits it in communicator order.
+ * monitor.c watches the work in flight; team.c and link.c carry a
+ * failure to the ranks in this process and in others.
  *
  * Every rank owns a scratch area (device memory) holding, for each peer, a
  * few chunk-sized slots the peer writes into, and a semaphore area with two
@@ -12,14 +20,23 @@
  * peer's slot followed by a remote SEM_SIGNAL, and a receive is a local
  * SEM_WAIT followed by a remote credit SEM_SIGNAL once the slot is used.
  * Counters only grow, so nothing is reset between collectives.
+ *
+ * A third area, the control words (host memory, mapped), holds the
+ * communicator's job counter and its abort word: every job of the
+ * communicator first waits for the counter to show that the job before it
+ * ran to its end, and bumps it as its last packet. A job that failed
+ * midway therefore stops every later one at its first packet, where the
+ * abort word (stored by the host once the failure is known) fails it.
  */
 #ifndef TERN_COLL_H
 #define TERN_COLL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "internal.h"
+#include "tern_accel.h"
 
 /* Bytes of one slot: the unit that flows through a ring step. */
 #define COLL_CHUNK_BYTES	(64u << 10)
@@ -29,6 +46,10 @@
 /* A torus runs four rings (two cycles or snakes, both directions). */
 #define COLL_MAX_CHANNELS	4
 
+/* Values of the abort word: why the communicator's jobs must stop. */
+#define COLL_ABORT_LOCAL	TERN_SEM_ABORT_CANCEL	/* ours failed or were cancelled */
+#define COLL_ABORT_PEER		2	/* a peer failed */
+
 struct coll_peer {
 	tern_buffer_t scratch;		/* the peer's scratch, imported; NULL for self */
 	tern_buffer_t sem;		/* the peer's semaphores, imported */
@@ -36,27 +57,69 @@ struct coll_peer {
 	uint64_t received;		/* chunks we have taken from it */
 };
 
-struct coll_stream_fence {
-	const struct tern_stream *stream;	/* only compared, never used */
-	struct tern_fence *fence;
+/* The control words, in host memory the device reaches. */
+struct coll_ctl {
+	uint64_t chain;			/* jobs of the comm that ran to their end */
+	uint64_t abort;			/* COLL_ABORT_* once the comm must stop */
 };
+
+/* Jobs enqueued through the comm and not yet seen complete, oldest first. */
+struct coll_inflight {
+	struct tern_fence **fences;
+	size_t head, count, cap;
+};
+
+struct coll_team;
+struct coll_link;
 
 struct tern_comm {
 	struct tern_comm *next;		/* the registry of live communicators */
 	pthread_mutex_t lock;		/* enqueueing and everything below */
 	int rank, nranks;
 	struct tern_device *dev;
-	tern_buffer_t scratch, sem;
+	tern_buffer_t scratch, sem, ctl;
+	volatile struct coll_ctl *ctl_cpu;
 	struct coll_peer *peers;	/* nranks entries */
 	/* Ring orders (ranks by position); pos[c] is our position in ring c. */
 	int nchannels;
 	int ring[COLL_MAX_CHANNELS][COLL_MAX_RANKS];
 	int pos[COLL_MAX_CHANNELS];
-	/* The newest job enqueued through the comm on each stream used. */
-	struct coll_stream_fence *lasts;
-	int last_count, last_cap;
+	uint64_t jobs;			/* jobs submitted: the chain's value */
+	/* The newest job, and its stream (only compared, never used). */
+	struct tern_fence *last;
+	const struct tern_stream *last_stream;
+	struct coll_inflight inflight;
+	_Atomic int error;		/* tern_status_t; sticky once set */
+	struct coll_team *team;		/* the ranks in this process, or NULL */
+	struct coll_link *link;		/* the ranks in other processes, or NULL */
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 };
+
+/* What a collective call asks for, once its arguments are checked. */
+enum coll_kind {
+	COLL_ALL_REDUCE,
+	COLL_REDUCE_SCATTER,
+	COLL_ALL_GATHER,
+	COLL_BROADCAST,
+	COLL_REDUCE,
+	COLL_ALL_TO_ALL,
+	COLL_SEND,
+	COLL_RECV,
+};
+
+struct coll_op {
+	enum coll_kind kind;
+	tern_dtype_t dtype;
+	tern_redop_t redop;
+	uint64_t send, recv;		/* device addresses; 0 where unused */
+	uint64_t count;			/* elements, as the public call counts */
+	int root;			/* broadcast, reduce: root; send, recv: peer */
+};
+
+static inline bool coll_kind_is_p2p(enum coll_kind kind)
+{
+	return kind == COLL_SEND || kind == COLL_RECV;
+}
 
 /* ---- comm.c ---- */
 
@@ -69,8 +132,77 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 /* Frees a communicator that is not (or no longer) registered. */
 void coll_comm_free(struct tern_comm *comm);
 void coll_register(struct tern_comm *comm);
+/* Calls @visit on every registered comm; false if there is none. */
+bool coll_registry_visit(void (*visit)(struct tern_comm *comm));
 /* What the ring planner needs from @dev: its fabric id and neighbours. */
 tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node);
+/*
+ * Puts @comm in error with @status (if it is not already): its jobs stop
+ * at their next wait and, unless @from_peer, its peers learn of it.
+ */
+void coll_comm_fail(struct tern_comm *comm, tern_status_t status,
+		    bool from_peer);
+static inline tern_status_t coll_comm_error(struct tern_comm *comm)
+{
+	return (tern_status_t)atomic_load(&comm->error);
+}
+
+/* ---- monitor.c: the communicators' watchdog thread ---- */
+
+/*
+ * Pops @comm's completed jobs; the first failure puts the comm in error.
+ * Comm lock held.
+ */
+void coll_inflight_reap(struct tern_comm *comm);
+/*
+ * Keeps @fence (our reference) as a job of @comm in flight; without memory
+ * to keep it, waits for it instead. Comm lock held.
+ */
+void coll_inflight_push(struct tern_comm *comm, struct tern_fence *fence);
+/* Waits up to @timeout_ns for every job in flight; false if some remain. */
+bool coll_inflight_drain(struct tern_comm *comm, int64_t timeout_ns);
+/*
+ * Starts the watchdog (once), which checks the comms every interval:
+ * TERN_ERROR_INVALID_ARGUMENT for a bad TERN_COMM_DETECT_MS.
+ */
+tern_status_t coll_monitor_start(void);
+/* Tells a sleeping watchdog that there is a comm to watch. */
+void coll_monitor_wake(void);
+/* Hands an aborted comm whose jobs are still ending to the watchdog. */
+void coll_monitor_adopt(struct tern_comm *comm);
+/* The detection interval, in ns. */
+int64_t coll_monitor_interval_ns(void);
+
+/* ---- link.c: the ranks in other processes (tern_comm_init_rank) ---- */
+
+/*
+ * Keeps the bootstrap's connections for @comm: rank 0's to each peer in
+ * @fds[peer], another rank's to rank 0 in @fds[0] (-1 elsewhere).
+ */
+tern_status_t coll_link_create(struct tern_comm *comm, int *fds);
+/* Reads what the peers have said; a peer gone puts @comm in error. */
+void coll_link_poll(struct tern_comm *comm);
+/* Tells the ranks in other processes that @comm failed with @status. */
+void coll_link_tell(struct tern_comm *comm, tern_status_t status);
+/* Says goodbye and closes @comm's connections. */
+void coll_link_close(struct tern_comm *comm);
+
+/* ---- team.c: the ranks of one communicator that share this process ---- */
+
+/* Ties @comms together so that a failure of one reaches the others. */
+tern_status_t coll_team_create(struct tern_comm **comms, int n);
+/* Tells @comm's teammates that it failed. */
+void coll_team_tell(struct tern_comm *comm);
+/* Takes @comm out of its team (it is being freed). */
+void coll_team_leave(struct tern_comm *comm);
+
+/* ---- group.c: tern_group_start() / tern_group_end() ---- */
+
+/* Nesting depth of the calling thread's group; 0 outside one. */
+int coll_group_depth(void);
+/* Keeps @op for the group's end. */
+tern_status_t coll_group_add(struct tern_comm *comm, struct tern_stream *stream,
+			     const struct coll_op *op);
 
 /* ---- topo.c ---- */
 
@@ -130,10 +262,13 @@ uint64_t coll_self_slot(struct coll_prog *p);
 
 /*
  * Submits the program on @stream as one or more jobs (split at packet
- * boundaries to fit the device's submission limit) and remembers the last
- * job's fence in the comm. Comm lock held.
+ * boundaries to fit the device's submission limit), each gated on the
+ * comm's job before it and the first one ordered after the comm's newest
+ * job on any stream. *@submitted counts the jobs that went in. Comm lock
+ * held.
  */
-tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream);
+tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream,
+			       uint32_t *submitted);
 
 /* Host bookkeeping to restore if a program is dropped before submission. */
 struct coll_seq_snapshot {
@@ -144,58 +279,62 @@ void coll_seq_save(const struct tern_comm *comm, struct coll_seq_snapshot *s);
 void coll_seq_restore(struct tern_comm *comm,
 		      const struct coll_seq_snapshot *s);
 
-/* ---- call.c: what every collective call does first and last ---- */
-
-/* Below this many bytes a collective runs on one ring: fewer steps. */
-#define COLL_MULTI_CHANNEL_MIN	(64u << 10)
+/* ---- api.c checks, launch.c runs ---- */
 
 struct coll_call {
 	struct tern_comm *comm;
 	struct tern_stream *stream;
-	tern_dtype_t dtype;
-	tern_redop_t op;
+	struct coll_op op;
 	size_t esize;			/* bytes per element */
 	size_t chunk_elems;		/* elements per slot */
 	struct coll_prog prog;
-	struct coll_seq_snapshot snap;
 };
 
 /*
- * Checks the communicator, the stream (the comm's device), the type and,
- * if @reduces, the operation; then locks the comm and starts a program.
+ * Enqueues @op (checked) on @stream through @comm: the comm's error if it
+ * has one (nothing enqueued), deferred until tern_group_end() inside a
+ * group, else built and submitted.
  */
-tern_status_t coll_call_begin(struct coll_call *call, tern_comm_t comm,
-			      tern_stream_t stream, tern_dtype_t dtype,
-			      bool reduces, tern_redop_t op);
+tern_status_t coll_launch(struct tern_comm *comm, struct tern_stream *stream,
+			  const struct coll_op *op);
 /*
- * Checks that @ptr holds @count elements (scaled by @times) on the comm's
- * device, aligned to the element size, and gives its device address. A
- * NULL buffer is accepted for zero bytes.
+ * Builds and submits @n operations of @comm on @stream as one program:
+ * collectives in order, then the point-to-point ones interleaved chunk by
+ * chunk so that any exchange between them makes progress. Comm lock held.
  */
-tern_status_t coll_call_ptr(struct coll_call *call, tern_ptr_t ptr,
-			    size_t count, size_t times, uint64_t *va);
-/* Submits the program if @status is TERN_SUCCESS; unlocks; returns it. */
-tern_status_t coll_call_end(struct coll_call *call, tern_status_t status);
+tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream,
+			      const struct coll_op *ops, size_t n);
 
-/* ---- direct.c: one-step algorithms for messages of one slot ---- */
+/* ---- tune.c: the one place an algorithm is chosen ---- */
 
-/*
- * Every rank sends its piece straight to every rank that needs it and
- * reduces what it receives in rank order (the same order on every rank,
- * so every rank gets the same bits). @count is as in the public call;
- * false if the message is too big for one slot.
- */
-bool coll_direct_all_reduce(struct coll_call *call, uint64_t send,
-			    uint64_t recv, uint64_t count);
-bool coll_direct_reduce_scatter(struct coll_call *call, uint64_t send,
-				uint64_t recv, uint64_t count);
-bool coll_direct_all_gather(struct coll_call *call, uint64_t send,
-			    uint64_t recv, uint64_t count);
-bool coll_direct_rooted(struct coll_call *call, bool reduce, int root,
-			uint64_t send, uint64_t recv, uint64_t count);
+enum coll_algo {
+	COLL_ALGO_LOCAL,		/* one rank: a copy */
+	COLL_ALGO_DIRECT,		/* one step, every piece straight to its rank */
+	COLL_ALGO_RING,			/* pipelined rings, reduce-scatter + all-gather */
+	COLL_ALGO_CHAIN,		/* rooted: pipelined chains along the rings */
+	COLL_ALGO_PAIRWISE,		/* all-to-all: n-1 rounds of pairs */
+	COLL_ALGO_P2P,			/* send, recv: chunks through the slots */
+};
 
-/* The channels a message of @bytes uses. */
-int coll_channels_for(const struct coll_call *call, uint64_t bytes);
+struct coll_plan {
+	enum coll_algo algo;
+	int nch;			/* rings used */
+};
+
+struct coll_plan coll_tune(const struct coll_call *call);
+const char *coll_algo_name(enum coll_algo algo);
+
+/* ---- the algorithms: each emits one rank's part of @call->op ---- */
+
+void coll_local_run(struct coll_call *call);
+/* The copy of our own piece into our output, where the op has one. */
+void coll_own_piece(struct coll_call *call);
+void coll_direct_run(struct coll_call *call);
+void coll_ring_run(struct coll_call *call, int nch);
+void coll_chain_run(struct coll_call *call, int nch);
+void coll_pairwise_run(struct coll_call *call);
+/* Send and recv ops, interleaved chunk by chunk (chunk k of every op in turn). */
+void coll_p2p_run(struct coll_call *call, const struct coll_op *ops, size_t n);
 
 /* Part @i of @parts of @total, as even as can be. */
 static inline void coll_split(uint64_t total, uint64_t parts, uint64_t i,

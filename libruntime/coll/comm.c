@@ -2,7 +2,7 @@
 /*
  * Communicators: one per rank, each with its scratch and semaphore areas
  * and every peer's areas imported, and the ring orders planned from the
- * ranks' fabric ports.
+ * ranks' fabric ports; their errors, destruction and abort.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,19 @@ void coll_register(struct tern_comm *comm)
 	comm->next = coll_registry;
 	coll_registry = comm;
 	pthread_mutex_unlock(&coll_registry_lock);
+	coll_monitor_wake();
+}
+
+bool coll_registry_visit(void (*visit)(struct tern_comm *comm))
+{
+	bool any;
+
+	pthread_mutex_lock(&coll_registry_lock);
+	any = coll_registry != NULL;
+	for (struct tern_comm *c = coll_registry; c; c = c->next)
+		visit(c);
+	pthread_mutex_unlock(&coll_registry_lock);
+	return any;
 }
 
 /* Removes @comm from the registry; false if it was not there. */
@@ -57,11 +70,11 @@ static bool coll_unregister(struct tern_comm *comm)
 void coll_comm_free(struct tern_comm *comm)
 {
 	/* Every job ends, at worst at the job timeout. */
-	for (int i = 0; i < comm->last_count; i++) {
-		comm->ops->fence_wait(comm->lasts[i].fence, TERN_WAIT_FOREVER);
-		tern_fence_put(comm->lasts[i].fence);
-	}
-	free(comm->lasts);
+	coll_inflight_drain(comm, TERN_WAIT_FOREVER);
+	free(comm->inflight.fences);
+	tern_fence_put(comm->last);
+	coll_team_leave(comm);
+	coll_link_close(comm);
 	for (int p = 0; comm->peers && p < comm->nranks; p++) {
 		if (comm->peers[p].scratch)
 			tern_buffer_free(comm->peers[p].scratch);
@@ -72,6 +85,8 @@ void coll_comm_free(struct tern_comm *comm)
 		tern_buffer_free(comm->scratch);
 	if (comm->sem)
 		tern_buffer_free(comm->sem);
+	if (comm->ctl)
+		tern_buffer_free(comm->ctl);
 	free(comm->peers);
 	pthread_mutex_destroy(&comm->lock);
 	free(comm);
@@ -83,10 +98,12 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 	struct tern_comm *comm = calloc(1, sizeof(*comm));
 	size_t scratch_bytes = (size_t)nranks * COLL_SLOTS * COLL_CHUNK_BYTES;
 	tern_status_t status;
+	void *ctl = NULL;
 
 	if (!comm)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_init(&comm->lock, NULL);
+	atomic_init(&comm->error, TERN_SUCCESS);
 	comm->rank = rank;
 	comm->nranks = nranks;
 	comm->dev = dev;
@@ -98,18 +115,46 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 	}
 	if (nranks == 1)
 		scratch_bytes = 8;	/* nobody sends to a lone rank */
-	status = tern_buffer_alloc_internal(dev, TERN_MEMORY_DEVICE,
-					    scratch_bytes, &comm->scratch, NULL);
+	status = coll_monitor_start();
+	if (status == TERN_SUCCESS)
+		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_DEVICE,
+						    scratch_bytes,
+						    &comm->scratch, NULL);
 	if (status == TERN_SUCCESS)
 		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_DEVICE,
 						    16u * (size_t)nranks,
 						    &comm->sem, NULL);
+	if (status == TERN_SUCCESS)
+		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_HOST,
+						    sizeof(struct coll_ctl),
+						    &comm->ctl, &ctl);
 	if (status) {
 		coll_comm_free(comm);
 		return status;
 	}
+	comm->ctl_cpu = ctl;
 	*out = comm;
 	return TERN_SUCCESS;
+}
+
+void coll_comm_fail(struct tern_comm *comm, tern_status_t status,
+		    bool from_peer)
+{
+	int none = TERN_SUCCESS;
+
+	if (status == TERN_SUCCESS ||
+	    !atomic_compare_exchange_strong(&comm->error, &none, (int)status))
+		return;
+	tern_debug("coll: rank %d/%d in error: %s%s", comm->rank, comm->nranks,
+		   tern_status_name(status), from_peer ? " (a peer's)" : "");
+	/* Our jobs stop at their next wait, without the job timeout. */
+	__atomic_store_n(&comm->ctl_cpu->abort,
+			 from_peer ? COLL_ABORT_PEER : COLL_ABORT_LOCAL,
+			 __ATOMIC_SEQ_CST);
+	if (!from_peer) {
+		coll_team_tell(comm);
+		coll_link_tell(comm, status);
+	}
 }
 
 tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node)
@@ -199,6 +244,8 @@ TERN_API tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
 		status = coll_comm_create(devices[i], i, ndev, &made[i]);
 	if (status == TERN_SUCCESS)
 		status = coll_connect(made, ndev);
+	if (status == TERN_SUCCESS)
+		status = coll_team_create(made, ndev);
 	if (status) {
 		for (i = 0; i < ndev; i++)
 			if (made[i])
@@ -213,11 +260,54 @@ TERN_API tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
 	return TERN_SUCCESS;
 }
 
+/* Waits for a call of another thread that is still enqueueing. */
+static void coll_quiesce(struct tern_comm *comm)
+{
+	pthread_mutex_lock(&comm->lock);
+	pthread_mutex_unlock(&comm->lock);
+}
+
 TERN_API tern_status_t tern_comm_destroy(tern_comm_t comm)
+{
+	tern_status_t status;
+
+	if (!coll_unregister(comm))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	coll_quiesce(comm);
+	/* A failure found here still stops the rest and reaches the peers. */
+	coll_inflight_drain(comm, TERN_WAIT_FOREVER);
+	status = coll_comm_error(comm);
+	coll_comm_free(comm);
+	return status;
+}
+
+/* How long an abort waits for its jobs to end before leaving it to the watchdog. */
+#define COLL_ABORT_WAIT_NS	(1000ll * 1000 * 1000)
+
+TERN_API tern_status_t tern_comm_abort(tern_comm_t comm)
 {
 	if (!coll_unregister(comm))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	coll_comm_free(comm);
+	coll_comm_fail(comm, TERN_ERROR_CANCELLED, false);
+	coll_quiesce(comm);
+	if (coll_inflight_drain(comm, COLL_ABORT_WAIT_NS))
+		coll_comm_free(comm);
+	else
+		coll_monitor_adopt(comm);
+	return TERN_SUCCESS;
+}
+
+TERN_API tern_status_t tern_comm_get_async_error(tern_comm_t comm,
+						 tern_status_t *status)
+{
+	if (!status || !coll_comm_valid(comm))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	/* Never waits: a comm busy enqueueing is checked by the watchdog. */
+	if (pthread_mutex_trylock(&comm->lock) == 0) {
+		coll_inflight_reap(comm);
+		pthread_mutex_unlock(&comm->lock);
+	}
+	*status = coll_comm_error(comm);
 	return TERN_SUCCESS;
 }
 

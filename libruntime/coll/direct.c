@@ -31,97 +31,100 @@ static void coll_direct_fold(struct coll_call *call, uint64_t dst,
 	}
 	for (int p = 0; p < n; p++)
 		src[p] = p == comm->rank ? own : coll_recv_wait(&call->prog, p);
-	coll_emit_reduce(&call->prog, dst, src[0], src[1], count, call->dtype,
-			 call->op);
+	coll_emit_reduce(&call->prog, dst, src[0], src[1], count,
+			 call->op.dtype, call->op.redop);
 	for (int p = 2; p < n; p++)
 		coll_emit_reduce(&call->prog, dst, dst, src[p], count,
-				 call->dtype, call->op);
+				 call->op.dtype, call->op.redop);
 	for (int p = 0; p < n; p++)
 		if (p != comm->rank)
 			coll_recv_done(&call->prog, p);
 }
 
-static bool coll_fits(const struct coll_call *call, uint64_t count)
+static void coll_direct_all_reduce(struct coll_call *call)
 {
-	return count * call->esize <= COLL_CHUNK_BYTES;
-}
-
-bool coll_direct_all_reduce(struct coll_call *call, uint64_t send,
-			    uint64_t recv, uint64_t count)
-{
+	const struct coll_op *op = &call->op;
 	const int n = call->comm->nranks, r = call->comm->rank;
 
-	if (!coll_fits(call, count))
-		return false;
 	for (int j = 1; j < n; j++)
-		coll_send_copy(&call->prog, (r + j) % n, send,
-			       count * call->esize);
-	coll_direct_fold(call, recv, send, count);
-	return true;
+		coll_send_copy(&call->prog, (r + j) % n, op->send,
+			       op->count * call->esize);
+	coll_direct_fold(call, op->recv, op->send, op->count);
 }
 
-bool coll_direct_reduce_scatter(struct coll_call *call, uint64_t send,
-				uint64_t recv, uint64_t count)
+static void coll_direct_reduce_scatter(struct coll_call *call)
 {
+	const struct coll_op *op = &call->op;
 	const int n = call->comm->nranks, r = call->comm->rank;
-	const uint64_t piece = count * call->esize;
+	const uint64_t piece = op->count * call->esize;
 
-	if (!coll_fits(call, count))
-		return false;
 	for (int j = 1; j < n; j++) {
 		int to = (r + j) % n;
 
-		coll_send_copy(&call->prog, to, send + (uint64_t)to * piece,
+		coll_send_copy(&call->prog, to, op->send + (uint64_t)to * piece,
 			       piece);
 	}
-	coll_direct_fold(call, recv, send + (uint64_t)r * piece, count);
-	return true;
+	coll_direct_fold(call, op->recv, op->send + (uint64_t)r * piece,
+			 op->count);
 }
 
-bool coll_direct_all_gather(struct coll_call *call, uint64_t send,
-			    uint64_t recv, uint64_t count)
+static void coll_direct_all_gather(struct coll_call *call)
 {
+	const struct coll_op *op = &call->op;
 	const int n = call->comm->nranks, r = call->comm->rank;
-	const uint64_t piece = count * call->esize;
+	const uint64_t piece = op->count * call->esize;
 
-	if (!coll_fits(call, count))
-		return false;
 	for (int j = 1; j < n; j++)
-		coll_send_copy(&call->prog, (r + j) % n, send, piece);
+		coll_send_copy(&call->prog, (r + j) % n, op->send, piece);
 	for (int j = 1; j < n; j++) {
 		int from = (r + n - j) % n;
 		uint64_t in = coll_recv_wait(&call->prog, from);
 
-		coll_emit_copy(&call->prog, recv + (uint64_t)from * piece, in,
-			       piece);
+		coll_emit_copy(&call->prog, op->recv + (uint64_t)from * piece,
+			       in, piece);
 		coll_recv_done(&call->prog, from);
 	}
-	return true;
 }
 
-bool coll_direct_rooted(struct coll_call *call, bool reduce, int root,
-			uint64_t send, uint64_t recv, uint64_t count)
+static void coll_direct_rooted(struct coll_call *call)
 {
+	const struct coll_op *op = &call->op;
 	const int n = call->comm->nranks, r = call->comm->rank;
-	const uint64_t bytes = count * call->esize;
+	const uint64_t bytes = op->count * call->esize;
 	uint64_t in;
 
-	if (!coll_fits(call, count))
-		return false;
-	if (reduce) {
-		if (r != root)
-			coll_send_copy(&call->prog, root, send, bytes);
+	if (op->kind == COLL_REDUCE) {
+		if (r != op->root)
+			coll_send_copy(&call->prog, op->root, op->send, bytes);
 		else
-			coll_direct_fold(call, recv, send, count);
-		return true;
+			coll_direct_fold(call, op->recv, op->send, op->count);
+		return;
 	}
-	if (r == root) {
+	if (r == op->root) {
 		for (int j = 1; j < n; j++)
-			coll_send_copy(&call->prog, (r + j) % n, send, bytes);
-		return true;
+			coll_send_copy(&call->prog, (r + j) % n, op->send,
+				       bytes);
+		return;
 	}
-	in = coll_recv_wait(&call->prog, root);
-	coll_emit_copy(&call->prog, recv, in, bytes);
-	coll_recv_done(&call->prog, root);
-	return true;
+	in = coll_recv_wait(&call->prog, op->root);
+	coll_emit_copy(&call->prog, op->recv, in, bytes);
+	coll_recv_done(&call->prog, op->root);
+}
+
+void coll_direct_run(struct coll_call *call)
+{
+	switch (call->op.kind) {
+	case COLL_ALL_REDUCE:
+		coll_direct_all_reduce(call);
+		break;
+	case COLL_REDUCE_SCATTER:
+		coll_direct_reduce_scatter(call);
+		break;
+	case COLL_ALL_GATHER:
+		coll_direct_all_gather(call);
+		break;
+	default:
+		coll_direct_rooted(call);
+		break;
+	}
 }

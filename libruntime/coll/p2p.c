@@ -7,7 +7,19 @@
  * All-to-all runs n-1 rounds: in round j every rank sends to rank + j and
  * takes from rank - j, so each pair's chunks come in one order and a
  * rank's wait in round j only needs sends of round j.
+ *
+ * Sends and recvs launched together (one, or a group's) are interleaved.
+ * The chunks for one peer form a lane: the chunks of our sends to it, in
+ * call order; likewise the chunks we take from it. Round k sends the k-th
+ * chunk of every outgoing lane, then takes the k-th of every incoming one.
+ * A send of round k waits only for a credit the peer returns in round
+ * k - COLL_SLOTS, and a take of round k only for sends of round k, so any
+ * set of exchanges that matches up across the ranks (both directions at
+ * once, many peers, uneven sizes) completes. A rank's sends to itself meet
+ * its recvs from itself, in order, as local copies.
  */
+#include <stdlib.h>
+
 #include "coll.h"
 
 static uint64_t coll_chunk_len(uint64_t bytes, uint64_t j)
@@ -26,36 +38,13 @@ static void coll_take(struct coll_call *call, int peer, uint64_t dst,
 	coll_recv_done(&call->prog, peer);
 }
 
-TERN_API tern_status_t tern_all_to_all(tern_ptr_t send, tern_ptr_t recv,
-				       size_t count_per_rank,
-				       tern_dtype_t dtype, tern_comm_t comm,
-				       tern_stream_t stream)
+void coll_pairwise_run(struct coll_call *call)
 {
-	struct coll_call call;
-	uint64_t src, dst, piece, total, chunks;
-	tern_status_t status;
-	int n, r;
+	const struct coll_op *op = &call->op;
+	const int n = call->comm->nranks, r = call->comm->rank;
+	const uint64_t piece = op->count * call->esize;
+	const uint64_t chunks = (piece + COLL_CHUNK_BYTES - 1) / COLL_CHUNK_BYTES;
 
-	status = coll_call_begin(&call, comm, stream, dtype, false, TERN_SUM);
-	if (status)
-		return status;
-	n = call.comm->nranks;
-	r = call.comm->rank;
-	status = coll_call_ptr(&call, send, count_per_rank, (size_t)n, &src);
-	if (status == TERN_SUCCESS)
-		status = coll_call_ptr(&call, recv, count_per_rank, (size_t)n,
-				       &dst);
-	piece = (uint64_t)count_per_rank * call.esize;
-	total = piece * (uint64_t)n;
-	/* Pieces would be overwritten before they are sent. */
-	if (status == TERN_SUCCESS && total && src < dst + total &&
-	    dst < src + total)
-		status = TERN_ERROR_NOT_SUPPORTED;
-	if (status || !total)
-		return coll_call_end(&call, status);
-	coll_emit_copy(&call.prog, dst + (uint64_t)r * piece,
-		       src + (uint64_t)r * piece, piece);
-	chunks = (piece + COLL_CHUNK_BYTES - 1) / COLL_CHUNK_BYTES;
 	for (int j = 1; j < n; j++) {
 		int to = coll_mod(r + j, n), from = coll_mod(r - j, n);
 
@@ -63,54 +52,103 @@ TERN_API tern_status_t tern_all_to_all(tern_ptr_t send, tern_ptr_t recv,
 			uint64_t at = k * COLL_CHUNK_BYTES;
 			uint64_t len = coll_chunk_len(piece, k);
 
-			coll_send_copy(&call.prog, to,
-				       src + (uint64_t)to * piece + at, len);
-			coll_take(&call, from, dst + (uint64_t)from * piece + at,
-				  len);
+			coll_send_copy(&call->prog, to,
+				       op->send + (uint64_t)to * piece + at, len);
+			coll_take(call, from,
+				  op->recv + (uint64_t)from * piece + at, len);
 		}
 	}
-	return coll_call_end(&call, status);
 }
 
-/* Checks and runs a send (@sending) or a recv of @count elements. */
-static tern_status_t coll_p2p(tern_ptr_t ptr, size_t count,
-			      tern_dtype_t dtype, int peer, bool sending,
-			      tern_comm_t comm, tern_stream_t stream)
+static uint64_t coll_op_bytes(const struct coll_op *op)
 {
-	struct coll_call call;
-	uint64_t va, bytes;
-	tern_status_t status;
+	return op->count * tern_dtype_bytes(op->dtype);
+}
 
-	status = coll_call_begin(&call, comm, stream, dtype, false, TERN_SUM);
-	if (status)
-		return status;
-	if (peer < 0 || peer >= call.comm->nranks || peer == call.comm->rank)
-		status = TERN_ERROR_INVALID_ARGUMENT;
-	if (status == TERN_SUCCESS)
-		status = coll_call_ptr(&call, ptr, count, 1, &va);
-	bytes = (uint64_t)count * call.esize;
-	for (uint64_t at = 0; status == TERN_SUCCESS && at < bytes;
-	     at += COLL_CHUNK_BYTES) {
-		uint64_t len = coll_chunk_len(bytes, at / COLL_CHUNK_BYTES);
+/* The chunks one direction of one pair carries: its ops' chunks in order. */
+struct coll_lane {
+	size_t *ops;			/* indices into the ops, in call order */
+	size_t count, pos;
+	uint64_t chunk;			/* next chunk of ops[pos] */
+};
 
-		if (sending)
-			coll_send_copy(&call.prog, peer, va + at, len);
-		else
-			coll_take(&call, peer, va + at, len);
+/* The next chunk of @lane (op index, offset, length); false when done. */
+static bool coll_lane_next(struct coll_lane *lane, const struct coll_op *ops,
+			   size_t *op, uint64_t *at, uint64_t *len)
+{
+	while (lane->pos < lane->count) {
+		uint64_t bytes = coll_op_bytes(&ops[lane->ops[lane->pos]]);
+
+		if (lane->chunk * COLL_CHUNK_BYTES < bytes) {
+			*op = lane->ops[lane->pos];
+			*at = lane->chunk * COLL_CHUNK_BYTES;
+			*len = coll_chunk_len(bytes, lane->chunk++);
+			return true;
+		}
+		lane->pos++;
+		lane->chunk = 0;
 	}
-	return coll_call_end(&call, status);
+	return false;
 }
 
-TERN_API tern_status_t tern_send(tern_ptr_t send, size_t count,
-				 tern_dtype_t dtype, int peer,
-				 tern_comm_t comm, tern_stream_t stream)
+/* Sorts the sends (or recvs) of @ops into one lane per peer. */
+static void coll_lanes_fill(struct coll_lane *lanes, int nranks, size_t *idx,
+			    const struct coll_op *ops, size_t n,
+			    enum coll_kind kind)
 {
-	return coll_p2p(send, count, dtype, peer, true, comm, stream);
+	size_t at = 0;
+
+	for (int p = 0; p < nranks; p++) {
+		lanes[p].ops = idx + at;
+		for (size_t i = 0; i < n; i++)
+			if (ops[i].kind == kind && ops[i].root == p)
+				lanes[p].ops[lanes[p].count++] = i;
+		at += lanes[p].count;
+	}
 }
 
-TERN_API tern_status_t tern_recv(tern_ptr_t recv, size_t count,
-				 tern_dtype_t dtype, int peer,
-				 tern_comm_t comm, tern_stream_t stream)
+void coll_p2p_run(struct coll_call *call, const struct coll_op *ops, size_t n)
 {
-	return coll_p2p(recv, count, dtype, peer, false, comm, stream);
+	const int me = call->comm->rank, nranks = call->comm->nranks;
+	struct coll_lane *out, *in;
+	size_t *idx, op, mine;
+	uint64_t at, len, mat, mlen;
+	bool more = true;
+
+	out = calloc(2 * (size_t)nranks, sizeof(*out));
+	idx = calloc(2 * n + 1, sizeof(*idx));
+	if (!out || !idx) {
+		call->prog.failed = true;
+		goto out;
+	}
+	in = out + nranks;
+	coll_lanes_fill(out, nranks, idx, ops, n, COLL_SEND);
+	coll_lanes_fill(in, nranks, idx + n, ops, n, COLL_RECV);
+	/* Round by round: one chunk out to every peer, then one in from each. */
+	while (more) {
+		more = false;
+		for (int p = 0; p < nranks; p++) {
+			if (p == me || !coll_lane_next(&out[p], ops, &op, &at, &len))
+				continue;
+			coll_send_copy(&call->prog, p, ops[op].send + at, len);
+			more = true;
+		}
+		for (int p = 0; p < nranks; p++) {
+			if (!coll_lane_next(&in[p], ops, &op, &at, &len))
+				continue;
+			more = true;
+			if (p != me) {
+				coll_take(call, p, ops[op].recv + at, len);
+				continue;
+			}
+			/* Sizes were matched before building: same chunks. */
+			if (coll_lane_next(&out[me], ops, &mine, &mat, &mlen))
+				coll_emit_copy(&call->prog, ops[op].recv + at,
+					       ops[mine].send + mat,
+					       mlen < len ? mlen : len);
+		}
+	}
+out:
+	free(idx);
+	free(out);
 }

@@ -90,13 +90,29 @@ static void coll_emit_signal(struct coll_prog *p, uint64_t addr,
 	coll_prog_commit(p, &b);
 }
 
+/*
+ * A wait of the comm's job: it also fails the job once the comm's abort
+ * word is set, where the device can do that.
+ */
+static void coll_wait(struct tern_packet_builder *b,
+		      const struct tern_comm *comm, uint64_t addr,
+		      uint64_t value)
+{
+	uint64_t abort_va = comm->ctl->be->va + offsetof(struct coll_ctl, abort);
+
+	if (comm->dev->info.capabilities & TERN_DEVICE_CAP_ABORTABLE_WAIT)
+		tern_packet_sem_wait_abort(b, addr, value, abort_va, false);
+	else
+		tern_packet_sem_wait(b, addr, value, false);
+}
+
 static void coll_emit_wait(struct coll_prog *p, uint64_t addr, uint64_t value)
 {
 	struct tern_packet_builder b;
 
 	if (!coll_prog_room(p, &b))
 		return;
-	tern_packet_sem_wait(&b, addr, value, false);
+	coll_wait(&b, p->comm, addr, value);
 	coll_prog_commit(p, &b);
 }
 
@@ -190,52 +206,95 @@ uint64_t coll_self_slot(struct coll_prog *p)
 	return p->scratch_va + coll_slot_offset(p->comm->rank, 0);
 }
 
-/* Keeps @fence (our reference) as the newest job of @comm on @stream. */
-static void coll_remember(struct tern_comm *comm,
-			  const struct tern_stream *stream,
-			  struct tern_fence *fence)
+/*
+ * The gate around every job of the comm: it starts once the job before it
+ * ran to its end (or fails once the abort word is set) and ends by saying
+ * it ran to its own end.
+ */
+#define COLL_GATE_BYTES		64
+
+static void coll_gate_open(struct tern_packet_builder *b,
+			   const struct tern_comm *comm)
 {
-	struct coll_stream_fence *bigger;
-	int i;
+	uint64_t ctl = comm->ctl->be->va;
 
-	for (i = 0; i < comm->last_count; i++) {
-		if (comm->lasts[i].stream == stream) {
-			tern_fence_put(comm->lasts[i].fence);
-			comm->lasts[i].fence = fence;
-			return;
-		}
-	}
-	if (comm->last_count == comm->last_cap) {
-		int cap = comm->last_cap ? comm->last_cap * 2 : 4;
-
-		bigger = realloc(comm->lasts, (size_t)cap * sizeof(*bigger));
-		if (!bigger) {
-			/* Cannot track it: wait now rather than lose it. */
-			comm->ops->fence_wait(fence, TERN_WAIT_FOREVER);
-			tern_fence_put(fence);
-			return;
-		}
-		comm->lasts = bigger;
-		comm->last_cap = cap;
-	}
-	comm->lasts[comm->last_count].stream = stream;
-	comm->lasts[comm->last_count].fence = fence;
-	comm->last_count++;
+	coll_wait(b, comm, ctl + offsetof(struct coll_ctl, chain), comm->jobs);
 }
 
-tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream)
+static void coll_gate_close(struct tern_packet_builder *b,
+			    const struct tern_comm *comm)
 {
-	struct tern_comm *comm = p->comm;
-	struct tern_fence *fence = NULL;
+	uint64_t ctl = comm->ctl->be->va;
+
+	tern_packet_sem_signal(b, ctl + offsetof(struct coll_ctl, chain),
+			       comm->jobs + 1, false);
+}
+
+/* Submits one gated job of @bytes of program; keeps its fence. */
+static tern_status_t coll_job_submit(struct tern_comm *comm,
+				     struct tern_stream *stream, uint8_t *job,
+				     size_t room, const uint8_t *prog,
+				     size_t bytes)
+{
+	struct tern_fence *fence = NULL, *after = NULL;
+	struct tern_packet_builder b;
 	tern_status_t status;
 
+	tern_packets_init(&b, job, room);
+	coll_gate_open(&b, comm);
+	memcpy(job + b.size, prog, bytes);
+	b.size += bytes;
+	coll_gate_close(&b, comm);
+	if (b.overflow)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	/* Another stream's job of the comm must end first: order by fence. */
+	if (comm->last && comm->last_stream != stream &&
+	    comm->ops->fence_status(comm->last) == TERN_ERROR_NOT_READY)
+		after = comm->last;
+	status = tern_stream_submit(stream, job, b.size, after ? &after : NULL,
+				    after ? 1 : 0, &fence);
+	if (status)
+		return status;
+	comm->jobs++;
+	tern_fence_put(comm->last);
+	comm->last = tern_fence_get(fence);
+	comm->last_stream = stream;
+	coll_inflight_push(comm, fence);
+	return TERN_SUCCESS;
+}
+
+tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream,
+			       uint32_t *submitted)
+{
+	struct tern_comm *comm = p->comm;
+	const size_t room = stream->device->info.max_submit_bytes;
+	tern_status_t status = TERN_SUCCESS;
+	size_t at, part;
+	uint8_t *job;
+
+	*submitted = 0;
 	if (p->failed)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	if (p->size == 0)
 		return TERN_SUCCESS;
-	status = tern_stream_submit(stream, p->buf, p->size, NULL, 0, &fence);
-	if (fence)
-		coll_remember(comm, stream, fence);
+	if (room <= COLL_GATE_BYTES)
+		return TERN_ERROR_NOT_SUPPORTED;
+	job = malloc(room);
+	if (!job)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	for (at = 0; at < p->size && status == TERN_SUCCESS; at += part) {
+		part = tern_packets_fit(p->buf, p->size, at,
+					room - COLL_GATE_BYTES);
+		if (!part) {
+			status = TERN_ERROR_INVALID_ARGUMENT;
+			break;
+		}
+		status = coll_job_submit(comm, stream, job, room, p->buf + at,
+					 part);
+		if (status == TERN_SUCCESS)
+			(*submitted)++;
+	}
+	free(job);
 	return status;
 }
 

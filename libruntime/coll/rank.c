@@ -8,7 +8,9 @@
  * and the dma-buf fds of its scratch and semaphore areas (SCM_RIGHTS);
  * rank 0 answers each with the whole table, fds included. Every rank then
  * imports its peers' areas and plans the same rings tern_comm_init_all
- * would. Kernel backend only: simulated devices live inside one process,
+ * would. The connections stay, to carry failures (link.c). A rank that
+ * does not arrive within TERN_COMM_INIT_TIMEOUT_MS (default 30000) fails
+ * every rank's init with TERN_ERROR_PEER_FAILED. Kernel backend only: simulated devices live inside one process,
  * so other processes cannot reach them (TERN_ERROR_NOT_SUPPORTED).
  */
 #include <errno.h>
@@ -27,8 +29,9 @@
 
 #define COLL_ID_MAGIC		"ternuid1"
 #define COLL_NONCE_BYTES	16
-/* How long ranks wait for each other to arrive. */
+/* How long ranks wait for each other to arrive (TERN_COMM_INIT_TIMEOUT_MS). */
 #define COLL_RANK_TIMEOUT_MS	30000
+#define COLL_RANK_TIMEOUT_MAX_MS	3600000
 
 struct coll_id {
 	char magic[8];
@@ -302,6 +305,49 @@ static tern_status_t coll_join(struct coll_table *t, const struct coll_id *cid,
 	return TERN_SUCCESS;
 }
 
+/* The init timeout from the environment, or -1 if it is not a number in range. */
+static int64_t coll_init_timeout_ms(void)
+{
+	const char *env = getenv("TERN_COMM_INIT_TIMEOUT_MS");
+	char *end;
+	long long ms;
+
+	if (!env)
+		return COLL_RANK_TIMEOUT_MS;
+	errno = 0;
+	ms = strtoll(env, &end, 10);
+	if (errno || end == env || *end || ms < 1 ||
+	    ms > COLL_RANK_TIMEOUT_MAX_MS) {
+		tern_debug("TERN_COMM_INIT_TIMEOUT_MS=%s: want 1..%d", env,
+			   COLL_RANK_TIMEOUT_MAX_MS);
+		return -1;
+	}
+	return ms;
+}
+
+/* Moves the connections the star keeps from @t into @c's link. */
+static tern_status_t coll_keep_links(struct tern_comm *c, struct coll_table *t)
+{
+	int fds[COLL_MAX_RANKS];
+	tern_status_t status;
+
+	for (int r = 0; r < t->nranks; r++)
+		fds[r] = -1;
+	if (c->rank == 0) {
+		for (int r = 1; r < t->nranks; r++)
+			fds[r] = t->conn[r];
+	} else {
+		fds[0] = t->conn[c->rank];
+	}
+	status = coll_link_create(c, fds);
+	if (status)
+		return status;
+	for (int r = 0; r < t->nranks; r++)
+		if (fds[r] >= 0)
+			t->conn[c->rank == 0 ? r : c->rank] = -1;
+	return TERN_SUCCESS;
+}
+
 static void coll_table_close(struct coll_table *t)
 {
 	for (int r = 0; r < t->nranks; r++) {
@@ -322,7 +368,7 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	struct coll_table *t;
 	struct coll_id cid;
 	tern_status_t status;
-	int64_t deadline = coll_now_ms() + COLL_RANK_TIMEOUT_MS;
+	int64_t timeout_ms = coll_init_timeout_ms(), deadline;
 
 	if (!comm || !id || nranks < 1 || nranks > COLL_MAX_RANKS ||
 	    rank < 0 || rank >= nranks ||
@@ -338,6 +384,9 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	    (!(dev->info.capabilities & TERN_DEVICE_CAP_PEER_MEMORY) ||
 	     tern_device_fabric_id(dev) < 0))
 		return TERN_ERROR_NOT_SUPPORTED;
+	if (timeout_ms < 0)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	deadline = coll_now_ms() + timeout_ms;
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -370,6 +419,8 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		for (int q = 0; q < p; q++)
 			if (t->node[p].fabric_id == t->node[q].fabric_id)
 				status = TERN_ERROR_INVALID_ARGUMENT;
+	if (status == TERN_SUCCESS && nranks > 1)
+		status = coll_keep_links(c, t);
 	coll_table_close(t);
 	if (status == TERN_SUCCESS) {
 		coll_plan_rings(c, t->node);

@@ -20,7 +20,7 @@
  */
 #include "coll.h"
 
-enum coll_ring_kind { COLL_ALL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_GATHER };
+enum coll_ring_kind { RING_ALL_REDUCE, RING_REDUCE_SCATTER, RING_ALL_GATHER };
 
 struct coll_ring_job {
 	struct coll_call *call;
@@ -43,7 +43,7 @@ static uint64_t coll_blocks(const struct coll_ring_job *job, int c,
 
 	coll_split(job->count, (uint64_t)job->nch, (uint64_t)c, start, len);
 	*block = call->chunk_elems;
-	if (job->kind == COLL_ALL_REDUCE)
+	if (job->kind == RING_ALL_REDUCE)
 		*block *= (uint64_t)call->comm->nranks;
 	return (*len + *block - 1) / *block;
 }
@@ -60,7 +60,7 @@ static struct coll_seg coll_segment(const struct coll_ring_job *job, int c,
 	bstart = cs + b * bsize;
 	blen = cl - b * bsize < bsize ? cl - b * bsize : bsize;
 	x = coll_mod(x, comm->nranks);
-	if (job->kind == COLL_ALL_REDUCE) {
+	if (job->kind == RING_ALL_REDUCE) {
 		coll_split(blen, (uint64_t)comm->nranks, (uint64_t)x, &ss, &sl);
 		seg.send = job->send + (bstart + ss) * es;
 		seg.recv = job->recv + (bstart + ss) * es;
@@ -69,7 +69,7 @@ static struct coll_seg coll_segment(const struct coll_ring_job *job, int c,
 	}
 	rank = (uint64_t)comm->ring[c][x];
 	seg.len = blen;
-	if (job->kind == COLL_REDUCE_SCATTER) {
+	if (job->kind == RING_REDUCE_SCATTER) {
 		seg.send = job->send + (rank * job->count + bstart) * es;
 		seg.recv = job->recv + bstart * es;
 	} else {
@@ -99,10 +99,10 @@ static void coll_rs_step(const struct coll_ring_job *job, int c, uint64_t b,
 	in = coll_recv_wait(&call->prog, prev);
 	if (s < n - 1)
 		coll_send_reduce(&call->prog, next, seg.send, in, seg.len,
-				 call->dtype, call->op);
+				 call->op.dtype, call->op.redop);
 	else
 		coll_emit_reduce(&call->prog, seg.recv, seg.send, in, seg.len,
-				 call->dtype, call->op);
+				 call->op.dtype, call->op.redop);
 	coll_recv_done(&call->prog, prev);
 }
 
@@ -121,7 +121,7 @@ static void coll_ag_step(const struct coll_ring_job *job, int c, uint64_t b,
 	if (t == 0) {
 		/* All-reduce passes on its result, all-gather its input. */
 		coll_send_copy(&call->prog, next,
-			       job->kind == COLL_ALL_REDUCE ? seg.recv : seg.send,
+			       job->kind == RING_ALL_REDUCE ? seg.recv : seg.send,
 			       bytes);
 		return;
 	}
@@ -134,11 +134,11 @@ static void coll_ag_step(const struct coll_ring_job *job, int c, uint64_t b,
 	coll_recv_done(&call->prog, prev);
 }
 
-static void coll_ring_run(struct coll_ring_job *job)
+static void coll_ring_steps(struct coll_ring_job *job)
 {
 	const int n = job->call->comm->nranks;
-	const bool rs = job->kind != COLL_ALL_GATHER;
-	const bool ag = job->kind != COLL_REDUCE_SCATTER;
+	const bool rs = job->kind != RING_ALL_GATHER;
+	const bool ag = job->kind != RING_REDUCE_SCATTER;
 	uint64_t blocks[COLL_MAX_CHANNELS], most = 0, cs, cl, bsize;
 
 	for (int c = 0; c < job->nch; c++) {
@@ -158,112 +158,16 @@ static void coll_ring_run(struct coll_ring_job *job)
 	}
 }
 
-/* [a, a + alen) and [b, b + blen) share a byte. */
-static bool coll_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+void coll_ring_run(struct coll_call *call, int nch)
 {
-	return alen && blen && a < b + blen && b < a + alen;
-}
-
-TERN_API tern_status_t tern_all_reduce(tern_ptr_t send, tern_ptr_t recv,
-				       size_t count, tern_dtype_t dtype,
-				       tern_redop_t op, tern_comm_t comm,
-				       tern_stream_t stream)
-{
-	struct coll_call call;
-	struct coll_ring_job job = { &call, COLL_ALL_REDUCE, 0, 0, count, 1 };
-	tern_status_t status;
-	uint64_t bytes;
-
-	status = coll_call_begin(&call, comm, stream, dtype, true, op);
-	if (status)
-		return status;
-	status = coll_call_ptr(&call, send, count, 1, &job.send);
-	if (status == TERN_SUCCESS)
-		status = coll_call_ptr(&call, recv, count, 1, &job.recv);
-	bytes = (uint64_t)count * call.esize;
-	if (status == TERN_SUCCESS && job.send != job.recv &&
-	    coll_overlap(job.send, bytes, job.recv, bytes))
-		status = TERN_ERROR_INVALID_ARGUMENT;
-	if (status == TERN_SUCCESS && count) {
-		job.nch = coll_channels_for(&call, bytes);
-		if (call.comm->nranks == 1)
-			coll_emit_copy(&call.prog, job.recv, job.send, bytes);
-		else if (!coll_direct_all_reduce(&call, job.send, job.recv,
-						 count))
-			coll_ring_run(&job);
-	}
-	return coll_call_end(&call, status);
-}
-
-TERN_API tern_status_t tern_reduce_scatter(tern_ptr_t send, tern_ptr_t recv,
-					   size_t recv_count, tern_dtype_t dtype,
-					   tern_redop_t op, tern_comm_t comm,
-					   tern_stream_t stream)
-{
-	struct coll_call call;
+	const struct coll_op *op = &call->op;
 	struct coll_ring_job job = {
-		&call, COLL_REDUCE_SCATTER, 0, 0, recv_count, 1
+		.call = call, .send = op->send, .recv = op->recv,
+		.count = op->count, .nch = nch,
 	};
-	tern_status_t status;
-	uint64_t bytes, mine;
 
-	status = coll_call_begin(&call, comm, stream, dtype, true, op);
-	if (status)
-		return status;
-	status = coll_call_ptr(&call, send, recv_count,
-			       (size_t)call.comm->nranks, &job.send);
-	if (status == TERN_SUCCESS)
-		status = coll_call_ptr(&call, recv, recv_count, 1, &job.recv);
-	bytes = (uint64_t)recv_count * call.esize;
-	mine = job.send + (uint64_t)call.comm->rank * bytes;
-	/* In place is recv == our piece of send; any other overlap is not. */
-	if (status == TERN_SUCCESS && job.recv != mine &&
-	    coll_overlap(job.send, bytes * (uint64_t)call.comm->nranks,
-			 job.recv, bytes))
-		status = TERN_ERROR_INVALID_ARGUMENT;
-	if (status == TERN_SUCCESS && recv_count) {
-		job.nch = coll_channels_for(&call, bytes);
-		if (call.comm->nranks == 1)
-			coll_emit_copy(&call.prog, job.recv, job.send, bytes);
-		else if (!coll_direct_reduce_scatter(&call, job.send, job.recv,
-						     recv_count))
-			coll_ring_run(&job);
-	}
-	return coll_call_end(&call, status);
-}
-
-TERN_API tern_status_t tern_all_gather(tern_ptr_t send, tern_ptr_t recv,
-				       size_t send_count, tern_dtype_t dtype,
-				       tern_comm_t comm, tern_stream_t stream)
-{
-	struct coll_call call;
-	struct coll_ring_job job = {
-		&call, COLL_ALL_GATHER, 0, 0, send_count, 1
-	};
-	tern_status_t status;
-	uint64_t bytes, mine;
-
-	status = coll_call_begin(&call, comm, stream, dtype, false, TERN_SUM);
-	if (status)
-		return status;
-	status = coll_call_ptr(&call, send, send_count, 1, &job.send);
-	if (status == TERN_SUCCESS)
-		status = coll_call_ptr(&call, recv, send_count,
-				       (size_t)call.comm->nranks, &job.recv);
-	bytes = (uint64_t)send_count * call.esize;
-	mine = job.recv + (uint64_t)call.comm->rank * bytes;
-	/* In place is send == our piece of recv; any other overlap is not. */
-	if (status == TERN_SUCCESS && job.send != mine &&
-	    coll_overlap(job.recv, bytes * (uint64_t)call.comm->nranks,
-			 job.send, bytes))
-		status = TERN_ERROR_INVALID_ARGUMENT;
-	if (status == TERN_SUCCESS && send_count) {
-		job.nch = coll_channels_for(&call, bytes);
-		coll_emit_copy(&call.prog, mine, job.send, bytes);
-		if (call.comm->nranks > 1 &&
-		    !coll_direct_all_gather(&call, job.send, job.recv,
-					    send_count))
-			coll_ring_run(&job);
-	}
-	return coll_call_end(&call, status);
+	job.kind = op->kind == COLL_ALL_REDUCE ? RING_ALL_REDUCE :
+		   op->kind == COLL_REDUCE_SCATTER ? RING_REDUCE_SCATTER :
+						     RING_ALL_GATHER;
+	coll_ring_steps(&job);
 }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Groups (tern_group_start / tern_group_end, as ncclGroupStart/End): the
+ * collectives a thread calls in between are kept, and launched together
+ * at the outermost end, one program per communicator. Sends and recvs of
+ * one communicator are interleaved there chunk by chunk (p2p.c), which is
+ * what lets a pair exchange any amount both ways on one stream, and a rank
+ * exchange with many peers at once (all-to-allv). Groups nest up to
+ * TERN_GROUP_MAX_DEPTH; the state is the calling thread's own.
+ */
+#include <stdlib.h>
+
+#include "coll.h"
+
+struct coll_deferred {
+	struct tern_comm *comm;
+	struct tern_stream *stream;
+	struct coll_op op;
+};
+
+static __thread struct {
+	int depth;
+	tern_status_t error;		/* the first call that could not be kept */
+	struct coll_deferred *ops;
+	size_t count, cap;
+} coll_group;
+
+int coll_group_depth(void)
+{
+	return coll_group.depth;
+}
+
+tern_status_t coll_group_add(struct tern_comm *comm, struct tern_stream *stream,
+			     const struct coll_op *op)
+{
+	for (size_t i = 0; i < coll_group.count; i++)
+		if (coll_group.ops[i].comm == comm &&
+		    coll_group.ops[i].stream != stream)
+			return TERN_ERROR_INVALID_ARGUMENT;	/* one stream per comm */
+	if (coll_group.count == coll_group.cap) {
+		size_t cap = coll_group.cap ? coll_group.cap * 2 : 16;
+		struct coll_deferred *bigger =
+			realloc(coll_group.ops, cap * sizeof(*bigger));
+
+		if (!bigger) {
+			if (!coll_group.error)
+				coll_group.error = TERN_ERROR_OUT_OF_MEMORY;
+			return TERN_ERROR_OUT_OF_MEMORY;
+		}
+		coll_group.ops = bigger;
+		coll_group.cap = cap;
+	}
+	coll_group.ops[coll_group.count].comm = comm;
+	coll_group.ops[coll_group.count].stream = stream;
+	coll_group.ops[coll_group.count].op = *op;
+	coll_group.count++;
+	return TERN_SUCCESS;
+}
+
+TERN_API tern_status_t tern_group_start(void)
+{
+	if (coll_group.depth >= TERN_GROUP_MAX_DEPTH)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	coll_group.depth++;
+	return TERN_SUCCESS;
+}
+
+/* Launches the kept ops of the comm of ops[@first], and marks them done. */
+static tern_status_t coll_group_launch(size_t first, struct coll_op *scratch)
+{
+	struct tern_comm *comm = coll_group.ops[first].comm;
+	struct tern_stream *stream = coll_group.ops[first].stream;
+	tern_status_t status;
+	size_t n = 0;
+
+	for (size_t i = first; i < coll_group.count; i++) {
+		if (coll_group.ops[i].comm != comm)
+			continue;
+		scratch[n++] = coll_group.ops[i].op;
+		coll_group.ops[i].comm = NULL;
+	}
+	/* It may have been destroyed, or failed, since the call. */
+	if (!coll_comm_valid(comm))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	status = coll_comm_error(comm);
+	if (status)
+		return status;
+	pthread_mutex_lock(&comm->lock);
+	status = coll_run_locked(comm, stream, scratch, n);
+	pthread_mutex_unlock(&comm->lock);
+	return status;
+}
+
+TERN_API tern_status_t tern_group_end(void)
+{
+	tern_status_t status, first_error;
+	struct coll_op *scratch;
+
+	if (coll_group.depth == 0)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	if (--coll_group.depth)
+		return TERN_SUCCESS;
+	first_error = coll_group.error;
+	scratch = malloc((coll_group.count ? coll_group.count : 1) *
+			 sizeof(*scratch));
+	if (!scratch && !first_error)
+		first_error = TERN_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; scratch && i < coll_group.count; i++) {
+		if (!coll_group.ops[i].comm)
+			continue;
+		status = coll_group_launch(i, scratch);
+		if (status && !first_error)
+			first_error = status;
+	}
+	free(scratch);
+	free(coll_group.ops);
+	coll_group.ops = NULL;
+	coll_group.count = 0;
+	coll_group.cap = 0;
+	coll_group.error = TERN_SUCCESS;
+	return first_error;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Links: the connections between the ranks of a communicator made by
+ * tern_comm_init_rank, kept open after the bootstrap to carry failures. A
+ * star, as the bootstrap made it: rank 0 holds one connection per peer,
+ * every other rank one to rank 0, so a machine's connections grow with
+ * the ranks, not with their square.
+ *
+ * A rank whose comm fails tells rank 0, which tells the others; a rank
+ * that destroys its comm says goodbye first. A connection that closes
+ * without a goodbye means its process has gone (killed, crashed): to rank
+ * 0 that is a failure of that peer, which it passes on; to the others,
+ * rank 0 has gone. Either way the comm fails with TERN_ERROR_PEER_FAILED,
+ * within one watchdog interval. After rank 0 has said goodbye, failures
+ * are no longer passed on; the job timeout still ends any wait.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "coll.h"
+
+#define COLL_LINK_MAGIC		"ternlnk1"
+
+enum coll_link_kind { COLL_LINK_FAILED = 1, COLL_LINK_BYE = 2 };
+
+struct coll_link_msg {
+	char magic[8];
+	int32_t kind;			/* enum coll_link_kind */
+	int32_t rank;			/* whose news it is */
+};
+
+struct coll_link {
+	int fd[COLL_MAX_RANKS];		/* rank 0: one per peer; else fd[0] */
+};
+
+tern_status_t coll_link_create(struct tern_comm *comm, int *fds)
+{
+	struct coll_link *link = malloc(sizeof(*link));
+
+	if (!link)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	for (int r = 0; r < COLL_MAX_RANKS; r++)
+		link->fd[r] = r < comm->nranks ? fds[r] : -1;
+	comm->link = link;
+	return TERN_SUCCESS;
+}
+
+static void coll_link_send(int fd, enum coll_link_kind kind, int rank)
+{
+	struct coll_link_msg msg = { .kind = kind, .rank = rank };
+
+	memcpy(msg.magic, COLL_LINK_MAGIC, sizeof(msg.magic));
+	if (fd >= 0)
+		(void)send(fd, &msg, sizeof(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Sends to every connection but the one to @except. */
+static void coll_link_send_all(struct coll_link *link, enum coll_link_kind kind,
+			       int rank, int except)
+{
+	for (int r = 0; r < COLL_MAX_RANKS; r++)
+		if (r != except)
+			coll_link_send(link->fd[r], kind, rank);
+}
+
+void coll_link_tell(struct tern_comm *comm, tern_status_t status)
+{
+	(void)status;	/* the peers fail with PEER_FAILED whatever ours was */
+	if (comm->link)
+		coll_link_send_all(comm->link, COLL_LINK_FAILED, comm->rank, -1);
+}
+
+/* News of @rank's failure (or departure unannounced) has come. */
+static void coll_link_peer_failed(struct tern_comm *comm, int rank)
+{
+	tern_debug("coll: rank %d/%d: rank %d failed or went away", comm->rank,
+		   comm->nranks, rank);
+	/* Rank 0 passes it on: the others have no connection to that rank. */
+	if (comm->rank == 0 && coll_comm_error(comm) == TERN_SUCCESS)
+		coll_link_send_all(comm->link, COLL_LINK_FAILED, rank, rank);
+	coll_comm_fail(comm, TERN_ERROR_PEER_FAILED, true);
+}
+
+/* Reads what connection @r has to say; closes it once it has ended. */
+static void coll_link_read(struct tern_comm *comm, int r)
+{
+	struct coll_link *link = comm->link;
+	struct coll_link_msg msg;
+	ssize_t got;
+
+	for (;;) {
+		got = recv(link->fd[r], &msg, sizeof(msg), MSG_DONTWAIT);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (got != (ssize_t)sizeof(msg) ||
+		    memcmp(msg.magic, COLL_LINK_MAGIC, sizeof(msg.magic)) ||
+		    msg.rank < 0 || msg.rank >= comm->nranks) {
+			/* Closed (or garbled) without a goodbye: it has gone. */
+			close(link->fd[r]);
+			link->fd[r] = -1;
+			coll_link_peer_failed(comm, r);
+			return;
+		}
+		if (msg.kind == COLL_LINK_BYE) {
+			close(link->fd[r]);
+			link->fd[r] = -1;
+			return;
+		}
+		coll_link_peer_failed(comm, msg.rank);
+	}
+}
+
+void coll_link_poll(struct tern_comm *comm)
+{
+	if (!comm->link)
+		return;
+	for (int r = 0; r < COLL_MAX_RANKS; r++)
+		if (comm->link->fd[r] >= 0)
+			coll_link_read(comm, r);
+}
+
+void coll_link_close(struct tern_comm *comm)
+{
+	struct coll_link *link = comm->link;
+
+	if (!link)
+		return;
+	coll_link_send_all(link, COLL_LINK_BYE, comm->rank, -1);
+	for (int r = 0; r < COLL_MAX_RANKS; r++)
+		if (link->fd[r] >= 0)
+			close(link->fd[r]);
+	free(link);
+	comm->link = NULL;
+}
