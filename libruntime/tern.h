@@ -314,6 +314,20 @@ tern_status_t tern_comm_abort(tern_comm_t comm);
  */
 tern_status_t tern_comm_get_async_error(tern_comm_t comm,
 					tern_status_t *status);
+/*
+ * Like ncclCommSplit: every rank of @comm calls it; the ranks that give
+ * one @color (>= 0) form a new communicator, ranked by @key (ties: by
+ * rank in @comm), in *@newcomm; TERN_SPLIT_NOCOLOR gives NULL. Its rings
+ * follow the fabric links between its own members (a row of a torus is a
+ * ring). Ranks in one process meet in the call (from a thread each, or
+ * from one thread inside a group: the split then happens at
+ * tern_group_end); a rank that does not come within
+ * TERN_COMM_INIT_TIMEOUT_MS fails the others' with
+ * TERN_ERROR_PEER_FAILED. @comm stays as it was.
+ */
+#define TERN_SPLIT_NOCOLOR (-1)
+tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
+			      tern_comm_t *newcomm);
 tern_status_t tern_comm_count(tern_comm_t comm, int *count);
 tern_status_t tern_comm_rank(tern_comm_t comm, int *rank);
 

@@ -69,8 +69,26 @@ struct coll_inflight {
 	size_t head, count, cap;
 };
 
-struct coll_team;
 struct coll_link;
+
+/* A split's contribution from one rank (split.c). */
+struct coll_split_entry {
+	bool entered;
+	int color, key;
+	tern_comm_t *out;
+};
+
+/* The ranks of one communicator that live in this process (team.c). */
+struct coll_team {
+	pthread_mutex_t lock;		/* everything below */
+	pthread_cond_t cond;		/* a split round ended */
+	int n, left;			/* members, and those still in */
+	uint64_t round;			/* split rounds completed */
+	int arrived;			/* entries of the current round */
+	tern_status_t round_status;	/* how the last round ended */
+	struct coll_split_entry entry[COLL_MAX_RANKS];
+	struct tern_comm *members[];	/* by rank; NULL once freed */
+};
 
 struct tern_comm {
 	struct tern_comm *next;		/* the registry of live communicators */
@@ -92,6 +110,8 @@ struct tern_comm {
 	_Atomic int error;		/* tern_status_t; sticky once set */
 	struct coll_team *team;		/* the ranks in this process, or NULL */
 	struct coll_link *link;		/* the ranks in other processes, or NULL */
+	tern_unique_id_t uid;		/* tern_comm_init_rank's id */
+	uint64_t splits;		/* tern_comm_split calls so far */
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 };
 
@@ -172,6 +192,31 @@ void coll_monitor_wake(void);
 void coll_monitor_adopt(struct tern_comm *comm);
 /* The detection interval, in ns. */
 int64_t coll_monitor_interval_ns(void);
+
+/* ---- rank.c: one rank per process ---- */
+
+/* TERN_COMM_INIT_TIMEOUT_MS, or -1 if it is not a number in range. */
+int64_t coll_init_timeout_ms(void);
+/* The id of split @seq's communicator of @color, from the parent's id. */
+void coll_id_derive(const tern_unique_id_t *parent, uint64_t seq, int color,
+		    tern_unique_id_t *out);
+
+/* ---- split.c ---- */
+
+/* Communicators of @n distinct devices in this process, as one team. */
+tern_status_t coll_init_team(struct tern_comm **comms, int n,
+			     struct tern_device *const *devices);
+/*
+ * A split of a team's comm, in two halves so that one thread can enter
+ * every rank's (in a group) before any waits: enter records ours, and the
+ * last rank to enter builds the new comms; wait waits for that.
+ */
+tern_status_t coll_split_enter(struct tern_comm *comm, int color, int key,
+			       tern_comm_t *out, uint64_t *round);
+tern_status_t coll_split_wait(struct tern_comm *comm, uint64_t round);
+/* Keeps a split for the group's end. */
+tern_status_t coll_group_add_split(struct tern_comm *comm, int color, int key,
+				   tern_comm_t *out);
 
 /* ---- link.c: the ranks in other processes (tern_comm_init_rank) ---- */
 

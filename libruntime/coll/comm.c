@@ -227,37 +227,43 @@ static tern_status_t coll_connect(struct tern_comm **comms, int n)
 	return TERN_SUCCESS;
 }
 
-TERN_API tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
-					  const tern_device_t *devices)
+tern_status_t coll_init_team(struct tern_comm **comms, int n,
+			     struct tern_device *const *devices)
 {
 	struct coll_node nodes[COLL_MAX_RANKS];
 	struct tern_comm *made[COLL_MAX_RANKS] = { NULL };
 	tern_status_t status;
 	int i;
 
-	if (!comms || !devices || ndev < 1 || ndev > COLL_MAX_RANKS)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	status = coll_check_devices(ndev, devices, nodes);
+	status = coll_check_devices(n, (const tern_device_t *)devices, nodes);
 	if (status)
 		return status;
-	for (i = 0; i < ndev && status == TERN_SUCCESS; i++)
-		status = coll_comm_create(devices[i], i, ndev, &made[i]);
+	for (i = 0; i < n && status == TERN_SUCCESS; i++)
+		status = coll_comm_create(devices[i], i, n, &made[i]);
 	if (status == TERN_SUCCESS)
-		status = coll_connect(made, ndev);
+		status = coll_connect(made, n);
 	if (status == TERN_SUCCESS)
-		status = coll_team_create(made, ndev);
+		status = coll_team_create(made, n);
 	if (status) {
-		for (i = 0; i < ndev; i++)
+		for (i = 0; i < n; i++)
 			if (made[i])
 				coll_comm_free(made[i]);
 		return status;
 	}
-	for (i = 0; i < ndev; i++) {
+	for (i = 0; i < n; i++) {
 		coll_plan_rings(made[i], nodes);
 		coll_register(made[i]);
 		comms[i] = made[i];
 	}
 	return TERN_SUCCESS;
+}
+
+TERN_API tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
+					  const tern_device_t *devices)
+{
+	if (!comms || !devices || ndev < 1 || ndev > COLL_MAX_RANKS)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	return coll_init_team(comms, ndev, (struct tern_device *const *)devices);
 }
 
 /* Waits for a call of another thread that is still enqueueing. */

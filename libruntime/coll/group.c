@@ -5,7 +5,9 @@
  * at the outermost end, one program per communicator. Sends and recvs of
  * one communicator are interleaved there chunk by chunk (p2p.c), which is
  * what lets a pair exchange any amount both ways on one stream, and a rank
- * exchange with many peers at once (all-to-allv). Groups nest up to
+ * exchange with many peers at once (all-to-allv). Splits in a group happen
+ * at its end too, so one thread can split every rank of a team. Groups
+ * nest up to
  * TERN_GROUP_MAX_DEPTH; the state is the calling thread's own.
  */
 #include <stdlib.h>
@@ -18,11 +20,20 @@ struct coll_deferred {
 	struct coll_op op;
 };
 
+struct coll_deferred_split {
+	struct tern_comm *comm;
+	int color, key;
+	tern_comm_t *out;
+	uint64_t round;
+};
+
 static __thread struct {
 	int depth;
 	tern_status_t error;		/* the first call that could not be kept */
 	struct coll_deferred *ops;
 	size_t count, cap;
+	struct coll_deferred_split *splits;
+	size_t split_count, split_cap;
 } coll_group;
 
 int coll_group_depth(void)
@@ -55,6 +66,62 @@ tern_status_t coll_group_add(struct tern_comm *comm, struct tern_stream *stream,
 	coll_group.ops[coll_group.count].op = *op;
 	coll_group.count++;
 	return TERN_SUCCESS;
+}
+
+tern_status_t coll_group_add_split(struct tern_comm *comm, int color, int key,
+				   tern_comm_t *out)
+{
+	struct coll_deferred_split *bigger;
+
+	for (size_t i = 0; i < coll_group.split_count; i++)
+		if (coll_group.splits[i].comm == comm)
+			return TERN_ERROR_INVALID_ARGUMENT;	/* once per group */
+	if (coll_group.split_count == coll_group.split_cap) {
+		size_t cap = coll_group.split_cap ? coll_group.split_cap * 2 : 16;
+
+		bigger = realloc(coll_group.splits, cap * sizeof(*bigger));
+		if (!bigger)
+			return TERN_ERROR_OUT_OF_MEMORY;
+		coll_group.splits = bigger;
+		coll_group.split_cap = cap;
+	}
+	coll_group.splits[coll_group.split_count++] =
+		(struct coll_deferred_split){ comm, color, key, out, 0 };
+	return TERN_SUCCESS;
+}
+
+/*
+ * The group's splits: all entered first, so that the last rank of each
+ * team builds at once, then waited for.
+ */
+static tern_status_t coll_group_splits(void)
+{
+	tern_status_t first = TERN_SUCCESS, status;
+	bool *entered = calloc(coll_group.split_count + 1, sizeof(*entered));
+
+	if (!entered)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; i < coll_group.split_count; i++) {
+		struct coll_deferred_split *s = &coll_group.splits[i];
+
+		status = coll_comm_valid(s->comm) ?
+			 coll_split_enter(s->comm, s->color, s->key, s->out,
+					  &s->round) :
+			 TERN_ERROR_INVALID_ARGUMENT;
+		entered[i] = status == TERN_SUCCESS;
+		if (status && !first)
+			first = status;
+	}
+	for (size_t i = 0; i < coll_group.split_count; i++) {
+		if (!entered[i])
+			continue;
+		status = coll_split_wait(coll_group.splits[i].comm,
+					 coll_group.splits[i].round);
+		if (status && !first)
+			first = status;
+	}
+	free(entered);
+	return first;
 }
 
 TERN_API tern_status_t tern_group_start(void)
@@ -113,6 +180,13 @@ TERN_API tern_status_t tern_group_end(void)
 			first_error = status;
 	}
 	free(scratch);
+	status = coll_group_splits();
+	if (status && !first_error)
+		first_error = status;
+	free(coll_group.splits);
+	coll_group.splits = NULL;
+	coll_group.split_count = 0;
+	coll_group.split_cap = 0;
 	free(coll_group.ops);
 	coll_group.ops = NULL;
 	coll_group.count = 0;

@@ -73,6 +73,27 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 	return TERN_SUCCESS;
 }
 
+void coll_id_derive(const tern_unique_id_t *parent, uint64_t seq, int color,
+		    tern_unique_id_t *out)
+{
+	struct coll_id cid;
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	memcpy(&cid, parent->internal, sizeof(cid));
+	for (int i = 0; i < COLL_NONCE_BYTES + 12; i++) {
+		uint8_t byte = i < COLL_NONCE_BYTES ? cid.nonce[i] :
+			       i < COLL_NONCE_BYTES + 8 ?
+			       (uint8_t)(seq >> (8 * (i - COLL_NONCE_BYTES))) :
+			       (uint8_t)((uint32_t)color >>
+					 (8 * (i - COLL_NONCE_BYTES - 8)));
+
+		h = (h ^ byte) * 1099511628211ull;
+		cid.nonce[i % COLL_NONCE_BYTES] ^= (uint8_t)(h >> 56);
+	}
+	memset(out, 0, sizeof(*out));
+	memcpy(out->internal, &cid, sizeof(cid));
+}
+
 /* The abstract socket address the id names. */
 static socklen_t coll_address(const struct coll_id *cid,
 			      struct sockaddr_un *addr)
@@ -305,8 +326,7 @@ static tern_status_t coll_join(struct coll_table *t, const struct coll_id *cid,
 	return TERN_SUCCESS;
 }
 
-/* The init timeout from the environment, or -1 if it is not a number in range. */
-static int64_t coll_init_timeout_ms(void)
+int64_t coll_init_timeout_ms(void)
 {
 	const char *env = getenv("TERN_COMM_INIT_TIMEOUT_MS");
 	char *end;
@@ -423,6 +443,7 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		status = coll_keep_links(c, t);
 	coll_table_close(t);
 	if (status == TERN_SUCCESS) {
+		c->uid = *id;
 		coll_plan_rings(c, t->node);
 		coll_register(c);
 		*comm = c;

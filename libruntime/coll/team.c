@@ -9,12 +9,6 @@
 
 #include "coll.h"
 
-struct coll_team {
-	pthread_mutex_t lock;		/* members */
-	int n, left;			/* members, and those still in */
-	struct tern_comm *members[];	/* by rank; NULL once freed */
-};
-
 tern_status_t coll_team_create(struct tern_comm **comms, int n)
 {
 	struct coll_team *team;
@@ -23,6 +17,7 @@ tern_status_t coll_team_create(struct tern_comm **comms, int n)
 	if (!team)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_init(&team->lock, NULL);
+	pthread_cond_init(&team->cond, NULL);
 	team->n = n;
 	team->left = n;
 	for (int r = 0; r < n; r++) {
@@ -59,6 +54,7 @@ void coll_team_leave(struct tern_comm *comm)
 	pthread_mutex_unlock(&team->lock);
 	comm->team = NULL;
 	if (last) {
+		pthread_cond_destroy(&team->cond);
 		pthread_mutex_destroy(&team->lock);
 		free(team);
 	}

@@ -695,6 +695,169 @@ static void test_all_to_allv(void **state)
 		run_all_to_allv(n, 1000u + (unsigned int)n);
 }
 
+/* ---- (6) split ---- */
+
+struct splitter {
+	tern_comm_t comm, out;
+	int color, key;
+	tern_status_t status;
+	pthread_t thread;
+};
+
+static void *splitter_main(void *arg)
+{
+	struct splitter *s = arg;
+
+	s->status = tern_comm_split(s->comm, s->color, s->key, &s->out);
+	return NULL;
+}
+
+static void tx_bytes(int n, uint64_t tx[][4])
+{
+	for (int r = 0; r < n; r++) {
+		tern_port_info_t ports[4];
+		uint32_t count = 0;
+
+		assert_ok(tern_device_get_ports(g.dev[r], ports, 4, &count));
+		assert_int_equal(count, 4);
+		for (int p = 0; p < 4; p++)
+			tx[r][p] = ports[p].tx_bytes;
+	}
+}
+
+/*
+ * All-reduces on each of 4 sub-communicators (rows or columns of the 4x4
+ * torus) at once: exact, and only the ports along them (east and west for
+ * rows, south and north for columns) carry traffic.
+ */
+static void reduce_on_lines(tern_comm_t *line, bool rows)
+{
+	const size_t count = 300007;
+	uint64_t before[MAX_RANKS][4], after[MAX_RANKS][4];
+	struct rbuf buf;
+
+	rbuf_alloc(&buf, 16, count);
+	for (int r = 0; r < 16; r++)
+		for (size_t i = 0; i < count; i++)
+			buf.cpu[r][i] = value(rows, r, i);
+	tx_bytes(16, before);
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_all_reduce(tern_ptr(buf.buf[r], 0),
+					  tern_ptr(buf.buf[r], 0), count,
+					  TERN_INT32, TERN_SUM, line[r],
+					  g.stream[r][0]));
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_stream_synchronize(g.stream[r][0]));
+	tx_bytes(16, after);
+	for (int r = 0; r < 16; r++) {
+		for (size_t i = 0; i < count; i += 113) {
+			int32_t want = 0;
+
+			for (int j = 0; j < 4; j++)
+				want += value(rows, rows ? r / 4 * 4 + j :
+						      r % 4 + 4 * j, i);
+			if (buf.cpu[r][i] != want)
+				fail_msg("%s: rank %d element %zu: %d, want %d",
+					 rows ? "row" : "column", r, i,
+					 buf.cpu[r][i], want);
+		}
+		for (int p = 0; p < 4; p++) {
+			bool along = rows ? p < 2 : p >= 2;
+			uint64_t moved = after[r][p] - before[r][p];
+
+			if (along != (moved > 0))
+				fail_msg("%s all-reduce: device %d port %d sent %llu bytes",
+					 rows ? "row" : "column", r, p,
+					 (unsigned long long)moved);
+		}
+	}
+	rbuf_free(&buf, 16);
+}
+
+static void test_split_rows_columns(void **state)
+{
+	tern_comm_t world[MAX_RANKS], rows[MAX_RANKS], none[MAX_RANKS];
+	tern_comm_t columns[MAX_RANKS];
+	struct splitter cols[MAX_RANKS];
+	int rank = -1, count = 0;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(world, 16, g.dev));
+	/* Rows from one thread, in a group. */
+	assert_ok(tern_group_start());
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_comm_split(world[r], r / 4, r % 4, &rows[r]));
+	assert_ok(tern_group_end());
+	/* Columns from a thread per rank; keys reverse the order. */
+	for (int r = 0; r < 16; r++) {
+		cols[r] = (struct splitter){
+			.comm = world[r], .color = r % 4, .key = -(r / 4),
+		};
+		assert_int_equal(pthread_create(&cols[r].thread, NULL,
+						splitter_main, &cols[r]), 0);
+	}
+	for (int r = 0; r < 16; r++) {
+		pthread_join(cols[r].thread, NULL);
+		assert_ok(cols[r].status);
+		assert_ok(tern_comm_rank(rows[r], &rank));
+		assert_int_equal(rank, r % 4);
+		assert_ok(tern_comm_count(rows[r], &count));
+		assert_int_equal(count, 4);
+		assert_ok(tern_comm_rank(cols[r].out, &rank));
+		assert_int_equal(rank, 3 - r / 4);
+	}
+	reduce_on_lines(rows, true);
+	for (int r = 0; r < 16; r++)
+		columns[r] = cols[r].out;
+	reduce_on_lines(columns, false);
+	/* Only rank 5 stays out: it gets no comm, the rest one of 15. */
+	assert_ok(tern_group_start());
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_comm_split(world[r], r == 5 ? TERN_SPLIT_NOCOLOR : 0,
+					  0, &none[r]));
+	assert_ok(tern_group_end());
+	assert_null(none[5]);
+	assert_ok(tern_comm_count(none[0], &count));
+	assert_int_equal(count, 15);
+	assert_ok(tern_comm_rank(none[6], &rank));
+	assert_int_equal(rank, 5);
+	for (int r = 0; r < 16; r++) {
+		assert_ok(tern_comm_destroy(rows[r]));
+		assert_ok(tern_comm_destroy(columns[r]));
+		assert_ok(tern_comm_destroy(world[r]));
+		if (none[r])
+			assert_ok(tern_comm_destroy(none[r]));
+	}
+}
+
+static void test_split_errors(void **state)
+{
+	tern_comm_t world[2], out = NULL, pair[2] = { NULL, NULL };
+
+	(void)state;
+	assert_ok(tern_comm_init_all(world, 2, g.dev));
+	assert_status(tern_comm_split(NULL, 0, 0, &out),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_split(world[0], 0, 0, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_split(world[0], -2, 0, &out),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	/* The same comm twice in one group. */
+	assert_ok(tern_group_start());
+	assert_ok(tern_comm_split(world[0], 0, 0, &pair[0]));
+	assert_status(tern_comm_split(world[0], 0, 0, &out),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_ok(tern_comm_split(world[1], 0, 0, &pair[1]));
+	assert_ok(tern_group_end());
+	assert_ok(tern_comm_destroy(pair[0]));
+	assert_ok(tern_comm_destroy(pair[1]));
+	/* world[0]'s split never met world[1]'s: withdrawn at the timeout. */
+	assert_status(tern_comm_split(world[0], 0, 0, &out),
+		      TERN_ERROR_PEER_FAILED);
+	assert_ok(tern_comm_destroy(world[0]));
+	assert_ok(tern_comm_destroy(world[1]));
+}
+
 /* ---- bad arguments ---- */
 
 static void test_bad_arguments(void **state)
@@ -808,11 +971,18 @@ static const struct CMUnitTest group_tests[] = {
 	cmocka_unit_test(test_all_to_allv),
 };
 
+static const struct CMUnitTest split_tests[] = {
+	cmocka_unit_test(test_split_rows_columns),
+	cmocka_unit_test(test_split_errors),
+};
+
 static const struct config configs[] = {
 	{ "order", "ring", 4, "5000", order_tests, ARRAY_SIZE(order_tests) },
 	{ "errors", "ring", 4, "60000", error_tests, ARRAY_SIZE(error_tests) },
 	{ "groups", "torus:4x4", 16, "5000", group_tests,
 	  ARRAY_SIZE(group_tests) },
+	{ "split", "torus:4x4", 16, "5000", split_tests,
+	  ARRAY_SIZE(split_tests) },
 };
 
 static int child_setup(void **state)
@@ -869,6 +1039,8 @@ static int run_config(const struct config *c)
 		setenv("TERN_SIM_TOPOLOGY", c->topology, 1);
 		setenv("TERN_SIM_MEM_MB", "128", 1);
 		setenv("TERN_SIM_JOB_TIMEOUT_MS", c->timeout_ms, 1);
+		/* A split that waits for a rank that never comes: not for long. */
+		setenv("TERN_COMM_INIT_TIMEOUT_MS", "500", 1);
 		execl("/proc/self/exe", "test_comm", "--child", c->name,
 		      (char *)NULL);
 		_exit(127);
