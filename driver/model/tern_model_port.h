@@ -30,6 +30,7 @@
 #include <linux/types.h>
 
 #include <linux/atomic.h>
+#include <linux/math64.h>
 
 #define tern_load_u64(p)	READ_ONCE(*(p))
 #define tern_store_u64(p, v)	WRITE_ONCE(*(p), (v))
@@ -53,6 +54,9 @@
 #define tern_counter_t		atomic64_t
 #define tern_counter_add(c, v)	atomic64_add((v), (c))
 #define tern_counter_read(c)	((u64)atomic64_read(c))
+
+/* @a / @b, and *@rem = @a % @b: a 32-bit kernel has no u64 division. */
+#define tern_div_u64_rem(a, b, rem)	div_u64_rem((a), (b), (rem))
 #else
 #include <errno.h>
 #include <stdbool.h>
@@ -83,6 +87,12 @@ typedef int64_t s64;
 typedef uint64_t tern_counter_t;
 #define tern_counter_add(c, v)	__atomic_fetch_add((c), (v), __ATOMIC_RELAXED)
 #define tern_counter_read(c)	__atomic_load_n((c), __ATOMIC_RELAXED)
+
+static inline u64 tern_div_u64_rem(u64 a, u32 b, u32 *rem)
+{
+	*rem = (u32)(a % b);
+	return a / b;
+}
 #endif
 
 #endif /* TERN_MODEL_PORT_H */

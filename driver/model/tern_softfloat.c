@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Integer-only IEEE 754 binary32 add and multiply, min and max, and the
- * conversions between binary32, binary16 and bfloat16.
+ * Integer-only IEEE 754 binary32 add, multiply and divide, min and max,
+ * and the conversions between binary32, binary16, bfloat16 and u32.
  *
  * Every finite result goes through tern_round_pack(): an exact value
  * sig * 2^exp (sig below 2^62) rounded once into the target format.
@@ -154,6 +154,57 @@ u32 tern_f32_mul(u32 a, u32 b)
 	if (!sig_a || !sig_b)
 		return sign << 31;
 	return tern_round_pack(sign, sig_a * sig_b, exp_a + exp_b, &tern_f32);
+}
+
+/*
+ * Bits of the quotient below the divisor's 24: with them it has 38 or 39
+ * bits, so that 14 or more lie below the 24 that are kept and the sticky
+ * bit jammed into the lowest one never decides a tie on its own.
+ */
+#define TERN_DIV_EXTRA	38
+
+/* Shifts the non-zero significand @sig up to [2^23, 2^24), fixing @exp. */
+static void tern_f32_normalise(u64 *sig, int *exp)
+{
+	int shift = 23 - tern_top_bit(*sig);
+
+	*sig <<= shift;
+	*exp -= shift;
+}
+
+u32 tern_f32_div(u32 a, u32 b)
+{
+	u32 sign = (a ^ b) >> 31, rem;
+	u64 sig_a, sig_b, q;
+	int exp_a, exp_b;
+
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b))
+		return TERN_F32_QNAN;
+	if (tern_f32_is_inf(a)) {
+		if (tern_f32_is_inf(b))
+			return TERN_F32_QNAN;	/* infinity over infinity */
+		return sign << 31 | 0x7f800000;
+	}
+	if (tern_f32_is_inf(b))
+		return sign << 31;
+	tern_f32_unpack(a, &sig_a, &exp_a);
+	tern_f32_unpack(b, &sig_b, &exp_b);
+	if (!sig_b)	/* zero over zero, or a finite value over zero */
+		return sig_a ? sign << 31 | 0x7f800000 : TERN_F32_QNAN;
+	if (!sig_a)
+		return sign << 31;
+	/* subnormals too: the quotient then has its full width */
+	tern_f32_normalise(&sig_a, &exp_a);
+	tern_f32_normalise(&sig_b, &exp_b);
+	/* sig_a << 38 < 2^62; sig_b < 2^24 fits the 32-bit divisor */
+	q = tern_div_u64_rem(sig_a << TERN_DIV_EXTRA, (u32)sig_b, &rem);
+	return tern_round_pack(sign, q | (rem != 0),
+			       exp_a - exp_b - TERN_DIV_EXTRA, &tern_f32);
+}
+
+u32 tern_u32_to_f32(u32 x)
+{
+	return x ? tern_round_pack(0, x, 0, &tern_f32) : 0;
 }
 
 /* Orders bit patterns as their values order, with -0 just below +0. */

@@ -17,6 +17,13 @@
 u32 tern_f32_add(u32 a, u32 b);
 u32 tern_f32_mul(u32 a, u32 b);
 /*
+ * @a / @b: a finite non-zero value over zero is an infinity of the
+ * quotient's sign, zero over zero and infinity over infinity are NaN.
+ */
+u32 tern_f32_div(u32 a, u32 b);
+/* @x rounded to nearest even (exact up to 2^24). */
+u32 tern_u32_to_f32(u32 x);
+/*
  * NaN if either operand is NaN; -0 is below +0, so min(-0, +0) is -0 and
  * max(-0, +0) is +0 whatever the operand order (IEEE 754-2019 minimum and
  * maximum).

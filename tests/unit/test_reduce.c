@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of REDUCE: the integer-only float arithmetic against the
- * machine's own float32 (and an independent rounding to float16 and
+ * Unit tests of REDUCE: the integer-only float arithmetic (add, multiply,
+ * divide, min, max, u32 conversion) against the machine's own float32,
+ * bit for bit (and an independent rounding to float16 and
  * bfloat16), the integer kernels, and the packet through tern_model_run()
  * with operands in the executing device's memory and in peers' memory
  * reached over a fabric.
@@ -128,6 +129,7 @@ static void check_f32_pair(u32 a, u32 b)
 
 	check_f32("add", a, b, tern_f32_add(a, b), x + y);
 	check_f32("mul", a, b, tern_f32_mul(a, b), x * y);
+	check_f32("div", a, b, tern_f32_div(a, b), x / y);
 	check_f32("min", a, b, tern_f32_min(a, b), ref_min(x, y));
 	check_f32("max", a, b, tern_f32_max(a, b), ref_max(x, y));
 }
@@ -180,6 +182,108 @@ static void test_f32_ties_round_to_even(void **state)
 	assert_int_equal(tern_f32_min(0x3f800000, 0xffc00001), TERN_F32_QNAN);
 	assert_int_equal(tern_f32_mul(0x7f800000, 0x80000000), TERN_F32_QNAN);
 	assert_int_equal(tern_f32_add(0x7f800000, 0xff800000), TERN_F32_QNAN);
+}
+
+/* Division's own edges, each against the FPU and a known answer. */
+static void check_div(u32 a, u32 b, u32 want)
+{
+	volatile float x = f32_of(a), y = f32_of(b);
+
+	check_f32("div", a, b, tern_f32_div(a, b), x / y);
+	if (tern_f32_div(a, b) != want)
+		fail_msg("div(0x%08x, 0x%08x) = 0x%08x, want 0x%08x", a, b,
+			 tern_f32_div(a, b), want);
+}
+
+static void test_f32_div_edges(void **state)
+{
+	(void)state;
+	check_div(0x3f800000, 0x40400000, 0x3eaaaaab);	/* 1/3 rounds up */
+	check_div(0x40000000, 0x40400000, 0x3f2aaaab);	/* 2/3 */
+	check_div(0x41200000, 0x40400000, 0x40555555);	/* 10/3 rounds down */
+	check_div(0x3f800000, 0x3f800000, 0x3f800000);
+	check_div(0x7f7fffff, 0x3f800000, 0x7f7fffff);	/* x / 1 is x */
+	check_div(0x00000001, 0x3f800000, 0x00000001);
+	/* the smallest subnormal halved is a tie with 0: even is 0 */
+	check_div(0x00000001, 0x40000000, 0x00000000);
+	check_div(0x00000003, 0x40000000, 0x00000002);	/* 1.5: even is 2 */
+	check_div(0x00000005, 0x40000000, 0x00000002);	/* 2.5: even is 2 */
+	check_div(0x80000003, 0x40000000, 0x80000002);
+	/* underflow below half the smallest subnormal: a signed zero */
+	check_div(0x00000001, 0x40400000, 0x00000000);
+	check_div(0x00000001, 0xc0400000, 0x80000000);
+	check_div(0x00800000, 0x4b000000, 0x00000001);	/* 2^-126 / 2^23 */
+	/* subnormal over subnormal, and the smallest normal over one */
+	check_div(0x00000003, 0x00000002, 0x3fc00000);
+	check_div(0x00800000, 0x00000001, 0x4b000000);
+	check_div(0x007fffff, 0x00400000, 0x3ffffffe);	/* exact: 2 - 2^-22 */
+	check_div(0x3fffffff, 0x3f800001, 0x3ffffffd);	/* just below 2 */
+	/* overflow: infinity, of the quotient's sign */
+	check_div(0x7f7fffff, 0x3f000000, 0x7f800000);
+	check_div(0x7f7fffff, 0x80000001, 0xff800000);
+	/* zeros, infinities and NaNs */
+	check_div(0x3f800000, 0x00000000, 0x7f800000);
+	check_div(0xbf800000, 0x00000000, 0xff800000);
+	check_div(0x3f800000, 0x80000000, 0xff800000);
+	check_div(0x00000000, 0x3f800000, 0x00000000);
+	check_div(0x80000000, 0x3f800000, 0x80000000);
+	check_div(0x00000000, 0xbf800000, 0x80000000);
+	check_div(0x00000000, 0x00000000, TERN_F32_QNAN);
+	check_div(0x80000000, 0x00000000, TERN_F32_QNAN);
+	check_div(0x7f800000, 0x7f800000, TERN_F32_QNAN);
+	check_div(0x7f800000, 0xff800000, TERN_F32_QNAN);
+	check_div(0x7f800000, 0x3f800000, 0x7f800000);
+	check_div(0x7f800000, 0x80000000, 0xff800000);
+	check_div(0x3f800000, 0x7f800000, 0x00000000);
+	check_div(0x3f800000, 0xff800000, 0x80000000);
+	check_div(0x7fc00000, 0x3f800000, TERN_F32_QNAN);
+	check_div(0x3f800000, 0xff800001, TERN_F32_QNAN);
+	check_div(0x00000000, 0x7fbfffff, TERN_F32_QNAN);
+}
+
+/* Every significand over every other would be 2^46 pairs: one exponent. */
+static void test_f32_div_significands(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 3000000; i++) {
+		u32 a = 0x3f800000u | ((u32)rng() & 0x7fffffu);
+		u32 b = 0x3f800000u | ((u32)rng() & 0x7fffffu);
+
+		check_f32_pair(a, b);
+		/* and scaled into the subnormals, where the result is shortened */
+		check_f32_pair(a, b + (u32)(rng() % 30 + 100) * 0x00800000u);
+	}
+}
+
+static void check_u32_to_f32(u32 x)
+{
+	u32 want = bits_of((float)x), got = tern_u32_to_f32(x);
+
+	if (got != want)
+		fail_msg("u32_to_f32(%u) = 0x%08x, want 0x%08x", x, got, want);
+}
+
+static void test_u32_to_f32(void **state)
+{
+	(void)state;
+	for (u32 x = 0; x < (1u << 20); x++)
+		check_u32_to_f32(x);
+	for (int shift = 0; shift < 32; shift++) {
+		u32 p = 1u << shift;
+
+		for (u32 d = 0; d < 8; d++) {
+			check_u32_to_f32(p + d);
+			check_u32_to_f32(p - d);
+		}
+	}
+	for (int i = 0; i < 2000000; i++)
+		check_u32_to_f32((u32)rng() >> (rng() % 32));
+	/* exact up to 2^24; 2^24 + 1 is a tie, to even */
+	assert_int_equal(tern_u32_to_f32(1u << 24), 0x4b800000);
+	assert_int_equal(tern_u32_to_f32((1u << 24) + 1), 0x4b800000);
+	assert_int_equal(tern_u32_to_f32((1u << 24) + 3), 0x4b800002);
+	assert_int_equal(tern_u32_to_f32(UINT32_MAX), 0x4f800000);
+	assert_int_equal(tern_u32_to_f32(0), 0);
 }
 
 /* ---- float16 and bfloat16 against an independent reference ---- */
@@ -1001,6 +1105,9 @@ int main(void)
 		cmocka_unit_test(test_f32_special_pairs),
 		cmocka_unit_test(test_f32_random),
 		cmocka_unit_test(test_f32_ties_round_to_even),
+		cmocka_unit_test(test_f32_div_edges),
+		cmocka_unit_test(test_f32_div_significands),
+		cmocka_unit_test(test_u32_to_f32),
 		cmocka_unit_test(test_f16),
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_f32_kernel),
