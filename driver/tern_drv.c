@@ -77,7 +77,7 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	tdev->fabric_id = index;
 	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
 			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE |
-			     TERN_CAP_SEM_WAIT_ABORT;
+			     TERN_CAP_SEM_WAIT_ABORT | TERN_CAP_REDUCE_DIVIDE;
 	if (config->mock)
 		tdev->capabilities |= TERN_CAP_MOCK;
 	if (tdev->fabric)

@@ -135,19 +135,37 @@ void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
 	p->abort = abort_addr;
 }
 
-void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
-			uint64_t src0, uint64_t src1, uint64_t count,
-			uint16_t dtype, uint16_t op)
+static void tern_packet_reduce_flags(struct tern_packet_builder *b,
+				     uint64_t dst, uint64_t src0,
+				     uint64_t src1, uint64_t count,
+				     uint16_t dtype, uint16_t op,
+				     uint32_t flags, uint32_t divisor)
 {
 	struct drm_tern_packet_reduce *p = tern_packet_reserve(b, sizeof(*p));
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_REDUCE, sizeof(*p), 0);
+	tern_packet_header(&p->header, TERN_OP_REDUCE, sizeof(*p), flags);
 	p->src0 = src0;
 	p->src1 = src1;
 	p->dst = dst;
 	p->count = count;
 	p->dtype = dtype;
 	p->op = op;
+	p->divisor = divisor;
+}
+
+void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
+			uint64_t src0, uint64_t src1, uint64_t count,
+			uint16_t dtype, uint16_t op)
+{
+	tern_packet_reduce_flags(b, dst, src0, src1, count, dtype, op, 0, 0);
+}
+
+void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
+			       uint64_t src0, uint64_t src1, uint64_t count,
+			       uint16_t dtype, uint32_t divisor)
+{
+	tern_packet_reduce_flags(b, dst, src0, src1, count, dtype,
+				 TERN_REDOP_SUM, TERN_REDUCE_DIVIDE, divisor);
 }

@@ -48,6 +48,13 @@ void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
 void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
 			uint64_t src0, uint64_t src1, uint64_t count,
 			uint16_t dtype, uint16_t op);
+/*
+ * dst[i] = (src0[i] + src1[i]) / @divisor (>= 1): a SUM with
+ * TERN_REDUCE_DIVIDE, the last step of an average.
+ */
+void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
+			       uint64_t src0, uint64_t src1, uint64_t count,
+			       uint16_t dtype, uint32_t divisor);
 
 /* Bytes of the largest packet above: enough room for any one of them. */
 #define TERN_PACKET_MAX_BYTES	48

@@ -35,7 +35,8 @@ static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 			true, sizeof(struct drm_tern_packet_sem_wait_abort) / 8,
 			TERN_SEM_WAIT_EQ },
 		[TERN_OP_REDUCE] = {
-			true, sizeof(struct drm_tern_packet_reduce) / 8, 0 },
+			true, sizeof(struct drm_tern_packet_reduce) / 8,
+			TERN_REDUCE_DIVIDE },
 	};
 
 	if (opcode >= ARRAY_SIZE(rules) || !rules[opcode].defined)
@@ -71,8 +72,15 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	u32 size;
 	u64 bytes;
 
-	if (p->pad || p->dtype >= TERN_MODEL_DTYPE_COUNT || p->op >= TERN_MODEL_REDOP_COUNT)
+	if (p->dtype >= TERN_MODEL_DTYPE_COUNT || p->op >= TERN_MODEL_REDOP_COUNT)
 		return -EINVAL;
+	/* the divisor is the pad's word: an average is a SUM divided */
+	if (p->header.flags & TERN_REDUCE_DIVIDE) {
+		if (p->op != TERN_REDOP_SUM || p->divisor == 0)
+			return -EINVAL;
+	} else if (p->pad) {
+		return -EINVAL;
+	}
 	size = tern_model_dtype_size(p->dtype);
 	if ((p->src0 | p->src1 | p->dst) & (size - 1))
 		return -EINVAL;
@@ -308,8 +316,15 @@ static int tern_run_reduce(struct tern_model_job *job,
 		return ret;
 	/* never 0: the run loop leaves a packet's cost, more than an element */
 	chunk = tern_min_u64(bytes - at, *budget - *budget % size);
-	tern_model_reduce(dst_access.ptr + at, src0_access.ptr + at,
-			  src1_access.ptr + at, chunk / size, p->dtype, p->op);
+	if (p->header.flags & TERN_REDUCE_DIVIDE)
+		tern_model_reduce_divide(dst_access.ptr + at,
+					 src0_access.ptr + at,
+					 src1_access.ptr + at, chunk / size,
+					 p->dtype, p->divisor);
+	else
+		tern_model_reduce(dst_access.ptr + at, src0_access.ptr + at,
+				  src1_access.ptr + at, chunk / size, p->dtype,
+				  p->op);
 	tern_account(mem, &src0_access, false, chunk);
 	tern_account(mem, &src1_access, false, chunk);
 	tern_account(mem, &dst_access, true, chunk);

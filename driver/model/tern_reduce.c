@@ -2,8 +2,10 @@
 /*
  * REDUCE element kernels. Integers wrap (unsigned arithmetic, whose low
  * bits are those of any width), with signed MIN and MAX compared as
- * signed. Floating point goes through tern_softfloat: float16 and bfloat16
- * widen exactly to float32, are computed there and are rounded once back.
+ * signed; a dividing SUM divides the wrapped sum, signed for signed
+ * types. Floating point goes through tern_softfloat: float16 and bfloat16
+ * widen exactly to float32, are computed there and are rounded once back
+ * (a dividing SUM rounds the sum and the quotient in float32 first).
  */
 #include "tern_reduce.h"
 #include "tern_softfloat.h"
@@ -91,29 +93,53 @@ static u64 tern_int_op(u64 a, u64 b, u32 op, bool is_signed)
 	}
 }
 
-#ifndef __KERNEL__
 /*
- * Userspace (the simulator) may use the FPU: IEEE float32 add and multiply
- * round to nearest even exactly as tern_softfloat does, bit for bit, but
- * for a NaN's payload, which is made canonical here too. The kernel cannot
- * use the FPU in an engine step, hence the soft-float everywhere else.
+ * The wrapped sum @sum of two elements of @size bytes divided by
+ * @divisor, truncating toward zero: signed (@is_signed) from the sum's
+ * sign-extended low bits, else unsigned.
  */
-static u32 tern_f32_native(u32 a, u32 b, bool multiply)
+static u64 tern_int_divide(u64 sum, u32 size, bool is_signed, u32 divisor)
+{
+	u32 bits = size * 8, rem;
+
+	if (bits < 64) {
+		sum &= (1ull << bits) - 1;
+		if (is_signed && (sum >> (bits - 1)))
+			sum |= ~0ull << bits;
+	}
+	/* -sum is the magnitude, 2^63 included: the quotient negated */
+	if (is_signed && (s64)sum < 0)
+		return -tern_div_u64_rem(-sum, divisor, &rem);
+	return tern_div_u64_rem(sum, divisor, &rem);
+}
+
+#ifndef __KERNEL__
+enum tern_native_op { TERN_NATIVE_ADD, TERN_NATIVE_MUL, TERN_NATIVE_DIV };
+
+/*
+ * Userspace (the simulator) may use the FPU: IEEE float32 add, multiply
+ * and divide round to nearest even exactly as tern_softfloat does, bit for
+ * bit, but for a NaN's payload, which is made canonical here too. The
+ * kernel cannot use the FPU in an engine step, hence the soft-float
+ * everywhere else.
+ */
+static u32 tern_f32_native(u32 a, u32 b, enum tern_native_op op)
 {
 	float x, y, r;
 	u32 bits;
 
 	memcpy(&x, &a, 4);
 	memcpy(&y, &b, 4);
-	r = multiply ? x * y : x + y;
+	r = op == TERN_NATIVE_MUL ? x * y : op == TERN_NATIVE_DIV ? x / y : x + y;
 	memcpy(&bits, &r, 4);
 	if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu))
 		return 0x7fc00000u;
 	return bits;
 }
 
-#define tern_f32_add(a, b)	tern_f32_native((a), (b), false)
-#define tern_f32_mul(a, b)	tern_f32_native((a), (b), true)
+#define tern_f32_add(a, b)	tern_f32_native((a), (b), TERN_NATIVE_ADD)
+#define tern_f32_mul(a, b)	tern_f32_native((a), (b), TERN_NATIVE_MUL)
+#define tern_f32_div(a, b)	tern_f32_native((a), (b), TERN_NATIVE_DIV)
 #endif
 
 static u32 tern_f32_op(u32 a, u32 b, u32 op)
@@ -138,14 +164,18 @@ static bool tern_dtype_signed(u32 dtype)
 
 #ifndef __KERNEL__
 /*
- * float32 SUM and PROD, a block at a time so the compiler vectorises:
- * each block is read whole before it is written, which keeps a dst that
- * is exactly src0 or src1 right. Partly overlapping ranges go one by one.
+ * float32 SUM, PROD and SUM divided by @divisor (not 0), a block at a
+ * time so the compiler vectorises: each block is read whole before it is
+ * written, which keeps a dst that is exactly src0 or src1 right. Partly
+ * overlapping ranges go one by one.
  */
-static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op)
+static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op,
+			  u32 divisor)
 {
 	enum { BLOCK = 256 };
 	float x[BLOCK], y[BLOCK];
+	/* exact up to 2^24, then rounded to nearest as tern_u32_to_f32() */
+	const float by = (float)divisor;
 	u32 r[BLOCK];
 	u64 bytes = count * 4;
 
@@ -159,7 +189,11 @@ static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op)
 
 		memcpy(x, a, n * 4);
 		memcpy(y, b, n * 4);
-		if (op == TERN_REDOP_SUM)
+		if (divisor)
+			/* the sum rounded, then the quotient: no fusing here */
+			for (i = 0; i < n; i++)
+				x[i] = (x[i] + y[i]) / by;
+		else if (op == TERN_REDOP_SUM)
 			for (i = 0; i < n; i++)
 				x[i] += y[i];
 		else
@@ -179,11 +213,50 @@ static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op)
 }
 #endif
 
-void tern_model_reduce(void *dst, const void *src0, const void *src1,
-		       u64 count, u32 dtype, u32 op)
+/* (@a + @b) / @by in float32, each step rounded; @by is the divisor's. */
+static u32 tern_f32_avg(u32 a, u32 b, u32 by)
+{
+	return tern_f32_div(tern_f32_add(a, b), by);
+}
+
+/* One element of a REDUCE: @op, or with @divisor a SUM divided by it. */
+static u64 tern_reduce_one(u64 x, u64 y, u32 dtype, u32 op, u32 divisor,
+			   u32 by)
 {
 	u32 size = tern_model_dtype_size(dtype);
 	bool is_signed = tern_dtype_signed(dtype);
+
+	switch (dtype) {
+	case TERN_DTYPE_FLOAT32:
+		return divisor ? tern_f32_avg((u32)x, (u32)y, by) :
+				 tern_f32_op((u32)x, (u32)y, op);
+	case TERN_DTYPE_FLOAT16:
+		x = tern_f16_to_f32((u16)x);
+		y = tern_f16_to_f32((u16)y);
+		return tern_f32_to_f16(divisor ?
+				       tern_f32_avg((u32)x, (u32)y, by) :
+				       tern_f32_op((u32)x, (u32)y, op));
+	case TERN_DTYPE_BFLOAT16:
+		x = tern_bf16_to_f32((u16)x);
+		y = tern_bf16_to_f32((u16)y);
+		return tern_f32_to_bf16(divisor ?
+					tern_f32_avg((u32)x, (u32)y, by) :
+					tern_f32_op((u32)x, (u32)y, op));
+	default:
+		if (divisor)
+			return tern_int_divide(x + y, size, is_signed, divisor);
+		return tern_int_op(x, y, op, is_signed);
+	}
+}
+
+/* Both kinds of REDUCE: @divisor 0 is none. */
+static void tern_reduce_elements(void *dst, const void *src0,
+				 const void *src1, u64 count, u32 dtype,
+				 u32 op, u32 divisor)
+{
+	u32 size = tern_model_dtype_size(dtype);
+	bool is_signed = tern_dtype_signed(dtype);
+	u32 by = divisor ? tern_u32_to_f32(divisor) : 0;
 	const u8 *a = src0, *b = src1;
 	u8 *d = dst;
 	u64 i;
@@ -194,32 +267,27 @@ void tern_model_reduce(void *dst, const void *src0, const void *src1,
 	 */
 #ifndef __KERNEL__
 	if (dtype == TERN_DTYPE_FLOAT32 &&
-	    tern_f32_fast(dst, src0, src1, count, op))
+	    tern_f32_fast(dst, src0, src1, count, op, divisor))
 		return;
 #endif
 	for (i = 0; i < count; i++, a += size, b += size, d += size) {
 		u64 x = tern_load(a, size, is_signed);
 		u64 y = tern_load(b, size, is_signed);
-		u64 r;
 
-		switch (dtype) {
-		case TERN_DTYPE_FLOAT32:
-			r = tern_f32_op((u32)x, (u32)y, op);
-			break;
-		case TERN_DTYPE_FLOAT16:
-			r = tern_f32_to_f16(tern_f32_op(tern_f16_to_f32((u16)x),
-							tern_f16_to_f32((u16)y),
-							op));
-			break;
-		case TERN_DTYPE_BFLOAT16:
-			r = tern_f32_to_bf16(tern_f32_op(tern_bf16_to_f32((u16)x),
-							 tern_bf16_to_f32((u16)y),
-							 op));
-			break;
-		default:
-			r = tern_int_op(x, y, op, is_signed);
-			break;
-		}
-		tern_store(d, size, r);
+		tern_store(d, size, tern_reduce_one(x, y, dtype, op, divisor,
+						    by));
 	}
+}
+
+void tern_model_reduce(void *dst, const void *src0, const void *src1,
+		       u64 count, u32 dtype, u32 op)
+{
+	tern_reduce_elements(dst, src0, src1, count, dtype, op, 0);
+}
+
+void tern_model_reduce_divide(void *dst, const void *src0, const void *src1,
+			      u64 count, u32 dtype, u32 divisor)
+{
+	tern_reduce_elements(dst, src0, src1, count, dtype, TERN_REDOP_SUM,
+			     divisor);
 }

@@ -28,4 +28,14 @@ u32 tern_model_dtype_size(u32 dtype);
 void tern_model_reduce(void *dst, const void *src0, const void *src1,
 		       u64 count, u32 dtype, u32 op);
 
+/*
+ * dst[i] = (src0[i] + src1[i]) / @divisor (>= 1), as REDUCE with
+ * TERN_REDUCE_DIVIDE: floating point summed in float32, divided by
+ * @divisor in float32 and rounded once more to @dtype; integers summed
+ * with wrapping in @dtype, then divided truncating toward zero. The
+ * rest as for tern_model_reduce().
+ */
+void tern_model_reduce_divide(void *dst, const void *src0, const void *src1,
+			      u64 count, u32 dtype, u32 divisor);
+
 #endif /* TERN_REDUCE_H */

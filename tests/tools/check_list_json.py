@@ -21,7 +21,8 @@ DEVICE_KEYS = {
     "clients_hidden": int,
 }
 CAPABILITIES = {"mock", "host_memory", "semaphore", "timestamp", "fabric",
-                "reduce", "peer_memory", "sem_wait_abort"}
+                "reduce", "peer_memory", "sem_wait_abort",
+                "reduce_divide"}
 HEALTH = {"ok", "degraded", "failed"}
 REASONS = {"link_down", "link_errors", "engine_reset", "engine_hung",
            "mem_uncorrected"}

@@ -11,7 +11,8 @@
 
 #define KNOWN_CAPS (TERN_CAP_MOCK | TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE | \
 		    TERN_CAP_TIMESTAMP | TERN_CAP_FABRIC | TERN_CAP_REDUCE | \
-		    TERN_CAP_PEER_MEMORY | TERN_CAP_SEM_WAIT_ABORT)
+		    TERN_CAP_PEER_MEMORY | TERN_CAP_SEM_WAIT_ABORT | \
+		    TERN_CAP_REDUCE_DIVIDE)
 
 /* ---- GET_INFO ---- */
 
@@ -43,6 +44,7 @@ static void test_get_info_fields(void **state)
 		assert_true(a.capabilities & TERN_CAP_SEMAPHORE);
 		assert_true(a.capabilities & TERN_CAP_TIMESTAMP);
 		assert_true(a.capabilities & TERN_CAP_SEM_WAIT_ABORT);
+		assert_true(a.capabilities & TERN_CAP_REDUCE_DIVIDE);
 	}
 	/* what describes the device does not change between calls */
 	assert_int_equal(a.device_index, b.device_index);

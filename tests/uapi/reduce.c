@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * REDUCE through SUBMIT: what validation refuses before a job exists, and
- * exact results of a float32 SUM and an int32 MAX.
+ * REDUCE through SUBMIT: what validation refuses before a job exists,
+ * exact results of a float32 SUM and an int32 MAX, and SUMs divided
+ * (TERN_REDUCE_DIVIDE) of every element type, bit for bit the device
+ * model's own result computed here.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "tern_reduce.h"
 #include "uapi.h"
 
 #define ELEMENTS	64u
@@ -110,6 +113,98 @@ static void test_reduce_dst_overlaps_source(void **state)
 	assert_errno(submit_packet(), EINVAL);
 }
 
+static void test_reduce_unknown_flag(void **state)
+{
+	NEED_REDUCE(state);
+	r.packet.header.flags = 1u << 1;	/* the first flag not defined */
+	assert_errno(submit_packet(), EINVAL);
+}
+
+static void test_reduce_divide_accepted(void **state)
+{
+	NEED_REDUCE(state);
+	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.divisor = 3;
+	assert_ioctl_ok(submit_packet());
+}
+
+static void test_reduce_divide_not_sum(void **state)
+{
+	NEED_REDUCE(state);
+	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.divisor = 3;
+	r.packet.op = TERN_REDOP_MIN;
+	assert_errno(submit_packet(), EINVAL);
+}
+
+static void test_reduce_divide_by_zero(void **state)
+{
+	NEED_REDUCE(state);
+	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.divisor = 0;
+	assert_errno(submit_packet(), EINVAL);
+}
+
+static void test_reduce_divide_other_flag(void **state)
+{
+	NEED_REDUCE(state);
+	r.packet.header.flags = TERN_REDUCE_DIVIDE | 1u << 31;
+	r.packet.divisor = 3;
+	assert_errno(submit_packet(), EINVAL);
+}
+
+/*
+ * Every element type divided by a few divisors on tern.ko, whose engine
+ * computes floats with integers only, against the model built here.
+ */
+static void test_reduce_divide_bits(void **state)
+{
+	static const uint32_t divisors[] = { 1, 2, 3, 7, 1000, (1u << 24) + 1,
+					     0xffffffffu };
+	enum { REGION = 4096 };
+	static uint8_t want[REGION];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct uapi_bo bo;
+
+	NEED_REDUCE(state);
+	if (!(uapi_get_info(uapi.fd).capabilities & TERN_CAP_REDUCE_DIVIDE))
+		skip();
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 3 * REGION, &bo);
+	for (uint16_t dtype = 0; dtype <= TERN_DTYPE_UINT64; dtype++) {
+		uint32_t size = tern_model_dtype_size(dtype);
+
+		for (size_t k = 0; k < sizeof(divisors) / sizeof(divisors[0]); k++) {
+			uint8_t *src0 = bo.cpu, *src1 = bo.cpu + REGION;
+			uint8_t *dst = bo.cpu + 2 * REGION;
+
+			for (uint32_t i = 0; i < 2 * REGION; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				bo.cpu[i] = (uint8_t)(x >> 24);
+			}
+			memset(dst, 0xee, REGION);
+			r.packet.src0 = bo.va;
+			r.packet.src1 = bo.va + REGION;
+			r.packet.dst = bo.va + 2 * REGION;
+			r.packet.count = REGION / size;
+			r.packet.dtype = dtype;
+			r.packet.op = TERN_REDOP_SUM;
+			r.packet.header.flags = TERN_REDUCE_DIVIDE;
+			r.packet.divisor = divisors[k];
+			tern_model_reduce_divide(want, src0, src1, REGION / size,
+						 dtype, divisors[k]);
+			assert_int_equal(run_packet(), 1);
+			for (uint32_t i = 0; i < REGION; i++)
+				if (dst[i] != want[i])
+					fail_msg("dtype %u divisor %u: byte %u is 0x%02x, the model's 0x%02x",
+						 dtype, divisors[k], i, dst[i],
+						 want[i]);
+		}
+	}
+	munmap(bo.cpu, bo.size);
+}
+
 static void test_reduce_float32_sum(void **state)
 {
 	float *src0 = (float *)r.bo.cpu, *src1 = src0 + 256, *dst = src0 + 512;
@@ -160,6 +255,12 @@ int uapi_reduce_tests(void)
 		T(test_reduce_misaligned),
 		T(test_reduce_pad),
 		T(test_reduce_dst_overlaps_source),
+		T(test_reduce_unknown_flag),
+		T(test_reduce_divide_accepted),
+		T(test_reduce_divide_not_sum),
+		T(test_reduce_divide_by_zero),
+		T(test_reduce_divide_other_flag),
+		T(test_reduce_divide_bits),
 		T(test_reduce_float32_sum),
 		T(test_reduce_int32_max_in_place),
 	};

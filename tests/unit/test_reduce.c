@@ -518,6 +518,147 @@ static void test_f32_kernel(void **state)
 	}
 }
 
+/* ---- SUM divided (TERN_REDUCE_DIVIDE) ---- */
+
+static const u32 divisors[] = {
+	1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 255, 256, 1000, 65535, 65536,
+	(1u << 24) - 1, 1u << 24, (1u << 24) + 1, (1u << 24) + 3,
+	0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu,
+};
+
+#define DIVISOR_COUNT (sizeof(divisors) / sizeof(divisors[0]))
+
+/* A divisor: one of the edges, or a random one, mostly small. */
+static u32 random_divisor(void)
+{
+	if (rng() & 1)
+		return divisors[rng() % DIVISOR_COUNT];
+	return 1 + (u32)(rng() >> (32 + rng() % 32));
+}
+
+/*
+ * The reference float32 average: the sum rounded in float32, the divisor
+ * converted by C (to nearest), the quotient rounded; all on the FPU.
+ */
+static float ref_avg(float a, float b, u32 divisor)
+{
+	volatile float sum = a + b, by = (float)divisor;
+
+	return sum / by;
+}
+
+static void test_divide_f32(void **state)
+{
+	enum { N = 1024 };
+	static u32 a[N], b[N], d[N];
+
+	(void)state;
+	for (int round = 0; round < 400; round++) {
+		u32 divisor = round < (int)DIVISOR_COUNT ? divisors[round] :
+			      random_divisor();
+
+		for (int i = 0; i < N; i++) {
+			a[i] = i < (int)F32_SPECIAL_COUNT ? f32_special[i] :
+			       (u32)rng();
+			b[i] = rng() & 1 ? random_f32(a[i]) :
+			       f32_special[rng() % F32_SPECIAL_COUNT];
+		}
+		tern_model_reduce_divide(d, a, b, N, TERN_DTYPE_FLOAT32, divisor);
+		for (int i = 0; i < N; i++) {
+			float want = ref_avg(f32_of(a[i]), f32_of(b[i]), divisor);
+			/* what the kernel computes, with integers only */
+			u32 soft = tern_f32_div(tern_f32_add(a[i], b[i]),
+						tern_u32_to_f32(divisor));
+
+			check_f32("avg", a[i], b[i], d[i], want);
+			check_f32("soft avg", a[i], b[i], soft, want);
+		}
+	}
+}
+
+static void check_divide_half(u32 dtype, const struct half_format *fmt)
+{
+	enum { N = 4096 };
+	static u16 a[N], b[N], d[N];
+
+	for (int round = 0; round < 200; round++) {
+		u32 divisor = round < (int)DIVISOR_COUNT ? divisors[round] :
+			      random_divisor();
+
+		for (int i = 0; i < N; i++) {
+			a[i] = random_half(fmt);
+			b[i] = rng() & 1 ? random_half(fmt) :
+			       (u16)(a[i] + (rng() % 64) - 32);
+		}
+		tern_model_reduce_divide(d, a, b, N, dtype, divisor);
+		for (int i = 0; i < N; i++) {
+			u16 want = ref_narrow(ref_avg((float)ref_widen(a[i], fmt),
+						      (float)ref_widen(b[i], fmt),
+						      divisor), fmt);
+			u16 soft = narrow(tern_f32_div(tern_f32_add(widen(a[i], fmt),
+								    widen(b[i], fmt)),
+						       tern_u32_to_f32(divisor)), fmt);
+
+			if (d[i] != want || soft != want)
+				fail_msg("dtype %u (0x%04x + 0x%04x) / %u = 0x%04x (soft 0x%04x), want 0x%04x",
+					 dtype, a[i], b[i], divisor, d[i], soft, want);
+		}
+	}
+}
+
+static void test_divide_halves(void **state)
+{
+	(void)state;
+	check_divide_half(TERN_DTYPE_FLOAT16, &fmt_f16);
+	check_divide_half(TERN_DTYPE_BFLOAT16, &fmt_bf16);
+}
+
+static void test_divide_float_edges(void **state)
+{
+	u32 f[4] = { bits_of(3.0f), bits_of(-3.0f), bits_of(1.0f), 0x7f7fffff };
+	u32 g[4] = { bits_of(4.0f), bits_of(-4.0f), bits_of(0.0f), 0x7f7fffff };
+	u32 d[4];
+	u16 h[2] = { 0x7bff, 0x3c00 }, k[2] = { 0x7bff, 0x3c00 }, hd[2];
+
+	(void)state;
+	tern_model_reduce_divide(d, f, g, 4, TERN_DTYPE_FLOAT32, 2);
+	assert_int_equal(d[0], bits_of(3.5f));
+	assert_int_equal(d[1], bits_of(-3.5f));
+	assert_int_equal(d[2], bits_of(0.5f));
+	/* the sum overflows float32 before the division: infinity stays */
+	assert_int_equal(d[3], 0x7f800000);
+	tern_model_reduce_divide(d, f, g, 4, TERN_DTYPE_FLOAT32, 3);
+	assert_int_equal(d[0], bits_of(7.0f / 3.0f));
+	assert_int_equal(d[2], 0x3eaaaaab);	/* 1/3 */
+	/* float16: 65504 + 65504 is no float16, but is a float32: 65504 */
+	tern_model_reduce_divide(hd, h, k, 2, TERN_DTYPE_FLOAT16, 2);
+	assert_int_equal(hd[0], 0x7bff);
+	assert_int_equal(hd[1], 0x3c00);
+	/* in place */
+	tern_model_reduce_divide(f, f, g, 4, TERN_DTYPE_FLOAT32, 1);
+	assert_int_equal(f[0], bits_of(7.0f));
+	assert_int_equal(f[3], 0x7f800000);
+}
+
+/* One element of @dtype: the wrapped sum, divided truncating toward 0. */
+static u64 ref_int_divide(u32 dtype, u64 x, u64 y, u32 divisor)
+{
+#define REF(type, utype) do {						\
+		type sum = (type)(utype)((utype)x + (utype)y);		\
+		return (utype)(type)((s64)sum / (s64)divisor);		\
+	} while (0)
+	switch (dtype) {
+	case TERN_DTYPE_INT8: REF(int8_t, uint8_t);
+	case TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
+	case TERN_DTYPE_INT32: REF(int32_t, uint32_t);
+	case TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
+	case TERN_DTYPE_INT64: REF(int64_t, uint64_t);
+	default:
+		return (x + y) / divisor;	/* unsigned 64-bit */
+	}
+#undef REF
+}
+
 /* ---- integers ---- */
 
 static const u32 int_dtypes[] = {
@@ -634,6 +775,87 @@ static void test_integer_edges(void **state)
 	tern_model_reduce(u64a, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_SUM);
 	assert_true(u64a[0] == 1);
 	assert_true(u64a[1] == (1ull << 63) + 2);
+}
+
+static void test_divide_integers(void **state)
+{
+	enum { N = 2048 };
+	static u8 a[N * 8], b[N * 8], d[N * 8];
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(int_dtypes) / sizeof(int_dtypes[0]); t++) {
+		u32 dtype = int_dtypes[t], size = tern_model_dtype_size(dtype);
+
+		for (int round = 0; round < 60; round++) {
+			u32 divisor = round < (int)DIVISOR_COUNT ?
+				      divisors[round] : random_divisor();
+
+			for (size_t i = 0; i < sizeof(a); i++) {
+				a[i] = (u8)rng();
+				b[i] = (u8)rng();
+			}
+			tern_model_reduce_divide(d, a, b, N, dtype, divisor);
+			for (u32 i = 0; i < N; i++) {
+				u64 x = get_elem(a + i * size, size);
+				u64 y = get_elem(b + i * size, size);
+				u64 got = get_elem(d + i * size, size);
+				u64 want = ref_int_divide(dtype, x, y, divisor);
+
+				if (size < 8)
+					want &= (1ull << (8 * size)) - 1;
+				if (got != want)
+					fail_msg("dtype %u: (%llx + %llx) / %u gives %llx, want %llx",
+						 dtype, (unsigned long long)x,
+						 (unsigned long long)y, divisor,
+						 (unsigned long long)got,
+						 (unsigned long long)want);
+			}
+		}
+	}
+}
+
+static void test_divide_integer_edges(void **state)
+{
+	int8_t i8a[4] = { 127, -7, -128, 5 }, i8b[4] = { 1, 0, -1, -6 }, i8d[4];
+	uint8_t u8a[2] = { 255, 200 }, u8b[2] = { 1, 100 }, u8d[2];
+	int32_t i32a[3] = { -7, INT32_MIN, 7 }, i32b[3] = { 0, 0, 0 }, i32d[3];
+	int64_t i64a[2] = { INT64_MIN, INT64_MAX }, i64b[2] = { 0, 1 }, i64d[2];
+	uint64_t u64a[2] = { UINT64_MAX, 5 }, u64b[2] = { UINT64_MAX, 0 }, u64d[2];
+
+	(void)state;
+	tern_model_reduce_divide(i8d, i8a, i8b, 4, TERN_DTYPE_INT8, 3);
+	assert_int_equal(i8d[0], -42);		/* 127 + 1 wraps to -128 */
+	assert_int_equal(i8d[1], -2);		/* toward zero, not -3 */
+	assert_int_equal(i8d[2], 42);		/* -129 wraps to 127 */
+	assert_int_equal(i8d[3], 0);		/* -1 / 3 */
+	tern_model_reduce_divide(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, 2);
+	assert_int_equal(u8d[0], 0);		/* 256 wraps to 0 */
+	assert_int_equal(u8d[1], 22);		/* 300 wraps to 44 */
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32, 2);
+	assert_int_equal(i32d[0], -3);
+	assert_int_equal(i32d[1], INT32_MIN / 2);
+	assert_int_equal(i32d[2], 3);
+	/* a divisor above every value of the type gives 0, also from below */
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32,
+				 0xffffffffu);
+	assert_int_equal(i32d[0], 0);
+	assert_int_equal(i32d[1], 0);
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32,
+				 0x80000000u);
+	assert_int_equal(i32d[1], -1);		/* -2^31 / 2^31 */
+	tern_model_reduce_divide(i64d, i64a, i64b, 2, TERN_DTYPE_INT64, 1);
+	assert_true(i64d[0] == INT64_MIN);
+	assert_true(i64d[1] == INT64_MIN);	/* INT64_MAX + 1 wraps */
+	tern_model_reduce_divide(i64d, i64a, i64b, 2, TERN_DTYPE_INT64,
+				 0xffffffffu);
+	assert_true(i64d[0] == INT64_MIN / 0xffffffffll);
+	tern_model_reduce_divide(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, 2);
+	assert_true(u64d[0] == (UINT64_MAX - 1) / 2);	/* the sum wraps */
+	assert_true(u64d[1] == 2);
+	/* in place: dst is src1 */
+	tern_model_reduce_divide(u64b, u64a, u64b, 2, TERN_DTYPE_UINT64, 5);
+	assert_true(u64b[0] == (UINT64_MAX - 1) / 5);
+	assert_true(u64b[1] == 1);
 }
 
 /* ---- the packet, on a fake machine: 4 devices in a ring ---- */
@@ -950,6 +1172,49 @@ static void test_packet_multi_budget(void **state)
 	free(want);
 }
 
+/* A dividing REDUCE of several budgets, a source on a peer, signed. */
+static void test_packet_divide_multi_budget(void **state)
+{
+	const s32 *a = (const s32 *)words_of(BUF_BIG0, 0);
+	const s32 *b = (const s32 *)words_of(BUF_BIG_PEER, 0);
+	s32 *d = (s32 *)words_of(BUF_BIG1, 0);
+	s32 *want = malloc(BIG_COUNT * 4ull);
+	struct drm_tern_packet_reduce *p;
+	unsigned int yields = 0;
+
+	(void)state;
+	assert_non_null(want);
+	for (u32 i = 0; i < BIG_COUNT; i++)
+		want[i] = (s32)((u32)a[i] + (u32)b[i]) / 7;
+	emit_fill(va(BUF_C, 0), 3, 0);
+	p = emit_reduce(va(BUF_BIG0, 0), va(BUF_BIG_PEER, 0), va(BUF_BIG1, 0),
+			BIG_COUNT, TERN_DTYPE_INT32, TERN_REDOP_SUM);
+	p->header.flags = TERN_REDUCE_DIVIDE;
+	p->divisor = 7;
+	assert_int_equal(run_stream(&yields), 0);
+	assert_int_equal(yields, 2);
+	assert_memory_equal(d, want, BIG_COUNT * 4ull);
+	assert_int_equal(port(SELF, 1).rx_bytes, BIG_COUNT * 4ull);
+
+	/* float32, in place, a divisor that float32 rounds */
+	reset_stream(NULL);
+	for (u32 i = 0; i < BIG_COUNT; i++) {
+		volatile float x = f32_of(words_of(BUF_BIG1, 0)[i]);
+		volatile float y = f32_of(words_of(BUF_BIG0, 0)[i]);
+
+		want[i] = (s32)bits_of(ref_avg(x, y, (1u << 24) + 1));
+		if (f32_bits_nan((u32)want[i]))
+			want[i] = (s32)TERN_F32_QNAN;
+	}
+	p = emit_reduce(va(BUF_BIG1, 0), va(BUF_BIG0, 0), va(BUF_BIG1, 0),
+			BIG_COUNT, TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	p->header.flags = TERN_REDUCE_DIVIDE;
+	p->divisor = (1u << 24) + 1;
+	assert_int_equal(run_stream(NULL), 0);
+	assert_memory_equal(d, want, BIG_COUNT * 4ull);
+	free(want);
+}
+
 static void test_packet_zero_count(void **state)
 {
 	(void)state;
@@ -991,6 +1256,7 @@ static void test_validate_reduce(void **state)
 	p->pad = 1;
 	assert_false(stream_valid());
 	p->pad = 0;
+	/* bit 0, TERN_REDUCE_DIVIDE, needs a divisor: pad is 0 here */
 	for (int bit = 0; bit < 32; bit++) {
 		p->header.flags = 1u << bit;
 		assert_false(stream_valid());
@@ -1002,6 +1268,57 @@ static void test_validate_reduce(void **state)
 	assert_false(stream_valid());
 	p->header.length = 6;
 	assert_true(stream_valid());
+}
+
+static void test_validate_reduce_divide(void **state)
+{
+	struct drm_tern_packet_reduce *p;
+
+	(void)state;
+	/* the divisor is the pad's word: old code naming pad still builds */
+	assert_int_equal(offsetof(struct drm_tern_packet_reduce, divisor),
+			 offsetof(struct drm_tern_packet_reduce, pad));
+	assert_int_equal(sizeof(struct drm_tern_packet_reduce), 48);
+	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
+			TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	p->header.flags = TERN_REDUCE_DIVIDE;
+	p->divisor = 0;			/* no division by zero */
+	assert_false(stream_valid());
+	p->divisor = 1;
+	assert_true(stream_valid());
+	p->divisor = UINT32_MAX;
+	assert_true(stream_valid());
+	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
+		p->dtype = t;
+		assert_true(stream_valid());
+	}
+	/* an average is a SUM divided: not a PROD, MIN or MAX */
+	for (u16 o = TERN_REDOP_SUM + 1; o < TERN_MODEL_REDOP_COUNT; o++) {
+		p->op = o;
+		assert_false(stream_valid());
+	}
+	p->op = TERN_REDOP_SUM;
+	assert_true(stream_valid());
+	for (int bit = 1; bit < 32; bit++) {
+		p->header.flags = TERN_REDUCE_DIVIDE | 1u << bit;
+		assert_false(stream_valid());
+	}
+	/* without the flag the word is pad, and must be zero */
+	p->header.flags = 0;
+	p->pad = 3;
+	assert_false(stream_valid());
+	p->pad = 0;
+	assert_true(stream_valid());
+	/* the other checks still apply with the flag */
+	p->header.flags = TERN_REDUCE_DIVIDE;
+	p->divisor = 2;
+	p->dst = va(BUF_A, 4);		/* overlaps src0 */
+	assert_false(stream_valid());
+	p->dst = va(BUF_C, 2);		/* misaligned */
+	assert_false(stream_valid());
+	p->dst = va(BUF_C, 0);
+	p->dtype = TERN_MODEL_DTYPE_COUNT;
+	assert_false(stream_valid());
 }
 
 static void test_validate_reduce_alignment(void **state)
@@ -1113,14 +1430,21 @@ int main(void)
 		cmocka_unit_test(test_f32_kernel),
 		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_integer_edges),
+		cmocka_unit_test(test_divide_f32),
+		cmocka_unit_test(test_divide_halves),
+		cmocka_unit_test(test_divide_float_edges),
+		cmocka_unit_test(test_divide_integers),
+		cmocka_unit_test(test_divide_integer_edges),
 	};
 	const struct CMUnitTest packets[] = {
 		RUN(test_packet_in_place),
 		RUN(test_packet_peer_counts_links),
 		RUN(test_packet_no_route),
 		RUN(test_packet_multi_budget),
+		RUN(test_packet_divide_multi_budget),
 		RUN(test_packet_zero_count),
 		RUN(test_validate_reduce),
+		RUN(test_validate_reduce_divide),
 		RUN(test_validate_reduce_alignment),
 		RUN(test_validate_reduce_overlap),
 		RUN(test_validate_reduce_ranges),

@@ -190,6 +190,7 @@ static const struct {
 	{ TERN_CAP_REDUCE, "reduce" },
 	{ TERN_CAP_PEER_MEMORY, "peer_memory" },
 	{ TERN_CAP_SEM_WAIT_ABORT, "sem_wait_abort" },
+	{ TERN_CAP_REDUCE_DIVIDE, "reduce_divide" },
 };
 
 #define INSPECT_CAPABILITY_COUNT \

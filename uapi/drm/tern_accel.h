@@ -89,6 +89,8 @@ extern "C" {
 #define TERN_CAP_PEER_MEMORY	(1ULL << 6)
 /** @TERN_CAP_SEM_WAIT_ABORT: the SEM_WAIT_ABORT packet is supported. */
 #define TERN_CAP_SEM_WAIT_ABORT	(1ULL << 7)
+/** @TERN_CAP_REDUCE_DIVIDE: REDUCE takes the TERN_REDUCE_DIVIDE flag. */
+#define TERN_CAP_REDUCE_DIVIDE	(1ULL << 8)
 
 /** @TERN_PACKET_VERSION: the packet format this header describes. */
 #define TERN_PACKET_VERSION	1
@@ -542,6 +544,14 @@ enum drm_tern_redop {
 };
 
 /**
+ * @TERN_REDUCE_DIVIDE: REDUCE divides each sum by
+ * &drm_tern_packet_reduce.divisor: only with TERN_REDOP_SUM and a divisor
+ * of 1 or more (SUBMIT fails with -EINVAL otherwise). Needs
+ * TERN_CAP_REDUCE_DIVIDE.
+ */
+#define TERN_REDUCE_DIVIDE	(1u << 0)
+
+/**
  * struct drm_tern_packet_reduce - TERN_OP_REDUCE, length 6
  *
  * dst[i] = src0[i] @op src1[i] for i in [0, @count). Addresses are aligned
@@ -550,6 +560,16 @@ enum drm_tern_redop {
  * with round-to-nearest-even and rounded once to the element type; integer
  * types wrap. MIN and MAX of a NaN give NaN. Any operand may be in a peer
  * device's memory (TERN_CAP_PEER_MEMORY).
+ *
+ * With TERN_REDUCE_DIVIDE (header flag; op TERN_REDOP_SUM):
+ * dst[i] = (src0[i] + src1[i]) / @divisor. Floating-point types: the sum
+ * is computed in float32 and rounded, divided in float32 by @divisor
+ * converted to float32 (exactly, up to 2^24) and rounded, then rounded
+ * once to the element type, every rounding to nearest even. Integer
+ * types: the sum wraps in the element type, then divides truncating
+ * toward zero (signed for signed types). This is the average of
+ * collectives: every reduction step sums, and the last one of each
+ * element divides by the number of ranks.
  */
 struct drm_tern_packet_reduce {
 	struct drm_tern_packet_header header;
@@ -565,8 +585,12 @@ struct drm_tern_packet_reduce {
 	__u16 dtype;
 	/** @op: enum drm_tern_redop. */
 	__u16 op;
-	/** @pad: must be zero. */
-	__u32 pad;
+	union {
+		/** @pad: must be zero without TERN_REDUCE_DIVIDE. */
+		__u32 pad;
+		/** @divisor: with TERN_REDUCE_DIVIDE, 1 or more. */
+		__u32 divisor;
+	};
 };
 
 /**

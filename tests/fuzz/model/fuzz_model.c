@@ -519,7 +519,11 @@ static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 	u64 e, bytes;
 	int i;
 
-	if (r->pad || r->dtype >= TERN_MODEL_DTYPE_COUNT || r->op >= TERN_MODEL_REDOP_COUNT)
+	if (r->dtype >= TERN_MODEL_DTYPE_COUNT || r->op >= TERN_MODEL_REDOP_COUNT)
+		return false;
+	/* a divisor with TERN_REDUCE_DIVIDE, of a SUM only; else a pad */
+	if ((r->header.flags & TERN_REDUCE_DIVIDE) ?
+	    r->op != TERN_REDOP_SUM || r->divisor == 0 : r->pad != 0)
 		return false;
 	e = element[r->dtype];
 	if (r->src0 % e || r->src1 % e || r->dst % e || r->count > TERN_VA_LIMIT / e)
@@ -574,7 +578,8 @@ static bool spec_packet(const u8 *p, u32 avail)
 		       spec_slot(u.sem_abort.addr) &&
 		       spec_slot(u.sem_abort.abort);
 	case TERN_OP_REDUCE:
-		return bytes == sizeof(u.reduce) && u.h.flags == 0 &&
+		return bytes == sizeof(u.reduce) &&
+		       (u.h.flags & ~TERN_REDUCE_DIVIDE) == 0 &&
 		       spec_reduce(&u.reduce);
 	default:
 		return false;
@@ -798,8 +803,12 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 			rc = ref_access(s, u.reduce.dst, bytes, &dst, &dst_owner);
 		if (rc)
 			return rc;
-		tern_model_reduce(dst, src, src1, u.reduce.count, u.reduce.dtype,
-				  u.reduce.op);
+		if (u.h.flags & TERN_REDUCE_DIVIDE)
+			tern_model_reduce_divide(dst, src, src1, u.reduce.count,
+						 u.reduce.dtype, u.reduce.divisor);
+		else
+			tern_model_reduce(dst, src, src1, u.reduce.count,
+					  u.reduce.dtype, u.reduce.op);
 		ref_count(t, setup, src_owner, false, bytes);
 		ref_count(t, setup, src1_owner, false, bytes);
 		ref_count(t, setup, dst_owner, true, bytes);
