@@ -400,7 +400,8 @@ static bool id_from_hex(const char *hex, tern_unique_id_t *id)
  * right after joining) or "kill:V:R:G" (rank V enqueues its all-reduce,
  * which then waits for the others, says so on fd R and waits to be
  * killed; the others start only once fd G gives them a byte). When a rank
- * is missing, every other rank's all-reduce must fail, not hang.
+ * is missing, every other rank's all-reduce must fail with PEER_FAILED
+ * (its process gone, its connection closed), not hang or time out.
  */
 int conformance_collective_rank_child(const char *hex, int rank, int nranks,
 				      const char *mode)
@@ -437,9 +438,17 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
 		cpu[i] = value(rank, i);
 	if (go_fd >= 0 && rank != victim && read(go_fd, &byte, 1) != 1)
 		return 9;
-	if (tern_all_reduce(tern_ptr(buf, 0), tern_ptr(buf, 0), RANK_COUNT,
-			    TERN_INT32, TERN_SUM, comm, stream))
+	status = tern_all_reduce(tern_ptr(buf, 0), tern_ptr(buf, 0), RANK_COUNT,
+				 TERN_INT32, TERN_SUM, comm, stream);
+	/* A rank that has already learnt of the loss refuses the call. */
+	if (status && (victim < 0 || status != TERN_ERROR_PEER_FAILED)) {
+		fprintf(stderr, "rank %d: all-reduce: %s\n", rank,
+			tern_status_name(status));
 		return 4;
+	}
+	if (status)
+		return tern_comm_destroy(comm) == TERN_ERROR_PEER_FAILED &&
+		       tern_device_close(dev) == TERN_SUCCESS ? 0 : 8;
 	if (rank == victim) {
 		if (write(ready_fd, &byte, 1) != 1)
 			return 9;
@@ -448,8 +457,18 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
 	}
 	status = tern_stream_synchronize(stream);
 	if (victim >= 0) {
-		if (status == TERN_SUCCESS)
+		/* Told of the loss, not left to the job timeout. */
+		if (status != TERN_ERROR_PEER_FAILED &&
+		    status != TERN_ERROR_NO_ROUTE &&
+		    status != TERN_ERROR_CANCELLED) {
+			fprintf(stderr, "rank %d: all-reduce: %s, want PEER_FAILED\n",
+				rank, tern_status_name(status));
 			return 5;
+		}
+		/* A comm in error stays so: destroy says it too. */
+		if (tern_comm_destroy(comm) == TERN_SUCCESS)
+			return 8;
+		return tern_device_close(dev) ? 8 : 0;
 	} else if (status) {
 		fprintf(stderr, "rank %d: all-reduce: %s\n", rank,
 			tern_status_name(status));
