@@ -224,7 +224,9 @@ static tern_status_t kbe_query(struct tern_be_device *bdev,
 		((k->capabilities & TERN_CAP_PEER_MEMORY) ?
 		 TERN_DEVICE_CAP_PEER_MEMORY : 0) |
 		((k->capabilities & TERN_CAP_SEM_WAIT_ABORT) ?
-		 TERN_DEVICE_CAP_ABORTABLE_WAIT : 0);
+		 TERN_DEVICE_CAP_ABORTABLE_WAIT : 0) |
+		((k->capabilities & TERN_CAP_REDUCE_DIVIDE) ?
+		 TERN_DEVICE_CAP_REDUCE_DIVIDE : 0);
 	info->clock_hz = k->engine_clock_hz;
 	info->engine_count = k->engine_count;
 	info->fabric_port_count = k->fabric_port_count;

@@ -22,8 +22,8 @@ _Static_assert((int)TERN_SUM == TERN_REDOP_SUM &&
 	       (int)TERN_PROD == TERN_REDOP_PROD &&
 	       (int)TERN_MIN == TERN_REDOP_MIN &&
 	       (int)TERN_MAX == TERN_REDOP_MAX &&
-	       (int)TERN_REDOP_COUNT == TERN_MODEL_REDOP_COUNT,
-	       "tern_redop_t follows enum drm_tern_redop");
+	       (int)TERN_AVG == TERN_MODEL_REDOP_COUNT,
+	       "tern_redop_t follows enum drm_tern_redop; TERN_AVG is a dividing SUM");
 
 size_t tern_dtype_bytes(tern_dtype_t dtype)
 {

@@ -184,7 +184,8 @@ static tern_status_t sim_query(struct tern_be_device *bdev,
 	if (sim_fabric.port_count[ctx->dev->index])
 		info->capabilities |= TERN_DEVICE_CAP_FABRIC;
 	if (sim_has_reduce)
-		info->capabilities |= TERN_DEVICE_CAP_REDUCE;
+		info->capabilities |= TERN_DEVICE_CAP_REDUCE |
+				      TERN_DEVICE_CAP_REDUCE_DIVIDE;
 	info->clock_hz = TERN_MODEL_CLOCK_HZ;
 	info->engine_count = SIM_ENGINES;
 	info->fabric_port_count = sim_fabric.port_count[ctx->dev->index];

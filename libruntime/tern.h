@@ -83,6 +83,8 @@ typedef struct tern_device *tern_device_t;
 #define TERN_DEVICE_CAP_PEER_MEMORY (1ull << 6)
 /* Waits that a store into an abort word calls off: collectives abort at once. */
 #define TERN_DEVICE_CAP_ABORTABLE_WAIT (1ull << 7)
+/* REDUCE can divide its sum: TERN_AVG on more than one rank needs it. */
+#define TERN_DEVICE_CAP_REDUCE_DIVIDE (1ull << 8)
 
 typedef struct tern_device_properties {
 	int index;
@@ -258,6 +260,8 @@ typedef enum tern_redop {
 	TERN_PROD = 1,
 	TERN_MIN = 2,
 	TERN_MAX = 3,
+	/* The sum divided by the rank count (integers: truncated toward 0). */
+	TERN_AVG = 4,
 	TERN_REDOP_COUNT
 } tern_redop_t;
 

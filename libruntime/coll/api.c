@@ -22,7 +22,9 @@ static tern_status_t coll_check(struct coll_call *call, tern_comm_t comm,
 	    (reduces && (unsigned int)op >= TERN_REDOP_COUNT))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	if (reduces && comm->nranks > 1 &&
-	    !(comm->dev->info.capabilities & TERN_DEVICE_CAP_REDUCE))
+	    (!(comm->dev->info.capabilities & TERN_DEVICE_CAP_REDUCE) ||
+	     (op == TERN_AVG && !(comm->dev->info.capabilities &
+				  TERN_DEVICE_CAP_REDUCE_DIVIDE))))
 		return TERN_ERROR_NOT_SUPPORTED;
 	call->comm = comm;
 	call->stream = s;

@@ -65,7 +65,7 @@ static void coll_chain_step(const struct coll_chain_job *job, int c,
 					 bytes / call->esize, call->op.dtype,
 					 call->op.redop);
 		else
-			coll_emit_reduce(&call->prog, job->recv + off,
+			coll_emit_reduce_last(&call->prog, job->recv + off,
 					 job->send + off, in,
 					 bytes / call->esize, call->op.dtype,
 					 call->op.redop);

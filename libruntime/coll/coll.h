@@ -284,6 +284,10 @@ void coll_emit_copy(struct coll_prog *p, uint64_t dst, uint64_t src,
 void coll_emit_reduce(struct coll_prog *p, uint64_t dst, uint64_t src0,
 		      uint64_t src1, uint64_t count, tern_dtype_t dtype,
 		      tern_redop_t op);
+/* The reduction that completes an element: where TERN_AVG divides. */
+void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
+			   uint64_t src1, uint64_t count, tern_dtype_t dtype,
+			   tern_redop_t op);
 
 /*
  * A send of one chunk (<= COLL_CHUNK_BYTES) to rank @peer: waits for a free

@@ -31,11 +31,17 @@ static void coll_direct_fold(struct coll_call *call, uint64_t dst,
 	}
 	for (int p = 0; p < n; p++)
 		src[p] = p == comm->rank ? own : coll_recv_wait(&call->prog, p);
-	coll_emit_reduce(&call->prog, dst, src[0], src[1], count,
-			 call->op.dtype, call->op.redop);
-	for (int p = 2; p < n; p++)
-		coll_emit_reduce(&call->prog, dst, dst, src[p], count,
-				 call->op.dtype, call->op.redop);
+	for (int p = 1; p < n; p++) {
+		uint64_t acc = p == 1 ? src[0] : dst;
+
+		if (p < n - 1)
+			coll_emit_reduce(&call->prog, dst, acc, src[p], count,
+					 call->op.dtype, call->op.redop);
+		else
+			coll_emit_reduce_last(&call->prog, dst, acc, src[p],
+					      count, call->op.dtype,
+					      call->op.redop);
+	}
 	for (int p = 0; p < n; p++)
 		if (p != comm->rank)
 			coll_recv_done(&call->prog, p);

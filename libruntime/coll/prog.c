@@ -66,6 +66,7 @@ void coll_emit_copy(struct coll_prog *p, uint64_t dst, uint64_t src,
 	coll_prog_commit(p, &b);
 }
 
+/* An average sums all the way, and divides only at the last step. */
 void coll_emit_reduce(struct coll_prog *p, uint64_t dst, uint64_t src0,
 		      uint64_t src1, uint64_t count, tern_dtype_t dtype,
 		      tern_redop_t op)
@@ -75,7 +76,24 @@ void coll_emit_reduce(struct coll_prog *p, uint64_t dst, uint64_t src0,
 	if (count == 0 || !coll_prog_room(p, &b))
 		return;
 	tern_packet_reduce(&b, dst, src0, src1, count, (uint16_t)dtype,
-			   (uint16_t)op);
+			   (uint16_t)(op == TERN_AVG ? TERN_SUM : op));
+	coll_prog_commit(p, &b);
+}
+
+void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
+			   uint64_t src1, uint64_t count, tern_dtype_t dtype,
+			   tern_redop_t op)
+{
+	struct tern_packet_builder b;
+
+	if (op != TERN_AVG) {
+		coll_emit_reduce(p, dst, src0, src1, count, dtype, op);
+		return;
+	}
+	if (count == 0 || !coll_prog_room(p, &b))
+		return;
+	tern_packet_reduce_divide(&b, dst, src0, src1, count, (uint16_t)dtype,
+				  (uint32_t)p->comm->nranks);
 	coll_prog_commit(p, &b);
 }
 

@@ -101,7 +101,7 @@ static void coll_rs_step(const struct coll_ring_job *job, int c, uint64_t b,
 		coll_send_reduce(&call->prog, next, seg.send, in, seg.len,
 				 call->op.dtype, call->op.redop);
 	else
-		coll_emit_reduce(&call->prog, seg.recv, seg.send, in, seg.len,
+		coll_emit_reduce_last(&call->prog, seg.recv, seg.send, in, seg.len,
 				 call->op.dtype, call->op.redop);
 	coll_recv_done(&call->prog, prev);
 }

@@ -544,6 +544,9 @@ if [ "$mode" = sim ]; then
 	run env TERN_SIM_DEVICES=4 "$bench" all-reduce -b 1K -e 4K -n 1 -w 0 -d half -o max
 	check "bench all-reduce -d half -o max: exit 0, #wrong 0" \
 		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$3 == \"half\" && \$4 == \"max\" && \$9 == 0 && \$13 == 0' | wc -l)\" -eq 2 ]"
+	run env TERN_SIM_DEVICES=3 TERN_SIM_TOPOLOGY=ring "$bench" all-reduce -b 1K -e 512K -n 1 -w 0 -d bfloat16 -o avg
+	check "bench all-reduce -d bfloat16 -o avg on a 3-ring: exit 0, #wrong 0" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^# Out of bounds values : 0 OK$' '$out'"
 	run env TERN_SIM_DEVICES=5 TERN_SIM_TOPOLOGY=ring "$bench" reduce -b 1K -e 1K -n 1 -w 0 -d int8 -o prod -r 4
 	check "bench reduce -d int8 -o prod -r 4 on a 5-ring: exit 0, #wrong 0" \
 		sh -c "[ $rc -eq 0 ] && grep -q '^# Out of bounds values : 0 OK$' '$out'"
@@ -563,8 +566,8 @@ fi
 
 usage_error "bench all-reduce bad -d" "-d 'float33': expected a data type" \
 	"$bench" all-reduce -d float33
-usage_error "bench all-reduce bad -o" "-o 'avg': expected a reduction" \
-	"$bench" all-reduce -o avg
+usage_error "bench all-reduce bad -o" "-o 'mean': expected a reduction" \
+	"$bench" all-reduce -o mean
 usage_error "bench broadcast bad -r" "-r 'x': expected a root rank" \
 	"$bench" broadcast -r x
 usage_error "bench reduce negative -r" "-r '-1': expected a root rank" \

@@ -179,6 +179,7 @@ static int64_t fold(tern_redop_t op, int64_t a, int64_t b)
 {
 	switch (op) {
 	case TERN_SUM:
+	case TERN_AVG:		/* sums; divided at the end */
 		return a + b;
 	case TERN_PROD:
 		return a * b;
@@ -264,6 +265,57 @@ static void expect_element(tern_dtype_t t, int64_t want, const uint8_t *got,
 			 what, t, r, g.n, i, (long long)want);
 }
 
+/* float32 to binary16 or bfloat16, rounding to nearest even (normals). */
+static uint16_t f32_to_16(float f, bool bf16)
+{
+	uint32_t x, sign, man, rem, h;
+	int32_t exp;
+
+	memcpy(&x, &f, sizeof(x));
+	if (bf16)
+		return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+	sign = (x >> 16) & 0x8000;
+	if ((x & 0x7fffffff) == 0)
+		return (uint16_t)sign;
+	exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	man = x & 0x7fffff;
+	rem = man & 0x1fff;
+	h = sign | ((uint32_t)exp << 10) | (man >> 13);
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)h;
+}
+
+/*
+ * An average: the sum divided by the rank count as the device divides,
+ * in float32 then rounded to the type, or truncating toward zero.
+ */
+static void expect_average(tern_dtype_t t, int64_t sum, const uint8_t *got,
+			   size_t i, const char *what, int r)
+{
+	size_t es = dtype_bytes(t);
+	float f = (float)sum / (float)g.n;
+	uint8_t buf[8];
+	uint16_t h;
+
+	switch (t) {
+	case TERN_FLOAT32:
+		memcpy(buf, &f, 4);
+		break;
+	case TERN_FLOAT16:
+	case TERN_BFLOAT16:
+		h = f32_to_16(f, t == TERN_BFLOAT16);
+		memcpy(buf, &h, 2);
+		break;
+	default:
+		encode(t, sum / g.n, buf, 0);
+		break;
+	}
+	if (memcmp(buf, got + i * es, es) != 0)
+		fail_msg("%s avg: dtype %d rank %d of %d element %zu: want %lld/%d",
+			 what, t, r, g.n, i, (long long)sum, g.n);
+}
+
 static void expect_bytes(const uint8_t *want, const uint8_t *got,
 			 size_t bytes, const char *what, int r)
 {
@@ -317,11 +369,18 @@ static void run_reduction(enum reduction kind, tern_dtype_t t, tern_redop_t op,
 			size_t src = kind == REDUCE_SCATTER ?
 				     (size_t)r * count + i : i;
 
-			expect_element(t, reduced(t, op, src),
-				       b.recv_cpu[r] + at * es, i,
-				       kind == ALL_REDUCE ? "all-reduce" :
-				       kind == REDUCE ? "reduce" :
-				       "reduce-scatter", r);
+			const char *what = kind == ALL_REDUCE ? "all-reduce" :
+					   kind == REDUCE ? "reduce" :
+					   "reduce-scatter";
+
+			if (op == TERN_AVG)
+				expect_average(t, reduced(t, op, src),
+					       b.recv_cpu[r] + at * es, i, what,
+					       r);
+			else
+				expect_element(t, reduced(t, op, src),
+					       b.recv_cpu[r] + at * es, i, what,
+					       r);
 		}
 	}
 	bufs_free(&b, in_place);

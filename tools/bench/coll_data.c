@@ -31,6 +31,10 @@ double coll_data_input(const struct coll_data *d, int rank, uint64_t index)
 	case TERN_MAX:
 		return (double)((r * 7 + index * 3) % 11) -
 			(coll_dtype_signed(d->dtype) ? 5.0 : 0.0);
+	case TERN_AVG:
+		/* the same on every rank, so the average is exact in any type */
+		levels = 1 + 127 / n < 4 ? 1 + 127 / n : 4;
+		return (double)((index * 3) % levels);
 	default:
 		/* n ranks of values below @levels sum to at most 127 */
 		levels = 1 + 127 / n;
@@ -59,6 +63,8 @@ double coll_data_reduced(const struct coll_data *d, uint64_t index)
 		case TERN_MAX:
 			acc = v > acc ? v : acc;
 			break;
+		case TERN_AVG:
+			break;	/* every rank's is the same: the average */
 		default:
 			acc += v;
 			break;

@@ -53,7 +53,7 @@ static const char *const bench_dtype_names[TERN_DTYPE_COUNT] = {
 
 static const char *const bench_redop_names[TERN_REDOP_COUNT] = {
 	[TERN_SUM] = "sum", [TERN_PROD] = "prod",
-	[TERN_MIN] = "min", [TERN_MAX] = "max",
+	[TERN_MIN] = "min", [TERN_MAX] = "max", [TERN_AVG] = "avg",
 };
 
 const char *bench_dtype_name(tern_dtype_t dtype)
@@ -79,7 +79,7 @@ static const char *bench_wanted(int opt, bool coll)
 			return "a data type: float, half, bfloat16, int32, "
 			       "uint32, int8, uint8, int64 or uint64";
 		case 'o':
-			return "a reduction: sum, prod, min or max";
+			return "a reduction: sum, prod, min, max or avg";
 		case 'r':
 			return "a root rank, a whole number from 0";
 		case 'g':
@@ -302,7 +302,7 @@ void bench_print_coll_usage(const char *name, const char *summary)
 	       "  -c, --check 0|1            check every result (default 1)\n"
 	       "  -d, --datatype TYPE        float, half, bfloat16, int32, uint32, int8,\n"
 	       "                             uint8, int64 or uint64 (default float)\n"
-	       "  -o, --op OP                sum, prod, min or max (default sum)\n"
+	       "  -o, --op OP                sum, prod, min, max or avg (default sum)\n"
 	       "  -r, --root N               root rank of broadcast and reduce (default 0)\n"
 	       "  -g, --ngpus N              devices, one rank each (default: all)\n"
 	       "  -h, --help                 show this help\n"

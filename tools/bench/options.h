@@ -57,7 +57,7 @@ enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
 /* Prints the options help for collective test @name to stdout. */
 void bench_print_coll_usage(const char *name, const char *summary);
 
-/* nccl-tests' names: "float", "half", ... and "sum", "prod", "min", "max". */
+/* nccl-tests' names: "float", "half", ... and "sum", "prod", "min", "max", "avg". */
 const char *bench_dtype_name(tern_dtype_t dtype);
 const char *bench_redop_name(tern_redop_t op);
 
