@@ -97,7 +97,7 @@ static int32_t value(int r, size_t i)
 	return (int32_t)((r * 5 + (int)(i % 1013)) % 9) - 4;
 }
 
-/* All-reduce of int32 sum and max, float32 sum, with events. */
+/* All-reduce of int32 sum, max and avg, float32 sum and avg, with events. */
 static void all_reduce_case(size_t count, bool in_place, tern_dtype_t dtype,
 			    tern_redop_t op)
 {
@@ -129,13 +129,19 @@ static void all_reduce_case(size_t count, bool in_place, tern_dtype_t dtype,
 	for (int r = 0; r < cc.n; r++) {
 		for (size_t i = 0; i < count; i++) {
 			int32_t want = value(0, i);
+			float fwant;
 
 			for (int p = 1; p < cc.n; p++)
 				want = op == TERN_MAX ? (value(p, i) > want ?
 							 value(p, i) : want) :
 				       want + value(p, i);
+			/* An average divides once: in float32, or truncating. */
+			fwant = op == TERN_AVG ? (float)want / (float)cc.n :
+						 (float)want;
+			if (op == TERN_AVG)
+				want /= cc.n;
 			if (dtype == TERN_FLOAT32 ?
-			    ((float *)recv_cpu[r])[i] != (float)want :
+			    ((float *)recv_cpu[r])[i] != fwant :
 			    ((int32_t *)recv_cpu[r])[i] != want)
 				fail_msg("rank %d element %zu of %zu: want %d", r,
 					 i, count, want);
@@ -156,7 +162,69 @@ static void test_all_reduce(void **state)
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		all_reduce_case(counts[i], false, TERN_FLOAT32, TERN_SUM);
 		all_reduce_case(counts[i], true, TERN_INT32, TERN_MAX);
+		all_reduce_case(counts[i], i % 2, TERN_INT32, TERN_AVG);
+		all_reduce_case(counts[i], !(i % 2), TERN_FLOAT32, TERN_AVG);
 	}
+}
+
+/*
+ * One communicator on two streams per rank, no event between, the same
+ * order on every rank (frameworks rotate their streams): the second
+ * all-reduce runs after the first, whichever stream each is on.
+ */
+static void test_order_across_streams(void **state)
+{
+	static const size_t counts[] = { 1, 300007 };
+	tern_stream_t other[MAX_RANKS];
+	tern_buffer_t buf[MAX_RANKS][2];
+	uint8_t *cpu[MAX_RANKS][2];
+
+	(void)state;
+	need_collectives();
+	for (int r = 0; r < cc.n; r++)
+		assert_ok(tern_stream_create(cc.dev[r], &other[r]));
+	for (size_t c = 0; c < 2; c++) {
+		size_t count = counts[c];
+
+		for (int r = 0; r < cc.n; r++) {
+			for (int k = 0; k < 2; k++) {
+				buf[r][k] = rank_alloc(r, count * 4, &cpu[r][k]);
+				for (size_t i = 0; i < count; i++)
+					((int32_t *)cpu[r][k])[i] =
+						value(r, i) * (k + 1);
+			}
+		}
+		for (int r = 0; r < cc.n; r++)
+			for (int k = 0; k < 2; k++)
+				assert_ok(tern_all_reduce(tern_ptr(buf[r][k], 0),
+							  tern_ptr(buf[r][k], 0),
+							  count, TERN_INT32,
+							  TERN_SUM, cc.comm[r],
+							  k ? other[r] :
+							      cc.stream[r]));
+		for (int r = 0; r < cc.n; r++) {
+			assert_ok(tern_stream_synchronize(cc.stream[r]));
+			assert_ok(tern_stream_synchronize(other[r]));
+		}
+		for (int r = 0; r < cc.n; r++) {
+			for (int k = 0; k < 2; k++) {
+				for (size_t i = 0; i < count; i++) {
+					int32_t want = 0;
+
+					for (int p = 0; p < cc.n; p++)
+						want += value(p, i) * (k + 1);
+					if (((int32_t *)cpu[r][k])[i] != want)
+						fail_msg("%zu elements, call %d, rank %d element %zu: %d, want %d",
+							 count, k, r, i,
+							 ((int32_t *)cpu[r][k])[i],
+							 want);
+				}
+				assert_ok(tern_buffer_free(buf[r][k]));
+			}
+		}
+	}
+	for (int r = 0; r < cc.n; r++)
+		assert_ok(tern_stream_destroy(other[r]));
 }
 
 static void test_comm_queries(void **state)
@@ -587,6 +655,7 @@ int conformance_collective_tests(void)
 		cmocka_unit_test(test_comm_queries),
 		cmocka_unit_test(test_comm_init_errors),
 		cmocka_unit_test(test_all_reduce),
+		cmocka_unit_test(test_order_across_streams),
 		cmocka_unit_test(test_every_collective),
 		cmocka_unit_test(test_collective_errors),
 		cmocka_unit_test(test_one_rank_per_process),
