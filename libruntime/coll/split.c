@@ -217,7 +217,8 @@ TERN_API tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
 	uint64_t round;
 
 	if (!newcomm || !coll_comm_valid(comm) ||
-	    (color < 0 && color != TERN_SPLIT_NOCOLOR))
+	    (color < 0 && color != TERN_SPLIT_NOCOLOR) ||
+	    coll_init_timeout_ms() < 0)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	status = coll_comm_error(comm);
 	if (status)

@@ -942,6 +942,29 @@ static int links_up(void **state)
 	return 0;
 }
 
+/* ---- settings out of range ---- */
+
+static void test_bad_detect_interval(void **state)
+{
+	tern_comm_t comm[2];
+
+	(void)state;
+	assert_status(tern_comm_init_all(comm, 2, g.dev),
+		      TERN_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_bad_init_timeout(void **state)
+{
+	tern_comm_t comm[2], out;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(comm, 2, g.dev));
+	assert_status(tern_comm_split(comm[0], 0, 0, &out),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_ok(tern_comm_destroy(comm[0]));
+	assert_ok(tern_comm_destroy(comm[1]));
+}
+
 /* ---- children ---- */
 
 struct config {
@@ -949,6 +972,7 @@ struct config {
 	const char *topology;
 	int devices;
 	const char *timeout_ms;
+	const char *env;		/* NAME=VALUE, or NULL */
 	const struct CMUnitTest *tests;
 	size_t count;
 };
@@ -976,13 +1000,25 @@ static const struct CMUnitTest split_tests[] = {
 	cmocka_unit_test(test_split_errors),
 };
 
+static const struct CMUnitTest bad_detect_tests[] = {
+	cmocka_unit_test(test_bad_detect_interval),
+};
+
+static const struct CMUnitTest bad_init_timeout_tests[] = {
+	cmocka_unit_test(test_bad_init_timeout),
+};
+
 static const struct config configs[] = {
-	{ "order", "ring", 4, "5000", order_tests, ARRAY_SIZE(order_tests) },
-	{ "errors", "ring", 4, "60000", error_tests, ARRAY_SIZE(error_tests) },
-	{ "groups", "torus:4x4", 16, "5000", group_tests,
+	{ "order", "ring", 4, "5000", NULL, order_tests, ARRAY_SIZE(order_tests) },
+	{ "errors", "ring", 4, "60000", NULL, error_tests, ARRAY_SIZE(error_tests) },
+	{ "groups", "torus:4x4", 16, "5000", NULL, group_tests,
 	  ARRAY_SIZE(group_tests) },
-	{ "split", "torus:4x4", 16, "5000", split_tests,
+	{ "split", "torus:4x4", 16, "5000", NULL, split_tests,
 	  ARRAY_SIZE(split_tests) },
+	{ "bad-detect", "ring", 2, "5000", "TERN_COMM_DETECT_MS=0",
+	  bad_detect_tests, ARRAY_SIZE(bad_detect_tests) },
+	{ "bad-init-timeout", "ring", 2, "5000", "TERN_COMM_INIT_TIMEOUT_MS=5s",
+	  bad_init_timeout_tests, ARRAY_SIZE(bad_init_timeout_tests) },
 };
 
 static int child_setup(void **state)
@@ -1041,6 +1077,8 @@ static int run_config(const struct config *c)
 		setenv("TERN_SIM_JOB_TIMEOUT_MS", c->timeout_ms, 1);
 		/* A split that waits for a rank that never comes: not for long. */
 		setenv("TERN_COMM_INIT_TIMEOUT_MS", "500", 1);
+		if (c->env)
+			putenv((char *)c->env);
 		execl("/proc/self/exe", "test_comm", "--child", c->name,
 		      (char *)NULL);
 		_exit(127);
