@@ -524,32 +524,44 @@ static void expect_prompt_failure(int n, const bool *skip, double start)
 		fail_msg("the failure took %.1f s", now_s() - start);
 }
 
+#define LOST_COUNT	300007
+
+/*
+ * Enqueues an all-reduce on every rank of a new comm but @late, so that
+ * they wait for it; @base receives the memory in use before.
+ */
+static void start_without(int n, int late, tern_comm_t *comm,
+			  struct rbuf *buf, uint64_t *base)
+{
+	rbuf_alloc(buf, n, LOST_COUNT);
+	memory_used(base, n);
+	assert_ok(tern_comm_init_all(comm, n, g.dev));
+	for (int r = 0; r < n; r++)
+		if (r != late)
+			assert_ok(tern_all_reduce(tern_ptr(buf->buf[r], 0),
+						  tern_ptr(buf->buf[r], 0),
+						  LOST_COUNT, TERN_INT32,
+						  TERN_SUM, comm[r],
+						  g.stream[r][0]));
+	usleep(100000);
+}
+
 /* A rank's links go down while the others wait for it. */
 static void test_link_down_detected(void **state)
 {
 	const int n = 4;
-	const size_t count = 300007;
 	uint64_t base[MAX_RANKS];
 	tern_comm_t comm[MAX_RANKS];
 	struct rbuf buf;
 	double start;
 
 	(void)state;
-	rbuf_alloc(&buf, n, count);
-	memory_used(base, n);
-	assert_ok(tern_comm_init_all(comm, n, g.dev));
-	for (int r = 0; r < n; r++)
-		if (r != 1)
-			assert_ok(tern_all_reduce(tern_ptr(buf.buf[r], 0),
-						  tern_ptr(buf.buf[r], 0), count,
-						  TERN_INT32, TERN_SUM, comm[r],
-						  g.stream[r][0]));
-	usleep(100000);
+	start_without(n, 1, comm, &buf, base);
 	set_links(1, 0);
 	start = now_s();
 	assert_ok(tern_all_reduce(tern_ptr(buf.buf[1], 0),
-				  tern_ptr(buf.buf[1], 0), count, TERN_INT32,
-				  TERN_SUM, comm[1], g.stream[1][0]));
+				  tern_ptr(buf.buf[1], 0), LOST_COUNT,
+				  TERN_INT32, TERN_SUM, comm[1], g.stream[1][0]));
 	expect_prompt_failure(n, NULL, start);
 	for (int r = 0; r < n; r++)
 		expect_failure(tern_comm_destroy(comm[r]), "destroy", r);
@@ -562,7 +574,6 @@ static void test_link_down_detected(void **state)
 static void test_peer_abort_detected(void **state)
 {
 	const int n = 4;
-	const size_t count = 300007;
 	uint64_t base[MAX_RANKS];
 	tern_comm_t comm[MAX_RANKS];
 	bool skip[MAX_RANKS] = { false };
@@ -570,16 +581,7 @@ static void test_peer_abort_detected(void **state)
 	double start;
 
 	(void)state;
-	rbuf_alloc(&buf, n, count);
-	memory_used(base, n);
-	assert_ok(tern_comm_init_all(comm, n, g.dev));
-	for (int r = 0; r < n; r++)
-		if (r != 2)
-			assert_ok(tern_all_reduce(tern_ptr(buf.buf[r], 0),
-						  tern_ptr(buf.buf[r], 0), count,
-						  TERN_INT32, TERN_SUM, comm[r],
-						  g.stream[r][0]));
-	usleep(100000);
+	start_without(n, 2, comm, &buf, base);
 	start = now_s();
 	assert_ok(tern_comm_abort(comm[2]));
 	skip[2] = true;
