@@ -11,7 +11,9 @@
  * without a goodbye means its process has gone (killed, crashed): to rank
  * 0 that is a failure of that peer, which it passes on; to the others,
  * rank 0 has gone. Either way the comm fails with TERN_ERROR_PEER_FAILED,
- * within one watchdog interval. After rank 0 has said goodbye, failures
+ * within one watchdog interval. A process that exits without destroying
+ * its comms says goodbye for those whose work has ended. After rank 0 has
+ * said goodbye, failures
  * are no longer passed on; the job timeout still ends any wait.
  */
 #include <errno.h>
@@ -36,8 +38,42 @@ struct coll_link {
 	int fd[COLL_MAX_RANKS];		/* rank 0: one per peer; else fd[0] */
 };
 
+static void coll_link_send(int fd, enum coll_link_kind kind, int rank);
+
+/*
+ * A process that returns from main without destroying its comms has still
+ * done its part once its jobs have ended: it says goodbye for them, so
+ * that its peers do not take the closing connections for a crash.
+ */
+static void coll_link_goodbye(struct tern_comm *comm)
+{
+	bool idle;
+
+	if (!comm->link)
+		return;
+	pthread_mutex_lock(&comm->lock);
+	coll_inflight_reap(comm);
+	idle = comm->inflight.count == 0 && coll_comm_error(comm) == TERN_SUCCESS;
+	pthread_mutex_unlock(&comm->lock);
+	if (idle)
+		for (int r = 0; r < COLL_MAX_RANKS; r++)
+			coll_link_send(comm->link->fd[r], COLL_LINK_BYE,
+				       comm->rank);
+}
+
+static void coll_link_at_exit(void)
+{
+	coll_registry_visit(coll_link_goodbye);
+}
+
+static void coll_link_register_exit(void)
+{
+	atexit(coll_link_at_exit);
+}
+
 tern_status_t coll_link_create(struct tern_comm *comm, int *fds)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct coll_link *link = malloc(sizeof(*link));
 
 	if (!link)
@@ -45,6 +81,7 @@ tern_status_t coll_link_create(struct tern_comm *comm, int *fds)
 	for (int r = 0; r < COLL_MAX_RANKS; r++)
 		link->fd[r] = r < comm->nranks ? fds[r] : -1;
 	comm->link = link;
+	pthread_once(&once, coll_link_register_exit);
 	return TERN_SUCCESS;
 }
 
