@@ -14,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conformance.h"
@@ -565,12 +566,15 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
  */
 static void run_rank_processes(int n, int victim, bool kill_it)
 {
+	uint64_t before[MAX_RANKS], used, total;
 	tern_unique_id_t id;
 	char hex[2 * TERN_UNIQUE_ID_BYTES + 1], mode[64];
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 };
 	pid_t pids[MAX_RANKS] = { 0 };
 	char byte = 1;
 
+	for (int r = 0; r < n; r++)
+		assert_ok(tern_device_memory_usage(cc.dev[r], &before[r], &total));
 	assert_ok(tern_get_unique_id(&id));
 	id_to_hex(&id, hex);
 	if (kill_it) {
@@ -623,6 +627,47 @@ static void run_rank_processes(int n, int victim, bool kill_it)
 		if (go[i] >= 0)
 			close(go[i]);
 	}
+	/*
+	 * Nothing of the ranks is left, the killed one's included (its jobs
+	 * may take a moment to be reaped).
+	 */
+	for (int r = 0; r < n; r++) {
+		for (int tries = 0; tries < 1000; tries++) {
+			assert_ok(tern_device_memory_usage(cc.dev[r], &used,
+							   &total));
+			if (used == before[r])
+				break;
+			usleep(10000);
+		}
+		if (used != before[r])
+			fail_msg("device %d (%s): %llu bytes in use, %llu before",
+				 r, mode, (unsigned long long)used,
+				 (unsigned long long)before[r]);
+	}
+}
+
+/*
+ * Rank 1 never comes: rank 0's init gives up with PEER_FAILED after
+ * TERN_COMM_INIT_TIMEOUT_MS, and refuses a timeout that is not a number.
+ */
+static void init_rank_alone(void)
+{
+	tern_unique_id_t id;
+	tern_comm_t comm;
+	struct timespec t0, t1;
+
+	assert_ok(tern_get_unique_id(&id));
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "soon", 1);
+	assert_status(tern_comm_init_rank(&comm, 2, &id, 0, cc.dev[0]),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "300", 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_status(tern_comm_init_rank(&comm, 2, &id, 0, cc.dev[0]),
+		      TERN_ERROR_PEER_FAILED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	unsetenv("TERN_COMM_INIT_TIMEOUT_MS");
+	/* Far below the 30 s default: the setting was used. */
+	assert_true(t1.tv_sec - t0.tv_sec < 20);
 }
 
 static void test_one_rank_per_process(void **state)
@@ -644,6 +689,7 @@ static void test_one_rank_per_process(void **state)
 	need_collectives();
 	run_rank_processes(cc.n < 8 ? cc.n : 8, -1, false);
 	if (cc.n >= 2) {
+		init_rank_alone();
 		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, false);
 		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, true);
 	}
