@@ -22,7 +22,8 @@
 #define COLL_DETECT_MS_MAX	60000
 
 static pthread_mutex_t coll_monitor_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t coll_monitor_cond = PTHREAD_COND_INITIALIZER;
+/* Waits on CLOCK_MONOTONIC (coll_monitor_cond_init), as the interval does. */
+static pthread_cond_t coll_monitor_cond;
 static bool coll_monitor_running;
 static tern_status_t coll_monitor_config = TERN_ERROR_NOT_READY;
 static int64_t coll_interval_ns;
@@ -172,11 +173,21 @@ static void *coll_monitor_main(void *arg)
 	return NULL;
 }
 
+static void coll_monitor_cond_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&coll_monitor_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 /* A forked child has no watchdog thread: it starts its own when needed. */
 static void coll_monitor_atfork_child(void)
 {
 	pthread_mutex_init(&coll_monitor_lock, NULL);
-	pthread_cond_init(&coll_monitor_cond, NULL);
+	coll_monitor_cond_init();
 	coll_monitor_running = false;
 	coll_orphans = NULL;
 }
@@ -203,10 +214,12 @@ static tern_status_t coll_monitor_read_config(void)
 
 tern_status_t coll_monitor_start(void)
 {
+	static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
 	tern_status_t status;
 	pthread_attr_t attr;
 	pthread_t thread;
 
+	pthread_once(&cond_once, coll_monitor_cond_init);
 	pthread_mutex_lock(&coll_monitor_lock);
 	if (coll_monitor_config == TERN_ERROR_NOT_READY) {
 		coll_monitor_config = coll_monitor_read_config();

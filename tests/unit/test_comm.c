@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -944,6 +945,37 @@ static int links_up(void **state)
 	return 0;
 }
 
+/* ---- the watchdog ---- */
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * An idle communicator costs no CPU: the watchdog sleeps between its
+ * looks (a watchdog that spun would burn a core for the whole second).
+ */
+static void test_watchdog_sleeps(void **state)
+{
+	tern_comm_t comm[2];
+	double used;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(comm, 2, g.dev));
+	used = cpu_seconds();
+	sleep(1);
+	used = cpu_seconds() - used;
+	if (used > 0.25)
+		fail_msg("an idle second cost %.2f s of CPU", used);
+	assert_ok(tern_comm_destroy(comm[0]));
+	assert_ok(tern_comm_destroy(comm[1]));
+}
+
 /* ---- settings out of range ---- */
 
 static void test_bad_detect_interval(void **state)
@@ -983,6 +1015,7 @@ static const struct CMUnitTest order_tests[] = {
 	cmocka_unit_test(test_order_two_streams),
 	cmocka_unit_test(test_order_three_streams),
 	cmocka_unit_test(test_bad_arguments),
+	cmocka_unit_test(test_watchdog_sleeps),
 };
 
 static const struct CMUnitTest error_tests[] = {
