@@ -322,7 +322,7 @@ int value_fd(struct fuzz_thread *t, int valid);
 enum stream_kind {
 	STREAM_VALID,		/* packets that pass SUBMIT's checks */
 	STREAM_MUTATED,		/* a valid stream, then damaged */
-	STREAM_STALL,		/* valid, ending in a SEM_WAIT that never passes */
+	STREAM_STALL,		/* valid, ending in a SEM_WAIT(_ABORT) that never passes */
 };
 
 /* A buffer packets may address: its device address in this file. */

@@ -2,10 +2,13 @@
 /*
  * Packet streams for SUBMIT: valid ones over the file's own and imported
  * buffers (addresses well inside, at the very end, just past the end or
- * before the start, overlapping copies, all element types of REDUCE),
+ * before the start, overlapping copies, all element types of REDUCE,
+ * dividing SUMs, SEM_WAIT_ABORTs whose abort word is clear or set),
  * then, for mutated streams, damage to opcodes, lengths, flags, pads,
  * addresses, counts and the stream's size; stall streams end in a
- * SEM_WAIT that never passes, which the job timeout must end.
+ * SEM_WAIT or SEM_WAIT_ABORT that never passes, which the job timeout
+ * must end (or, for SEM_WAIT_ABORT, a store into its abort word: the
+ * touch operation writes mapped buffers at random).
  */
 #include <string.h>
 
@@ -215,17 +218,63 @@ static bool emit_sem(struct builder *b, uint16_t opcode, uint32_t flags,
 	return emit(b, &p, sizeof(p));
 }
 
-/* A signal, then a wait on the same slot that the signal lets pass. */
+static bool emit_sem_abort(struct builder *b, uint32_t flags, uint64_t addr,
+			   uint64_t value, uint64_t abort_va)
+{
+	struct drm_tern_packet_sem_wait_abort p = {
+		.header = header(TERN_OP_SEM_WAIT_ABORT, sizeof(p), flags),
+		.addr = addr, .value = value, .abort = abort_va,
+	};
+
+	return emit(b, &p, sizeof(p));
+}
+
+/*
+ * What a SEM_WAIT_ABORT's abort word holds before it: cleared mostly, so
+ * that the wait passes, else set (called off, or a peer failed), or left
+ * as it is, whatever earlier jobs and the CPU stored there.
+ */
+static bool emit_abort_word(struct builder *b, uint64_t abort_va)
+{
+	uint64_t roll = rng_below(b->rng, 100);
+
+	if (roll < 70)
+		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
+	if (roll < 80)
+		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va,
+				TERN_SEM_ABORT_CANCEL);
+	if (roll < 90)
+		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va,
+				value_boundary(b->rng) | 2);
+	return true;
+}
+
+/*
+ * A signal, then a wait on the same slot that the signal lets pass: a
+ * SEM_WAIT, or a SEM_WAIT_ABORT whose abort word (anywhere, the
+ * semaphore itself too) may be set.
+ */
 static bool emit_sem_pair(struct builder *b)
 {
 	uint64_t addr = pick_addr(b, 8, 8), value = rng_below(b->rng, 1000);
+	bool abortable = (b->caps & TERN_CAP_SEM_WAIT_ABORT) &&
+			 rng_chance(b->rng, 40);
+	uint64_t abort_va = rng_chance(b->rng, 10) ? addr : pick_addr(b, 8, 8);
 
-	if (rng_chance(b->rng, 30))	/* a wait that passes at once */
+	if (abortable && !emit_abort_word(b, abort_va))
+		return false;
+	if (rng_chance(b->rng, 30)) {	/* a wait that passes at once */
+		if (abortable)
+			return emit_sem_abort(b, 0, addr, 0, abort_va);
 		return emit_sem(b, TERN_OP_SEM_WAIT, 0, addr, 0);
-	return emit_sem(b, TERN_OP_SEM_SIGNAL,
-			rng_chance(b->rng, 30) ? TERN_SEM_SIGNAL_ADD : 0,
-			addr, value) &&
-	       emit_sem(b, TERN_OP_SEM_WAIT, 0, addr, value);
+	}
+	if (!emit_sem(b, TERN_OP_SEM_SIGNAL,
+		      rng_chance(b->rng, 30) ? TERN_SEM_SIGNAL_ADD : 0,
+		      addr, value))
+		return false;
+	if (abortable)
+		return emit_sem_abort(b, 0, addr, value, abort_va);
+	return emit_sem(b, TERN_OP_SEM_WAIT, 0, addr, value);
 }
 
 static bool emit_reduce(struct builder *b)
@@ -237,6 +286,15 @@ static bool emit_reduce(struct builder *b)
 	};
 	uint32_t size = dtype_size(p.dtype);
 	uint64_t bytes = pick_len(b) / size * size;
+
+	/* an average's last step: a SUM divided, by 1 up to 2^32 - 1 */
+	if (p.op == TERN_REDOP_SUM && (b->caps & TERN_CAP_REDUCE_DIVIDE) &&
+	    rng_chance(b->rng, 40)) {
+		p.header.flags = TERN_REDUCE_DIVIDE;
+		p.divisor = rng_chance(b->rng, 70) ?
+			    1 + (uint32_t)rng_below(b->rng, 64) :
+			    (uint32_t)value_boundary(b->rng) | 1;
+	}
 
 	p.count = bytes / size;
 	p.src0 = pick_addr(b, bytes, size);
@@ -302,7 +360,9 @@ static uint32_t random_packet(struct builder *b)
 static void mutate_once(struct builder *b, uint32_t max_bytes)
 {
 	static const uint16_t opcodes[] = {
-		0, 0x07, 0x0f, 0x11, 0x1f, 0x20, 0x2f, 0x30, 0xff, 0x8001, 0xffff,
+		0, 0x08, 0x0f, 0x11, 0x1f, 0x20, 0x2f, 0x30, 0xff, 0x8001, 0xffff,
+		/* defined ones whose lengths and fields then do not fit */
+		TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT, TERN_OP_REDUCE,
 	};
 	struct fuzz_stream *s = b->s;
 	/*
@@ -338,9 +398,15 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 		s->words[rng_below(b->rng, words)] = value_boundary(b->rng);
 		break;
 	case 5:
-		/* the last word's upper half: the pad of FILL and REDUCE */
-		if (last < words)
+		/*
+		 * the last word's upper half: the pad of FILL and REDUCE
+		 * (REDUCE's divisor, with TERN_REDUCE_DIVIDE), or zero, a
+		 * divisor SUBMIT must refuse
+		 */
+		if (last < words && rng_chance(b->rng, 80))
 			s->words[last] |= 1ull << (32 + rng_below(b->rng, 32));
+		else if (last < words)
+			s->words[last] &= 0xffffffffull;
 		break;
 	case 6:
 		if (s->size > 8)
@@ -396,7 +462,8 @@ void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 		if (targets[i].size < b.smallest)
 			b.smallest = targets[i].size;
 	}
-	b.limit = kind == STREAM_STALL ? max_bytes - 24 : max_bytes;
+	/* room for the stall: SEM_SIGNAL and SEM_WAIT_ABORT, 56 bytes */
+	b.limit = kind == STREAM_STALL ? max_bytes - 56 : max_bytes;
 	s->size = 0;
 	s->packets = 0;
 	if (roll < 2) {
@@ -408,10 +475,18 @@ void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 			;
 	}
 	if (kind == STREAM_STALL) {
+		uint32_t eq = rng_chance(&t->rng, 50) ? TERN_SEM_WAIT_EQ : 0;
+		uint64_t abort_va = pick_addr(&b, 8, 8);
+
 		b.limit = max_bytes;
 		/* >= ~0 passes only if something stores ~0 there: never, here */
-		emit_sem(&b, TERN_OP_SEM_WAIT, rng_chance(&t->rng, 50) ? TERN_SEM_WAIT_EQ : 0,
-			 pick_addr(&b, 8, 8), ~0ull);
+		if (!(b.caps & TERN_CAP_SEM_WAIT_ABORT) || rng_chance(&t->rng, 50)) {
+			emit_sem(&b, TERN_OP_SEM_WAIT, eq, pick_addr(&b, 8, 8), ~0ull);
+		} else {
+			/* cleared: only a store from elsewhere ends it early */
+			emit_sem(&b, TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
+			emit_sem_abort(&b, eq, pick_addr(&b, 8, 8), ~0ull, abort_va);
+		}
 	}
 	if (!s->size)
 		emit_nop(&b, 1);

@@ -3,10 +3,11 @@
 """Writes the seed corpus and dictionary of the device model fuzzer.
 
 Each seed is a setup header (the layout at the top of fuzz_model.c) and a
-packet stream: every opcode, every REDUCE dtype and op, accesses just
-inside and just outside buffers and TERN_VA_LIMIT, peer memory over links
-up and down, overlapping COPY and REDUCE, streams long enough to yield,
-semaphores that stall, and streams that validation rejects.
+packet stream: every opcode, every REDUCE dtype and op, dividing SUMs,
+accesses just inside and just outside buffers and TERN_VA_LIMIT, peer
+memory over links up and down, overlapping COPY and REDUCE, streams long
+enough to yield, semaphores that stall, SEM_WAIT_ABORTs called off before
+and during the wait, and streams that validation rejects.
 
     gen_corpus.py             rewrite tests/fuzz/model/corpus/ and the .dict
     gen_corpus.py --check     exit 1 if they differ from what it would write
@@ -23,8 +24,10 @@ DICT = os.path.join(HERE, "fuzz_model.dict")
 
 # uapi/drm/tern_accel.h
 OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP = 0x01, 0x02, 0x03, 0x04
-OP_SEM_SIGNAL, OP_SEM_WAIT, OP_REDUCE = 0x05, 0x06, 0x10
-SEM_SIGNAL_ADD = SEM_WAIT_EQ = 1
+OP_SEM_SIGNAL, OP_SEM_WAIT, OP_SEM_WAIT_ABORT = 0x05, 0x06, 0x07
+OP_REDUCE = 0x10
+SEM_SIGNAL_ADD = SEM_WAIT_EQ = REDUCE_DIVIDE = 1
+SEM_ABORT_CANCEL = 1
 DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64"]
 DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8]
 REDOPS = ["sum", "prod", "min", "max"]
@@ -57,11 +60,13 @@ PEERS_LARGE = [(P1, BUFFER_BYTES, 1, False), (P2, BUFFER_BYTES, 2, True)]
 
 
 def header(buffers, topology="nofabric", devices=1, device=0, releases=0,
-           links_down=0):
-    """The setup header: devices is the count where the topology leaves it."""
-    assert 1 <= len(buffers) <= MAX_BUFFERS
-    h = struct.pack("<BBBBB3xQ", TOPOLOGY[topology], devices - 1, device,
-                    len(buffers) - 1, releases, links_down)
+           links_down=0, abort=0):
+    """The setup header: devices is the count where the topology leaves it;
+    abort is what a release stores in a SEM_WAIT_ABORT's abort word (0: the
+    release stores the awaited value in its semaphore)."""
+    assert 1 <= len(buffers) <= MAX_BUFFERS and 0 <= abort <= 2
+    h = struct.pack("<BBBBBB2xQ", TOPOLOGY[topology], devices - 1, device,
+                    len(buffers) - 1, releases, abort, links_down)
     for va, size, owner, guarded in buffers:
         assert va % 8 == 0 and 1 <= size <= BUFFER_BYTES
         h += struct.pack("<QIBB2x", va, size - 1, owner, int(guarded))
@@ -98,9 +103,20 @@ def wait(addr, value, eq=False, flags=None):
     return packet_header(OP_SEM_WAIT, 3, flags) + struct.pack("<QQ", addr, value)
 
 
-def reduce(src0, src1, dst, count, dtype, op, pad=0):
-    return packet_header(OP_REDUCE, 6) + struct.pack(
+def wait_abort(addr, value, abort, eq=False, flags=None):
+    flags = (SEM_WAIT_EQ if eq else 0) if flags is None else flags
+    return packet_header(OP_SEM_WAIT_ABORT, 4, flags) + struct.pack(
+        "<QQQ", addr, value, abort)
+
+
+def reduce(src0, src1, dst, count, dtype, op, pad=0, flags=0):
+    return packet_header(OP_REDUCE, 6, flags) + struct.pack(
         "<QQQQHHI", src0, src1, dst, count, dtype, op, pad)
+
+
+def reduce_divide(src0, src1, dst, count, dtype, divisor):
+    return reduce(src0, src1, dst, count, dtype, 0, pad=divisor,
+                  flags=REDUCE_DIVIDE)
 
 
 def copies_leaving(left):
@@ -141,6 +157,16 @@ def seeds():
         for op, opname in enumerate(REDOPS):
             add(f"valid-reduce-{name}-{opname}", local,
                 reduce(A, A + 2048, B + size, 2048 // size - 1, dt, op))
+    # SUMs divided: every dtype, divisors exact and not in float32
+    for dt, name in enumerate(DTYPES):
+        size = DTYPE_SIZE[dt]
+        add(f"valid-reduce-divide-{name}", local,
+            reduce_divide(A, A + 2048, B + size, 2048 // size - 1, dt, 3))
+    add("valid-reduce-divide-one", local, reduce_divide(A, B, A, 1024, 0, 1))
+    add("valid-reduce-divide-big", local,
+        reduce_divide(A, B, C, 1024, 0, (1 << 24) + 1),
+        reduce_divide(A, B, B, 512, 8, 0xFFFFFFFF),
+        reduce_divide(C, C, C, 1024, 5, 0x80000000))
     # REDUCE operands that may coincide, and one that may not
     add("valid-reduce-dst-is-src0", local, reduce(A, B, A, 1024, 0, 0))
     add("valid-reduce-dst-is-src1", local, reduce(A, B, B, 512, 7, 1))
@@ -179,6 +205,31 @@ def seeds():
         wait(A, 7, eq=True), signal(A, 1, add=True), wait(A, 9, eq=True),
         wait(A, 10), timestamp(A + 8))
     add("sem-wait-unmapped", local, wait(0x1000, 1))
+    # SEM_WAIT_ABORT: abort word clear, set before, set while stalled
+    add("valid-sem-wait-abort", local, signal(A + 16, 0), signal(A, 3),
+        wait_abort(A, 2, A + 16), wait_abort(A, 3, A + 16, eq=True),
+        fill(B, 8, 1))
+    add("sem-abort-set-before-cancel", local, signal(A + 16, SEM_ABORT_CANCEL),
+        signal(A, 5), wait_abort(A, 1, A + 16), fill(B, 8, 1))
+    add("sem-abort-set-before-peer", local, signal(A + 16, 1 << 32),
+        signal(A, 5), wait_abort(A, 1, A + 16), fill(B, 8, 1))
+    add("sem-abort-stall", local, signal(B + 8, 0), signal(A, 0),
+        wait_abort(A, 1, B + 8), fill(B, 8, 1))
+    add("sem-abort-release-semaphore", header(LOCAL, releases=1),
+        signal(B + 8, 0), signal(A, 0), wait_abort(A, 1, B + 8, eq=True),
+        fill(B, 8, 1))
+    add("sem-abort-release-cancel", header(LOCAL, releases=1, abort=1),
+        signal(B + 8, 0), signal(A, 0), wait_abort(A, 1, B + 8),
+        fill(B, 8, 1))
+    add("sem-abort-release-peer", header(LOCAL, releases=2, abort=2),
+        signal(A, 0), wait(A, 1), signal(B + 8, 0),
+        wait_abort(A, 2, B + 8), fill(B, 8, 1))
+    add("sem-abort-same-word", header(LOCAL, releases=1), signal(A, 0),
+        wait_abort(A, 0, A), wait_abort(A, 5, A), fill(B, 8, 1))
+    add("sem-abort-unmapped-word", local, signal(A, 5),
+        wait_abort(A, 1, 0x1000))
+    add("sem-abort-unmapped-sem", local, signal(A + 16, 3),
+        wait_abort(0x1000, 1, A + 16))
 
     # streams that yield: the budget is shared by the packets of a call
     big = BUFFER_BYTES
@@ -196,6 +247,8 @@ def seeds():
                                  (64, 64, 7, D)]:
         add(f"yield-reduce-{DTYPES[dt]}-{left}", local, *copies_leaving(left),
             reduce(D, E, dst, count, dt, 0))
+    add("yield-reduce-divide", local, *copies_leaving(100),
+        reduce_divide(D, E, D, 64, 3, 3))
 
     # peers: ring of 4 run by device 0, P1 one hop, P2 two
     ring = header(PEERS, "ring", devices=4)
@@ -209,6 +262,12 @@ def seeds():
         signal(P1, 0), wait(P1, 1))
     add("peer-reduce", ring, reduce(P1, P2, A, 1024, 0, 0))
     add("peer-reduce-dst", ring, reduce(A, B, P2, 256, 7, 3))
+    add("peer-reduce-divide", ring, reduce_divide(P1, P2, A, 1024, 1, 7))
+    add("peer-sem-abort", ring, signal(P2 + 8, 0), signal(P1, 1),
+        wait_abort(P1, 1, P2 + 8))
+    add("peer-sem-abort-release", header(PEERS, "ring", devices=4,
+                                         releases=1, abort=2),
+        signal(P2 + 8, 0), signal(P1, 0), wait_abort(P1, 1, P2 + 8))
     # link 0 joins devices 0 and 1: device 1 is then three hops away
     add("peer-link-down-reroute", header(PEERS, "ring", devices=4, links_down=1),
         copy(P1, A, 64), copy(A, P1, 64))
@@ -241,7 +300,7 @@ def seeds():
     add("invalid-short-header", local[:9])
     add("invalid-size-not-8", local, nop(1), b"\x01\x00\x01\x00")
     add("invalid-opcode-zero", local, nop(1), packet_header(0, 1))
-    add("invalid-opcode-unknown", local, packet_header(0x07, 1))
+    add("invalid-opcode-unknown", local, packet_header(0x08, 1))
     add("invalid-opcode-reserved", local, nop(2), packet_header(0x11, 1))
     add("invalid-opcode-fabric", local, packet_header(0x20, 1))
     add("invalid-length-zero", local, packet_header(OP_NOP, 0))
@@ -253,6 +312,15 @@ def seeds():
     add("invalid-flags-wait", local, wait(A, 1, flags=0x80000000))
     add("invalid-fill-pad", local, fill(A, 8, 0, pad=1))
     add("invalid-reduce-pad", local, reduce(A, B, C, 1, 0, 0, pad=1))
+    add("invalid-reduce-divide-zero", local, reduce_divide(A, B, C, 1, 0, 0))
+    add("invalid-reduce-divide-min", local,
+        reduce(A, B, C, 1, 0, 2, pad=2, flags=REDUCE_DIVIDE))
+    add("invalid-reduce-flags", local, reduce(A, B, C, 1, 0, 0, pad=2, flags=3))
+    add("invalid-sem-abort-unaligned", local, wait_abort(A, 1, A + 4))
+    add("invalid-sem-abort-flags", local, wait_abort(A, 1, A + 8, flags=2))
+    add("invalid-sem-abort-length", local,
+        packet_header(OP_SEM_WAIT_ABORT, 3) + struct.pack("<QQ", A, 1))
+    add("invalid-sem-abort-past-limit", local, wait_abort(A, 1, VA_LIMIT))
     add("invalid-reduce-dtype", local, reduce(A, B, C, 1, len(DTYPES), 0))
     add("invalid-reduce-op", local, reduce(A, B, C, 1, 0, len(REDOPS)))
     add("invalid-reduce-unaligned", local, reduce(A + 2, B, C, 1, 0, 0))
@@ -278,10 +346,14 @@ def dictionary():
                                  ("timestamp", OP_TIMESTAMP, 2),
                                  ("sem_signal", OP_SEM_SIGNAL, 3),
                                  ("sem_wait", OP_SEM_WAIT, 3),
+                                 ("sem_wait_abort", OP_SEM_WAIT_ABORT, 4),
                                  ("reduce", OP_REDUCE, 6)]:
         entry(f"hdr_{name}", packet_header(opcode, length))
     entry("hdr_sem_signal_add", packet_header(OP_SEM_SIGNAL, 3, SEM_SIGNAL_ADD))
     entry("hdr_sem_wait_eq", packet_header(OP_SEM_WAIT, 3, SEM_WAIT_EQ))
+    entry("hdr_sem_wait_abort_eq",
+          packet_header(OP_SEM_WAIT_ABORT, 4, SEM_WAIT_EQ))
+    entry("hdr_reduce_divide", packet_header(OP_REDUCE, 6, REDUCE_DIVIDE))
     for name, va in [("a", A), ("b", B), ("c", C), ("d", D), ("e", E),
                      ("t", T), ("o", O), ("p1", P1), ("p2", P2),
                      ("va_limit", VA_LIMIT), ("va_limit_slot", VA_LIMIT - 8)]:
