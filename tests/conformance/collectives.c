@@ -464,6 +464,57 @@ static bool id_from_hex(const char *hex, tern_unique_id_t *id)
 }
 
 /*
+ * Mode "split": the ranks split by parity, ranked in reverse, and each
+ * half all-reduces on its own communicator.
+ */
+static int split_child(tern_comm_t comm, tern_device_t dev,
+		       tern_stream_t stream, tern_buffer_t buf, void *ptr,
+		       int rank, int nranks)
+{
+	int32_t *cpu = ptr;
+	tern_comm_t half;
+	tern_status_t status;
+	int sub_rank = -1, sub_count = 0;
+
+	status = tern_comm_split(comm, rank % 2, -rank, &half);
+	if (status) {
+		fprintf(stderr, "rank %d: split: %s\n", rank,
+			tern_status_name(status));
+		return 10;
+	}
+	if (tern_comm_rank(half, &sub_rank) || tern_comm_count(half, &sub_count) ||
+	    sub_count != (nranks - rank % 2 + 1) / 2 ||
+	    sub_rank != (sub_count - 1) - rank / 2)
+		return 11;
+	for (size_t i = 0; i < RANK_COUNT; i++)
+		cpu[i] = value(rank, i);
+	status = tern_all_reduce(tern_ptr(buf, 0), tern_ptr(buf, 0), RANK_COUNT,
+				 TERN_INT32, TERN_SUM, half, stream);
+	if (status == TERN_SUCCESS)
+		status = tern_stream_synchronize(stream);
+	if (status) {
+		fprintf(stderr, "rank %d: all-reduce on the half: %s\n", rank,
+			tern_status_name(status));
+		return 12;
+	}
+	for (size_t i = 0; i < RANK_COUNT; i++) {
+		int32_t want = 0;
+
+		for (int p = rank % 2; p < nranks; p += 2)
+			want += value(p, i);
+		if (cpu[i] != want) {
+			fprintf(stderr, "rank %d: element %zu is %d, want %d\n",
+				rank, i, cpu[i], want);
+			return 13;
+		}
+	}
+	if (tern_comm_destroy(half) || tern_comm_destroy(comm) ||
+	    tern_device_close(dev))
+		return 14;
+	return 0;
+}
+
+/*
  * The child side of the one-rank-per-process test: joins, all-reduces and
  * checks. @mode is "all" (everyone takes part), "leave:V" (rank V leaves
  * right after joining) or "kill:V:R:G" (rank V enqueues its all-reduce,
@@ -487,7 +538,8 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
 	char byte = 1;
 
 	if (sscanf(mode, "kill:%d:%d:%d", &victim, &ready_fd, &go_fd) != 3 &&
-	    sscanf(mode, "leave:%d", &victim) != 1 && strcmp(mode, "all") != 0)
+	    sscanf(mode, "leave:%d", &victim) != 1 && strcmp(mode, "all") != 0 &&
+	    strcmp(mode, "split") != 0)
 		return 2;
 	if (!id_from_hex(hex, &id) || tern_device_open(rank, &dev) ||
 	    tern_stream_create(dev, &stream) ||
@@ -502,6 +554,8 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
 	}
 	if (rank == victim && go_fd < 0)
 		_exit(0);	/* gone without a word */
+	if (strcmp(mode, "split") == 0)
+		return split_child(comm, dev, stream, buf, ptr, rank, nranks);
 	cpu = ptr;
 	for (size_t i = 0; i < RANK_COUNT; i++)
 		cpu[i] = value(rank, i);
@@ -564,7 +618,7 @@ int conformance_collective_rank_child(const char *hex, int rank, int nranks,
  * Runs @n ranks as processes; each must exit 0. @victim (-1: none) leaves
  * after joining, or with @kill is killed in the middle of the all-reduce.
  */
-static void run_rank_processes(int n, int victim, bool kill_it)
+static void run_rank_processes(int n, int victim, bool kill_it, bool split)
 {
 	uint64_t before[MAX_RANKS], used, total;
 	tern_unique_id_t id;
@@ -584,6 +638,8 @@ static void run_rank_processes(int n, int victim, bool kill_it)
 			 go[0]);
 	} else if (victim >= 0) {
 		snprintf(mode, sizeof(mode), "leave:%d", victim);
+	} else if (split) {
+		snprintf(mode, sizeof(mode), "split");
 	} else {
 		snprintf(mode, sizeof(mode), "all");
 	}
@@ -687,11 +743,12 @@ static void test_one_rank_per_process(void **state)
 		skip();
 	}
 	need_collectives();
-	run_rank_processes(cc.n < 8 ? cc.n : 8, -1, false);
+	run_rank_processes(cc.n < 8 ? cc.n : 8, -1, false, false);
 	if (cc.n >= 2) {
 		init_rank_alone();
-		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, false);
-		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, true);
+		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, false, false);
+		run_rank_processes(cc.n < 8 ? cc.n : 8, 1, true, false);
+		run_rank_processes(cc.n < 8 ? cc.n : 8, -1, false, true);
 	}
 }
 
