@@ -2,10 +2,11 @@
 /*
  * The backend seam: what libtern needs from whatever runs its packets.
  *
- * Two implementations: backend_kernel.c (tern.ko through libdrm) and the
- * simulator (sim_*.c, in-process devices built from the device model). The
- * rest of the library only builds packet streams and keeps bookkeeping;
- * everything device-specific goes through struct tern_backend_ops.
+ * Two implementations, each a folder with the same files (device.c,
+ * memory.c, submit.c, fence.c, share.c): kernel/ (tern.ko through libdrm)
+ * and sim/ (in-process devices built from the device model). The rest of
+ * the library only builds packet streams and keeps bookkeeping; everything
+ * device-specific goes through struct tern_backend_ops.
  */
 #ifndef TERN_BACKEND_H
 #define TERN_BACKEND_H

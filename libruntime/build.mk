@@ -12,9 +12,9 @@ LIBTERN_SONAME := libtern.so.0
 LIBTERN_SRCS := $(addprefix libruntime/, \
 	status.c debug.c handle.c backend.c \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
-	packets.c fabric.c dtype.c submit.c \
-	backend_kernel.c kernel_fence.c kernel_share.c \
-	sim_device.c sim_memory.c sim_engine.c sim_fence.c sim_share.c) \
+	packets.c fabric.c dtype.c submit.c) \
+	$(sort $(wildcard libruntime/kernel/*.c)) \
+	$(sort $(wildcard libruntime/sim/*.c)) \
 	$(sort $(wildcard libruntime/coll/*.c))
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) \
 	$(addprefix $(BUILD)/driver/model/, \

@@ -12,7 +12,7 @@
  * go after the last one, so inserts are cheap too.
  *
  * A buffer's pages (struct sim_memory) may be mapped by several contexts,
- * of any device, once exported and imported (sim_share.c); translate
+ * of any device, once exported and imported (share.c); translate
  * reports whose memory an address is, so that the model routes the access
  * over the fabric.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Kernel backend jobs and fences. Every submission gets a fresh syncobj as
- * its out-fence; it never holds anything else, so sharing one reference
+ * Kernel backend fences. Every submission gets a fresh syncobj as its
+ * out-fence (submit.c); it never holds anything else, so sharing one reference
  * counted fence between a stream and its events is safe. A job's error is
  * the status of its dma-fence, read through a sync_file export.
  */
@@ -14,23 +14,9 @@
 #include <xf86drm.h>
 
 #include "kernel.h"
-#include "tern_model.h"
-
-struct kbe_fence {
-	struct tern_fence base;
-	struct kbe_device *dev;
-	uint32_t syncobj;
-	/* Final status once known (fences only signal once), else 0. */
-	_Atomic int cached;
-};
 
 #define KBE_STATUS_UNKNOWN	0
 #define KBE_STATUS_BIAS		1	/* cached = status + bias */
-
-static struct kbe_fence *kbe_fence(struct tern_fence *bfence)
-{
-	return tern_container_of(bfence, struct kbe_fence, base);
-}
 
 static void kbe_fence_release(struct tern_fence *bfence)
 {
@@ -40,9 +26,7 @@ static void kbe_fence_release(struct tern_fence *bfence)
 	free(fence);
 }
 
-/* A fence object around a new empty syncobj of @dev. */
-static tern_status_t kbe_fence_create(struct kbe_device *dev,
-				      struct kbe_fence **out)
+tern_status_t kbe_fence_create(struct kbe_device *dev, struct kbe_fence **out)
 {
 	struct kbe_fence *fence = calloc(1, sizeof(*fence));
 	int ret;
@@ -60,90 +44,6 @@ static tern_status_t kbe_fence_create(struct kbe_device *dev,
 	fence->dev = dev;
 	*out = fence;
 	return TERN_SUCCESS;
-}
-
-/* How long SUBMIT may wait for room before the caller hears of it. */
-#define KBE_SUBMIT_BUSY_NS	(60ll * 1000000000ll)
-
-static int64_t kbe_now_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-/*
- * SUBMIT, waiting while the file's jobs in flight are at the driver's
- * limit (-EBUSY): its own jobs end, or time out, so room comes; if none
- * has come within a minute, something holds them all, and the caller
- * gets EBUSY rather than a hang.
- */
-static int kbe_submit_ioctl(int fd, struct drm_tern_submit *args)
-{
-	struct timespec pause = { .tv_nsec = 20000 };
-	int64_t deadline = 0;
-
-	while (drmIoctl(fd, DRM_IOCTL_TERN_SUBMIT, args)) {
-		if (errno != EBUSY)
-			return errno;
-		if (!deadline)
-			deadline = kbe_now_ns() + KBE_SUBMIT_BUSY_NS;
-		else if (kbe_now_ns() > deadline)
-			return EBUSY;
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 1000000)
-			pause.tv_nsec *= 2;
-	}
-	return 0;
-}
-
-tern_status_t kbe_submit(struct tern_be_device *bdev,
-			 struct tern_be_queue *bqueue, const void *packets,
-			 uint32_t size, struct tern_fence *const *waits,
-			 uint32_t wait_count, struct tern_fence **out)
-{
-	struct kbe_device *dev = kbe_device(bdev);
-	uint32_t local[TERN_MODEL_MAX_IN_SYNCOBJS], *handles = local;
-	struct drm_tern_submit args = {
-		.queue_id = kbe_queue(bqueue)->id,
-		.packets = (uintptr_t)packets,
-		.packets_size = size,
-		.in_syncobj_count = wait_count,
-	};
-	struct kbe_fence *fence;
-	tern_status_t status;
-	uint32_t i;
-	int ret;
-
-	if (wait_count > TERN_MODEL_MAX_IN_SYNCOBJS) {
-		handles = malloc(wait_count * sizeof(*handles));
-		if (!handles)
-			return TERN_ERROR_OUT_OF_MEMORY;
-	}
-	for (i = 0; i < wait_count; i++)
-		handles[i] = kbe_fence(waits[i])->syncobj;
-	args.in_syncobjs = (uintptr_t)handles;
-	status = kbe_fence_create(dev, &fence);
-	if (status)
-		goto out;
-	args.out_syncobj = fence->syncobj;
-	ret = kbe_submit_ioctl(dev->fd, &args);
-	if (ret) {
-		/*
-		 * EIO: the queue is banned, after its jobs timed out; EBUSY:
-		 * none of the file's jobs in flight ended for a minute.
-		 */
-		status = ret == EIO || ret == EBUSY ? TERN_ERROR_TIMEOUT :
-			 kbe_errno_status(ret);
-		tern_fence_put(&fence->base);
-		goto out;
-	}
-	*out = &fence->base;
-out:
-	if (handles != local)
-		free(handles);
-	return status;
 }
 
 tern_status_t kbe_fence_wait(struct tern_fence *bfence, int64_t timeout_ns)

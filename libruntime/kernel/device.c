@@ -6,8 +6,9 @@
  * /dev/dri/renderD* node and keeping those whose DRM driver is "tern",
  * ordered by the index the driver reports. Each device open is a fresh
  * open file: its own address space, buffers and queues, all released by
- * the kernel when the file closes. Fences are syncobjs (kernel_fence.c);
- * PRIME and the fabric are in kernel_share.c.
+ * the kernel when the file closes. Buffers are in memory.c, queues and
+ * jobs in submit.c, fences (syncobjs) in fence.c, PRIME and the fabric in
+ * share.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -247,100 +247,6 @@ static tern_status_t kbe_memory_usage(struct tern_be_device *bdev,
 	*used = info.device_memory_used;
 	*total = info.device_memory_size;
 	return TERN_SUCCESS;
-}
-
-static tern_status_t kbe_buffer_create(struct tern_be_device *bdev,
-				       tern_memory_kind_t kind, uint64_t bytes,
-				       struct tern_be_buffer **out)
-{
-	struct kbe_device *dev = kbe_device(bdev);
-	struct drm_tern_bo_create args = {
-		.size = bytes,
-		.placement = kind == TERN_MEMORY_HOST ? TERN_PLACEMENT_HOST :
-							TERN_PLACEMENT_DEVICE,
-	};
-	struct kbe_bo *bo = calloc(1, sizeof(*bo));
-
-	if (!bo)
-		return TERN_ERROR_OUT_OF_MEMORY;
-	if (drmIoctl(dev->fd, DRM_IOCTL_TERN_BO_CREATE, &args)) {
-		int err = errno;
-
-		free(bo);
-		return kbe_errno_status(err);
-	}
-	if (kbe_handle_get(dev, args.handle)) {
-		drmCloseBufferHandle(dev->fd, args.handle);
-		free(bo);
-		return TERN_ERROR_OUT_OF_MEMORY;
-	}
-	bo->handle = args.handle;
-	bo->mmap_offset = args.mmap_offset;
-	bo->base.size = args.size;
-	bo->base.va = args.device_va;
-	*out = &bo->base;
-	return TERN_SUCCESS;
-}
-
-static tern_status_t kbe_buffer_map(struct tern_be_device *bdev,
-				    struct tern_be_buffer *bbuf, void **ptr)
-{
-	struct kbe_bo *bo = kbe_bo(bbuf);
-	void *cpu;
-
-	if (!bo->cpu) {
-		cpu = mmap(NULL, bo->base.size, PROT_READ | PROT_WRITE,
-			   MAP_SHARED, kbe_device(bdev)->fd,
-			   (off_t)bo->mmap_offset);
-		if (cpu == MAP_FAILED)
-			return kbe_errno_status(errno);
-		bo->cpu = cpu;
-	}
-	*ptr = bo->cpu;
-	return TERN_SUCCESS;
-}
-
-static void kbe_buffer_free(struct tern_be_device *bdev,
-			    struct tern_be_buffer *bbuf)
-{
-	struct kbe_bo *bo = kbe_bo(bbuf);
-
-	if (bo->cpu)
-		munmap(bo->cpu, bo->base.size);
-	kbe_handle_put(kbe_device(bdev), bo->handle);
-	free(bo);
-}
-
-static tern_status_t kbe_queue_create(struct tern_be_device *bdev,
-				      uint32_t engine,
-				      struct tern_be_queue **out)
-{
-	struct drm_tern_queue_create args = { .engine = engine };
-	struct kbe_queue *q = calloc(1, sizeof(*q));
-
-	if (!q)
-		return TERN_ERROR_OUT_OF_MEMORY;
-	if (drmIoctl(kbe_device(bdev)->fd, DRM_IOCTL_TERN_QUEUE_CREATE, &args)) {
-		int err = errno;
-
-		free(q);
-		return kbe_errno_status(err);
-	}
-	q->base.engine = engine;
-	q->id = args.queue_id;
-	*out = &q->base;
-	return TERN_SUCCESS;
-}
-
-static void kbe_queue_destroy(struct tern_be_device *bdev,
-			      struct tern_be_queue *bqueue)
-{
-	struct kbe_queue *q = kbe_queue(bqueue);
-	struct drm_tern_queue_destroy args = { .queue_id = q->id };
-
-	if (drmIoctl(kbe_device(bdev)->fd, DRM_IOCTL_TERN_QUEUE_DESTROY, &args))
-		tern_debug("QUEUE_DESTROY %u: %s", q->id, strerror(errno));
-	free(q);
 }
 
 const struct tern_backend_ops tern_kernel_backend = {

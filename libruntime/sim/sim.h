@@ -83,7 +83,7 @@ struct sim_device {
 /*
  * The pages of one buffer, shared by the buffer and its imports: they stay
  * until the last of them is freed. @refs and @token are protected by the
- * export table's lock (sim_share.c).
+ * export table's lock (share.c).
  */
 struct sim_memory {
 	struct sim_device *dev;		/* the device whose memory it is */
@@ -108,13 +108,13 @@ struct sim_context {
 	size_t bo_count, bo_cap;
 };
 
-/* sim_device.c */
+/* device.c */
 extern uint64_t sim_job_timeout_ns;
 /* The simulated machine's fabric; fabric id = device index. */
 extern struct tern_fabric sim_fabric;
 uint64_t sim_clock_ns(void);
 
-/* sim_memory.c */
+/* memory.c */
 tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 				tern_memory_kind_t kind, uint64_t bytes,
 				struct tern_be_buffer **out);
@@ -136,7 +136,7 @@ tern_status_t sim_pages_alloc(struct sim_device *dev, tern_memory_kind_t kind,
 void sim_pages_free(struct sim_device *dev, tern_memory_kind_t kind,
 		    uint64_t size, void *cpu);
 
-/* sim_share.c: export and import within this process */
+/* share.c: export and import within this process */
 /* Memory of @bytes (page-rounded) on @dev, one reference, zeroed. */
 tern_status_t sim_memory_create(struct sim_device *dev, tern_memory_kind_t kind,
 				uint64_t size, struct sim_memory **out);
@@ -147,7 +147,7 @@ tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
 				struct tern_be_buffer **out,
 				tern_memory_kind_t *kind);
 
-/* sim_fence.c */
+/* fence.c */
 struct sim_fence *sim_fence_create(void);
 void sim_fence_signal(struct sim_fence *fence, tern_status_t status);
 /* True if signalled; otherwise @engine is woken when it is. */
@@ -159,7 +159,7 @@ tern_status_t sim_fence_import(struct tern_be_device *bdev,
 			       struct tern_fence *bfence,
 			       struct tern_fence **out);
 
-/* sim_engine.c */
+/* submit.c: the engines, their queues, submission */
 tern_status_t sim_engines_start(struct sim_device *dev);
 void sim_engines_stop(struct sim_device *dev);
 void sim_engine_kick(struct sim_engine *engine);

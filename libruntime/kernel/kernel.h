@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel backend's objects, shared by backend_kernel.c and
- * kernel_fence.c.
+ * The kernel backend's objects, shared by its files: device.c (finding
+ * and opening devices, the ops), memory.c (buffers), submit.c (queues and
+ * jobs), fence.c (syncobjs) and share.c (PRIME, handles, the fabric).
  */
 #ifndef TERN_KERNEL_H
 #define TERN_KERNEL_H
@@ -38,6 +39,19 @@ struct kbe_queue {
 	uint32_t id;
 };
 
+struct kbe_fence {
+	struct tern_fence base;
+	struct kbe_device *dev;
+	uint32_t syncobj;
+	/* Final status once known (fences only signal once), else 0. */
+	_Atomic int cached;
+};
+
+static inline struct kbe_fence *kbe_fence(struct tern_fence *bfence)
+{
+	return tern_container_of(bfence, struct kbe_fence, base);
+}
+
 static inline struct kbe_device *kbe_device(struct tern_be_device *bdev)
 {
 	return tern_container_of(bdev, struct kbe_device, base);
@@ -56,7 +70,15 @@ static inline struct kbe_queue *kbe_queue(struct tern_be_queue *bqueue)
 /* The status for an errno from an ioctl or open. */
 tern_status_t kbe_errno_status(int err);
 
-/* kernel_share.c */
+/* memory.c */
+tern_status_t kbe_buffer_create(struct tern_be_device *bdev,
+				tern_memory_kind_t kind, uint64_t bytes,
+				struct tern_be_buffer **out);
+tern_status_t kbe_buffer_map(struct tern_be_device *bdev,
+			     struct tern_be_buffer *bbuf, void **ptr);
+void kbe_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf);
+
+/* share.c */
 tern_status_t kbe_buffer_export(struct tern_be_device *bdev,
 				struct tern_be_buffer *bbuf, int *fd);
 tern_status_t kbe_buffer_import(struct tern_be_device *bdev, int fd,
@@ -71,11 +93,19 @@ tern_status_t kbe_ports(struct tern_be_device *bdev, tern_port_info_t *ports,
 /* This device's fabric id, or -1 if the driver has no DRM_TERN_TOPOLOGY. */
 int kbe_fabric_id(int fd);
 
-/* kernel_fence.c */
+/* submit.c */
+tern_status_t kbe_queue_create(struct tern_be_device *bdev, uint32_t engine,
+			       struct tern_be_queue **out);
+void kbe_queue_destroy(struct tern_be_device *bdev,
+		       struct tern_be_queue *bqueue);
 tern_status_t kbe_submit(struct tern_be_device *bdev,
 			 struct tern_be_queue *bqueue, const void *packets,
 			 uint32_t size, struct tern_fence *const *waits,
 			 uint32_t wait_count, struct tern_fence **out);
+
+/* fence.c */
+/* A fence object around a new empty syncobj of @dev. */
+tern_status_t kbe_fence_create(struct kbe_device *dev, struct kbe_fence **out);
 tern_status_t kbe_fence_wait(struct tern_fence *bfence, int64_t timeout_ns);
 tern_status_t kbe_fence_status(struct tern_fence *bfence);
 tern_status_t kbe_fence_import(struct tern_be_device *bdev,
