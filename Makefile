@@ -30,6 +30,10 @@ CFLAGS_COMMON += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 LDFLAGS_SAN := -fsanitize=address,undefined
 endif
+ifeq ($(SAN),thread)
+CFLAGS_COMMON += -O1 -fsanitize=thread
+LDFLAGS_SAN := -fsanitize=thread
+endif
 LDLIBS_DRM := $(shell pkg-config --libs libdrm)
 
 .PHONY: all module userspace clean distclean check

@@ -13,6 +13,8 @@
 #   asan/*            test_model, test_fabric, test_reduce, test_api,
 #                     test_conformance, test_collectives and test_comm
 #                     (simulator)
+#   tsan/*            test_api and test_comm under ThreadSanitizer (make
+#                     SAN=thread BUILD=build-tsan)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
 #   fuzz-model        tests/fuzz/model/run.sh --check: the device model
@@ -41,6 +43,7 @@ cd "$(dirname "$0")/.." || exit 1
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
 ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
+TSAN_BUILD=${TERN_CHECK_TSAN_BUILD:-build-tsan}
 JOBS=${TERN_CHECK_JOBS:-2}
 VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256}
 # Freed objects poisoned and redzones checked: a use after free in tern.ko
@@ -208,6 +211,10 @@ built=1
 step build "$MAKE" -k -j"$JOBS" BUILD="$BUILD" userspace || built=0
 step build-module "$MAKE" module || true
 step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
+# The threads of the API and of the communicators (watchdog, teams,
+# groups) under ThreadSanitizer; the collective matrix is too slow there.
+step build-tsan "$MAKE" -k -j"$JOBS" SAN=thread BUILD="$TSAN_BUILD" \
+	"$TSAN_BUILD/tests/test_api" "$TSAN_BUILD/tests/test_comm" || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
@@ -231,6 +238,8 @@ suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
+suite tsan/api "$TSAN_BUILD/tests/test_api"
+suite tsan/comm "$TSAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"
