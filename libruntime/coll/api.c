@@ -67,6 +67,23 @@ static bool coll_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
+/*
+ * Reduce-scatter and all-gather: a buffer of every rank's piece (@whole)
+ * and one of our piece (@piece, @bytes) may be in place, the piece being
+ * our rank's part of the whole, but may not overlap otherwise.
+ */
+static tern_status_t coll_check_pieces(const struct coll_call *call,
+				       uint64_t whole, uint64_t piece,
+				       uint64_t bytes)
+{
+	const struct tern_comm *comm = call->comm;
+
+	if (piece != whole + (uint64_t)comm->rank * bytes &&
+	    coll_overlap(whole, bytes * (uint64_t)comm->nranks, piece, bytes))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	return TERN_SUCCESS;
+}
+
 static tern_status_t coll_go(struct coll_call *call, enum coll_kind kind,
 			     uint64_t count, tern_status_t status)
 {
@@ -105,7 +122,6 @@ TERN_API tern_status_t tern_reduce_scatter(tern_ptr_t send, tern_ptr_t recv,
 {
 	struct coll_call call = { 0 };
 	tern_status_t status;
-	uint64_t bytes, mine;
 
 	status = coll_check(&call, comm, stream, dtype, true, op);
 	if (status == TERN_SUCCESS)
@@ -115,15 +131,9 @@ TERN_API tern_status_t tern_reduce_scatter(tern_ptr_t send, tern_ptr_t recv,
 	if (status == TERN_SUCCESS)
 		status = coll_check_ptr(&call, recv, recv_count, 1,
 					&call.op.recv);
-	if (status)
-		return status;
-	bytes = (uint64_t)recv_count * call.esize;
-	mine = call.op.send + (uint64_t)call.comm->rank * bytes;
-	/* In place is recv == our piece of send; any other overlap is not. */
-	if (call.op.recv != mine &&
-	    coll_overlap(call.op.send, bytes * (uint64_t)call.comm->nranks,
-			 call.op.recv, bytes))
-		status = TERN_ERROR_INVALID_ARGUMENT;
+	if (status == TERN_SUCCESS)
+		status = coll_check_pieces(&call, call.op.send, call.op.recv,
+					   (uint64_t)recv_count * call.esize);
 	return coll_go(&call, COLL_REDUCE_SCATTER, recv_count, status);
 }
 
@@ -133,7 +143,6 @@ TERN_API tern_status_t tern_all_gather(tern_ptr_t send, tern_ptr_t recv,
 {
 	struct coll_call call = { 0 };
 	tern_status_t status;
-	uint64_t bytes, mine;
 
 	status = coll_check(&call, comm, stream, dtype, false, TERN_SUM);
 	if (status == TERN_SUCCESS)
@@ -143,15 +152,9 @@ TERN_API tern_status_t tern_all_gather(tern_ptr_t send, tern_ptr_t recv,
 		status = coll_check_ptr(&call, recv, send_count,
 					(size_t)call.comm->nranks,
 					&call.op.recv);
-	if (status)
-		return status;
-	bytes = (uint64_t)send_count * call.esize;
-	mine = call.op.recv + (uint64_t)call.comm->rank * bytes;
-	/* In place is send == our piece of recv; any other overlap is not. */
-	if (call.op.send != mine &&
-	    coll_overlap(call.op.recv, bytes * (uint64_t)call.comm->nranks,
-			 call.op.send, bytes))
-		status = TERN_ERROR_INVALID_ARGUMENT;
+	if (status == TERN_SUCCESS)
+		status = coll_check_pieces(&call, call.op.recv, call.op.send,
+					   (uint64_t)send_count * call.esize);
 	return coll_go(&call, COLL_ALL_GATHER, send_count, status);
 }
 

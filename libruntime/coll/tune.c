@@ -12,14 +12,10 @@
  *   It moves more bytes than a ring, which costs less than 2(n-1) steps
  *   while the message is small.
  * - Larger ones run pipelined rings (all-reduce, reduce-scatter,
- *   all-gather) or chains along the rings (broadcast, reduce), on one ring
- *   below COLL_MULTI_CHANNEL_MIN bytes (fewer steps) and on all of the
- *   comm's rings above it (every link busy).
+ *   all-gather) or chains along the rings (broadcast, reduce), on all of
+ *   the comm's rings (every link busy).
  */
 #include "coll.h"
-
-/* Below this many bytes a collective runs on one ring: fewer steps. */
-#define COLL_MULTI_CHANNEL_MIN	(64u << 10)
 
 struct coll_plan coll_tune(const struct coll_call *call)
 {
@@ -44,7 +40,7 @@ struct coll_plan coll_tune(const struct coll_call *call)
 	}
 	plan.algo = op->kind == COLL_BROADCAST || op->kind == COLL_REDUCE ?
 		    COLL_ALGO_CHAIN : COLL_ALGO_RING;
-	plan.nch = bytes < COLL_MULTI_CHANNEL_MIN ? 1 : comm->nchannels;
+	plan.nch = comm->nchannels;
 	return plan;
 }
 
