@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sim_child.h"
 #include "tern.h"
 
 #define MAX_RANKS	16
@@ -798,32 +799,14 @@ static int run_child(const char *name)
 }
 
 /* Runs this program for one configuration; returns its failure count. */
-static int run_config(const char *self, const struct config *c)
+static int run_config(const struct config *c)
 {
-	char devices[16];
-	pid_t pid;
-	int status;
+	/* Faults end at the job timeout: keep it short. */
+	const struct sim_machine m = {
+		c->devices, c->topology, "64", c->faults ? "300" : "5000", NULL
+	};
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		snprintf(devices, sizeof(devices), "%d", c->devices);
-		setenv("TERN_BACKEND", "sim", 1);
-		setenv("TERN_SIM_DEVICES", devices, 1);
-		setenv("TERN_SIM_TOPOLOGY", c->topology, 1);
-		setenv("TERN_SIM_MEM_MB", "64", 1);
-		/* Faults end at the job timeout: keep it short. */
-		setenv("TERN_SIM_JOB_TIMEOUT_MS", c->faults ? "300" : "5000", 1);
-		execl(self, self, "--child", c->name, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return 1;
-	if (!WIFEXITED(status)) {
-		printf("collectives/%s: died (status 0x%x)\n", c->name, status);
-		return 1;
-	}
-	return WEXITSTATUS(status);
+	return sim_child_run("collectives", c->name, &m);
 }
 
 int main(int argc, char **argv)
@@ -833,6 +816,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return run_child(argv[2]);
 	for (size_t i = 0; i < ARRAY_SIZE(configs); i++)
-		failed += run_config("/proc/self/exe", &configs[i]) != 0;
+		failed += run_config(&configs[i]) != 0;
 	return failed ? 1 : 0;
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sim_child.h"
 #include "tern.h"
 
 #define MAX_RANKS	16
@@ -1097,34 +1098,13 @@ static int run_child(const char *name)
 
 static int run_config(const struct config *c)
 {
-	char devices[16];
-	pid_t pid;
-	int status;
+	/* A split that waits for a rank that never comes: not for long. */
+	const char *env[] = { "TERN_COMM_INIT_TIMEOUT_MS=500", c->env, NULL };
+	const struct sim_machine m = {
+		c->devices, c->topology, "128", c->timeout_ms, env
+	};
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		snprintf(devices, sizeof(devices), "%d", c->devices);
-		setenv("TERN_BACKEND", "sim", 1);
-		setenv("TERN_SIM_DEVICES", devices, 1);
-		setenv("TERN_SIM_TOPOLOGY", c->topology, 1);
-		setenv("TERN_SIM_MEM_MB", "128", 1);
-		setenv("TERN_SIM_JOB_TIMEOUT_MS", c->timeout_ms, 1);
-		/* A split that waits for a rank that never comes: not for long. */
-		setenv("TERN_COMM_INIT_TIMEOUT_MS", "500", 1);
-		if (c->env)
-			putenv((char *)c->env);
-		execl("/proc/self/exe", "test_comm", "--child", c->name,
-		      (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return 1;
-	if (!WIFEXITED(status)) {
-		printf("comm/%s: died (status 0x%x)\n", c->name, status);
-		return 1;
-	}
-	return WEXITSTATUS(status);
+	return sim_child_run("comm", c->name, &m);
 }
 
 int main(int argc, char **argv)
