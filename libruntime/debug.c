@@ -35,3 +35,28 @@ void tern_debug(const char *fmt, ...)
 	funlockfile(stderr);
 	va_end(args);
 }
+
+static pthread_mutex_t tern_last_error_lock = PTHREAD_MUTEX_INITIALIZER;
+static char tern_last_error[512];
+
+void tern_set_last_error(const char *fmt, ...)
+{
+	va_list args;
+
+	pthread_mutex_lock(&tern_last_error_lock);
+	va_start(args, fmt);
+	vsnprintf(tern_last_error, sizeof(tern_last_error), fmt, args);
+	va_end(args);
+	tern_debug("%s", tern_last_error);
+	pthread_mutex_unlock(&tern_last_error_lock);
+}
+
+TERN_API const char *tern_get_last_error(void)
+{
+	static __thread char copy[sizeof(tern_last_error)];
+
+	pthread_mutex_lock(&tern_last_error_lock);
+	memcpy(copy, tern_last_error, sizeof(copy));
+	pthread_mutex_unlock(&tern_last_error_lock);
+	return copy;
+}

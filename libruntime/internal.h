@@ -56,6 +56,12 @@ static inline void tern_list_del(struct tern_list *node)
 /* ---- diagnostics (stderr, only with TERN_DEBUG=1) ---- */
 
 void tern_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Records what tern_get_last_error() tells: why the backend refused the
+ * process, in words saying what to do (also passed to tern_debug).
+ */
+void tern_set_last_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /* ---- handle registry (handle.c) ---- */
 

@@ -59,6 +59,13 @@ typedef enum tern_status {
 const char *tern_status_string(tern_status_t status);
 /* The enumerator's name, e.g. "TERN_ERROR_TIMEOUT"; never NULL. */
 const char *tern_status_name(tern_status_t status);
+/*
+ * What libtern last found wrong with its backend, when a status alone
+ * says too little: a refused TERN_* setting, a simulated machine of
+ * another shape or version, one that went away. "" when nothing. The
+ * string is the calling thread's until its next call of this.
+ */
+const char *tern_get_last_error(void);
 
 typedef enum tern_backend {
 	TERN_BACKEND_KERNEL = 1,

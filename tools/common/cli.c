@@ -146,6 +146,8 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		return 1;
 	}
 	/* libtern refuses a configuration it cannot honour: show it. */
+	if (tern_get_last_error()[0])
+		fprintf(stderr, "%s: %s\n", prog, tern_get_last_error());
 	fprintf(stderr, "%s: libtern refused the backend configuration:", prog);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *value = getenv(vars[i]);
@@ -168,9 +170,12 @@ void cli_report_error(const char *prog, const char *what,
 		      tern_status_t status)
 {
 	const char *advice = cli_advice(status);
+	const char *why = tern_get_last_error();
 
 	fprintf(stderr, "%s: %s: %s (%s)\n", prog, what,
 		tern_status_string(status), tern_status_name(status));
+	if (why[0])
+		fprintf(stderr, "%s: %s\n", prog, why);
 	if (advice)
 		fprintf(stderr, "%s: %s\n", prog, advice);
 }
