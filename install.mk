@@ -55,7 +55,7 @@ I_INSTALLED := \
 	$(DESTDIR)$(PKGCONFIGDIR)/tern.pc \
 	$(DESTDIR)$(INCLUDEDIR)/tern.h \
 	$(DESTDIR)$(INCLUDEDIR)/drm/tern_accel.h \
-	$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS_PROGRAMS))) \
+	$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS_PROGRAMS) $(TERN_SIMD))) \
 	$(foreach page,$(TERN_MAN_PAGES), \
 		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
 	$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(TERN_UDEV_RULES))) \
@@ -86,9 +86,10 @@ install-headers:
 	$(INSTALL_DATA) libruntime/tern.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL_DATA) uapi/drm/tern_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
 
-install-tools: $(TOOLS_PROGRAMS)
+# tern-simd goes with the tools: libtern finds it on PATH.
+install-tools: $(TOOLS_PROGRAMS) $(TERN_SIMD)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
-	$(INSTALL_PROGRAM) $(TOOLS_PROGRAMS) $(DESTDIR)$(BINDIR)/
+	$(INSTALL_PROGRAM) $(TOOLS_PROGRAMS) $(TERN_SIMD) $(DESTDIR)$(BINDIR)/
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3

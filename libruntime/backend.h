@@ -4,7 +4,7 @@
  *
  * Two implementations, each a folder with the same files (device.c,
  * memory.c, submit.c, fence.c, share.c): kernel/ (tern.ko through libdrm)
- * and sim/ (in-process devices built from the device model). The rest of
+ * and sim/ (the simulated machine's devices, over its socket). The rest of
  * the library only builds packet streams and keeps bookkeeping; everything
  * device-specific goes through struct tern_backend_ops.
  */

@@ -3,8 +3,8 @@
  * libtern: the Tern runtime.
  *
  * Devices, buffers, streams and events over tern.ko (the "kernel" backend)
- * or over in-process simulated devices built from the same device model
- * (the "sim" backend). Every call returns a tern_status_t; none prints or
+ * or over simulated devices built from the same device model, in a machine
+ * every process of the user shares (the "sim" backend). Every call returns a tern_status_t; none prints or
  * aborts on bad arguments. Calls are thread-safe unless noted.
  *
  * Backend choice happens once per process, at the first call:
@@ -14,9 +14,13 @@
  *   simulated devices (default: torus:KxK when the count is K*K, else ring).
  *   TERN_SIM_DEVICES=N (default 4, 1..64) and TERN_SIM_MEM_MB=M (default
  *   256) size the simulator; TERN_SIM_JOB_TIMEOUT_MS (default 5000, as the
- *   driver's job_timeout_ms) bounds a simulated job. An unknown or
- *   out-of-range value makes every call return TERN_ERROR_INVALID_ARGUMENT
- *   rather than silently picking something else.
+ *   driver's job_timeout_ms) bounds a simulated job. The simulated devices
+ *   are a machine shared by every process of the user (tern-simd, started
+ *   on first use; TERN_SIM_MACHINE names it): those settings size it when
+ *   it starts. An unknown or out-of-range value, or a shape the running
+ *   machine does not have, makes every call return
+ *   TERN_ERROR_INVALID_ARGUMENT rather than silently picking something
+ *   else; tern_get_last_error() says why.
  *
  * Output arguments are written only when a call succeeds (tern_device_count
  * also sets *count to 0 on failure). Handles are checked against the live
@@ -145,7 +149,8 @@ tern_status_t tern_device_get_ports(tern_device_t device,
 
 /*
  * Fault injection on the simulator: takes the link on @port of simulated
- * device @device_index down (@up = 0) or up. TERN_ERROR_NOT_SUPPORTED on the
+ * device @device_index down (@up = 0) or up, for every process of the
+ * machine. TERN_ERROR_NOT_SUPPORTED on the
  * kernel backend, where the driver's debugfs does this.
  */
 tern_status_t tern_sim_set_link(int device_index, uint32_t port, int up);

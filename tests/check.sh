@@ -223,6 +223,11 @@ step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests to
 
 # ---- native and sanitizer suites ----
 export TERN_BACKEND=sim TERN_SIM_MEM_MB=64
+# The suites' simulated machines: their own directory, one machine per
+# shape (TERN_SIM_MACHINE=auto), gone a few seconds after their last use.
+TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)
+export TERN_SIM_DIR TERN_SIM_MACHINE=auto TERN_SIM_IDLE_MS=3000
+export TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 suite unit/model "$BUILD/tests/test_model"
@@ -246,6 +251,7 @@ suite tools/cli tests/tools/run.sh "$BUILD"
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"
 unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS
+unset TERN_SIM_MACHINE TERN_SIM_IDLE_MS TERN_SIM_DAEMON
 step fuzz-model env MAKE="$MAKE" BUILD="$BUILD" tests/fuzz/model/run.sh --check \
 	--time "${TERN_CHECK_FUZZ_TIME:-45}" || true
 

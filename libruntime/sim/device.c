@@ -1,118 +1,131 @@
 // SPDX-License-Identifier: MIT
 /*
- * Simulator devices: configuration, contexts, and the backend ops table.
+ * Simulator devices: the process's connection to the simulated machine,
+ * contexts, and the backend ops table.
  *
- * TERN_SIM_DEVICES (1..64, default 4) devices of TERN_SIM_MEM_MB (1..1048576,
- * default 256) MiB each; TERN_SIM_JOB_TIMEOUT_MS (1..3600000, default 5000,
- * like tern.ko's job_timeout_ms) bounds each job; TERN_SIM_TOPOLOGY (as
- * tern_fabric_init() takes it, default auto) joins the devices, whose
- * fabric ids are their indexes. A value that is not a plain decimal number
- * in range, or a topology the devices cannot have, is a configuration
- * error: init fails with TERN_ERROR_INVALID_ARGUMENT and every call reports
- * it, rather than running with settings the user did not ask for.
+ * The connection is made when the backend is chosen (connect.c), and made
+ * again by a fork child at its first call, since a connection, like an
+ * open file of tern.ko, is its process's own. A fence of the parent does
+ * not carry over to the child, nor does any other object.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "sim.h"
-#include "tern_model.h"
 
-static struct sim_device sim_devices[SIM_MAX_DEVICES];
-static int sim_device_count;
-struct tern_fabric sim_fabric;
-/* Whether the model knows REDUCE (TERN_DEVICE_CAP_REDUCE). */
-static bool sim_has_reduce;
-uint64_t sim_job_timeout_ns = SIM_DEFAULT_TIMEOUT_MS * 1000000ull;
+static struct sim_settings sim_settings;
+static struct sim_conn sim_conn;
+static pthread_mutex_t sim_conn_lock = PTHREAD_MUTEX_INITIALIZER;
 
-uint64_t sim_clock_ns(void)
+struct sim_conn *sim_conn_get(void)
 {
-	struct timespec ts;
+	struct sim_conn *conn = &sim_conn;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Reads @name as a decimal in [@min, @max]; false if set but malformed. */
-static bool sim_env_number(const char *name, unsigned long min,
-			   unsigned long max, unsigned long *value)
-{
-	const char *text = getenv(name);
-	unsigned long v = 0;
-	const char *p;
-
-	if (!text || !*text)
-		return true;
-	for (p = text; *p; p++) {
-		if (*p < '0' || *p > '9' || v > max)
-			goto bad;
-		v = v * 10 + (unsigned long)(*p - '0');
+	if (__atomic_load_n(&conn->pid, __ATOMIC_ACQUIRE) == getpid())
+		return conn;
+	pthread_mutex_lock(&sim_conn_lock);
+	if (conn->pid != getpid()) {
+		/* A fork child: the parent's connection stays the parent's. */
+		if (conn->sock >= 0)
+			close(conn->sock);
+		conn->sock = -1;
+		conn->fences = NULL;
+		if (sim_connect(&sim_settings, true, false, conn))
+			conn = NULL;
 	}
-	if (v < min || v > max)
-		goto bad;
-	*value = v;
-	return true;
-bad:
-	tern_debug("%s=\"%s\" is not a number in %lu..%lu", name, text, min,
-		   max);
-	return false;
+	pthread_mutex_unlock(&sim_conn_lock);
+	return conn;
 }
 
-/* Asks the model whether a REDUCE packet is one it accepts. */
-static bool sim_model_has_reduce(void)
+bool sim_conn_alive(struct sim_conn *conn)
 {
-	struct drm_tern_packet_reduce p = {
-		.header = {
-			.opcode = TERN_OP_REDUCE,
-			.length = sizeof(p) / 8,
-		},
-		.src0 = SIM_VA_BASE,
-		.src1 = SIM_VA_BASE,
-		.dst = SIM_VA_BASE,
-	};
+	struct pollfd pfd = { .fd = conn->sock, .events = POLLRDHUP };
 
-	return tern_model_validate(&p, sizeof(p), NULL) == 0;
+	if (__atomic_load_n(&conn->dead, __ATOMIC_RELAXED))
+		return false;
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP |
+						     POLLERR | POLLNVAL))) {
+		__atomic_store_n(&conn->dead, true, __ATOMIC_RELAXED);
+		tern_set_last_error("the simulated machine went away");
+		return false;
+	}
+	return true;
+}
+
+tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
+		       uint32_t len, const void *extra, uint32_t extra_len)
+{
+	int ret;
+
+	pthread_mutex_lock(&conn->send_lock);
+	ret = sim_wire_send(conn->sock, type, req, len, extra, extra_len,
+			    NULL, 0);
+	pthread_mutex_unlock(&conn->send_lock);
+	if (ret)
+		__atomic_store_n(&conn->dead, true, __ATOMIC_RELAXED);
+	return ret ? TERN_ERROR_BACKEND : TERN_SUCCESS;
+}
+
+tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
+		       int fd_out, void *reply, uint32_t reply_len,
+		       int *fd_in)
+{
+	struct sim_conn *conn = sim_conn_get();
+	int fds[SIM_WIRE_MAX_FDS], ret, i;
+	uint32_t got_type, got_len;
+
+	if (!conn)
+		return TERN_ERROR_BACKEND;
+	pthread_mutex_lock(&conn->call_lock);
+	pthread_mutex_lock(&conn->send_lock);
+	ret = sim_wire_send(conn->sock, type, req, len, NULL, 0, &fd_out,
+			    fd_out >= 0 ? 1 : 0);
+	pthread_mutex_unlock(&conn->send_lock);
+	if (!ret)
+		ret = sim_wire_recv(conn->sock, &got_type, reply, reply_len,
+				    &got_len, fds);
+	pthread_mutex_unlock(&conn->call_lock);
+	/* A refusal may be a bare status. */
+	if (!ret && got_len == sizeof(struct sim_reply) && got_len < reply_len &&
+	    ((struct sim_reply *)reply)->status != TERN_SUCCESS)
+		got_len = reply_len;
+	if (ret || got_type != SIM_MSG_REPLY || got_len != reply_len) {
+		if (!ret)
+			for (i = 0; i < SIM_WIRE_MAX_FDS; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
+		__atomic_store_n(&conn->dead, true, __ATOMIC_RELAXED);
+		tern_set_last_error("the simulated machine went away (request %u: "
+				    "%d, reply %u of %u bytes)", type, ret,
+				    got_len, reply_len);
+		return TERN_ERROR_BACKEND;
+	}
+	if (fd_in)
+		*fd_in = fds[0];
+	else if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return (tern_status_t)((struct sim_reply *)reply)->status;
 }
 
 static tern_status_t sim_init(void)
 {
-	unsigned long devices = SIM_DEFAULT_DEVICES, mem_mb = SIM_DEFAULT_MEM_MB;
-	unsigned long timeout_ms = SIM_DEFAULT_TIMEOUT_MS;
-	const char *topology;
-	int i, e;
+	tern_status_t status = sim_settings_read(&sim_settings);
 
-	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES, &devices) ||
-	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, &mem_mb) ||
-	    !sim_env_number("TERN_SIM_JOB_TIMEOUT_MS", 1, 3600000, &timeout_ms))
-		return TERN_ERROR_INVALID_ARGUMENT;
-	sim_job_timeout_ns = timeout_ms * 1000000ull;
-	topology = getenv("TERN_SIM_TOPOLOGY");
-	if (tern_fabric_init(&sim_fabric, (u32)devices, topology)) {
-		tern_debug("TERN_SIM_TOPOLOGY=\"%s\" does not fit %lu devices",
-			   topology, devices);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	sim_has_reduce = sim_model_has_reduce();
-	for (i = 0; i < (int)devices; i++) {
-		struct sim_device *dev = &sim_devices[i];
-
-		dev->index = i;
-		dev->mem_total = (uint64_t)mem_mb << 20;
-		pthread_mutex_init(&dev->lock, NULL);
-		for (e = 0; e < SIM_ENGINES; e++) {
-			pthread_mutex_init(&dev->engines[e].lock, NULL);
-			pthread_cond_init(&dev->engines[e].cond, NULL);
-		}
-	}
-	sim_device_count = (int)devices;
-	return TERN_SUCCESS;
+	if (status == TERN_SUCCESS)
+		status = sim_connect(&sim_settings, true, false, &sim_conn);
+	return status;
 }
 
 static tern_status_t sim_count(int *count)
 {
-	*count = sim_device_count;
-	return sim_device_count ? TERN_SUCCESS : TERN_ERROR_NO_DEVICE;
+	*count = (int)sim_conn.machine.shape.devices;
+	return *count ? TERN_SUCCESS : TERN_ERROR_NO_DEVICE;
 }
 
 static struct sim_context *sim_context(struct tern_be_device *bdev)
@@ -122,32 +135,24 @@ static struct sim_context *sim_context(struct tern_be_device *bdev)
 
 static tern_status_t sim_open(int index, struct tern_be_device **out)
 {
-	struct sim_device *dev;
+	struct sim_ctx_open req = { .device = (uint32_t)index };
+	struct sim_ctx_open_reply reply;
 	struct sim_context *ctx;
-	tern_status_t status = TERN_SUCCESS;
+	tern_status_t status;
 
-	if (index < 0 || index >= sim_device_count)
+	if (index < 0 || index >= (int)sim_conn.machine.shape.devices)
 		return TERN_ERROR_INVALID_DEVICE;
-	dev = &sim_devices[index];
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	ctx->base.index = index;
-	ctx->dev = dev;
-	pthread_rwlock_init(&ctx->va_lock, NULL);
-
-	/* Engines run while any context of the device is open. */
-	pthread_mutex_lock(&dev->lock);
-	if (dev->open_count == 0)
-		status = sim_engines_start(dev);
-	if (status == TERN_SUCCESS)
-		dev->open_count++;
-	pthread_mutex_unlock(&dev->lock);
+	status = sim_call(SIM_MSG_CTX_OPEN, &req, sizeof(req), -1, &reply,
+			  sizeof(reply), NULL);
 	if (status) {
-		pthread_rwlock_destroy(&ctx->va_lock);
 		free(ctx);
 		return status;
 	}
+	ctx->base.index = index;
+	ctx->id = reply.ctx;
 	*out = &ctx->base;
 	return TERN_SUCCESS;
 }
@@ -155,55 +160,52 @@ static tern_status_t sim_open(int index, struct tern_be_device **out)
 static void sim_close(struct tern_be_device *bdev)
 {
 	struct sim_context *ctx = sim_context(bdev);
-	struct sim_device *dev = ctx->dev;
+	struct sim_ctx_ref req = { ctx->id };
+	struct sim_reply reply;
 
 	/* Like a file closing: whatever is left goes with it. */
-	while (ctx->bo_count)
-		sim_buffer_free(bdev, &ctx->bos[ctx->bo_count - 1]->base);
-	free(ctx->bos);
-	pthread_rwlock_destroy(&ctx->va_lock);
+	sim_call(SIM_MSG_CTX_CLOSE, &req, sizeof(req), -1, &reply,
+		 sizeof(reply), NULL);
 	free(ctx);
-
-	pthread_mutex_lock(&dev->lock);
-	if (--dev->open_count == 0)
-		sim_engines_stop(dev);
-	pthread_mutex_unlock(&dev->lock);
 }
 
 static tern_status_t sim_query(struct tern_be_device *bdev,
 			       struct tern_be_info *info)
 {
-	struct sim_context *ctx = sim_context(bdev);
+	struct sim_ctx_ref req = { sim_context(bdev)->id };
+	struct sim_query_reply reply;
+	tern_status_t status;
 
-	snprintf(info->node, sizeof(info->node), "sim:%d", ctx->dev->index);
-	info->memory_bytes = ctx->dev->mem_total;
-	info->capabilities = TERN_DEVICE_CAP_MOCK | TERN_DEVICE_CAP_HOST_MEMORY |
-			     TERN_DEVICE_CAP_SEMAPHORE | TERN_DEVICE_CAP_TIMESTAMP |
-			     TERN_DEVICE_CAP_PEER_MEMORY |
-			     TERN_DEVICE_CAP_ABORTABLE_WAIT;
-	if (sim_fabric.port_count[ctx->dev->index])
-		info->capabilities |= TERN_DEVICE_CAP_FABRIC;
-	if (sim_has_reduce)
-		info->capabilities |= TERN_DEVICE_CAP_REDUCE |
-				      TERN_DEVICE_CAP_REDUCE_DIVIDE;
-	info->clock_hz = TERN_MODEL_CLOCK_HZ;
-	info->engine_count = SIM_ENGINES;
-	info->fabric_port_count = sim_fabric.port_count[ctx->dev->index];
-	info->fabric_id = ctx->dev->index;
-	info->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
-	info->max_waits = TERN_MODEL_MAX_IN_SYNCOBJS;
+	status = sim_call(SIM_MSG_QUERY, &req, sizeof(req), -1, &reply,
+			  sizeof(reply), NULL);
+	if (status)
+		return status;
+	reply.node[sizeof(reply.node) - 1] = '\0';
+	snprintf(info->node, sizeof(info->node), "%s", reply.node);
+	info->memory_bytes = reply.memory_bytes;
+	info->capabilities = reply.capabilities;
+	info->clock_hz = reply.clock_hz;
+	info->engine_count = reply.engine_count;
+	info->fabric_port_count = reply.fabric_port_count;
+	info->max_submit_bytes = reply.max_submit_bytes;
+	info->max_waits = reply.max_waits;
+	info->fabric_id = reply.fabric_id;
 	return TERN_SUCCESS;
 }
 
 static tern_status_t sim_memory_usage(struct tern_be_device *bdev,
 				      uint64_t *used, uint64_t *total)
 {
-	struct sim_device *dev = sim_context(bdev)->dev;
+	struct sim_ctx_ref req = { sim_context(bdev)->id };
+	struct sim_mem_usage_reply reply;
+	tern_status_t status;
 
-	pthread_mutex_lock(&dev->lock);
-	*used = dev->mem_used;
-	*total = dev->mem_total;
-	pthread_mutex_unlock(&dev->lock);
+	status = sim_call(SIM_MSG_MEM_USAGE, &req, sizeof(req), -1, &reply,
+			  sizeof(reply), NULL);
+	if (status)
+		return status;
+	*used = reply.used;
+	*total = reply.total;
 	return TERN_SUCCESS;
 }
 
@@ -211,40 +213,44 @@ static tern_status_t sim_ports(struct tern_be_device *bdev,
 			       tern_port_info_t *ports, uint32_t capacity,
 			       uint32_t *count)
 {
-	u32 device = (u32)sim_context(bdev)->dev->index;
-	u32 port, n = sim_fabric.port_count[device];
+	struct sim_ports req = { .device = (uint32_t)bdev->index };
+	struct sim_ports_reply *reply = malloc(sizeof(*reply));
+	tern_status_t status;
 
-	for (port = 0; port < n && port < capacity; port++) {
-		struct tern_fabric_port_view view;
-		tern_port_info_t *info = &ports[port];
+	if (!reply)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	status = sim_call(SIM_MSG_PORTS, &req, sizeof(req), -1, reply,
+			  sizeof(*reply), NULL);
+	if (status == TERN_SUCCESS) {
+		uint32_t n = reply->count < capacity ? reply->count : capacity;
 
-		if (tern_fabric_port_view(&sim_fabric, device, port, &view))
-			return TERN_ERROR_BACKEND;
-		memset(info, 0, sizeof(*info));
-		info->port = port;
-		info->state = (tern_link_state_t)view.state;
-		info->peer_device = view.state == TERN_PORT_UNCONNECTED ?
-				    -1 : (int)view.peer_device;
-		info->peer_port = view.peer_port;
-		info->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
-		info->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
-		info->tx_bytes = view.tx_bytes;
-		info->rx_bytes = view.rx_bytes;
-		info->tx_packets = view.tx_packets;
-		info->rx_packets = view.rx_packets;
-		info->errors = view.errors;
+		if (n > SIM_MAX_PORTS)
+			n = SIM_MAX_PORTS;
+		memcpy(ports, reply->ports, n * sizeof(*ports));
+		*count = reply->count;
 	}
-	*count = n;
-	return TERN_SUCCESS;
+	free(reply);
+	return status;
 }
 
 static tern_status_t sim_set_link(int device_index, uint32_t port, bool up)
 {
-	if (device_index < 0 || device_index >= sim_device_count)
+	struct sim_fault req = { .device = (uint32_t)device_index };
+	struct sim_reason_reply reply;
+	tern_status_t status;
+
+	if (device_index < 0 ||
+	    device_index >= (int)sim_conn.machine.shape.devices)
 		return TERN_ERROR_INVALID_DEVICE;
-	if (tern_fabric_set_link(&sim_fabric, (u32)device_index, port, up) < 0)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	return TERN_SUCCESS;
+	snprintf(req.file, sizeof(req.file), "fabric_link");
+	snprintf(req.line, sizeof(req.line), "%u %s", port, up ? "up" : "down");
+	status = sim_call(SIM_MSG_FAULT, &req, sizeof(req), -1, &reply,
+			  sizeof(reply), NULL);
+	if (status) {
+		reply.reason[sizeof(reply.reason) - 1] = '\0';
+		tern_set_last_error("%s", reply.reason);
+	}
+	return status;
 }
 
 const struct tern_backend_ops tern_sim_backend = {

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulator backend: Tern devices inside this process, executing
- * packets with the same device model tern.ko's mock hardware uses.
- *
- * A sim_device is the chip (memory, engines); a sim_context is one
- * tern_device_open() of it, the counterpart of an open DRM file (its own
- * device address space and queues). Engines are threads.
+ * The simulator backend: Tern devices of the simulated machine (tern-simd,
+ * machine/), shared by every process of the user, reached over its Unix
+ * socket (wire.h). This process has one connection to it, made when the
+ * backend is chosen; a sim_context is one tern_device_open() of a device,
+ * the counterpart of an open file of tern.ko.
  */
 #ifndef TERN_SIM_H
 #define TERN_SIM_H
@@ -13,106 +12,92 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "internal.h"
-#include "tern_accel.h"
-#include "tern_fabric.h"
+#include "wire.h"
 
-#define SIM_MAX_DEVICES		64
 #define SIM_DEFAULT_DEVICES	4
 #define SIM_DEFAULT_MEM_MB	256
 #define SIM_DEFAULT_TIMEOUT_MS	5000	/* tern.ko's job_timeout_ms default */
-#define SIM_ENGINES		4
-#define SIM_PAGE_SIZE		4096ull
-/* The driver's per-file device address space. */
-#define SIM_VA_BASE		(4ull << 30)
-#define SIM_VA_SIZE		(TERN_VA_LIMIT - SIM_VA_BASE)
+#define SIM_DEFAULT_IDLE_MS	30000
+#define SIM_MAX_DEVICES		64
 
-struct sim_engine;
-
-struct sim_fence {
-	struct tern_fence base;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* host waiters */
-	bool signaled;
-	tern_status_t status;
-	struct sim_engine **watchers;	/* engines to wake on signal */
-	uint32_t watcher_count, watcher_cap;
-};
-
-struct sim_job {
-	struct sim_job *next;
-	uint64_t seq;			/* engine-wide submission order */
-	struct sim_fence *fence;
-	struct sim_fence **deps;
-	uint32_t dep_count;
-	uint32_t size;
-	uint64_t packets[];
-};
-
-struct sim_context;
-
-struct sim_queue {
-	struct tern_be_queue base;
-	struct sim_context *ctx;
-	struct sim_engine *engine;
-	struct sim_queue *next;		/* the engine's queues */
-	struct sim_job *head, *tail;	/* not yet started */
-	struct sim_fence *last;		/* newest job's fence, or NULL */
-};
-
-struct sim_engine {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t thread;
-	bool running, stop, kicked;
-	bool poll;			/* a dependency could not be watched */
-	struct sim_queue *queues;
-	uint64_t next_seq;
-};
-
-struct sim_device {
-	int index;
-	uint64_t mem_total;
-	pthread_mutex_t lock;		/* mem_used, open_count, engine threads */
-	uint64_t mem_used;
-	unsigned int open_count;
-	struct sim_engine engines[SIM_ENGINES];
-};
-
-/*
- * The pages of one buffer, shared by the buffer and its imports: they stay
- * until the last of them is freed. @refs and @token are protected by the
- * export table's lock (share.c).
- */
-struct sim_memory {
-	struct sim_device *dev;		/* the device whose memory it is */
-	tern_memory_kind_t kind;
-	uint64_t size;			/* page-rounded */
-	void *cpu;
-	unsigned int refs;
-	int token;			/* memfd naming it once exported, or -1 */
-	uint64_t token_dev, token_ino;	/* the token's identity */
-};
-
-struct sim_bo {
-	struct tern_be_buffer base;
-	struct sim_memory *memory;
+/* This process's connection to the machine. */
+struct sim_conn {
+	int sock;
+	pid_t pid;			/* who made it (a fork child makes anew) */
+	bool dead;			/* the machine went away */
+	pthread_mutex_t call_lock;	/* one request awaiting its reply */
+	pthread_mutex_t send_lock;	/* one message at a time */
+	uint64_t *fences;		/* the fence table, mapped */
+	pthread_mutex_t fence_lock;	/* the slot allocator */
+	uint32_t *free_slots, free_count, free_cap;
+	uint32_t *gens;			/* by slot */
+	uint32_t next_slot;
+	struct sim_hello_reply machine;	/* what HELLO said */
 };
 
 struct sim_context {
 	struct tern_be_device base;
-	struct sim_device *dev;
-	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
-	struct sim_bo **bos;		/* sorted by address */
-	size_t bo_count, bo_cap;
+	uint64_t id;
 };
 
+struct sim_bo {
+	struct tern_be_buffer base;
+	int fd;				/* the memory's memfd */
+	pthread_mutex_t lock;		/* the mapping */
+	void *cpu;
+};
+
+struct sim_fence {
+	struct tern_fence base;
+	struct sim_conn *conn;
+	uint32_t slot, gen;
+};
+
+struct sim_queue {
+	struct tern_be_queue base;
+	uint64_t id;
+	pthread_mutex_t lock;
+	struct sim_fence *last;		/* newest job's fence, or NULL */
+};
+
+/* connect.c: finding, starting and greeting the machine */
+/* The settings in the environment: shape, which machine, where. */
+struct sim_settings {
+	struct sim_shape shape;
+	uint32_t want;			/* SIM_WANT_*: the ones set */
+	char name[65];			/* TERN_SIM_MACHINE */
+	char dir[108];			/* the machine's directory */
+	uint64_t idle_ms;		/* TERN_SIM_IDLE_MS */
+};
+tern_status_t sim_settings_read(struct sim_settings *s);
+/*
+ * Connects @conn to the machine @s names, starting it when none runs and
+ * @start (then it stays when @persistent). NO_DEVICE when none runs and
+ * !@start.
+ */
+tern_status_t sim_connect(const struct sim_settings *s, bool start,
+			  bool persistent, struct sim_conn *conn);
+void sim_disconnect(struct sim_conn *conn);
+
 /* device.c */
-extern uint64_t sim_job_timeout_ns;
-/* The simulated machine's fabric; fabric id = device index. */
-extern struct tern_fabric sim_fabric;
-uint64_t sim_clock_ns(void);
+/* The process's connection, made again in a fork child; NULL if none. */
+struct sim_conn *sim_conn_get(void);
+/*
+ * A request and its reply (@reply_len bytes; the first field its status),
+ * with @fd_out sent when >= 0 and a descriptor received into @fd_in when
+ * not NULL. The reply's status, or TERN_ERROR_BACKEND when the machine is
+ * gone.
+ */
+tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
+		       int fd_out, void *reply, uint32_t reply_len,
+		       int *fd_in);
+/* A message without reply (SUBMIT, FENCE_PUT). */
+tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
+		       uint32_t len, const void *extra, uint32_t extra_len);
+bool sim_conn_alive(struct sim_conn *conn);
 
 /* memory.c */
 tern_status_t sim_buffer_create(struct tern_be_device *bdev,
@@ -121,26 +106,9 @@ tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 			     struct tern_be_buffer *bbuf, void **ptr);
 void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf);
-/*
- * CPU pointer to [va, va + len) inside one buffer of @ctx, else NULL;
- * *@owner receives the fabric id of the device whose memory it is.
- */
-void *sim_translate(void *ctx, uint64_t va, uint64_t len, uint32_t *owner);
-/* Maps @memory (one reference taken by the caller) into @ctx. */
-tern_status_t sim_bo_create(struct sim_context *ctx, struct sim_memory *memory,
-			    struct sim_bo **out);
+struct sim_bo *sim_bo_new(uint64_t va, uint64_t size, int fd);
 
-/* Pages of @size bytes, charged to @dev for device placement, zeroed. */
-tern_status_t sim_pages_alloc(struct sim_device *dev, tern_memory_kind_t kind,
-			      uint64_t size, void **cpu);
-void sim_pages_free(struct sim_device *dev, tern_memory_kind_t kind,
-		    uint64_t size, void *cpu);
-
-/* share.c: export and import within this process */
-/* Memory of @bytes (page-rounded) on @dev, one reference, zeroed. */
-tern_status_t sim_memory_create(struct sim_device *dev, tern_memory_kind_t kind,
-				uint64_t size, struct sim_memory **out);
-void sim_memory_put(struct sim_memory *memory);
+/* share.c */
 tern_status_t sim_buffer_export(struct tern_be_device *bdev,
 				struct tern_be_buffer *bbuf, int *fd);
 tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
@@ -148,21 +116,18 @@ tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
 				tern_memory_kind_t *kind);
 
 /* fence.c */
-struct sim_fence *sim_fence_create(void);
-void sim_fence_signal(struct sim_fence *fence, tern_status_t status);
-/* True if signalled; otherwise @engine is woken when it is. */
-bool sim_fence_ready_or_watch(struct sim_fence *fence,
-			      struct sim_engine *engine);
+/* A new fence in a free slot of @conn's table, pending. */
+struct sim_fence *sim_fence_create(struct sim_conn *conn);
 tern_status_t sim_fence_wait(struct tern_fence *bfence, int64_t timeout_ns);
 tern_status_t sim_fence_status(struct tern_fence *bfence);
 tern_status_t sim_fence_import(struct tern_be_device *bdev,
 			       struct tern_fence *bfence,
 			       struct tern_fence **out);
+/* Sets up and tears down @conn's fence table; its memfd in *@fd. */
+tern_status_t sim_fences_init(struct sim_conn *conn, int *fd);
+void sim_fences_fini(struct sim_conn *conn);
 
-/* submit.c: the engines, their queues, submission */
-tern_status_t sim_engines_start(struct sim_device *dev);
-void sim_engines_stop(struct sim_device *dev);
-void sim_engine_kick(struct sim_engine *engine);
+/* submit.c */
 tern_status_t sim_queue_create(struct tern_be_device *bdev, uint32_t engine,
 			       struct tern_be_queue **out);
 void sim_queue_destroy(struct tern_be_device *bdev,

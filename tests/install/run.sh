@@ -54,6 +54,7 @@ expected=$(LC_ALL=C sort <<LIST
 $docs
 usr/bin/tern-bench
 usr/bin/tern-inspect
+usr/bin/tern-simd
 usr/include/drm/tern_accel.h
 usr/include/tern.h
 usr/lib/libtern.a
@@ -124,7 +125,7 @@ if cc -std=c11 -Wall -Werror -o "$tmp/prog-shared" "$here/prog.c" \
 	pass "program builds with pkg-config --cflags --libs tern"
 	check "program needs libtern.so.0 and runs on the simulator" \
 		sh -c "readelf -d '$tmp/prog-shared' | grep -q 'NEEDED.*\[libtern.so.0\]' &&
-			[ \"\$(LD_LIBRARY_PATH='$lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-shared')\" = ok ]"
+			[ \"\$(PATH='$stage/usr/bin':\$PATH LD_LIBRARY_PATH='$lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-shared')\" = ok ]"
 else
 	fail "program builds with pkg-config --cflags --libs tern" "$(cat "$tmp/cc.log")"
 fi
@@ -134,7 +135,7 @@ if cc -std=c11 -Wall -Werror -static -o "$tmp/prog-static" "$here/prog.c" \
 	pass "program links statically with pkg-config --static"
 	check "static program has no libtern.so.0 and runs" \
 		sh -c "! readelf -d '$tmp/prog-static' 2>/dev/null | grep -q 'libtern' &&
-			[ \"\$(TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-static')\" = ok ]"
+			[ \"\$(PATH='$stage/usr/bin':\$PATH TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-static')\" = ok ]"
 else
 	fail "program links statically with pkg-config --static" "$(cat "$tmp/cc.log")"
 fi
@@ -198,7 +199,7 @@ if mk install PREFIX="$opt" UDEVRULESDIR="$opt/udev" >"$tmp/install.log" 2>&1; t
 	check "tern.h with <drm/tern_accel.h> builds from tern.pc and runs" \
 		sh -c "cc -std=c11 -Wall -Werror -DTERN_INSTALL_UAPI -o '$tmp/prog-uapi' '$here/prog.c' \
 			\$(PKG_CONFIG_PATH='$opt/lib/pkgconfig' pkg-config --cflags --libs tern) &&
-			LD_LIBRARY_PATH='$opt/lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-uapi' | grep -q '^ok '"
+			PATH='$opt/bin':\$PATH LD_LIBRARY_PATH='$opt/lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-uapi' | grep -q '^ok '"
 	check "make install again over the same tree" \
 		mk install PREFIX="$opt" UDEVRULESDIR="$opt/udev"
 	mk uninstall PREFIX="$opt" UDEVRULESDIR="$opt/udev" >"$tmp/uninstall.log" 2>&1

@@ -185,11 +185,28 @@ static char *run_probe(char *const env[])
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		/* Where the simulated machines of the suite are, kept. */
+		static const char *const keep[] = {
+			"TERN_SIM_DIR", "TERN_SIM_MACHINE", "TERN_SIM_DAEMON",
+			"TERN_SIM_IDLE_MS",
+		};
 		char *argv[] = { "test_api", "--probe", NULL };
+		char *full[32], kept[4][512];
+		int n = 0;
 
+		for (; env[n] && n < 24; n++)
+			full[n] = env[n];
+		for (size_t k = 0; k < 4; k++) {
+			if (!getenv(keep[k]))
+				continue;
+			snprintf(kept[k], sizeof(kept[k]), "%s=%s", keep[k],
+				 getenv(keep[k]));
+			full[n++] = kept[k];
+		}
+		full[n] = NULL;
 		dup2(out_pipe[1], STDOUT_FILENO);
 		dup2(err_pipe[1], STDERR_FILENO);
-		execve("/proc/self/exe", argv, env);
+		execve("/proc/self/exe", argv, full);
 		_exit(127);
 	}
 	close(out_pipe[1]);

@@ -136,6 +136,7 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 	static const char *const vars[] = {
 		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
 		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
+		"TERN_SIM_MACHINE", "TERN_SIM_DIR", "TERN_SIM_IDLE_MS",
 	};
 	tern_status_t status = tern_get_backend(backend);
 

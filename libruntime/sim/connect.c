@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Finding the simulated machine, starting it, and greeting it.
+ *
+ * A machine is named (TERN_SIM_MACHINE, default "default") and lives in a
+ * directory only its user can enter: TERN_SIM_DIR, else
+ * $XDG_RUNTIME_DIR/tern, else /tmp/tern-UID. There, NAME.sock is its
+ * socket and NAME.lock the lock it holds while it lives. A process that
+ * finds no machine starts one (tern-simd: TERN_SIM_DAEMON, else next to
+ * the program, else on PATH) with the shape its TERN_SIM_* settings ask
+ * for; one that finds a machine of another shape, of another version, or
+ * a directory or socket it cannot trust is refused with a sentence saying
+ * what to do (tern_get_last_error()), never served by a guess.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+#include "tern_fabric.h"
+
+extern char **environ;
+
+/* Reads @name as a decimal in [@min, @max]; false if set but malformed. */
+static bool sim_env_number(const char *name, unsigned long min,
+			   unsigned long max, uint32_t bit, uint32_t *want,
+			   uint64_t *value)
+{
+	const char *text = getenv(name);
+	unsigned long v = 0;
+	const char *p;
+
+	if (!text || !*text)
+		return true;
+	for (p = text; *p; p++) {
+		if (*p < '0' || *p > '9' || v > max)
+			goto bad;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < min || v > max)
+		goto bad;
+	*value = v;
+	*want |= bit;
+	return true;
+bad:
+	tern_set_last_error("%s=\"%s\" is not a number in %lu..%lu", name,
+			    text, min, max);
+	return false;
+}
+
+static bool sim_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64 || name[0] == '.')
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") == n;
+}
+
+/*
+ * TERN_SIM_MACHINE=auto: a machine per shape, named after it, so that
+ * programs asking for different shapes (a test suite) each get their own.
+ */
+static void sim_auto_name(const struct sim_shape *shape, char *out,
+			  size_t len)
+{
+	uint32_t hash = 2166136261u;	/* FNV-1a of the topology */
+
+	for (const char *p = shape->topology; *p; p++)
+		hash = (hash ^ (uint8_t)*p) * 16777619u;
+	snprintf(out, len, "auto-%u-%u-%u-%08x", shape->devices,
+		 shape->mem_mb, shape->job_timeout_ms, hash);
+}
+
+tern_status_t sim_settings_read(struct sim_settings *s)
+{
+	uint64_t devices = SIM_DEFAULT_DEVICES, mem = SIM_DEFAULT_MEM_MB;
+	uint64_t timeout = SIM_DEFAULT_TIMEOUT_MS, idle = SIM_DEFAULT_IDLE_MS;
+	const char *topology = getenv("TERN_SIM_TOPOLOGY");
+	const char *name = getenv("TERN_SIM_MACHINE");
+	const char *dir = getenv("TERN_SIM_DIR");
+	struct tern_fabric *fabric;
+	uint32_t unused = 0;
+	int n;
+
+	memset(s, 0, sizeof(*s));
+	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES,
+			    SIM_WANT_DEVICES, &s->want, &devices) ||
+	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, SIM_WANT_MEM_MB,
+			    &s->want, &mem) ||
+	    !sim_env_number("TERN_SIM_JOB_TIMEOUT_MS", 1, 3600000,
+			    SIM_WANT_TIMEOUT, &s->want, &timeout) ||
+	    !sim_env_number("TERN_SIM_IDLE_MS", 0, 86400000, 0, &unused, &idle))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	s->shape.devices = (uint32_t)devices;
+	s->shape.mem_mb = (uint32_t)mem;
+	s->shape.job_timeout_ms = (uint32_t)timeout;
+	s->idle_ms = idle;
+	if (topology && *topology) {
+		if (strlen(topology) >= sizeof(s->shape.topology))
+			goto bad_topology;
+		sim_wire_strcpy(s->shape.topology, topology,
+				sizeof(s->shape.topology));
+		s->want |= SIM_WANT_TOPOLOGY;
+	}
+	fabric = malloc(sizeof(*fabric));
+	if (!fabric)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	n = tern_fabric_init(fabric, (u32)devices,
+			     topology && *topology ? topology : NULL);
+	free(fabric);
+	if (n)
+		goto bad_topology;
+
+	if (!name || !*name)
+		name = "default";
+	if (strcmp(name, "auto") == 0) {
+		sim_auto_name(&s->shape, s->name, sizeof(s->name));
+		name = s->name;
+	}
+	if (!sim_name_ok(name)) {
+		tern_set_last_error("TERN_SIM_MACHINE=\"%s\" is not a name of "
+				    "1-64 letters, digits, '.', '_' or '-'",
+				    name);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	if (name != s->name)
+		snprintf(s->name, sizeof(s->name), "%s", name);
+	if (dir && *dir)
+		n = snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	else if (getenv("XDG_RUNTIME_DIR") && *getenv("XDG_RUNTIME_DIR"))
+		n = snprintf(s->dir, sizeof(s->dir), "%s/tern",
+			     getenv("XDG_RUNTIME_DIR"));
+	else
+		n = snprintf(s->dir, sizeof(s->dir), "/tmp/tern-%u",
+			     (unsigned)geteuid());
+	/* Room for "/NAME.sock" in a socket address. */
+	if (n < 0 || (size_t)n + strlen(name) + 7 > sizeof(s->dir)) {
+		tern_set_last_error("the simulated machine's directory '%s' is "
+				    "too long for a socket (TERN_SIM_DIR)",
+				    s->dir);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	return TERN_SUCCESS;
+
+bad_topology:
+	tern_set_last_error("TERN_SIM_TOPOLOGY=\"%s\" does not fit %llu devices",
+			    topology, (unsigned long long)devices);
+	return TERN_ERROR_INVALID_ARGUMENT;
+}
+
+/* The directory, made if missing; refused unless it is ours alone. */
+static tern_status_t sim_dir_check(const struct sim_settings *s)
+{
+	struct stat st;
+
+	if (mkdir(s->dir, 0700) && errno != EEXIST) {
+		tern_set_last_error("cannot make the simulated machine's "
+				    "directory %s: %s", s->dir,
+				    strerror(errno));
+		return TERN_ERROR_PERMISSION;
+	}
+	if (lstat(s->dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+		tern_set_last_error("%s is not a directory of uid %u's alone "
+				    "(mode 0700): remove it or set "
+				    "TERN_SIM_DIR", s->dir,
+				    (unsigned)geteuid());
+		return TERN_ERROR_PERMISSION;
+	}
+	return TERN_SUCCESS;
+}
+
+/* Settings checked the length: the path always fits. */
+static void sim_path(const struct sim_settings *s, const char *suffix,
+		     char *out, size_t len)
+{
+	if (snprintf(out, len, "%s/%s.%s", s->dir, s->name, suffix) >=
+	    (int)len)
+		out[0] = '\0';
+}
+
+/* tern-simd: TERN_SIM_DAEMON, next to this program, or on PATH. */
+static bool sim_find_daemon(char *out, size_t len)
+{
+	const char *env = getenv("TERN_SIM_DAEMON"), *path = getenv("PATH");
+	char self[4096];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, X_OK) == 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
+		if (snprintf(out, len, "%.4000s/tern-simd", self) < (int)len &&
+		    access(out, X_OK) == 0)
+			return true;
+	}
+	while (path && *path) {
+		size_t dir_len = strcspn(path, ":");
+
+		if (dir_len && snprintf(out, len, "%.*s/tern-simd",
+					(int)dir_len, path) < (int)len &&
+		    access(out, X_OK) == 0)
+			return true;
+		path += dir_len + (path[dir_len] == ':');
+	}
+	return false;
+}
+
+/* Starts tern-simd; what it said on its ready descriptor in @said. */
+static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
+			       char *said, size_t said_len)
+{
+	char daemon[4096], sock[160], lock[160], devices[16], mem[16];
+	char timeout[16], idle[24], ready[16];
+	char *argv[20];
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	struct pollfd pfd;
+	int pipefd[2], argc = 0, child_fd, status;
+	size_t got = 0;
+	pid_t pid;
+
+	if (!sim_find_daemon(daemon, sizeof(daemon))) {
+		tern_set_last_error("no simulated machine runs and tern-simd "
+				    "was not found (next to the program, on "
+				    "PATH, or TERN_SIM_DAEMON)");
+		return TERN_ERROR_NO_DEVICE;
+	}
+	if (pipe2(pipefd, O_CLOEXEC))
+		return TERN_ERROR_BACKEND;
+	child_fd = pipefd[1] == 3 ? 4 : 3;
+	sim_path(s, "sock", sock, sizeof(sock));
+	sim_path(s, "lock", lock, sizeof(lock));
+	snprintf(devices, sizeof(devices), "%u", s->shape.devices);
+	snprintf(mem, sizeof(mem), "%u", s->shape.mem_mb);
+	snprintf(timeout, sizeof(timeout), "%u", s->shape.job_timeout_ms);
+	snprintf(idle, sizeof(idle), "%llu", (unsigned long long)s->idle_ms);
+	snprintf(ready, sizeof(ready), "%d", child_fd);
+	argv[argc++] = daemon;
+	argv[argc++] = "--socket";
+	argv[argc++] = sock;
+	argv[argc++] = "--lock";
+	argv[argc++] = lock;
+	argv[argc++] = "--devices";
+	argv[argc++] = devices;
+	argv[argc++] = "--mem-mb";
+	argv[argc++] = mem;
+	argv[argc++] = "--job-timeout-ms";
+	argv[argc++] = timeout;
+	argv[argc++] = "--idle-ms";
+	argv[argc++] = idle;
+	argv[argc++] = "--ready-fd";
+	argv[argc++] = ready;
+	argv[argc++] = "--topology";
+	argv[argc++] = (char *)s->shape.topology;
+	if (persistent)
+		argv[argc++] = "--persistent";
+	argv[argc] = NULL;
+
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, pipefd[1], child_fd);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	status = posix_spawn(&pid, daemon, &actions, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	close(pipefd[1]);
+	if (status) {
+		close(pipefd[0]);
+		tern_set_last_error("cannot run %s: %s", daemon,
+				    strerror(status));
+		return TERN_ERROR_BACKEND;
+	}
+	/* It forks at once and its parent exits: reap that. */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	while (got + 1 < said_len && poll(&pfd, 1, 10000) == 1) {
+		ssize_t n = read(pipefd[0], said + got, said_len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	said[got] = '\0';
+	close(pipefd[0]);
+	return TERN_SUCCESS;
+}
+
+static int sim_dial(const struct sim_settings *s)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	sim_path(s, "sock", addr.sun_path, sizeof(addr.sun_path));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+static tern_status_t sim_hello(const struct sim_settings *s,
+			       struct sim_conn *conn)
+{
+	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
+	struct sim_hello_reply *reply = &conn->machine;
+	int fds[SIM_WIRE_MAX_FDS], table, ret, i;
+	tern_status_t status;
+	uint32_t type, len;
+
+	memcpy(hello.magic, SIM_WIRE_MAGIC, sizeof(hello.magic));
+	snprintf(hello.lib_version, sizeof(hello.lib_version), "%d.%d.%d",
+		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
+	hello.want = s->want;
+	hello.shape = s->shape;
+	status = sim_fences_init(conn, &table);
+	if (status)
+		return status;
+	ret = sim_wire_send(conn->sock, SIM_MSG_HELLO, &hello, sizeof(hello),
+			    NULL, 0, &table, 1);
+	close(table);
+	if (!ret)
+		ret = sim_wire_recv(conn->sock, &type, reply, sizeof(*reply),
+				    &len, fds);
+	for (i = 0; !ret && i < SIM_WIRE_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (ret)
+		return TERN_ERROR_NOT_READY;	/* it went: try again */
+	if (type != SIM_MSG_REPLY || len != sizeof(*reply)) {
+		tern_set_last_error("the simulated machine '%s' runs another "
+				    "version of Tern: stop it (its process is "
+				    "tern-simd)", s->name);
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
+	reply->reason[sizeof(reply->reason) - 1] = '\0';
+	if (reply->status == TERN_ERROR_INVALID_ARGUMENT ||
+	    reply->status == TERN_ERROR_NOT_SUPPORTED)
+		tern_set_last_error("the simulated machine '%s' (pid %d) does "
+				    "not fit this process: %s; stop it "
+				    "(kill %d) or pick another with "
+				    "TERN_SIM_MACHINE", s->name,
+				    (int)reply->pid, reply->reason,
+				    (int)reply->pid);
+	else if (reply->status)
+		tern_set_last_error("the simulated machine '%s' refused this "
+				    "process: %s", s->name, reply->reason);
+	return (tern_status_t)reply->status;
+}
+
+/* Why a socket path that does not answer is there. */
+static tern_status_t sim_not_a_machine(const struct sim_settings *s)
+{
+	char sock[160];
+	struct stat st;
+
+	sim_path(s, "sock", sock, sizeof(sock));
+	if (lstat(sock, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		tern_set_last_error("%s is not a simulated machine's socket: "
+				    "remove it", sock);
+		return TERN_ERROR_BACKEND;
+	}
+	return TERN_SUCCESS;
+}
+
+tern_status_t sim_connect(const struct sim_settings *s, bool start,
+			  bool persistent, struct sim_conn *conn)
+{
+	tern_status_t status = sim_dir_check(s);
+	char said[256];
+	int attempt, fd;
+
+	if (status)
+		return status;
+	memset(conn, 0, sizeof(*conn));
+	conn->sock = -1;
+	for (attempt = 0; attempt < 20; attempt++) {
+		fd = sim_dial(s);
+		if (fd >= 0) {
+			conn->sock = fd;
+			status = sim_hello(s, conn);
+			if (status != TERN_ERROR_NOT_READY)
+				break;
+			sim_disconnect(conn);
+			continue;
+		}
+		if (fd == -EACCES || fd == -EPERM) {
+			tern_set_last_error("no access to the simulated "
+					    "machine's socket in %s", s->dir);
+			return TERN_ERROR_PERMISSION;
+		}
+		if (fd != -ENOENT && fd != -ECONNREFUSED)
+			return TERN_ERROR_BACKEND;
+		status = sim_not_a_machine(s);
+		if (status)
+			return status;
+		if (!start) {
+			tern_set_last_error("no simulated machine '%s' runs",
+					    s->name);
+			return TERN_ERROR_NO_DEVICE;
+		}
+		status = sim_spawn(s, persistent, said, sizeof(said));
+		if (status)
+			return status;
+		if (strncmp(said, "error: ", 7) == 0) {
+			said[strcspn(said, "\n")] = '\0';
+			tern_set_last_error("the simulated machine did not "
+					    "start: %s", said + 7);
+			return TERN_ERROR_INVALID_ARGUMENT;
+		}
+		if (strncmp(said, "busy", 4) == 0) {
+			struct timespec pause = { 0, 50000000 };
+
+			nanosleep(&pause, NULL);
+		}
+	}
+	if (status == TERN_ERROR_NOT_READY) {
+		tern_set_last_error("the simulated machine '%s' did not answer",
+				    s->name);
+		status = TERN_ERROR_BACKEND;
+	}
+	if (status) {
+		sim_disconnect(conn);
+		return status;
+	}
+	conn->pid = getpid();
+	pthread_mutex_init(&conn->call_lock, NULL);
+	pthread_mutex_init(&conn->send_lock, NULL);
+	return TERN_SUCCESS;
+}
+
+void sim_disconnect(struct sim_conn *conn)
+{
+	if (conn->sock >= 0)
+		close(conn->sock);
+	conn->sock = -1;
+	sim_fences_fini(conn);
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One process's connection to the machine, served by a thread of its own:
+ * HELLO first (the same build, a shape the machine has, the user's own
+ * process), then requests in the order they were sent, until the socket
+ * closes. Whatever the process still holds then (contexts, their buffers,
+ * queues and jobs, its fences) goes, as when a process holding tern.ko's
+ * files dies.
+ *
+ * Nothing a process sends can hurt the machine or another process: every
+ * name it gives (context, queue, buffer address, fence slot) is looked up
+ * among its own, packets are validated again, and a job whose submission
+ * was wrong fails with TERN_ERROR_INVALID_ARGUMENT in its own fence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "tern_model.h"
+
+/* Payload buffer: the largest request, aligned for its packets. */
+union machine_request {
+	struct sim_hello hello;
+	struct sim_submit submit;
+	uint64_t raw[SIM_WIRE_MAX_PAYLOAD / 8];
+};
+
+static int machine_reply(struct machine_client *client, const void *reply,
+			 uint32_t len, int fd)
+{
+	return sim_wire_send(client->sock, SIM_MSG_REPLY, reply, len, NULL, 0,
+			     &fd, fd >= 0 ? 1 : 0);
+}
+
+static void machine_reply_status(struct machine_client *client,
+				 tern_status_t status)
+{
+	struct sim_reply r = { .status = status };
+
+	machine_reply(client, &r, sizeof(r), -1);
+}
+
+static void machine_client_identify(struct machine_client *client)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	client->uid = (uint32_t)-1;
+	if (getsockopt(client->sock, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return;
+	client->pid = cred.pid;
+	client->uid = cred.uid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, client->comm, sizeof(client->comm) - 1);
+	close(fd);
+	if (n > 0 && client->comm[n - 1] == '\n')
+		n--;
+	client->comm[n > 0 ? n : 0] = '\0';
+}
+
+/* Whether @topology on the machine's devices is the fabric it has. */
+static bool machine_same_topology(struct machine *m, const char *topology)
+{
+	struct tern_fabric *asked = malloc(sizeof(*asked));
+	char spec[sizeof(((struct sim_shape *)0)->topology) + 1];
+	bool same;
+
+	if (!asked)
+		return false;
+	memcpy(spec, topology, sizeof(spec) - 1);
+	spec[sizeof(spec) - 1] = '\0';
+	same = tern_fabric_init(asked, (u32)m->device_count, spec) == 0 &&
+	       strcmp(asked->spec, m->fabric.spec) == 0;
+	free(asked);
+	return same;
+}
+
+/* Why the machine cannot serve @hello, or "" when it can. */
+static void machine_hello_check(struct machine *m, const struct sim_hello *h,
+				char *reason, size_t len)
+{
+	const struct sim_shape *want = &h->shape, *have = &m->shape;
+	char version[16];
+
+	snprintf(version, sizeof(version), "%d.%d.%d", TERN_VERSION_MAJOR,
+		 TERN_VERSION_MINOR, TERN_VERSION_PATCH);
+	reason[0] = '\0';
+	if (memcmp(h->magic, SIM_WIRE_MAGIC, sizeof(h->magic)) ||
+	    h->wire_version != SIM_WIRE_VERSION ||
+	    strncmp(h->lib_version, version, sizeof(h->lib_version)))
+		snprintf(reason, len,
+			 "the machine runs Tern %s (protocol %d), this process "
+			 "libtern %.15s (protocol %u)", version,
+			 SIM_WIRE_VERSION, h->lib_version, h->wire_version);
+	else if ((h->want & SIM_WANT_DEVICES) && want->devices != have->devices)
+		snprintf(reason, len,
+			 "it has %u devices, TERN_SIM_DEVICES asks for %u",
+			 have->devices, want->devices);
+	else if ((h->want & SIM_WANT_MEM_MB) && want->mem_mb != have->mem_mb)
+		snprintf(reason, len,
+			 "its devices have %u MiB, TERN_SIM_MEM_MB asks for %u",
+			 have->mem_mb, want->mem_mb);
+	else if ((h->want & SIM_WANT_TIMEOUT) &&
+		 want->job_timeout_ms != have->job_timeout_ms)
+		snprintf(reason, len,
+			 "its job timeout is %u ms, TERN_SIM_JOB_TIMEOUT_MS "
+			 "asks for %u", have->job_timeout_ms,
+			 want->job_timeout_ms);
+	else if ((h->want & SIM_WANT_TOPOLOGY) &&
+		 !machine_same_topology(m, want->topology))
+		snprintf(reason, len,
+			 "its topology is '%.100s', TERN_SIM_TOPOLOGY asks for "
+			 "'%.100s'", m->fabric.spec, want->topology);
+}
+
+/* Maps the fence table @fd: a sealed memfd of the size wire.h sets. */
+static tern_status_t machine_map_fences(struct machine_client *client, int fd)
+{
+	struct stat st;
+	int seals;
+	void *table;
+
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) ||
+	    (uint64_t)st.st_size != SIM_FENCE_TABLE_BYTES)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	table = mmap(NULL, SIM_FENCE_TABLE_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (table == MAP_FAILED)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	client->fences = table;
+	return TERN_SUCCESS;
+}
+
+static int machine_hello(struct machine_client *client,
+			 const struct sim_hello *hello, uint32_t len, int fd)
+{
+	struct machine *m = client->machine;
+	struct sim_hello_reply reply = { .status = TERN_SUCCESS };
+
+	reply.wire_version = SIM_WIRE_VERSION;
+	snprintf(reply.lib_version, sizeof(reply.lib_version), "%d.%d.%d",
+		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
+	reply.pid = (int32_t)getpid();
+	reply.persistent = m->persistent;
+	reply.shape = m->shape;
+	sim_wire_strcpy(reply.shape.topology, m->fabric.spec,
+			sizeof(reply.shape.topology));
+	reply.started_ns = m->started_ns;
+	if (client->uid != (uint32_t)geteuid()) {
+		reply.status = TERN_ERROR_PERMISSION;
+		snprintf(reply.reason, sizeof(reply.reason),
+			 "the machine belongs to uid %u", (unsigned)geteuid());
+	} else if (len != sizeof(*hello)) {
+		reply.status = TERN_ERROR_NOT_SUPPORTED;
+		snprintf(reply.reason, sizeof(reply.reason),
+			 "the machine runs another version of Tern");
+	} else {
+		machine_hello_check(m, hello, reply.reason,
+				    sizeof(reply.reason));
+		if (reply.reason[0])
+			reply.status = TERN_ERROR_INVALID_ARGUMENT;
+		else if (fd < 0 || machine_map_fences(client, fd))
+			reply.status = TERN_ERROR_INVALID_ARGUMENT;
+	}
+	machine_reply(client, &reply, sizeof(reply), -1);
+	return reply.status == TERN_SUCCESS ? 0 : -1;
+}
+
+/* The fence the process holds in @ref, with a reference, or NULL. */
+static struct machine_fence *machine_held(struct machine_client *client,
+					  const struct sim_fence_ref *ref)
+{
+	struct machine_fence_entry *e;
+
+	if (ref->slot >= client->held_cap)
+		return NULL;
+	e = &client->held[ref->slot];
+	return e->fence && e->gen == ref->gen ? machine_fence_get(e->fence) :
+						NULL;
+}
+
+static void machine_drop(struct machine_client *client,
+			 const struct sim_fence_ref *ref)
+{
+	struct machine_fence_entry *e;
+
+	if (ref->slot >= client->held_cap)
+		return;
+	e = &client->held[ref->slot];
+	if (e->fence && e->gen == ref->gen) {
+		machine_fence_put(e->fence);
+		e->fence = NULL;
+	}
+}
+
+/* Records that the process holds @fence in slot @ref. */
+static int machine_hold(struct machine_client *client,
+			const struct sim_fence_ref *ref,
+			struct machine_fence *fence)
+{
+	struct machine_fence_entry *e;
+
+	if (ref->slot >= client->held_cap) {
+		uint32_t cap = client->held_cap ? client->held_cap : 1024;
+		struct machine_fence_entry *bigger;
+
+		while (cap <= ref->slot)
+			cap *= 2;
+		bigger = realloc(client->held, cap * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		memset(bigger + client->held_cap, 0,
+		       (cap - client->held_cap) * sizeof(*bigger));
+		client->held = bigger;
+		client->held_cap = cap;
+	}
+	e = &client->held[ref->slot];
+	machine_fence_put(e->fence);	/* a slot reused without FENCE_PUT */
+	e->gen = ref->gen;
+	e->fence = machine_fence_get(fence);
+	return 0;
+}
+
+/*
+ * SUBMIT: a job on the queue, always with a fence in the slot the process
+ * named, so that it learns of a submission the machine refused too.
+ */
+static int machine_submit(struct machine_client *client,
+			  const struct sim_submit *req, uint32_t len)
+{
+	const struct sim_fence_ref *waits = (const void *)(req + 1);
+	struct machine_context *ctx;
+	struct machine_queue *q = NULL;
+	struct machine_job *job;
+	uint64_t fixed;
+	uint32_t i;
+
+	if (len < sizeof(*req) || req->fence.slot >= SIM_FENCE_SLOTS)
+		return -1;	/* cannot even tell the process */
+	fixed = sizeof(*req) + (uint64_t)req->wait_count * sizeof(*waits);
+	if (req->wait_count > TERN_MODEL_MAX_IN_SYNCOBJS ||
+	    fixed + req->size != len)
+		return -1;
+	job = calloc(1, sizeof(*job) + req->size);
+	if (!job)
+		return -1;
+	job->size = req->size;
+	job->fence = machine_fence_create(client, req->fence.slot,
+					  req->fence.gen);
+	if (!job->fence || machine_hold(client, &req->fence, job->fence))
+		goto fail;
+	memcpy(job->packets, (const char *)req + fixed, req->size);
+
+	ctx = machine_context_find(client, req->ctx);
+	if (ctx)
+		q = machine_queue_find(ctx, req->queue);
+	if (!q)
+		goto refuse;
+	if (tern_model_validate(job->packets, job->size, NULL))
+		job->early = TERN_ERROR_INVALID_ARGUMENT;
+	if (req->wait_count) {
+		job->deps = calloc(req->wait_count, sizeof(*job->deps));
+		if (!job->deps)
+			job->early = TERN_ERROR_OUT_OF_MEMORY;
+	}
+	for (i = 0; i < req->wait_count && job->deps; i++) {
+		job->deps[i] = machine_held(client, &waits[i]);
+		if (!job->deps[i]) {
+			job->early = TERN_ERROR_INVALID_ARGUMENT;
+			break;
+		}
+		job->dep_count++;
+	}
+	machine_job_queue(q, job);
+	return 0;
+
+refuse:
+	/* No queue to keep order on: the fence fails at once. */
+	machine_fence_signal(job->fence, TERN_ERROR_INVALID_ARGUMENT);
+	machine_fence_put(job->fence);
+	free(job);
+	return 0;
+fail:
+	/* Out of memory: the process cannot be told of this job. */
+	machine_fence_put(job->fence);
+	free(job);
+	return -1;
+}
+
+static void machine_bo_request(struct machine_client *client, uint32_t type,
+			       const void *payload, uint32_t len, int fd)
+{
+	struct sim_bo_reply reply = { .r.status = TERN_ERROR_INVALID_ARGUMENT };
+	const struct sim_bo_create *create = payload;
+	const struct sim_bo_import *import = payload;
+	struct machine_context *ctx = NULL;
+	struct machine_memory *memory;
+	struct machine_bo *bo = NULL;
+
+	if (len >= sizeof(uint64_t))
+		ctx = machine_context_find(client, import->ctx);
+	if (!ctx)
+		goto out;
+	if (type == SIM_MSG_BO_CREATE && len == sizeof(*create)) {
+		reply.r.status = machine_bo_create(ctx, create->kind,
+						   create->bytes, &bo);
+	} else if (type == SIM_MSG_BO_IMPORT && len == sizeof(*import)) {
+		memory = machine_memory_lookup(fd);
+		if (!memory)
+			goto out;
+		reply.r.status = machine_bo_map(ctx, memory, &bo);
+		if (reply.r.status)
+			machine_memory_put(memory);
+	}
+	if (bo) {
+		reply.va = bo->va;
+		reply.size = bo->size;
+		reply.kind = bo->memory->kind;
+	}
+out:
+	machine_reply(client, &reply, sizeof(reply),
+		      bo && type == SIM_MSG_BO_CREATE ? bo->memory->fd : -1);
+}
+
+static void machine_ctx_request(struct machine_client *client, uint32_t type,
+				const void *payload, uint32_t len)
+{
+	const struct sim_ctx_ref *ref = payload;
+	struct machine_context *ctx = NULL;
+	union {
+		struct sim_reply r;
+		struct sim_query_reply query;
+		struct sim_mem_usage_reply usage;
+	} reply;
+
+	memset(&reply, 0, sizeof(reply));
+	if (len == sizeof(*ref))
+		ctx = machine_context_find(client, ref->ctx);
+	if (!ctx) {
+		machine_reply_status(client, TERN_ERROR_INVALID_ARGUMENT);
+		return;
+	}
+	switch (type) {
+	case SIM_MSG_CTX_CLOSE:
+		machine_context_close(ctx);
+		machine_reply_status(client, TERN_SUCCESS);
+		return;
+	case SIM_MSG_QUERY:
+		machine_context_query(ctx, &reply.query);
+		machine_reply(client, &reply.query, sizeof(reply.query), -1);
+		return;
+	default:
+		pthread_mutex_lock(&ctx->dev->lock);
+		reply.usage.used = ctx->dev->mem_used;
+		reply.usage.total = ctx->dev->mem_total;
+		pthread_mutex_unlock(&ctx->dev->lock);
+		machine_reply(client, &reply.usage, sizeof(reply.usage), -1);
+	}
+}
+
+static void machine_queue_request(struct machine_client *client,
+				  uint32_t type, const void *payload,
+				  uint32_t len)
+{
+	const struct sim_queue_create *create = payload;
+	const struct sim_queue_destroy *destroy = payload;
+	struct sim_queue_reply reply = { .r.status = TERN_ERROR_INVALID_ARGUMENT };
+	struct machine_context *ctx = NULL;
+	struct machine_queue *q;
+
+	if (len >= sizeof(uint64_t))
+		ctx = machine_context_find(client, create->ctx);
+	if (ctx && type == SIM_MSG_QUEUE_CREATE && len == sizeof(*create)) {
+		reply.r.status = machine_queue_create(ctx, create->engine, &q);
+		if (reply.r.status == TERN_SUCCESS)
+			reply.queue = q->id;
+	} else if (ctx && len == sizeof(*destroy)) {
+		q = machine_queue_find(ctx, destroy->queue);
+		if (q) {
+			machine_queue_destroy(q);
+			reply.r.status = TERN_SUCCESS;
+		}
+	}
+	machine_reply(client, &reply, sizeof(reply), -1);
+}
+
+static void machine_machine_request(struct machine_client *client,
+				    uint32_t type, const void *payload,
+				    uint32_t len)
+{
+	struct machine *m = client->machine;
+	struct sim_reason_reply reason = { .r.status = TERN_SUCCESS };
+	struct sim_ports_reply ports;
+
+	if (type == SIM_MSG_PORTS) {
+		memset(&ports, 0, sizeof(ports));
+		if (len == sizeof(struct sim_ports))
+			machine_ports(m, ((const struct sim_ports *)payload)->device,
+				      &ports);
+		else
+			ports.r.status = TERN_ERROR_INVALID_ARGUMENT;
+		machine_reply(client, &ports, sizeof(ports), -1);
+		return;
+	}
+	if (type == SIM_MSG_FAULT && len == sizeof(struct sim_fault)) {
+		reason.r.status = machine_fault(m, payload, reason.reason,
+						sizeof(reason.reason));
+	} else if (type == SIM_MSG_STOP && len == sizeof(struct sim_stop)) {
+		const struct sim_stop *stop = payload;
+
+		pthread_mutex_lock(&m->lock);
+		if (!stop->force && m->client_count > 1) {
+			reason.r.status = TERN_ERROR_NOT_READY;
+			snprintf(reason.reason, sizeof(reason.reason),
+				 "%u other processes use it",
+				 m->client_count - 1);
+		} else {
+			m->stopping = true;
+			pthread_cond_broadcast(&m->cond);
+		}
+		pthread_mutex_unlock(&m->lock);
+	} else {
+		reason.r.status = TERN_ERROR_INVALID_ARGUMENT;
+	}
+	machine_reply(client, &reason, sizeof(reason), -1);
+}
+
+/* Serves one request; -1 ends the connection (a protocol error). */
+static int machine_dispatch(struct machine_client *client, uint32_t type,
+			    union machine_request *req, uint32_t len, int *fds)
+{
+	const struct sim_ctx_open *open_req = (const void *)req;
+	struct sim_ctx_open_reply opened = { .r.status = TERN_SUCCESS };
+	struct machine_context *ctx;
+
+	switch (type) {
+	case SIM_MSG_SUBMIT:
+		return machine_submit(client, &req->submit, len);
+	case SIM_MSG_FENCE_PUT:
+		if (len != sizeof(struct sim_fence_ref))
+			return -1;
+		machine_drop(client, (const void *)req);
+		return 0;
+	case SIM_MSG_CTX_OPEN:
+		if (len != sizeof(*open_req)) {
+			opened.r.status = TERN_ERROR_INVALID_ARGUMENT;
+		} else {
+			opened.r.status = machine_context_open(client,
+							       open_req->device,
+							       &ctx);
+			if (opened.r.status == TERN_SUCCESS)
+				opened.ctx = ctx->id;
+		}
+		return machine_reply(client, &opened, sizeof(opened), -1);
+	case SIM_MSG_CTX_CLOSE:
+	case SIM_MSG_QUERY:
+	case SIM_MSG_MEM_USAGE:
+		machine_ctx_request(client, type, req, len);
+		return 0;
+	case SIM_MSG_BO_CREATE:
+	case SIM_MSG_BO_IMPORT:
+		machine_bo_request(client, type, req, len, fds[0]);
+		return 0;
+	case SIM_MSG_BO_FREE: {
+		const struct sim_bo_free *f = (const void *)req;
+		tern_status_t status = TERN_ERROR_INVALID_ARGUMENT;
+
+		ctx = len == sizeof(*f) ? machine_context_find(client, f->ctx) :
+					  NULL;
+		if (ctx)
+			status = machine_bo_free(ctx, f->va);
+		machine_reply_status(client, status);
+		return 0;
+	}
+	case SIM_MSG_QUEUE_CREATE:
+	case SIM_MSG_QUEUE_DESTROY:
+		machine_queue_request(client, type, req, len);
+		return 0;
+	case SIM_MSG_PORTS:
+	case SIM_MSG_FAULT:
+	case SIM_MSG_STOP:
+		machine_machine_request(client, type, req, len);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Everything the process held goes; then the connection itself. */
+static void machine_client_end(struct machine_client *client)
+{
+	struct machine *m = client->machine;
+	struct machine_client **link;
+	uint32_t i;
+
+	while (client->contexts)
+		machine_context_close(client->contexts);
+	for (i = 0; i < client->held_cap; i++)
+		machine_fence_put(client->held[i].fence);
+	free(client->held);
+	if (client->fences)
+		munmap(client->fences, SIM_FENCE_TABLE_BYTES);
+	close(client->sock);
+
+	pthread_mutex_lock(&m->lock);
+	for (link = &m->clients; *link; link = &(*link)->next) {
+		if (*link == client) {
+			*link = client->next;
+			break;
+		}
+	}
+	if (--m->client_count == 0)
+		m->idle_since_ns = machine_clock_ns();
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	free(client);
+}
+
+void *machine_client_main(void *arg)
+{
+	struct machine_client *client = arg;
+	union machine_request *req = malloc(sizeof(*req));
+	int fds[SIM_WIRE_MAX_FDS];
+	uint32_t type, len;
+	bool greeted = false;
+	int ret, i;
+
+	machine_client_identify(client);
+	while (req) {
+		ret = sim_wire_recv(client->sock, &type, req, sizeof(*req),
+				    &len, fds);
+		if (ret)
+			break;
+		if (!greeted) {
+			ret = type == SIM_MSG_HELLO ?
+			      machine_hello(client, &req->hello, len, fds[0]) :
+			      -1;
+			greeted = ret == 0;
+		} else {
+			ret = machine_dispatch(client, type, req, len, fds);
+		}
+		for (i = 0; i < SIM_WIRE_MAX_FDS; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (ret) {
+			/* Seen only with --foreground: stderr is /dev/null. */
+			fprintf(stderr, "tern-simd: pid %d: bad message %u "
+				"(%u bytes): connection closed\n",
+				(int)client->pid, type, len);
+			break;
+		}
+	}
+	free(req);
+	machine_client_end(client);
+	return NULL;
+}

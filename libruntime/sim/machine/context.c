@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Contexts: one tern_device_open() of a device, the counterpart of an
+ * open file of tern.ko: its own address space and queues. Closing one,
+ * whether the process asked or went away, ends its jobs at once (those
+ * not started are dropped, a running one stops at its next step) and
+ * frees what it held, as closing a file does. A device's engines run
+ * while any context of it is open.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "tern_model.h"
+
+int machine_context_open(struct machine_client *client, uint32_t device,
+			 struct machine_context **out)
+{
+	struct machine *m = client->machine;
+	struct machine_context *ctx;
+	struct machine_device *dev;
+	tern_status_t status = TERN_SUCCESS;
+
+	if (device >= (uint32_t)m->device_count)
+		return TERN_ERROR_INVALID_DEVICE;
+	dev = &m->devices[device];
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	ctx->id = machine_next_id(m);
+	ctx->dev = dev;
+	ctx->client = client;
+	pthread_rwlock_init(&ctx->va_lock, NULL);
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->open_count == 0)
+		status = machine_engines_start(dev);
+	if (status == TERN_SUCCESS)
+		dev->open_count++;
+	pthread_mutex_unlock(&dev->lock);
+	if (status) {
+		pthread_rwlock_destroy(&ctx->va_lock);
+		free(ctx);
+		return status;
+	}
+	/* Listed last, so that tern-inspect shows contexts in open order. */
+	pthread_mutex_lock(&m->lock);
+	{
+		struct machine_context **link = &client->contexts;
+
+		while (*link)
+			link = &(*link)->next;
+		*link = ctx;
+	}
+	pthread_mutex_unlock(&m->lock);
+	*out = ctx;
+	return TERN_SUCCESS;
+}
+
+struct machine_context *machine_context_find(struct machine_client *client,
+					     uint64_t id)
+{
+	struct machine_context *ctx;
+
+	for (ctx = client->contexts; ctx; ctx = ctx->next)
+		if (ctx->id == id)
+			return ctx;
+	return NULL;
+}
+
+void machine_context_close(struct machine_context *ctx)
+{
+	struct machine_device *dev = ctx->dev;
+	struct machine *m = dev->machine;
+	struct machine_context **link;
+	unsigned int e;
+
+	atomic_store(&ctx->dead, true);
+	for (e = 0; e < MACHINE_ENGINES; e++)
+		machine_engine_kick(&dev->engines[e]);
+	while (ctx->queues)
+		machine_queue_destroy(ctx->queues);
+	while (ctx->bo_count)
+		machine_bo_free(ctx, ctx->bos[ctx->bo_count - 1]->va);
+
+	pthread_mutex_lock(&m->lock);
+	for (link = &ctx->client->contexts; *link; link = &(*link)->next) {
+		if (*link == ctx) {
+			*link = ctx->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	free(ctx->bos);
+	pthread_rwlock_destroy(&ctx->va_lock);
+	free(ctx);
+
+	pthread_mutex_lock(&dev->lock);
+	if (--dev->open_count == 0)
+		machine_engines_stop(dev);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void machine_context_query(struct machine_context *ctx,
+			   struct sim_query_reply *reply)
+{
+	struct machine *m = ctx->dev->machine;
+	int index = ctx->dev->index;
+
+	snprintf(reply->node, sizeof(reply->node), "sim:%d", index);
+	reply->memory_bytes = ctx->dev->mem_total;
+	reply->capabilities = TERN_DEVICE_CAP_MOCK |
+			      TERN_DEVICE_CAP_HOST_MEMORY |
+			      TERN_DEVICE_CAP_SEMAPHORE |
+			      TERN_DEVICE_CAP_TIMESTAMP |
+			      TERN_DEVICE_CAP_PEER_MEMORY |
+			      TERN_DEVICE_CAP_ABORTABLE_WAIT;
+	if (m->fabric.port_count[index])
+		reply->capabilities |= TERN_DEVICE_CAP_FABRIC;
+	if (m->has_reduce)
+		reply->capabilities |= TERN_DEVICE_CAP_REDUCE |
+				       TERN_DEVICE_CAP_REDUCE_DIVIDE;
+	reply->clock_hz = TERN_MODEL_CLOCK_HZ;
+	reply->engine_count = MACHINE_ENGINES;
+	reply->fabric_port_count = m->fabric.port_count[index];
+	reply->fabric_id = index;
+	reply->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
+	reply->max_waits = TERN_MODEL_MAX_IN_SYNCOBJS;
+}
+
+void machine_ports(struct machine *m, uint32_t device,
+		   struct sim_ports_reply *reply)
+{
+	u32 port, n;
+
+	if (device >= (uint32_t)m->device_count) {
+		reply->r.status = TERN_ERROR_INVALID_DEVICE;
+		return;
+	}
+	n = m->fabric.port_count[device];
+	for (port = 0; port < n && port < SIM_MAX_PORTS; port++) {
+		struct tern_fabric_port_view view;
+		tern_port_info_t *info = &reply->ports[port];
+
+		if (tern_fabric_port_view(&m->fabric, device, port, &view)) {
+			reply->r.status = TERN_ERROR_BACKEND;
+			return;
+		}
+		info->port = port;
+		info->state = (tern_link_state_t)view.state;
+		info->peer_device = view.state == TERN_PORT_UNCONNECTED ?
+				    -1 : (int)view.peer_device;
+		info->peer_port = view.peer_port;
+		info->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
+		info->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
+		info->tx_bytes = view.tx_bytes;
+		info->rx_bytes = view.rx_bytes;
+		info->tx_packets = view.tx_packets;
+		info->rx_packets = view.rx_packets;
+		info->errors = view.errors;
+	}
+	reply->count = n;
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated machine: Tern devices in a process of their own
+ * (tern-simd), shared by every process of one user, executing packets with
+ * the device model tern.ko's mock hardware uses.
+ *
+ * Its objects follow the driver's: a machine_device is the chip (memory,
+ * engines, counters); a machine_client is one process's connection, the
+ * counterpart of the files a process has open; a machine_context is one
+ * tern_device_open() of a device (its own address space and queues), the
+ * counterpart of one open file. Engines are threads. A client that goes
+ * away (its socket closes) takes everything it held with it.
+ */
+#ifndef TERN_MACHINE_H
+#define TERN_MACHINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "sim/wire.h"
+#include "tern_accel.h"
+#include "tern_fabric.h"
+
+#define MACHINE_MAX_DEVICES	64
+#define MACHINE_ENGINES		4
+#define MACHINE_PAGE_SIZE	4096ull
+/* The driver's per-file device address space. */
+#define MACHINE_VA_BASE		(4ull << 30)
+#define MACHINE_VA_SIZE		(TERN_VA_LIMIT - MACHINE_VA_BASE)
+
+struct machine_engine;
+struct machine_client;
+
+/* A job's completion, inside the machine. */
+struct machine_fence {
+	atomic_uint refs;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* waiters inside the machine */
+	bool signaled;
+	tern_status_t status;
+	struct machine_engine **watchers;	/* engines to wake on signal */
+	uint32_t watcher_count, watcher_cap;
+	/* Where the client learns of it: its fence table's slot. */
+	struct machine_client *client;
+	uint32_t slot, gen;
+};
+
+struct machine_context;
+
+struct machine_job {
+	struct machine_job *next;
+	uint64_t seq;			/* engine-wide submission order */
+	struct machine_fence *fence;
+	struct machine_fence **deps;
+	uint32_t dep_count;
+	tern_status_t early;		/* set: fail at once with this */
+	uint32_t size;
+	uint64_t packets[];
+};
+
+struct machine_queue {
+	uint64_t id;
+	struct machine_context *ctx;
+	struct machine_engine *engine;
+	struct machine_queue *next;		/* the engine's queues */
+	struct machine_queue *ctx_next;		/* the context's queues */
+	struct machine_job *head, *tail;	/* not yet started */
+	struct machine_fence *last;		/* newest job's fence, or NULL */
+};
+
+struct machine_engine_stats {
+	uint64_t busy_ns;
+	uint64_t jobs_completed, jobs_failed, timeouts, resets, hang_resets;
+};
+
+struct machine_engine {
+	struct machine_device *dev;
+	uint32_t index;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool running, stop, kicked;
+	bool poll;			/* a dependency could not be watched */
+	struct machine_queue *queues;
+	uint64_t next_seq;
+	struct machine_context *busy;	/* running a job of, or NULL */
+	atomic_bool hung;		/* engine_hang: no progress */
+	struct machine_engine_stats stats;	/* engine lock */
+};
+
+struct machine_device {
+	struct machine *machine;
+	int index;
+	uint64_t mem_total;
+	pthread_mutex_t lock;	/* memory, open_count, engine threads, errors */
+	uint64_t mem_used, mem_host_used;
+	uint32_t buffer_count;
+	unsigned int open_count;
+	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	struct machine_engine engines[MACHINE_ENGINES];
+};
+
+/*
+ * The pages of one buffer: a sealed memfd that the machine maps and hands
+ * to the owning process, shared by the buffer and its imports; they stay
+ * until the last of them is freed. @refs is the share table's (share.c).
+ */
+struct machine_memory {
+	struct machine_device *dev;	/* the device whose memory it is */
+	tern_memory_kind_t kind;
+	uint64_t size;			/* page-rounded */
+	void *cpu;
+	int fd;
+	uint64_t st_dev, st_ino;	/* the memfd's identity */
+	unsigned int refs;
+};
+
+struct machine_bo {
+	uint64_t va, size;
+	struct machine_memory *memory;
+	bool imported;		/* another buffer's memory: not charged here */
+};
+
+struct machine_context {
+	uint64_t id;
+	struct machine_device *dev;
+	struct machine_client *client;
+	struct machine_context *next;	/* the client's contexts */
+	atomic_bool dead;		/* closing: its jobs end now */
+	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
+	struct machine_bo **bos;	/* sorted by address */
+	size_t bo_count, bo_cap;
+	struct machine_queue *queues;	/* the client thread's alone */
+	/* What tern-inspect shows of it (counters: atomics). */
+	uint64_t mem_device, mem_host;	/* va_lock */
+	atomic_uint_fast64_t jobs_submitted, jobs_active, busy_ns;
+};
+
+/* A fence the client holds, by slot: its generation and the fence. */
+struct machine_fence_entry {
+	uint32_t gen;
+	struct machine_fence *fence;
+};
+
+struct machine_client {
+	struct machine *machine;
+	uint64_t id;
+	int sock;
+	int32_t pid;
+	uint32_t uid;
+	char comm[32];
+	pthread_t thread;
+	struct machine_client *next;	/* the machine's clients */
+	uint64_t *fences;		/* its fence table, mapped */
+	struct machine_fence_entry *held;	/* by slot */
+	uint32_t held_cap;
+	struct machine_context *contexts;
+};
+
+struct machine {
+	struct sim_shape shape;
+	bool persistent;		/* stays with no client */
+	uint64_t idle_ns;		/* else exits after that long without */
+	uint64_t started_ns;		/* CLOCK_REALTIME */
+	uint64_t job_timeout_ns;
+	struct tern_fabric fabric;	/* fabric id = device index */
+	bool has_reduce;		/* the model knows REDUCE */
+	int device_count;
+	struct machine_device devices[MACHINE_MAX_DEVICES];
+
+	pthread_mutex_t lock;		/* clients, ids, stopping */
+	pthread_cond_t cond;		/* a client went */
+	struct machine_client *clients;
+	unsigned int client_count;
+	uint64_t next_id;
+	uint64_t idle_since_ns;		/* CLOCK_MONOTONIC; 0 while clients */
+	bool stopping;
+};
+
+/* machine.c */
+uint64_t machine_clock_ns(void);
+/*
+ * Sets @m up for @shape (checked here: a bad shape gets a sentence in
+ * @reason). 0 or -EINVAL.
+ */
+int machine_init(struct machine *m, const struct sim_shape *shape,
+		 char *reason, size_t reason_len);
+uint64_t machine_next_id(struct machine *m);
+/* Serves @sock, a connected client, on a thread of its own. */
+int machine_client_start(struct machine *m, int sock);
+/*
+ * Waits while clients remain (STOP without force) or until @m is to go
+ * (STOP, or idle too long); returns when it should exit.
+ */
+void machine_wait_until_done(struct machine *m);
+
+/* client.c: one process's connection */
+void *machine_client_main(void *arg);
+
+/* context.c: opening and closing a device */
+int machine_context_open(struct machine_client *client, uint32_t device,
+			 struct machine_context **out);
+void machine_context_close(struct machine_context *ctx);
+struct machine_context *machine_context_find(struct machine_client *client,
+					     uint64_t id);
+void machine_context_query(struct machine_context *ctx,
+			   struct sim_query_reply *reply);
+void machine_ports(struct machine *m, uint32_t device,
+		   struct sim_ports_reply *reply);
+
+/* memory.c */
+tern_status_t machine_bo_create(struct machine_context *ctx,
+				tern_memory_kind_t kind, uint64_t bytes,
+				struct machine_bo **out);
+/* Maps @memory (one reference taken by the caller) into @ctx. */
+tern_status_t machine_bo_map(struct machine_context *ctx,
+			     struct machine_memory *memory,
+			     struct machine_bo **out);
+tern_status_t machine_bo_free(struct machine_context *ctx, uint64_t va);
+void *machine_translate(void *ctx, uint64_t va, uint64_t len, uint32_t *owner);
+/* Pages of @size bytes, charged to @dev for device placement, zeroed. */
+tern_status_t machine_pages_alloc(struct machine_device *dev,
+				  tern_memory_kind_t kind, uint64_t size,
+				  struct machine_memory *memory);
+void machine_pages_free(struct machine_memory *memory);
+
+/* share.c: every buffer's memory, found again by its memfd */
+tern_status_t machine_memory_create(struct machine_device *dev,
+				    tern_memory_kind_t kind, uint64_t size,
+				    struct machine_memory **out);
+void machine_memory_put(struct machine_memory *memory);
+/* The memory @fd names, with a reference, or NULL. */
+struct machine_memory *machine_memory_lookup(int fd);
+
+/* fence.c */
+struct machine_fence *machine_fence_create(struct machine_client *client,
+					   uint32_t slot, uint32_t gen);
+struct machine_fence *machine_fence_get(struct machine_fence *fence);
+void machine_fence_put(struct machine_fence *fence);
+void machine_fence_signal(struct machine_fence *fence, tern_status_t status);
+/* True if signalled; otherwise @engine is woken when it is. */
+bool machine_fence_ready_or_watch(struct machine_fence *fence,
+				  struct machine_engine *engine);
+void machine_fence_wait(struct machine_fence *fence);
+
+/* engine.c: the engines, their queues, jobs */
+tern_status_t machine_engines_start(struct machine_device *dev);
+void machine_engines_stop(struct machine_device *dev);
+void machine_engine_kick(struct machine_engine *engine);
+tern_status_t machine_queue_create(struct machine_context *ctx,
+				   uint32_t engine,
+				   struct machine_queue **out);
+/* Jobs already submitted run first (or end at once if @ctx is dead). */
+void machine_queue_destroy(struct machine_queue *q);
+struct machine_queue *machine_queue_find(struct machine_context *ctx,
+					 uint64_t id);
+/* Queues @job (its fence and dependencies set) behind @q's others. */
+void machine_job_queue(struct machine_queue *q, struct machine_job *job);
+
+/* fault.c */
+tern_status_t machine_fault(struct machine *m, const struct sim_fault *req,
+			    char *reason, size_t reason_len);
+
+#endif /* TERN_MACHINE_H */

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What libtern's simulator backend and the simulated machine (tern-simd,
+ * machine/) say to each other over the machine's Unix socket.
+ *
+ * One connection per process, the counterpart of the open files of
+ * tern.ko: when it closes (the process exits or dies), the machine frees
+ * everything it held. Every message is a header and a payload; file
+ * descriptors travel with it (SCM_RIGHTS). A request gets exactly one
+ * reply, except SUBMIT and FENCE_PUT, which get none: a job's result is
+ * written into the process's fence table, a shared page the process waits
+ * on with a futex, so that the hot path is one write on the socket.
+ *
+ * The machine and the library must be the same build (version and
+ * SIM_WIRE_VERSION): HELLO refuses anything else.
+ */
+#ifndef TERN_SIM_WIRE_H
+#define TERN_SIM_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tern.h"
+#include "tern_model.h"
+
+#define SIM_WIRE_MAGIC		"ternsim"
+#define SIM_WIRE_VERSION	1
+/* The largest payload: a SUBMIT with every wait and the most packets. */
+#define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
+#define SIM_WIRE_MAX_FDS	2
+
+/*
+ * The fence table: SIM_FENCE_SLOTS 64-bit words in a sealed memfd the
+ * process makes and hands over in HELLO. Word layout: bits 0-31 the
+ * futex word, (generation << 1) | done; bits 32-63 the job's
+ * tern_status_t once done. The machine ends a fence with one
+ * compare-and-swap from (gen << 1) to the done value, so a slot the
+ * process has reused for a newer generation is never overwritten.
+ */
+#define SIM_FENCE_SLOTS		(1u << 20)
+#define SIM_FENCE_TABLE_BYTES	((uint64_t)SIM_FENCE_SLOTS * 8)
+
+static inline uint64_t sim_fence_word_pending(uint32_t gen)
+{
+	return (uint64_t)(gen << 1);
+}
+
+static inline uint64_t sim_fence_word_done(uint32_t gen, tern_status_t status)
+{
+	return ((uint64_t)(uint32_t)status << 32) | (gen << 1) | 1u;
+}
+
+enum sim_msg_type {
+	SIM_MSG_HELLO = 1,
+	SIM_MSG_CTX_OPEN,
+	SIM_MSG_CTX_CLOSE,
+	SIM_MSG_QUERY,
+	SIM_MSG_MEM_USAGE,
+	SIM_MSG_PORTS,
+	SIM_MSG_FAULT,
+	SIM_MSG_BO_CREATE,
+	SIM_MSG_BO_FREE,
+	SIM_MSG_BO_IMPORT,
+	SIM_MSG_QUEUE_CREATE,
+	SIM_MSG_QUEUE_DESTROY,
+	SIM_MSG_SUBMIT,		/* no reply */
+	SIM_MSG_FENCE_PUT,	/* no reply */
+	SIM_MSG_STOP,
+	SIM_MSG_TYPE_COUNT,
+	SIM_MSG_REPLY = 0x100,
+};
+
+struct sim_msg_header {
+	uint32_t type;
+	uint32_t size;		/* payload bytes that follow */
+};
+
+/* What a machine is: fixed when it starts. */
+struct sim_shape {
+	uint32_t devices;
+	uint32_t mem_mb;
+	uint32_t job_timeout_ms;
+	uint32_t pad;
+	char topology[128];	/* as tern_fabric_init() takes it; "" = auto */
+};
+
+/* Which fields of the shape a process asks for (the rest: any). */
+#define SIM_WANT_DEVICES	(1u << 0)
+#define SIM_WANT_MEM_MB		(1u << 1)
+#define SIM_WANT_TIMEOUT	(1u << 2)
+#define SIM_WANT_TOPOLOGY	(1u << 3)
+
+/* HELLO, with the fence table's memfd. */
+struct sim_hello {
+	char magic[8];
+	uint32_t wire_version;
+	uint32_t want;		/* SIM_WANT_* */
+	char lib_version[16];
+	struct sim_shape shape;
+};
+
+struct sim_hello_reply {
+	int32_t status;
+	uint32_t wire_version;
+	char lib_version[16];
+	int32_t pid;		/* the machine's */
+	uint32_t persistent;	/* started with --persistent */
+	struct sim_shape shape;
+	uint64_t started_ns;	/* CLOCK_REALTIME */
+	char reason[256];	/* why status is not TERN_SUCCESS */
+};
+
+/* Every other reply begins with this. */
+struct sim_reply {
+	int32_t status;
+	uint32_t pad;
+};
+
+struct sim_ctx_open { uint32_t device; uint32_t pad; };
+struct sim_ctx_open_reply { struct sim_reply r; uint64_t ctx; };
+struct sim_ctx_ref { uint64_t ctx; };	/* CTX_CLOSE, QUERY, MEM_USAGE */
+
+struct sim_query_reply {
+	struct sim_reply r;
+	char node[64];
+	uint64_t memory_bytes;
+	uint64_t capabilities;	/* TERN_DEVICE_CAP_* */
+	uint64_t clock_hz;
+	uint32_t engine_count;
+	uint32_t fabric_port_count;
+	uint32_t max_submit_bytes;
+	uint32_t max_waits;
+	int32_t fabric_id;
+	uint32_t pad;
+};
+
+struct sim_mem_usage_reply { struct sim_reply r; uint64_t used, total; };
+
+#define SIM_MAX_PORTS		64
+struct sim_ports { uint32_t device; uint32_t pad; };
+struct sim_ports_reply {
+	struct sim_reply r;
+	uint32_t count;
+	uint32_t pad;
+	tern_port_info_t ports[SIM_MAX_PORTS];
+};
+
+/*
+ * FAULT: the same words tern.ko's debugfs takes, file by file:
+ * "fabric_link" ("<port> down|up|error"), "mem_error"
+ * ("correctable|uncorrectable [OFFSET]"), "engine_hang" ("<engine>").
+ */
+struct sim_fault {
+	uint32_t device;
+	uint32_t pad;
+	char file[32];
+	char line[96];
+};
+/* FAULT's and STOP's reply: why it was refused. */
+struct sim_reason_reply { struct sim_reply r; char reason[160]; };
+
+struct sim_bo_create { uint64_t ctx; uint32_t kind; uint32_t pad; uint64_t bytes; };
+/* BO_CREATE's reply carries the memory's memfd; BO_IMPORT's none. */
+struct sim_bo_reply {
+	struct sim_reply r;
+	uint64_t va;		/* also the buffer's name in BO_FREE */
+	uint64_t size;
+	uint32_t kind;
+	uint32_t pad;
+};
+struct sim_bo_free { uint64_t ctx; uint64_t va; };
+struct sim_bo_import { uint64_t ctx; };	/* with the exported memfd */
+
+struct sim_queue_create { uint64_t ctx; uint32_t engine; uint32_t pad; };
+struct sim_queue_reply { struct sim_reply r; uint64_t queue; };
+struct sim_queue_destroy { uint64_t ctx; uint64_t queue; };
+
+struct sim_fence_ref { uint32_t slot, gen; };
+
+/* SUBMIT: this, @wait_count fence refs, then @size bytes of packets. */
+struct sim_submit {
+	uint64_t ctx;
+	uint64_t queue;
+	struct sim_fence_ref fence;
+	uint32_t size;
+	uint32_t wait_count;
+};
+
+struct sim_stop { uint32_t force; uint32_t pad; };
+
+/*
+ * Sends one message: header, @len bytes of @payload (and @extra, @extra_len
+ * bytes more, when not NULL) and @nfds descriptors. 0 or -errno.
+ */
+int sim_wire_send(int sock, uint32_t type, const void *payload, uint32_t len,
+		  const void *extra, uint32_t extra_len, const int *fds,
+		  int nfds);
+
+/*
+ * Receives one message into @buf (@cap bytes): its type, payload length
+ * and up to SIM_WIRE_MAX_FDS descriptors (-1 for those not sent; the
+ * caller owns and closes the others). 0, -EPIPE when the peer closed
+ * cleanly before a message, -EPROTO for a malformed one, or -errno.
+ */
+int sim_wire_recv(int sock, uint32_t *type, void *buf, uint32_t cap,
+		  uint32_t *len, int fds[SIM_WIRE_MAX_FDS]);
+
+/* Copies @src into @dst of @size bytes, always terminated. */
+void sim_wire_strcpy(char *dst, const char *src, unsigned long size);
+
+#endif /* TERN_SIM_WIRE_H */
