@@ -10,8 +10,8 @@
  * imports its peers' areas and plans the same rings tern_comm_init_all
  * would. The connections stay, to carry failures (link.c). A rank that
  * does not arrive within TERN_COMM_INIT_TIMEOUT_MS (default 30000) fails
- * every rank's init with TERN_ERROR_PEER_FAILED. Kernel backend only: simulated devices live inside one process,
- * so other processes cannot reach them (TERN_ERROR_NOT_SUPPORTED).
+ * every rank's init with TERN_ERROR_PEER_FAILED. On both backends: the
+ * simulated machine's devices are every process's, as tern.ko's are.
  */
 #include <errno.h>
 #include <poll.h>
@@ -49,12 +49,11 @@ struct coll_hello {
 _Static_assert(sizeof(struct coll_id) <= TERN_UNIQUE_ID_BYTES,
 	       "the id fits tern_unique_id_t");
 
-static bool coll_backend_is_kernel(void)
+static bool coll_backend_ready(void)
 {
 	const struct tern_backend_ops *ops;
 
-	return tern_backend_ops_get(&ops) == TERN_SUCCESS &&
-	       ops->kind == TERN_BACKEND_KERNEL;
+	return tern_backend_ops_get(&ops) == TERN_SUCCESS;
 }
 
 TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
@@ -63,7 +62,7 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 
 	if (!id)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (!coll_backend_is_kernel())
+	if (!coll_backend_ready())
 		return TERN_ERROR_NOT_SUPPORTED;
 	memcpy(cid.magic, COLL_ID_MAGIC, sizeof(cid.magic));
 	if (getrandom(cid.nonce, sizeof(cid.nonce), 0) != sizeof(cid.nonce))
@@ -394,9 +393,6 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	    rank < 0 || rank >= nranks ||
 	    !tern_handle_valid(dev, TERN_HANDLE_DEVICE))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	/* Before the id: the one tern_get_unique_id() could not make here. */
-	if (dev->ops->kind != TERN_BACKEND_KERNEL)
-		return TERN_ERROR_NOT_SUPPORTED;
 	memcpy(&cid, id->internal, sizeof(cid));
 	if (memcmp(cid.magic, COLL_ID_MAGIC, sizeof(cid.magic)) != 0)
 		return TERN_ERROR_INVALID_ARGUMENT;

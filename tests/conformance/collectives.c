@@ -728,20 +728,7 @@ static void init_rank_alone(void)
 
 static void test_one_rank_per_process(void **state)
 {
-	tern_unique_id_t id;
-
 	(void)state;
-	if (conf.backend == TERN_BACKEND_SIM) {
-		tern_comm_t comm;
-
-		/* Simulated devices cannot be shared between processes. */
-		memset(&id, 0, sizeof(id));
-		assert_status(tern_get_unique_id(&id), TERN_ERROR_NOT_SUPPORTED);
-		/* Nor can the id it could not make be used: the same answer. */
-		assert_status(tern_comm_init_rank(&comm, 1, &id, 0, cc.dev[0]),
-			      TERN_ERROR_NOT_SUPPORTED);
-		skip();
-	}
 	need_collectives();
 	run_rank_processes(cc.n < 8 ? cc.n : 8, -1, false, false);
 	if (cc.n >= 2) {
