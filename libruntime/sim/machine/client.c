@@ -126,25 +126,6 @@ static void machine_hello_check(struct machine *m, const struct sim_hello *h,
 			 "'%.100s'", m->fabric.spec, want->topology);
 }
 
-/* Maps the fence table @fd: a sealed memfd of the size wire.h sets. */
-static tern_status_t machine_map_fences(struct machine_client *client, int fd)
-{
-	struct stat st;
-	int seals;
-	void *table;
-
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) ||
-	    (uint64_t)st.st_size != SIM_FENCE_TABLE_BYTES)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	table = mmap(NULL, SIM_FENCE_TABLE_BYTES, PROT_READ | PROT_WRITE,
-		     MAP_SHARED, fd, 0);
-	if (table == MAP_FAILED)
-		return TERN_ERROR_OUT_OF_MEMORY;
-	client->fences = table;
-	return TERN_SUCCESS;
-}
-
 static int machine_hello(struct machine_client *client,
 			 const struct sim_hello *hello, uint32_t len, int fd)
 {
@@ -173,7 +154,8 @@ static int machine_hello(struct machine_client *client,
 				    sizeof(reply.reason));
 		if (reply.reason[0])
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
-		else if (fd < 0 || machine_map_fences(client, fd))
+		else if (fd < 0 ||
+			 !(client->fences = machine_fence_table_map(fd)))
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
 	}
 	machine_reply(client, &reply, sizeof(reply), -1);
@@ -259,7 +241,7 @@ static int machine_submit(struct machine_client *client,
 	if (!job)
 		return -1;
 	job->size = req->size;
-	job->fence = machine_fence_create(client, req->fence.slot,
+	job->fence = machine_fence_create(client->fences, req->fence.slot,
 					  req->fence.gen);
 	if (!job->fence || machine_hold(client, &req->fence, job->fence))
 		goto fail;
@@ -512,8 +494,7 @@ static void machine_client_end(struct machine_client *client)
 	for (i = 0; i < client->held_cap; i++)
 		machine_fence_put(client->held[i].fence);
 	free(client->held);
-	if (client->fences)
-		munmap(client->fences, SIM_FENCE_TABLE_BYTES);
+	machine_fence_table_put(client->fences);
 	close(client->sock);
 
 	pthread_mutex_lock(&m->lock);

@@ -9,18 +9,55 @@
  *
  * The slot is written only if it still holds this fence's generation: a
  * process that has let the fence go may already use the slot for a newer
- * one. The table stays mapped until the client has gone and its every
- * job has ended, so a late signal never writes into freed memory.
+ * one. The table stays mapped while the client or any of its fences
+ * holds it, so a late signal never writes into freed memory.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "machine.h"
 
-struct machine_fence *machine_fence_create(struct machine_client *client,
+struct machine_fence_table *machine_fence_table_map(int fd)
+{
+	struct machine_fence_table *table;
+	struct stat st;
+	void *words;
+	int seals;
+
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) ||
+	    (uint64_t)st.st_size != SIM_FENCE_TABLE_BYTES)
+		return NULL;
+	table = calloc(1, sizeof(*table));
+	if (!table)
+		return NULL;
+	words = mmap(NULL, SIM_FENCE_TABLE_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (words == MAP_FAILED) {
+		free(table);
+		return NULL;
+	}
+	atomic_init(&table->refs, 1);
+	table->words = words;
+	return table;
+}
+
+void machine_fence_table_put(struct machine_fence_table *table)
+{
+	if (!table || atomic_fetch_sub_explicit(&table->refs, 1,
+						memory_order_acq_rel) != 1)
+		return;
+	munmap(table->words, SIM_FENCE_TABLE_BYTES);
+	free(table);
+}
+
+struct machine_fence *machine_fence_create(struct machine_fence_table *table,
 					   uint32_t slot, uint32_t gen)
 {
 	struct machine_fence *fence = calloc(1, sizeof(*fence));
@@ -30,7 +67,10 @@ struct machine_fence *machine_fence_create(struct machine_client *client,
 	atomic_init(&fence->refs, 1);
 	pthread_mutex_init(&fence->lock, NULL);
 	pthread_cond_init(&fence->cond, NULL);
-	fence->client = client;
+	if (table)
+		atomic_fetch_add_explicit(&table->refs, 1,
+					  memory_order_relaxed);
+	fence->table = table;
 	fence->slot = slot;
 	fence->gen = gen;
 	return fence;
@@ -48,6 +88,7 @@ void machine_fence_put(struct machine_fence *fence)
 						memory_order_acq_rel) != 1)
 		return;
 	free(fence->watchers);
+	machine_fence_table_put(fence->table);
 	pthread_cond_destroy(&fence->cond);
 	pthread_mutex_destroy(&fence->lock);
 	free(fence);
@@ -59,9 +100,9 @@ static void machine_fence_report(struct machine_fence *fence,
 {
 	uint64_t *word, expected;
 
-	if (!fence->client || fence->slot >= SIM_FENCE_SLOTS)
+	if (!fence->table || fence->slot >= SIM_FENCE_SLOTS)
 		return;
-	word = &fence->client->fences[fence->slot];
+	word = &fence->table->words[fence->slot];
 	expected = sim_fence_word_pending(fence->gen);
 	if (__atomic_compare_exchange_n(word, &expected,
 					sim_fence_word_done(fence->gen, status),

@@ -34,6 +34,16 @@
 struct machine_engine;
 struct machine_client;
 
+/*
+ * A process's fence table, mapped. Its fences hold it too: an engine may
+ * signal a fence after the process has gone, and must not write into a
+ * table already unmapped.
+ */
+struct machine_fence_table {
+	atomic_uint refs;
+	uint64_t *words;
+};
+
 /* A job's completion, inside the machine. */
 struct machine_fence {
 	atomic_uint refs;
@@ -44,7 +54,7 @@ struct machine_fence {
 	struct machine_engine **watchers;	/* engines to wake on signal */
 	uint32_t watcher_count, watcher_cap;
 	/* Where the client learns of it: its fence table's slot. */
-	struct machine_client *client;
+	struct machine_fence_table *table;
 	uint32_t slot, gen;
 };
 
@@ -154,7 +164,7 @@ struct machine_client {
 	char comm[32];
 	pthread_t thread;
 	struct machine_client *next;	/* the machine's clients */
-	uint64_t *fences;		/* its fence table, mapped */
+	struct machine_fence_table *fences;
 	struct machine_fence_entry *held;	/* by slot */
 	uint32_t held_cap;
 	struct machine_context *contexts;
@@ -236,7 +246,10 @@ void machine_memory_put(struct machine_memory *memory);
 struct machine_memory *machine_memory_lookup(int fd);
 
 /* fence.c */
-struct machine_fence *machine_fence_create(struct machine_client *client,
+/* Maps @fd, a sealed memfd of the size wire.h sets; NULL if it is not. */
+struct machine_fence_table *machine_fence_table_map(int fd);
+void machine_fence_table_put(struct machine_fence_table *table);
+struct machine_fence *machine_fence_create(struct machine_fence_table *table,
 					   uint32_t slot, uint32_t gen);
 struct machine_fence *machine_fence_get(struct machine_fence *fence);
 void machine_fence_put(struct machine_fence *fence);
