@@ -226,7 +226,8 @@ static tern_status_t sim_ports(struct tern_be_device *bdev,
 
 		if (n > SIM_MAX_PORTS)
 			n = SIM_MAX_PORTS;
-		memcpy(ports, reply->ports, n * sizeof(*ports));
+		if (n)
+			memcpy(ports, reply->ports, n * sizeof(*ports));
 		*count = reply->count;
 	}
 	free(reply);
