@@ -9,9 +9,10 @@
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_reduce, test_api,
-#                     test_collectives and test_comm, native
+#                     test_collectives, test_comm and test_machine, native
 #   asan/*            test_model, test_fabric, test_reduce, test_api,
-#                     test_conformance, test_collectives and test_comm
+#                     test_conformance, test_collectives, test_comm and
+#                     test_machine
 #                     (simulator)
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
@@ -226,6 +227,7 @@ export TERN_BACKEND=sim TERN_SIM_MEM_MB=64
 # The suites' simulated machines: their own directory, one machine per
 # shape (TERN_SIM_MACHINE=auto), gone a few seconds after their last use.
 TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)
+NATIVE_SIM_DIR=$TERN_SIM_DIR
 export TERN_SIM_DIR TERN_SIM_MACHINE=auto TERN_SIM_IDLE_MS=3000
 export TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -236,6 +238,12 @@ suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
+suite unit/machine "$BUILD/tests/test_machine"
+# The sanitizer suites' machine is a sanitizer build too, in a directory
+# of its own so that no native machine is shared with them.
+TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)
+ASAN_SIM_DIR=$TERN_SIM_DIR
+TERN_SIM_DAEMON=$PWD/$ASAN_BUILD/tern-simd
 suite asan/model "$ASAN_BUILD/tests/test_model"
 suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
@@ -243,15 +251,19 @@ suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
+suite asan/machine "$ASAN_BUILD/tests/test_machine"
+suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
+TERN_SIM_DIR=$NATIVE_SIM_DIR
+TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd
 suite tsan/api "$TSAN_BUILD/tests/test_api"
 suite tsan/comm "$TSAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"
-suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"
 unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS
-unset TERN_SIM_MACHINE TERN_SIM_IDLE_MS TERN_SIM_DAEMON
+unset TERN_SIM_MACHINE TERN_SIM_IDLE_MS TERN_SIM_DAEMON TERN_SIM_DIR
+rm -rf "$NATIVE_SIM_DIR" "$ASAN_SIM_DIR"
 step fuzz-model env MAKE="$MAKE" BUILD="$BUILD" tests/fuzz/model/run.sh --check \
 	--time "${TERN_CHECK_FUZZ_TIME:-45}" || true
 

@@ -185,12 +185,6 @@ static void test_killed_process_releases_memory(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (conf.backend == TERN_BACKEND_SIM) {
-		print_message("skipped: simulated devices live inside each "
-			      "process, so a killed process takes them along; "
-			      "this test needs the kernel backend\n");
-		skip();
-	}
 	assert_int_equal(pipe(ready), 0);
 	snprintf(fd_arg, sizeof(fd_arg), "%d", ready[1]);
 	pid = fork();

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulated machine as processes see it: a process of another shape,
+ * a corrupt socket, a directory not the user's alone, a machine of
+ * another version and another user are each refused with a sentence
+ * saying why; a process killed at any point leaves nothing held and the
+ * others go on; a process cannot reach another's buffers.
+ *
+ * This program holds machine "m-PID" (2 devices) open for the whole run;
+ * the cases that need a process of their own run this program again as a
+ * child (--child NAME), in TERN_SIM_DIR (made here when not set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "packets.h"
+#include "submit.h"
+#include "tern.h"
+
+#define BUF_BYTES	(1u << 20)
+#define KILL_CYCLES	100
+
+static char machine_name[64];
+static tern_device_t dev[2];
+static tern_stream_t stream;
+static tern_buffer_t scratch;
+
+#define assert_status(call, want) do { \
+	tern_status_t s_ = (call); \
+	if (s_ != (want)) \
+		fail_msg("%s returned %s, want %s (%s)", #call, \
+			 tern_status_name(s_), tern_status_name(want), \
+			 tern_get_last_error()); \
+} while (0)
+#define assert_ok(call) assert_status(call, TERN_SUCCESS)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Runs this program as --child @name with @env (NAME=VALUE, NULL-ended)
+ * added; @fd, when >= 0, is the child's fd 3. Returns its pid.
+ */
+static pid_t child_start(const char *name, const char *const *env, int fd)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* A child outlives no failed test. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (const char *const *e = env; e && *e; e++)
+			putenv((char *)*e);
+		if (fd >= 0 && fd != 3) {
+			dup2(fd, 3);
+			close(fd);
+		}
+		execl("/proc/self/exe", "test_machine", "--child", name,
+		      (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+static int child_wait(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void child_run(const char *name, const char *const *env)
+{
+	int rc = child_wait(child_start(name, env, -1));
+
+	if (rc)
+		fail_msg("child %s failed (%d)", name, rc);
+}
+
+/* ---- children ---- */
+
+/* Exit 0 when the backend is refused with @want and @words in the reason. */
+static int expect_refusal(tern_status_t want, const char *words)
+{
+	tern_backend_t backend;
+	tern_status_t status = tern_get_backend(&backend);
+
+	if (status == want && strstr(tern_get_last_error(), words))
+		return 0;
+	fprintf(stderr, "got %s, \"%s\"; want %s with \"%s\"\n",
+		tern_status_name(status), tern_get_last_error(),
+		tern_status_name(want), words);
+	return 1;
+}
+
+/* Holds memory on two devices with work in flight that never ends. */
+static int child_hold(void)
+{
+	tern_buffer_t buf[2], host;
+	tern_stream_t s[2];
+	tern_comm_t comm[2];
+	tern_device_t d[2];
+	uint8_t packets[256];
+	struct tern_packet_builder b;
+	uint64_t va;
+
+	for (int i = 0; i < 2; i++) {
+		if (tern_device_open(i, &d[i]) ||
+		    tern_buffer_alloc(d[i], TERN_MEMORY_DEVICE, BUF_BYTES,
+				      &buf[i]) ||
+		    tern_stream_create(d[i], &s[i]))
+			return 1;
+	}
+	if (tern_buffer_alloc(d[0], TERN_MEMORY_HOST, 4096, &host) ||
+	    tern_buffer_device_address(host, &va))
+		return 1;
+	/* A semaphore nothing signals, then a collective behind it. */
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_sem_wait(&b, va, 1, false);
+	if (tern_stream_submit(s[0], packets, b.size, NULL, 0, NULL))
+		return 1;
+	if (tern_comm_init_all(comm, 2, d) == TERN_SUCCESS)
+		for (int i = 0; i < 2; i++)
+			tern_all_reduce(tern_ptr(buf[i], 0), tern_ptr(buf[i], 0),
+					1024, TERN_FLOAT32, TERN_SUM, comm[i],
+					s[i]);
+	if (write(3, "r", 1) != 1)
+		return 1;
+	for (;;)
+		pause();	/* killed here */
+}
+
+/*
+ * A buffer whose bytes are 0xab at an address no buffer of a fresh
+ * process of the parent has; tells the parent the address, then checks
+ * its bytes when the parent says so.
+ */
+static int child_victim(void)
+{
+	tern_buffer_t pad, victim;
+	uint64_t va;
+	uint8_t *cpu;
+	char go;
+
+	if (tern_device_open(0, &dev[0]) ||
+	    tern_buffer_alloc(dev[0], TERN_MEMORY_DEVICE, 8 * BUF_BYTES, &pad) ||
+	    tern_buffer_alloc(dev[0], TERN_MEMORY_DEVICE, 4096, &victim) ||
+	    tern_buffer_map(victim, (void **)&cpu) ||
+	    tern_buffer_device_address(victim, &va))
+		return 1;
+	memset(cpu, 0xab, 4096);
+	if (write(3, &va, sizeof(va)) != sizeof(va) ||
+	    read(3, &go, 1) != 1)
+		return 1;
+	for (int i = 0; i < 4096; i++)
+		if (cpu[i] != 0xab)
+			return 2;
+	return 0;
+}
+
+static int child_main(const char *name)
+{
+	if (strcmp(name, "shape") == 0)
+		return expect_refusal(TERN_ERROR_INVALID_ARGUMENT,
+				      "it has 2 devices, TERN_SIM_DEVICES asks "
+				      "for 3");
+	if (strcmp(name, "corrupt") == 0)
+		return expect_refusal(TERN_ERROR_BACKEND,
+				      "is not a simulated machine's socket");
+	if (strcmp(name, "unsafe-dir") == 0)
+		return expect_refusal(TERN_ERROR_PERMISSION,
+				      "is not a directory of uid");
+	if (strcmp(name, "version") == 0)
+		return expect_refusal(TERN_ERROR_NOT_SUPPORTED,
+				      "runs another version of Tern");
+	if (strcmp(name, "other-user") == 0) {
+		if (setgid(65534) || setuid(65534))
+			return 1;
+		return expect_refusal(TERN_ERROR_PERMISSION,
+				      "is not a directory of uid 65534");
+	}
+	if (strcmp(name, "hold") == 0)
+		return child_hold();
+	if (strcmp(name, "victim") == 0)
+		return child_victim();
+	return 1;
+}
+
+/* ---- refusals ---- */
+
+static void machine_env(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "TERN_SIM_MACHINE=%s", name);
+}
+
+static void test_shape_mismatch(void **state)
+{
+	char machine[96];
+	const char *env[] = { machine, "TERN_SIM_DEVICES=3", NULL };
+
+	(void)state;
+	machine_env(machine, sizeof(machine), machine_name);
+	child_run("shape", env);
+}
+
+static void test_corrupt_socket(void **state)
+{
+	char machine[96], path[4200];
+	const char *env[] = { machine, NULL };
+	int fd;
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "TERN_SIM_MACHINE=corrupt-%d",
+		 (int)getpid());
+	snprintf(path, sizeof(path), "%s/corrupt-%d.sock",
+		 getenv("TERN_SIM_DIR"), (int)getpid());
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "junk", 4), 4);
+	close(fd);
+	child_run("corrupt", env);
+	/* Reported, not replaced: the file is still there. */
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+}
+
+static void test_unsafe_dir(void **state)
+{
+	char dir[] = "/tmp/tern-unsafe.XXXXXX", env_dir[64];
+	const char *env[] = { env_dir, NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(env_dir, sizeof(env_dir), "TERN_SIM_DIR=%s", dir);
+	child_run("unsafe-dir", env);
+	rmdir(dir);
+}
+
+/* A listener that answers HELLO as no Tern machine of this build would. */
+static void *fake_machine(void *arg)
+{
+	int listener = *(int *)arg, fd;
+	char buf[512];
+	uint32_t reply[3] = { 0x100, 4, 0 };
+
+	fd = accept(listener, NULL, NULL);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf)) > 0 &&
+		    write(fd, reply, sizeof(reply)) != sizeof(reply))
+			fprintf(stderr, "fake machine: write failed\n");
+		close(fd);
+	}
+	return NULL;
+}
+
+static void test_other_version(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char machine[96];
+	const char *env[] = { machine, NULL };
+	pthread_t thread;
+	int listener;
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "TERN_SIM_MACHINE=old-%d",
+		 (int)getpid());
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/old-%d.sock",
+		 getenv("TERN_SIM_DIR"), (int)getpid());
+	listener = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(listener >= 0);
+	assert_int_equal(bind(listener, (struct sockaddr *)&addr,
+			      sizeof(addr)), 0);
+	assert_int_equal(listen(listener, 4), 0);
+	assert_int_equal(pthread_create(&thread, NULL, fake_machine,
+					&listener), 0);
+	child_run("version", env);
+	pthread_join(thread, NULL);
+	close(listener);
+	unlink(addr.sun_path);
+}
+
+static void test_other_user(void **state)
+{
+	char machine[96];
+	const char *env[] = { machine, NULL };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	machine_env(machine, sizeof(machine), machine_name);
+	child_run("other-user", env);
+}
+
+/* ---- processes that die ---- */
+
+static uint64_t used(int i)
+{
+	uint64_t u = 0, total = 0;
+
+	assert_ok(tern_device_memory_usage(dev[i], &u, &total));
+	return u;
+}
+
+static void test_killed_process_leaves_nothing(void **state)
+{
+	char machine[96];
+	const char *env[] = { machine, NULL };
+	uint64_t base[2] = { used(0), used(1) };
+	unsigned int seed = (unsigned int)getpid();
+
+	(void)state;
+	machine_env(machine, sizeof(machine), machine_name);
+	for (int cycle = 0; cycle < KILL_CYCLES; cycle++) {
+		int fds[2], delay_us = rand_r(&seed) % 20000;
+		struct timespec pause = { 0, delay_us * 1000L };
+		uint64_t deadline;
+		pid_t pid;
+		char ready;
+
+		assert_int_equal(pipe(fds), 0);
+		pid = child_start("hold", env, fds[1]);
+		close(fds[1]);
+		/* Half the time mid-work, half once all is in flight. */
+		if (cycle % 2)
+			assert_int_equal(read(fds[0], &ready, 1), 1);
+		nanosleep(&pause, NULL);
+		kill(pid, SIGKILL);
+		assert_int_equal(child_wait(pid), 128);
+		close(fds[0]);
+		deadline = now_ns() + 10000000000ull;
+		while ((used(0) != base[0] || used(1) != base[1]) &&
+		       now_ns() < deadline)
+			usleep(1000);
+		if (used(0) != base[0] || used(1) != base[1])
+			fail_msg("cycle %d: memory %llu and %llu, not back to "
+				 "%llu and %llu", cycle,
+				 (unsigned long long)used(0),
+				 (unsigned long long)used(1),
+				 (unsigned long long)base[0],
+				 (unsigned long long)base[1]);
+		/* This process's work goes on. */
+		assert_ok(tern_memset_async(scratch, 0, cycle & 0xff, 4096,
+					    stream));
+		assert_ok(tern_stream_synchronize(stream));
+	}
+}
+
+/* ---- isolation ---- */
+
+static void test_cannot_reach_other_process(void **state)
+{
+	tern_device_t fresh;
+	tern_stream_t s;
+	tern_buffer_t mine;
+	uint64_t victim_va, mine_va;
+	uint8_t packets[256], *cpu;
+	struct tern_packet_builder b;
+	int fds[2];
+	pid_t pid;
+	char machine[96];
+	const char *env[] = { machine, NULL };
+
+	(void)state;
+	machine_env(machine, sizeof(machine), machine_name);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	pid = child_start("victim", env, fds[1]);
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &victim_va, sizeof(victim_va)),
+			 sizeof(victim_va));
+
+	/* A fresh context: nothing of its own at the victim's address. */
+	assert_ok(tern_device_open(0, &fresh));
+	assert_ok(tern_stream_create(fresh, &s));
+	assert_ok(tern_buffer_alloc(fresh, TERN_MEMORY_DEVICE, 4096, &mine));
+	assert_ok(tern_buffer_device_address(mine, &mine_va));
+	assert_true(victim_va >= mine_va + 4096);
+	assert_ok(tern_buffer_map(mine, (void **)&cpu));
+	memset(cpu, 0x11, 4096);
+
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_copy(&b, mine_va, victim_va, 64);		/* read */
+	assert_ok(tern_stream_submit(s, packets, b.size, NULL, 0, NULL));
+	assert_status(tern_stream_synchronize(s), TERN_ERROR_DEVICE_FAULT);
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_fill(&b, victim_va, 64, 0);			/* write */
+	assert_ok(tern_stream_submit(s, packets, b.size, NULL, 0, NULL));
+	assert_status(tern_stream_synchronize(s), TERN_ERROR_DEVICE_FAULT);
+	for (int i = 0; i < 4096; i++)
+		assert_int_equal(cpu[i], 0x11);
+
+	assert_int_equal(write(fds[0], "g", 1), 1);
+	assert_int_equal(child_wait(pid), 0);	/* its bytes unchanged */
+	close(fds[0]);
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(mine));
+	assert_ok(tern_device_close(fresh));
+}
+
+static int open_fixture(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		if (tern_device_open(i, &dev[i]))
+			return -1;
+	if (tern_stream_create(dev[0], &stream) ||
+	    tern_buffer_alloc(dev[0], TERN_MEMORY_DEVICE, 4096, &scratch))
+		return -1;
+	return 0;
+}
+
+static int close_fixture(void **state)
+{
+	(void)state;
+	tern_buffer_free(scratch);
+	tern_stream_destroy(stream);
+	for (int i = 0; i < 2; i++)
+		tern_device_close(dev[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shape_mismatch),
+		cmocka_unit_test(test_corrupt_socket),
+		cmocka_unit_test(test_unsafe_dir),
+		cmocka_unit_test(test_other_version),
+		cmocka_unit_test(test_other_user),
+		cmocka_unit_test(test_killed_process_leaves_nothing),
+		cmocka_unit_test(test_cannot_reach_other_process),
+	};
+	static char dir[] = "/tmp/tern-machine.XXXXXX";
+
+	if (argc == 3 && strcmp(argv[1], "--child") == 0)
+		return child_main(argv[2]);
+	if (!getenv("TERN_SIM_DIR")) {
+		if (!mkdtemp(dir))
+			return 1;
+		setenv("TERN_SIM_DIR", dir, 1);
+	}
+	snprintf(machine_name, sizeof(machine_name), "m-%d", (int)getpid());
+	setenv("TERN_SIM_MACHINE", machine_name, 1);
+	setenv("TERN_BACKEND", "sim", 1);
+	setenv("TERN_SIM_DEVICES", "2", 1);
+	setenv("TERN_SIM_MEM_MB", "64", 1);
+	return cmocka_run_group_tests_name("machine", tests, open_fixture,
+					   close_fixture) ? 1 : 0;
+}
