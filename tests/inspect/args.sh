@@ -115,8 +115,10 @@ usage_error "health with a device but no --clear" "health: unexpected argument '
 usage_error "health --clear with two devices" "health: unexpected argument '1'" \
 	"$inspect" health --clear 0 1
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	# The user has a machine of its own, not in root's directory.
-	run env -u TERN_SIM_DIR setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
+	# The user has a machine of its own, not in root's directory; its
+	# tern-simd is named from here, since the directories above this
+	# checkout may be closed to the user.
+	run env -u TERN_SIM_DIR TERN_SIM_DAEMON="$build/tern-simd" setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
 	check "health --clear as a user: exit 1, says it needs root" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"
 elif [ "$(id -u)" != 0 ]; then
