@@ -155,6 +155,47 @@ tern_status_t tern_device_get_ports(tern_device_t device,
  */
 tern_status_t tern_sim_set_link(int device_index, uint32_t port, int up);
 
+/*
+ * The simulated machine itself, for tools such as tern-inspect sim: the
+ * process (tern-simd) holding the user's simulated devices, named by
+ * TERN_SIM_MACHINE in the directory TERN_SIM_DIR (Documentation/
+ * simulator.rst). These work whichever backend the process uses.
+ */
+typedef struct {
+	char name[65];
+	int32_t pid;
+	uint32_t device_count;
+	uint32_t memory_mb;		/* per device */
+	uint32_t job_timeout_ms;
+	char topology[128];
+	int persistent;			/* stays with no process attached */
+	uint32_t idle_ms;		/* otherwise goes this long after */
+	uint32_t processes;		/* attached, not counting the caller */
+	uint64_t started_ns;		/* CLOCK_REALTIME */
+} tern_sim_machine_t;
+
+/*
+ * Starts the machine the TERN_SIM_* settings name, shaped by them, unless
+ * it runs already (then *@started is 0); @persistent keeps it with no
+ * process attached. Fills @info (may be NULL) either way.
+ */
+tern_status_t tern_sim_machine_start(int persistent, tern_sim_machine_t *info,
+				     int *started);
+/*
+ * Stops machine @name (NULL: the one TERN_SIM_MACHINE names) and waits for
+ * it to go. TERN_ERROR_NOT_READY when other processes use it, unless
+ * @force: they then lose their devices. TERN_ERROR_NO_DEVICE if it does
+ * not run. Fills @info (may be NULL) with what it was.
+ */
+tern_status_t tern_sim_machine_stop(const char *name, int force,
+				    tern_sim_machine_t *info);
+/*
+ * The machines running in TERN_SIM_DIR, by name: up to @capacity into
+ * @machines, their number into *@count.
+ */
+tern_status_t tern_sim_machine_list(tern_sim_machine_t *machines,
+				    uint32_t capacity, uint32_t *count);
+
 /* ---- buffers ---- */
 
 typedef struct tern_buffer *tern_buffer_t;

@@ -18,6 +18,8 @@
 #                     SAN=thread BUILD=build-tsan)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
+#   inspect/sim       tests/inspect/sim.sh: tern-inspect sim start, status
+#                     and stop of simulated machines
 #   fuzz-model        tests/fuzz/model/run.sh --check: the device model
 #                     fuzzer, built by clang-14, for TERN_CHECK_FUZZ_TIME
 #                     seconds (45) from the seed corpus with a fixed seed;
@@ -261,6 +263,7 @@ suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"
+suite inspect/sim tests/inspect/sim.sh "$BUILD"
 unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS
 unset TERN_SIM_MACHINE TERN_SIM_IDLE_MS TERN_SIM_DAEMON TERN_SIM_DIR
 rm -rf "$NATIVE_SIM_DIR" "$ASAN_SIM_DIR"

@@ -59,7 +59,7 @@ bad:
 	return false;
 }
 
-static bool sim_name_ok(const char *name)
+bool sim_name_ok(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -368,10 +368,9 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 	    reply->status == TERN_ERROR_NOT_SUPPORTED)
 		tern_set_last_error("the simulated machine '%s' (pid %d) does "
 				    "not fit this process: %s; stop it "
-				    "(kill %d) or pick another with "
-				    "TERN_SIM_MACHINE", s->name,
-				    (int)reply->pid, reply->reason,
-				    (int)reply->pid);
+				    "(tern-inspect sim stop %s) or pick "
+				    "another with TERN_SIM_MACHINE", s->name,
+				    (int)reply->pid, reply->reason, s->name);
 	else if (reply->status)
 		tern_set_last_error("the simulated machine '%s' refused this "
 				    "process: %s", s->name, reply->reason);

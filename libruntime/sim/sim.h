@@ -73,6 +73,8 @@ struct sim_settings {
 	uint64_t idle_ms;		/* TERN_SIM_IDLE_MS */
 };
 tern_status_t sim_settings_read(struct sim_settings *s);
+/* A machine name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */
+bool sim_name_ok(const char *name);
 /*
  * Connects @conn to the machine @s names, starting it when none runs and
  * @start (then it stays when @persistent). NO_DEVICE when none runs and

@@ -24,7 +24,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	1
+#define SIM_WIRE_VERSION	2
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -107,6 +107,8 @@ struct sim_hello_reply {
 	uint32_t persistent;	/* started with --persistent */
 	struct sim_shape shape;
 	uint64_t started_ns;	/* CLOCK_REALTIME */
+	uint32_t processes;	/* attached before this one */
+	uint32_t idle_ms;	/* how long it stays with none */
 	char reason[256];	/* why status is not TERN_SUCCESS */
 };
 

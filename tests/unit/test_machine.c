@@ -422,6 +422,50 @@ static void test_cannot_reach_other_process(void **state)
 	assert_ok(tern_device_close(fresh));
 }
 
+/* ---- the machine as tern-inspect sim sees it ---- */
+
+static void test_admin_lists_and_refuses(void **state)
+{
+	tern_sim_machine_t m[64], one;
+	uint32_t n = 0, i;
+	int started = -1;
+
+	(void)state;
+	assert_ok(tern_sim_machine_list(m, 64, &n));
+	for (i = 0; i < n && i < 64; i++)
+		if (strcmp(m[i].name, machine_name) == 0)
+			break;
+	if (i == n || i == 64)
+		fail_msg("machine %s is not listed", machine_name);
+	assert_int_equal(m[i].device_count, 2);
+	assert_int_equal(m[i].memory_mb, 64);
+	assert_true(m[i].pid > 0);
+	assert_true(m[i].processes >= 1);	/* this program */
+
+	/* It runs: start finds it, the same process. */
+	assert_ok(tern_sim_machine_start(0, &one, &started));
+	assert_int_equal(started, 0);
+	assert_int_equal(one.pid, m[i].pid);
+	/* In use by this program: not stopped unless forced. */
+	assert_status(tern_sim_machine_stop(NULL, 0, NULL),
+		      TERN_ERROR_NOT_READY);
+	assert_true(strstr(tern_get_last_error(), "other process uses it"));
+
+	assert_status(tern_sim_machine_start(0, NULL, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_machine_list(NULL, 1, &n),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_machine_list(m, 1, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_machine_stop("../x", 0, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_machine_stop("none-such", 0, NULL),
+		      TERN_ERROR_NO_DEVICE);
+	/* Still there, still serving. */
+	assert_ok(tern_device_memory_usage(dev[0], &(uint64_t){ 0 },
+					   &(uint64_t){ 0 }));
+}
+
 static int open_fixture(void **state)
 {
 	(void)state;
@@ -454,6 +498,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_killed_process_leaves_nothing),
 		cmocka_unit_test(test_cannot_reach_other_process),
+		cmocka_unit_test(test_admin_lists_and_refuses),
 	};
 	static char dir[] = "/tmp/tern-machine.XXXXXX";
 

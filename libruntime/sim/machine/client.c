@@ -141,6 +141,10 @@ static int machine_hello(struct machine_client *client,
 	sim_wire_strcpy(reply.shape.topology, m->fabric.spec,
 			sizeof(reply.shape.topology));
 	reply.started_ns = m->started_ns;
+	pthread_mutex_lock(&m->lock);
+	reply.processes = m->client_count - 1;
+	pthread_mutex_unlock(&m->lock);
+	reply.idle_ms = (uint32_t)(m->idle_ns / 1000000);
 	if (client->uid != (uint32_t)geteuid()) {
 		reply.status = TERN_ERROR_PERMISSION;
 		snprintf(reply.reason, sizeof(reply.reason),
@@ -408,8 +412,9 @@ static void machine_machine_request(struct machine_client *client,
 		if (!stop->force && m->client_count > 1) {
 			reason.r.status = TERN_ERROR_NOT_READY;
 			snprintf(reason.reason, sizeof(reason.reason),
-				 "%u other processes use it",
-				 m->client_count - 1);
+				 "%u other %s it", m->client_count - 1,
+				 m->client_count == 2 ? "process uses" :
+							"processes use");
 		} else {
 			m->stopping = true;
 			pthread_cond_broadcast(&m->cond);

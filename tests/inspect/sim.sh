@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tern-inspect sim: starting, listing and stopping the user's simulated
+# machines. A machine starts once and is then found running; one of
+# another shape under the same name is refused with what to do; a
+# machine in use is not stopped unless forced, and forcing it takes the
+# devices of the process using it; bad command lines exit 2. TAP output,
+# then the cmocka-style summary tests/suite-lib.sh counts.
+#
+# Usage: tests/inspect/sim.sh [BUILD_DIR]     (default: build)
+set -u
+
+build=${1:-build}
+inspect=$build/tern-inspect
+hold=$build/tests/inspect/hold_memory
+if [ ! -x "$inspect" ] || [ ! -x "$hold" ]; then
+	echo "sim.sh: $inspect or $hold not found: run 'make userspace' first" >&2
+	exit 1
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+
+# shellcheck source=tests/tap-lib.sh
+. "$here/../tap-lib.sh"
+tap_init
+hold_pid=
+cleanup() {
+	[ -n "$hold_pid" ] && kill -9 "$hold_pid" 2>/dev/null
+	TERN_SIM_MACHINE=two "$inspect" sim stop --force >/dev/null 2>&1
+	"$inspect" sim stop --force sim-test >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# A directory of this script's own: no other machine is listed.
+mkdir -m 0700 "$tmp/machines"
+export TERN_BACKEND=sim TERN_SIM_DIR="$tmp/machines" TERN_SIM_MACHINE=sim-test
+export TERN_SIM_DAEMON="${TERN_SIM_DAEMON:-$PWD/$build/tern-simd}"
+unset TERN_SIM_DEVICES TERN_SIM_MEM_MB TERN_SIM_TOPOLOGY TERN_SIM_JOB_TIMEOUT_MS
+
+# gone PID: no such process, or one that has exited and awaits its reaper.
+gone() {
+	! kill -0 "$1" 2>/dev/null || [ "$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
+# field NAME KEY: machine NAME's KEY in the last run's --json output.
+field() {
+	python3 -c 'import json, sys
+for m in json.load(open(sys.argv[1]))["machines"]:
+    if m["name"] == sys.argv[2]:
+        print(m[sys.argv[3]])' "$out" "$1" "$2"
+}
+
+run "$inspect" sim
+check "status with no machine" sh -c "[ $rc -eq 0 ] && grep -qx 'no simulated machine runs' '$out'"
+run "$inspect" --json sim status
+check "status --json with no machine: an empty list" \
+	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"machines\"] == []' '$out'"
+
+TERN_SIM_DEVICES=5 TERN_SIM_MEM_MB=32 run "$inspect" sim start --persistent
+check "start: a persistent machine of 5 devices" \
+	sh -c "[ $rc -eq 0 ] && grep -q \"started 'sim-test' (pid [0-9]*): 5 devices of 32 MiB, persistent\" '$out'"
+sim_pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$out")
+TERN_SIM_DEVICES=5 TERN_SIM_MEM_MB=32 run "$inspect" sim start
+check "start again: it runs already, the same process" \
+	sh -c "[ $rc -eq 0 ] && grep -q \"already running: 'sim-test' (pid $sim_pid)\" '$out'"
+TERN_SIM_DEVICES=6 run "$inspect" sim start
+check "start with another shape: refused, saying what to do" \
+	sh -c "[ $rc -eq 2 ] && grep -q 'it has 5 devices, TERN_SIM_DEVICES asks for 6' '$err' && grep -q 'tern-inspect sim stop sim-test' '$err'"
+
+TERN_SIM_MACHINE=two TERN_SIM_DEVICES=2 run "$inspect" sim start
+check "start a second machine by name" sh -c "[ $rc -eq 0 ] && grep -q \"started 'two'\" '$out'"
+run "$inspect" --json sim status
+check "status lists both, by name" \
+	sh -c "[ \"\$(python3 -c 'import json,sys; print(\" \".join(m[\"name\"] for m in json.load(open(sys.argv[1]))[\"machines\"]))' '$out')\" = 'sim-test two' ]"
+check "status: the machine's pid, shape and lifetime" \
+	sh -c "[ '$(field sim-test pid)' = '$sim_pid' ] && [ '$(field sim-test devices)' = 5 ] && [ '$(field sim-test memory_mb)' = 32 ] && [ '$(field sim-test lifetime)' = persistent ] && [ '$(field sim-test processes)' = 0 ]"
+run "$inspect" sim status
+check "status as text: a row per machine" \
+	sh -c "grep -q '^NAME  *PID  *DEVICES' '$out' && grep -q \"^sim-test  *$sim_pid  *5  *32 \" '$out' && grep -q '^two ' '$out'"
+
+"$hold" 0 4 >"$tmp/hold.out" 2>&1 &
+hold_pid=$!
+for _ in $(seq 100); do
+	grep -q holding "$tmp/hold.out" && break
+	sleep 0.1
+done
+run "$inspect" --json sim status
+check "a process using the machine is counted" sh -c "[ '$(field sim-test processes)' = 1 ]"
+run "$inspect" sim stop
+check "stop while a process uses it: refused" \
+	sh -c "[ $rc -eq 1 ] && grep -q '1 other process uses it' '$err' && grep -q -- '--force' '$err' && kill -0 $sim_pid"
+run "$inspect" sim stop --force
+went=0
+gone "$sim_pid" && went=1
+check "stop --force: stopped and gone" \
+	sh -c "[ $rc -eq 0 ] && grep -q \"stopped 'sim-test' (pid $sim_pid)\" '$out' && [ $went = 1 ]"
+check "its process loses its devices, the socket goes" \
+	sh -c "[ ! -e '$tmp/machines/sim-test.sock' ]"
+kill -9 "$hold_pid" 2>/dev/null
+wait "$hold_pid" 2>/dev/null
+hold_pid=
+run "$inspect" sim stop
+check "stop a machine that does not run" \
+	sh -c "[ $rc -eq 1 ] && grep -q \"no simulated machine 'sim-test' runs\" '$err'"
+run "$inspect" sim stop two
+check "stop another machine by name" sh -c "[ $rc -eq 0 ] && grep -q \"stopped 'two'\" '$out'"
+run "$inspect" sim
+check "status after both stopped" sh -c "[ $rc -eq 0 ] && grep -qx 'no simulated machine runs' '$out'"
+
+chmod 0755 "$tmp/machines"
+run "$inspect" sim start
+check "a directory others can read is refused" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'is not a directory of uid' '$err'"
+chmod 0700 "$tmp/machines"
+
+usage_error() {
+	name=$1 pattern=$2
+	shift 2
+	run "$@"
+	check "$name" sh -c "[ $rc -eq 2 ] && [ ! -s '$out' ] && grep -q -e \"\$1\" '$err'" _ "$pattern"
+}
+usage_error "unknown action" "unknown action 'bogus'; actions are: status start stop" \
+	"$inspect" sim bogus
+usage_error "stop with two names" "unexpected argument 'b'" "$inspect" sim stop a b
+usage_error "stop a name that cannot be one" "is not a machine name" "$inspect" sim stop 'a/b'
+usage_error "start with an operand" "unexpected argument 'x'" "$inspect" sim start x
+usage_error "unknown option" "unknown option '--bogus'" "$inspect" sim status --bogus
+TERN_SIM_DEVICES=0 run "$inspect" sim start
+check "start with TERN_SIM_DEVICES=0" sh -c "[ $rc -eq 2 ] && grep -q TERN_SIM_DEVICES '$err'"
+
+tap_finish "inspect sim"
