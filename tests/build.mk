@@ -36,13 +36,14 @@ TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
 TEST_MACHINE_OBJS := $(BUILD)/tests/unit/test_machine.o
+TEST_RANKS_OBJS := $(BUILD)/tests/unit/test_ranks.o
 TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 	$(sort $(wildcard tests/conformance/*.c)))
 TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c)))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm \
-	$(TEST_BIN)/test_machine \
+	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ranks \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -75,6 +76,10 @@ $(TEST_BIN)/test_comm: $(TEST_COMM_OBJS) $(TEST_LIBTERN)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
 $(TEST_BIN)/test_machine: $(TEST_MACHINE_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_ranks: $(TEST_RANKS_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 

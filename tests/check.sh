@@ -9,10 +9,11 @@
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_reduce, test_api,
-#                     test_collectives, test_comm and test_machine, native
+#                     test_collectives, test_comm, test_machine and
+#                     test_ranks, native
 #   asan/*            test_model, test_fabric, test_reduce, test_api,
-#                     test_conformance, test_collectives, test_comm and
-#                     test_machine
+#                     test_conformance, test_collectives, test_comm,
+#                     test_machine and test_ranks
 #                     (simulator)
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
@@ -241,6 +242,7 @@ suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
 suite unit/machine "$BUILD/tests/test_machine"
+suite unit/ranks "$BUILD/tests/test_ranks"
 # The sanitizer suites' machine is a sanitizer build too, in a directory
 # of its own so that no native machine is shared with them.
 TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)
@@ -254,6 +256,7 @@ suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
+suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 TERN_SIM_DIR=$NATIVE_SIM_DIR
 TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd
