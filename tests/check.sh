@@ -19,6 +19,8 @@
 #                     SAN=thread BUILD=build-tsan)
 #                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
+#   tools/launch      tests/tools/launch.sh: tern-bench one rank per
+#                     process under torchrun's, Slurm's and mpirun's settings
 #   inspect/sim       tests/inspect/sim.sh: tern-inspect sim start, status
 #                     and stop of simulated machines
 #   fuzz-model        tests/fuzz/model/run.sh --check: the device model
@@ -265,6 +267,7 @@ suite tsan/comm "$TSAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite tools/cli tests/tools/run.sh "$BUILD"
+suite tools/launch tests/tools/launch.sh "$BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"
 suite inspect/sim tests/inspect/sim.sh "$BUILD"
 unset TERN_BACKEND TERN_SIM_MEM_MB ASAN_OPTIONS UBSAN_OPTIONS

@@ -2,10 +2,12 @@
 /*
  * tern-bench all-reduce, all-gather, reduce-scatter, broadcast, reduce and
  * all-to-all: nccl-tests' *_perf on Tern devices. One communicator per
- * device (tern_comm_init_all), one stream each; for every size, warm-up,
- * timed iterations out of place then in place (the time is the slowest
- * rank's, from its events), a checked run of each, and the fabric's
- * busiest link against the topology's lower bound.
+ * device (tern_comm_init_all), one stream each, or under a launcher one
+ * rank per process (launch.c); for every size, warm-up, timed iterations
+ * out of place then in place (the time is the slowest rank's, from its
+ * events), a checked run of each, and the fabric's busiest link against
+ * the topology's lower bound. Ranks in other processes agree on those
+ * figures through a collective of their own (coll_agree).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "device.h"
 #include "coll_data.h"
 #include "coll_fabric.h"
+#include "launch.h"
 #include "options.h"
 
 struct coll_kind {
@@ -85,6 +88,11 @@ struct coll_bench {
 	struct coll_rank *ranks;
 	tern_device_t *devices;	/* ranks[r].device, as an array */
 	struct coll_data data;
+	/* The ranks this process holds: all, or under a launcher its own. */
+	int first, end;
+	const struct bench_launch *launch;	/* NULL: not launched */
+	tern_buffer_t agree;	/* one value, for coll_agree */
+	void *agree_ptr;
 	uint32_t links;	/* fewest up links on a rank; 0: no fabric */
 	struct coll_fabric_snapshot before, after;
 };
@@ -166,16 +174,16 @@ static tern_status_t coll_iterate(struct coll_bench *b,
 {
 	tern_status_t status = TERN_SUCCESS, st;
 
-	for (int r = 0; r < b->nranks && timed && status == TERN_SUCCESS; r++)
+	for (int r = b->first; r < b->end && timed && status == TERN_SUCCESS; r++)
 		status = tern_event_record(b->ranks[r].start,
 					   b->ranks[r].stream);
 	for (long i = 0; i < iters && status == TERN_SUCCESS; i++)
-		for (int r = 0; r < b->nranks && status == TERN_SUCCESS; r++)
+		for (int r = b->first; r < b->end && status == TERN_SUCCESS; r++)
 			status = coll_enqueue(b, r, s, in_place);
-	for (int r = 0; r < b->nranks && timed && status == TERN_SUCCESS; r++)
+	for (int r = b->first; r < b->end && timed && status == TERN_SUCCESS; r++)
 		status = tern_event_record(b->ranks[r].end, b->ranks[r].stream);
 	/* every stream, even after a failure: buffers are reused next */
-	for (int r = 0; r < b->nranks; r++) {
+	for (int r = b->first; r < b->end; r++) {
 		st = tern_stream_synchronize(b->ranks[r].stream);
 		if (status == TERN_SUCCESS)
 			status = st;
@@ -189,7 +197,7 @@ static void coll_prepare(struct coll_bench *b, const struct coll_shape *s,
 {
 	size_t es = b->data.elem_size;
 
-	for (int r = 0; r < b->nranks; r++) {
+	for (int r = b->first; r < b->end; r++) {
 		struct coll_rank *rk = &b->ranks[r];
 		char *recv = rk->recv_ptr;
 		uint64_t recv_count = b->kind->id == COLL_REDUCE_SCATTER ?
@@ -258,11 +266,34 @@ static uint64_t coll_count_wrong(struct coll_bench *b,
 	return wrong;
 }
 
+/*
+ * Makes *@value the @op of every rank's, when the ranks are in processes
+ * of their own; one process holding them all has it already.
+ */
+static tern_status_t coll_agree(struct coll_bench *b, uint64_t *value,
+				tern_redop_t op)
+{
+	struct coll_rank *rk = &b->ranks[b->first];
+	tern_ptr_t at = tern_ptr(b->agree, 0);
+	tern_status_t status;
+
+	if (!b->launch)
+		return TERN_SUCCESS;
+	memcpy(b->agree_ptr, value, sizeof(*value));
+	status = tern_all_reduce(at, at, 1, TERN_UINT64, op, rk->comm,
+				 rk->stream);
+	if (status == TERN_SUCCESS)
+		status = tern_stream_synchronize(rk->stream);
+	memcpy(value, b->agree_ptr, sizeof(*value));
+	return status;
+}
+
 static tern_status_t coll_measure(struct coll_bench *b,
 				  const struct coll_shape *s, int in_place,
 				  struct coll_result *res)
 {
 	const struct bench_options *sweep = &b->opts->sweep;
+	uint64_t slowest_ns, busiest;
 	tern_status_t status;
 	float ms, slowest = 0;
 
@@ -272,24 +303,41 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	res->run = 1;
 	coll_prepare(b, s, in_place);
 	status = coll_iterate(b, s, in_place, sweep->warmup_iters, 0);
+	/*
+	 * A peer reading from this rank's device counts on this rank's
+	 * ports: once an agreement has ended here, every peer is past the
+	 * iterations before it, so the window holds its iterations alone
+	 * (and a few bytes of the agreement).
+	 */
 	if (status == TERN_SUCCESS && !in_place && b->links)
-		status = coll_fabric_read(b->devices, b->nranks, &b->before);
+		status = coll_agree(b, &(uint64_t){ 0 }, TERN_MAX);
+	if (status == TERN_SUCCESS && !in_place && b->links)
+		status = coll_fabric_read(b->devices + b->first,
+					  b->end - b->first, &b->before);
 	if (status == TERN_SUCCESS)
 		status = coll_iterate(b, s, in_place, sweep->iters, 1);
 	if (status == TERN_SUCCESS && !in_place && b->links)
-		status = coll_fabric_read(b->devices, b->nranks, &b->after);
-	for (int r = 0; r < b->nranks && status == TERN_SUCCESS; r++) {
+		status = coll_agree(b, &(uint64_t){ 0 }, TERN_MAX);
+	if (status == TERN_SUCCESS && !in_place && b->links)
+		status = coll_fabric_read(b->devices + b->first,
+					  b->end - b->first, &b->after);
+	for (int r = b->first; r < b->end && status == TERN_SUCCESS; r++) {
 		status = tern_event_elapsed_time(&ms, b->ranks[r].start,
 						 b->ranks[r].end);
 		if (ms > slowest)
 			slowest = ms;
 	}
+	slowest_ns = (uint64_t)((double)slowest * 1e6);
+	if (status == TERN_SUCCESS)
+		status = coll_agree(b, &slowest_ns, TERN_MAX);
+	if (status == TERN_SUCCESS && !in_place && b->links) {
+		busiest = coll_fabric_busiest(&b->before, &b->after);
+		status = coll_agree(b, &busiest, TERN_MAX);
+		res->busiest = busiest / (uint64_t)sweep->iters;
+	}
 	if (status != TERN_SUCCESS)
 		return status;
-	if (!in_place && b->links)
-		res->busiest = coll_fabric_busiest(&b->before, &b->after) /
-			(uint64_t)sweep->iters;
-	res->time_us = (double)slowest * 1000.0 / (double)sweep->iters;
+	res->time_us = (double)slowest_ns / 1000.0 / (double)sweep->iters;
 	res->algbw = res->time_us > 0 ?
 		(double)s->size / (res->time_us * 1000.0) : 0.0;
 	res->busbw = res->algbw * b->kind->factor(b->nranks);
@@ -299,8 +347,10 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	 * an in-place result */
 	coll_prepare(b, s, in_place);
 	status = coll_iterate(b, s, in_place, 1, 0);
-	for (int r = 0; r < b->nranks && status == TERN_SUCCESS; r++)
+	for (int r = b->first; r < b->end && status == TERN_SUCCESS; r++)
 		res->wrong += coll_count_wrong(b, s, r, in_place);
+	if (status == TERN_SUCCESS)
+		status = coll_agree(b, &res->wrong, TERN_SUM);
 	return status;
 }
 
@@ -403,14 +453,18 @@ static void coll_print_header(const struct coll_bench *b)
 	       sweep->iters, b->opts->check);
 	printf("#\n");
 	printf("# Backend: %s\n", cli_backend_description(b->backend));
-	printf("# Ranks: %d, one per device, type %s", b->nranks,
-	       bench_dtype_name(b->opts->dtype));
+	if (b->launch)
+		printf("# Ranks: %d, one per process (%s), type %s", b->nranks,
+		       b->launch->launcher, bench_dtype_name(b->opts->dtype));
+	else
+		printf("# Ranks: %d, one per device, type %s", b->nranks,
+		       bench_dtype_name(b->opts->dtype));
 	if (b->kind->reduces)
 		printf(", op %s", bench_redop_name(b->opts->op));
 	if (b->kind->rooted)
 		printf(", root %ld", b->opts->root);
 	printf("\n");
-	for (int r = 0; r < b->nranks; r++)
+	for (int r = b->first; r < b->end; r++)
 		printf("#  Rank %2d: device %2d, node %s, fabric id %d, fabric ports %u\n",
 		       r, b->ranks[r].props.index, b->ranks[r].props.node,
 		       b->ranks[r].props.fabric_id,
@@ -487,6 +541,24 @@ static int coll_open_devices(struct coll_bench *b, const char *prog)
 	b->nranks = b->opts->ndev ? (int)b->opts->ndev : count;
 	if (b->nranks > COLL_FABRIC_MAX_RANKS)
 		b->nranks = COLL_FABRIC_MAX_RANKS;
+	b->first = 0;
+	b->end = b->nranks;
+	if (b->launch) {
+		if (b->opts->ndev) {
+			fprintf(stderr, "%s: -g %ld: under %s each process is one rank on one device\n",
+				prog, b->opts->ndev, b->launch->launcher);
+			return EXIT_USAGE;
+		}
+		if (b->launch->local_rank >= count) {
+			fprintf(stderr, "%s: rank %d: local rank %d has no device; %d present, backend %s\n",
+				prog, b->launch->rank, b->launch->local_rank,
+				count, cli_backend_description(b->backend));
+			return EXIT_USAGE;
+		}
+		b->nranks = b->launch->size;
+		b->first = b->launch->rank;
+		b->end = b->first + 1;
+	}
 	if (b->kind->rooted && b->opts->root >= b->nranks) {
 		fprintf(stderr, "%s: -r %ld: no such rank; %d rank%s (0 to %d)\n",
 			prog, b->opts->root, b->nranks,
@@ -499,8 +571,9 @@ static int coll_open_devices(struct coll_bench *b, const char *prog)
 		cli_report_error(prog, "starting", TERN_ERROR_OUT_OF_MEMORY);
 		return 1;
 	}
-	for (int r = 0; r < b->nranks; r++) {
-		status = tern_device_open(r, &b->ranks[r].device);
+	for (int r = b->first; r < b->end; r++) {
+		status = tern_device_open(b->launch ? b->launch->local_rank : r,
+					  &b->ranks[r].device);
 		if (status == TERN_SUCCESS)
 			status = tern_device_get_properties(b->ranks[r].device,
 							    &b->ranks[r].props);
@@ -520,7 +593,7 @@ static int coll_check_memory(struct coll_bench *b, const char *prog)
 	char need_s[32], free_s[32];
 	tern_status_t status;
 
-	for (int r = 0; r < b->nranks; r++) {
+	for (int r = b->first; r < b->end; r++) {
 		status = tern_device_memory_usage(b->devices[r], &used, &total);
 		if (status != TERN_SUCCESS) {
 			cli_report_error(prog, "reading memory usage", status);
@@ -538,7 +611,8 @@ static int coll_check_memory(struct coll_bench *b, const char *prog)
 	return 0;
 }
 
-static tern_status_t coll_setup(struct coll_bench *b)
+static tern_status_t coll_setup(struct coll_bench *b,
+				 const tern_unique_id_t *id)
 {
 	uint64_t bytes = b->opts->sweep.max_bytes;
 	tern_comm_t *comms;
@@ -547,11 +621,21 @@ static tern_status_t coll_setup(struct coll_bench *b)
 	comms = calloc((size_t)b->nranks, sizeof(*comms));
 	if (!comms)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	status = tern_comm_init_all(comms, b->nranks, b->devices);
-	for (int r = 0; r < b->nranks && status == TERN_SUCCESS; r++)
+	if (b->launch)
+		status = tern_comm_init_rank(&comms[b->first], b->nranks, id,
+					     b->first, b->devices[b->first]);
+	else
+		status = tern_comm_init_all(comms, b->nranks, b->devices);
+	for (int r = b->first; r < b->end && status == TERN_SUCCESS; r++)
 		b->ranks[r].comm = comms[r];
 	free(comms);
-	for (int r = 0; r < b->nranks && status == TERN_SUCCESS; r++) {
+	if (status == TERN_SUCCESS && b->launch)
+		status = tern_buffer_alloc(b->devices[b->first],
+					   TERN_MEMORY_DEVICE, sizeof(uint64_t),
+					   &b->agree);
+	if (status == TERN_SUCCESS && b->launch)
+		status = tern_buffer_map(b->agree, &b->agree_ptr);
+	for (int r = b->first; r < b->end && status == TERN_SUCCESS; r++) {
 		struct coll_rank *rk = &b->ranks[r];
 
 		status = tern_buffer_alloc(rk->device, TERN_MEMORY_DEVICE,
@@ -572,8 +656,14 @@ static tern_status_t coll_setup(struct coll_bench *b)
 			status = tern_event_create(rk->device, &rk->end);
 	}
 	if (status == TERN_SUCCESS)
-		status = coll_fabric_min_links(b->devices, b->nranks,
-					       &b->links);
+		status = coll_fabric_min_links(b->devices + b->first,
+					       b->end - b->first, &b->links);
+	if (status == TERN_SUCCESS) {
+		uint64_t links = b->links;
+
+		status = coll_agree(b, &links, TERN_MIN);
+		b->links = (uint32_t)links;
+	}
 	return status;
 }
 
@@ -583,6 +673,8 @@ static void coll_teardown(struct coll_bench *b)
 	for (int r = 0; b->ranks && r < b->nranks; r++)
 		if (b->ranks[r].comm)
 			tern_comm_destroy(b->ranks[r].comm);
+	if (b->agree)
+		tern_buffer_free(b->agree);
 	for (int r = 0; b->ranks && r < b->nranks; r++)
 		if (b->ranks[r].device)
 			tern_device_close(b->ranks[r].device);
@@ -595,6 +687,8 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 	const struct coll_kind *kind = &coll_kinds[id];
 	struct bench_coll_options opts;
 	struct coll_bench b = { 0 };
+	struct bench_launch launch;
+	tern_unique_id_t uid;
 	char prog[64];
 	tern_status_t status;
 	int ret;
@@ -611,7 +705,18 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 	snprintf(prog, sizeof(prog), "tern-bench %s", kind->name);
 	b.kind = kind;
 	b.opts = &opts;
+	ret = bench_launch_detect(prog, &launch);
+	if (ret == EXIT_USAGE)
+		return ret;
+	if (ret == 1) {
+		b.launch = &launch;
+		/* Rank 0 speaks for the job, as nccl-tests' rank 0 does. */
+		if (launch.rank != 0 && !freopen("/dev/null", "w", stdout))
+			return 1;
+	}
 	ret = coll_open_devices(&b, prog);
+	if (!ret && b.launch)
+		ret = bench_launch_share_id(prog, &launch, &uid);
 	if (!ret)
 		ret = coll_check_memory(&b, prog);
 	if (ret)
@@ -622,7 +727,7 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 	};
 	status = tern_dtype_size(opts.dtype, &b.data.elem_size);
 	if (status == TERN_SUCCESS)
-		status = coll_setup(&b);
+		status = coll_setup(&b, &uid);
 	if (status != TERN_SUCCESS) {
 		cli_report_error(prog, "setting up the communicators", status);
 		ret = 1;
