@@ -117,8 +117,14 @@ struct tern_backend_ops {
 	tern_status_t (*ports)(struct tern_be_device *dev,
 			       tern_port_info_t *ports, uint32_t capacity,
 			       uint32_t *count);
-	/* Fault injection; NULL where the backend has none. */
-	tern_status_t (*set_link)(int device_index, uint32_t port, bool up);
+	/*
+	 * Fault injection (debugfs @file gets @line), and the device's inner
+	 * state for tern-inspect; NULL where the backend has none.
+	 */
+	tern_status_t (*fault)(int device_index, const char *file,
+			       const char *line);
+	tern_status_t (*device_state)(int device_index,
+				      tern_sim_device_state_t *state);
 
 	tern_status_t (*queue_create)(struct tern_be_device *dev,
 				      uint32_t engine,

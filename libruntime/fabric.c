@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The fabric as a device sees it: its ports, the links on them and their
- * counters; and, on the simulator, taking links down and up.
+ * counters.
  */
 #include "internal.h"
 
@@ -20,17 +20,4 @@ TERN_API tern_status_t tern_device_get_ports(tern_device_t device,
 	if (status == TERN_SUCCESS)
 		*count = n;
 	return status;
-}
-
-TERN_API tern_status_t tern_sim_set_link(int device_index, uint32_t port,
-					 int up)
-{
-	const struct tern_backend_ops *ops;
-	tern_status_t status = tern_backend_ops_get(&ops);
-
-	if (status)
-		return status;
-	if (!ops->set_link)
-		return TERN_ERROR_NOT_SUPPORTED;
-	return ops->set_link(device_index, port, up != 0);
 }

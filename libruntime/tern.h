@@ -156,6 +156,52 @@ tern_status_t tern_device_get_ports(tern_device_t device,
 tern_status_t tern_sim_set_link(int device_index, uint32_t port, int up);
 
 /*
+ * Any fault tern.ko's debugfs takes, on the simulator, with the same
+ * words: @file "fabric_link" ("PORT down|up|error"), "mem_error"
+ * ("correctable|uncorrectable [OFFSET]") or "engine_hang" ("ENGINE"), and
+ * @line what is written to it. TERN_ERROR_INVALID_ARGUMENT, with the
+ * reason in tern_get_last_error(), for words it does not take;
+ * TERN_ERROR_NOT_SUPPORTED on the kernel backend.
+ */
+tern_status_t tern_sim_inject_fault(int device_index, const char *file,
+				    const char *line);
+
+/* A simulated device as tern-inspect shows it, every process's alike. */
+#define TERN_SIM_MAX_ENGINES	16
+#define TERN_SIM_MAX_CLIENTS	64
+typedef struct {
+	uint64_t busy_ns, jobs_completed, jobs_failed, timeouts, resets;
+	uint64_t hang_resets;		/* of resets, those after a hang */
+	uint32_t jobs_queued;
+	int busy, hung;
+} tern_sim_engine_state_t;
+typedef struct {
+	uint64_t id;			/* the open device's, machine-wide */
+	int32_t pid;
+	char comm[32];
+	uint64_t mem_device, mem_host;
+	uint32_t buffers, queues, jobs_active;
+	uint64_t jobs_submitted, busy_ns;
+} tern_sim_client_state_t;
+typedef struct {
+	uint64_t mem_total, mem_used, mem_host_used;
+	uint32_t buffer_count;
+	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	uint32_t engine_count;
+	tern_sim_engine_state_t engines[TERN_SIM_MAX_ENGINES];
+	/* Every open of the device; the first TERN_SIM_MAX_CLIENTS listed. */
+	uint32_t client_count;
+	tern_sim_client_state_t clients[TERN_SIM_MAX_CLIENTS];
+} tern_sim_device_state_t;
+
+/*
+ * Fills @state for simulated device @device_index. TERN_ERROR_NOT_SUPPORTED
+ * on the kernel backend, whose netlink family tells the same.
+ */
+tern_status_t tern_sim_device_state(int device_index,
+				    tern_sim_device_state_t *state);
+
+/*
  * The simulated machine itself, for tools such as tern-inspect sim: the
  * process (tern-simd) holding the user's simulated devices, named by
  * TERN_SIM_MACHINE in the directory TERN_SIM_DIR (Documentation/

@@ -234,7 +234,8 @@ static tern_status_t sim_ports(struct tern_be_device *bdev,
 	return status;
 }
 
-static tern_status_t sim_set_link(int device_index, uint32_t port, bool up)
+static tern_status_t sim_fault(int device_index, const char *file,
+			       const char *line)
 {
 	struct sim_fault req = { .device = (uint32_t)device_index };
 	struct sim_reason_reply reply;
@@ -243,8 +244,14 @@ static tern_status_t sim_set_link(int device_index, uint32_t port, bool up)
 	if (device_index < 0 ||
 	    device_index >= (int)sim_conn.machine.shape.devices)
 		return TERN_ERROR_INVALID_DEVICE;
-	snprintf(req.file, sizeof(req.file), "fabric_link");
-	snprintf(req.line, sizeof(req.line), "%u %s", port, up ? "up" : "down");
+	if (strlen(file) >= sizeof(req.file) ||
+	    strlen(line) >= sizeof(req.line)) {
+		tern_set_last_error("no fault file '%.40s' takes '%.40s'",
+				    file, line);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	snprintf(req.file, sizeof(req.file), "%s", file);
+	snprintf(req.line, sizeof(req.line), "%s", line);
 	status = sim_call(SIM_MSG_FAULT, &req, sizeof(req), -1, &reply,
 			  sizeof(reply), NULL);
 	if (status) {
@@ -252,6 +259,71 @@ static tern_status_t sim_set_link(int device_index, uint32_t port, bool up)
 		tern_set_last_error("%s", reply.reason);
 	}
 	return status;
+}
+
+static tern_status_t sim_device_state(int device_index,
+				      tern_sim_device_state_t *state)
+{
+	struct sim_inspect req = { .device = (uint32_t)device_index };
+	struct sim_inspect_reply *reply;
+	tern_status_t status;
+	uint32_t n;
+
+	if (device_index < 0 ||
+	    device_index >= (int)sim_conn.machine.shape.devices)
+		return TERN_ERROR_INVALID_DEVICE;
+	reply = malloc(sizeof(*reply));
+	if (!reply)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	status = sim_call(SIM_MSG_INSPECT, &req, sizeof(req), -1, reply,
+			  sizeof(*reply), NULL);
+	if (status) {
+		free(reply);
+		return status;
+	}
+	state->mem_total = reply->mem_total;
+	state->mem_used = reply->mem_used;
+	state->mem_host_used = reply->mem_host_used;
+	state->buffer_count = reply->buffer_count;
+	state->mem_errors_corrected = reply->mem_errors_corrected;
+	state->mem_errors_uncorrected = reply->mem_errors_uncorrected;
+	n = reply->engine_count < TERN_SIM_MAX_ENGINES ? reply->engine_count :
+							 TERN_SIM_MAX_ENGINES;
+	state->engine_count = n;
+	for (uint32_t e = 0; e < n; e++) {
+		const struct sim_inspect_engine *in = &reply->engines[e];
+		tern_sim_engine_state_t *out = &state->engines[e];
+
+		out->busy_ns = in->busy_ns;
+		out->jobs_completed = in->jobs_completed;
+		out->jobs_failed = in->jobs_failed;
+		out->timeouts = in->timeouts;
+		out->resets = in->resets;
+		out->hang_resets = in->hang_resets;
+		out->jobs_queued = in->jobs_queued;
+		out->busy = in->busy != 0;
+		out->hung = in->hung != 0;
+	}
+	state->client_count = reply->client_count;
+	n = reply->client_count < TERN_SIM_MAX_CLIENTS ? reply->client_count :
+							 TERN_SIM_MAX_CLIENTS;
+	for (uint32_t c = 0; c < n; c++) {
+		const struct sim_inspect_client *in = &reply->clients[c];
+		tern_sim_client_state_t *out = &state->clients[c];
+
+		out->id = in->id;
+		out->pid = in->pid;
+		sim_wire_strcpy(out->comm, in->comm, sizeof(out->comm));
+		out->mem_device = in->mem_device;
+		out->mem_host = in->mem_host;
+		out->buffers = in->buffers;
+		out->queues = in->queues;
+		out->jobs_active = in->jobs_active;
+		out->jobs_submitted = in->jobs_submitted;
+		out->busy_ns = in->busy_ns;
+	}
+	free(reply);
+	return TERN_SUCCESS;
 }
 
 const struct tern_backend_ops tern_sim_backend = {
@@ -268,7 +340,8 @@ const struct tern_backend_ops tern_sim_backend = {
 	.buffer_export = sim_buffer_export,
 	.buffer_import = sim_buffer_import,
 	.ports = sim_ports,
-	.set_link = sim_set_link,
+	.fault = sim_fault,
+	.device_state = sim_device_state,
 	.queue_create = sim_queue_create,
 	.queue_destroy = sim_queue_destroy,
 	.submit = sim_submit,

@@ -66,6 +66,7 @@ enum sim_msg_type {
 	SIM_MSG_SUBMIT,		/* no reply */
 	SIM_MSG_FENCE_PUT,	/* no reply */
 	SIM_MSG_STOP,
+	SIM_MSG_INSPECT,
 	SIM_MSG_TYPE_COUNT,
 	SIM_MSG_REPLY = 0x100,
 };
@@ -158,6 +159,37 @@ struct sim_fault {
 	char file[32];
 	char line[96];
 };
+/*
+ * INSPECT: what tern-inspect shows of a device, every process's alike:
+ * its counters, its engines and the contexts open on it (the first
+ * SIM_INSPECT_MAX_CLIENTS; client_count says how many there are).
+ */
+#define SIM_INSPECT_MAX_ENGINES	16
+#define SIM_INSPECT_MAX_CLIENTS	64
+struct sim_inspect { uint32_t device; uint32_t pad; };
+struct sim_inspect_engine {
+	uint64_t busy_ns, jobs_completed, jobs_failed, timeouts, resets;
+	uint64_t hang_resets;
+	uint32_t busy, hung, jobs_queued, pad;
+};
+struct sim_inspect_client {
+	uint64_t id;
+	int32_t pid;
+	uint32_t buffers;
+	char comm[32];
+	uint64_t mem_device, mem_host;
+	uint32_t queues, jobs_active;
+	uint64_t jobs_submitted, busy_ns;
+};
+struct sim_inspect_reply {
+	struct sim_reply r;
+	uint64_t mem_total, mem_used, mem_host_used;
+	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	uint32_t buffer_count, engine_count, client_count, pad;
+	struct sim_inspect_engine engines[SIM_INSPECT_MAX_ENGINES];
+	struct sim_inspect_client clients[SIM_INSPECT_MAX_CLIENTS];
+};
+
 /* FAULT's and STOP's reply: why it was refused. */
 struct sim_reason_reply { struct sim_reply r; char reason[160]; };
 

@@ -224,9 +224,7 @@ static void info_print_clients(const struct snapshot *snap,
 	}
 	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
 	if (!any)
-		printf("  none%s%s\n", snap->source == SNAPSHOT_SOURCE_SIM ?
-		       " (the simulator shows no other processes)" : "",
-		       note[0] ? " of yours" : "");
+		printf("  none%s\n", note[0] ? " of yours" : "");
 	if (note[0])
 		printf("  %s\n", note);
 }

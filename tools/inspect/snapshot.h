@@ -3,8 +3,8 @@
  * What tern-inspect knows about the machine at one moment: every device
  * with its engines, counters and health, every fabric link, every client
  * (open file of a device). Read from tern.ko's "tern" netlink family and
- * sysfs, or, with no driver, from libtern's simulator (which has no
- * clients and no fault counters). Every subcommand renders a snapshot;
+ * sysfs, or, with no driver, from the user's simulated machine through
+ * libtern. Every subcommand renders a snapshot;
  * `top` takes two and shows the difference.
  */
 #ifndef TOOLS_INSPECT_SNAPSHOT_H
@@ -92,7 +92,7 @@ struct snapshot_client {
 
 enum snapshot_source {
 	SNAPSHOT_SOURCE_DRIVER,	/* tern.ko: netlink and sysfs */
-	SNAPSHOT_SOURCE_SIM,	/* libtern's simulator, in this process */
+	SNAPSHOT_SOURCE_SIM,	/* the simulated machine, through libtern */
 };
 
 struct snapshot {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Snapshots through libtern, normally its simulator: devices from their
- * properties and memory use, links from pairs of connected ports (one link
- * per pair, end A the lower device and port), health from the links. The
- * simulator keeps no per-engine or fault counters and has no clients
- * visible to another process, so those read as zero.
+ * properties, links from pairs of connected ports (one link per pair, end
+ * A the lower device and port), and from the simulated machine its
+ * engines, memory and error counters and every process's opens of each
+ * device (tern_sim_device_state), with health derived from them as
+ * tern.ko derives it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "snapshot.h"
+#include "tern_accel.h"
 
 #define SIM_MAX_PORTS 64
 
@@ -56,6 +58,85 @@ static int sim_add_links(struct snapshot *snap, uint32_t fabric_id,
 		link->latency_ns = port->latency_ns;
 	}
 	return 0;
+}
+
+/* The opens of the device, appended to the snapshot's clients. */
+static int sim_add_clients(struct snapshot *snap, uint32_t device,
+			   const tern_sim_device_state_t *state)
+{
+	uint32_t n = state->client_count < TERN_SIM_MAX_CLIENTS ?
+		     state->client_count : TERN_SIM_MAX_CLIENTS;
+	struct snapshot_client *grown;
+
+	if (!n)
+		return 0;
+	grown = realloc(snap->clients, (size_t)(snap->client_count + (int)n) *
+			sizeof(*snap->clients));
+	if (!grown)
+		return -1;
+	snap->clients = grown;
+	for (uint32_t i = 0; i < n; i++) {
+		const tern_sim_client_state_t *in = &state->clients[i];
+		struct snapshot_client *c = &snap->clients[snap->client_count++];
+
+		memset(c, 0, sizeof(*c));
+		c->device = device;
+		c->id = in->id;
+		c->pid = (uint32_t)in->pid;
+		snprintf(c->comm, sizeof(c->comm), "%s", in->comm);
+		c->mem_device = in->mem_device;
+		c->mem_host = in->mem_host;
+		c->buffers = in->buffers;
+		c->queues = in->queues;
+		c->jobs_active = in->jobs_active;
+		c->jobs_submitted = in->jobs_submitted;
+		c->busy_ns = in->busy_ns;
+	}
+	return 0;
+}
+
+/* Engines and counters from the machine; health as tern.ko derives it. */
+static void sim_apply_state(struct snapshot_device *dev,
+			    const tern_sim_device_state_t *state)
+{
+	dev->mem_total = state->mem_total;
+	dev->mem_used = state->mem_used;
+	dev->mem_host_used = state->mem_host_used;
+	dev->buffer_count = state->buffer_count;
+	dev->mem_errors_corrected = state->mem_errors_corrected;
+	dev->mem_errors_uncorrected = state->mem_errors_uncorrected;
+	dev->client_count = state->client_count;
+	for (uint32_t e = 0; e < state->engine_count &&
+	     e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES; e++) {
+		const tern_sim_engine_state_t *in = &state->engines[e];
+		struct snapshot_engine *out = &dev->engines[e];
+
+		out->busy = in->busy;
+		out->hung = in->hung;
+		out->busy_ns = in->busy_ns;
+		out->jobs_queued = in->jobs_queued;
+		out->jobs_completed = in->jobs_completed;
+		out->jobs_failed = in->jobs_failed;
+		out->timeouts = in->timeouts;
+		out->resets = in->resets;
+		out->hang_resets = in->hang_resets;
+		dev->engines_busy += in->busy != 0;
+		dev->jobs_completed += in->jobs_completed;
+		dev->jobs_failed += in->jobs_failed;
+		dev->job_timeouts += in->timeouts;
+		dev->engine_resets += in->resets;
+		dev->engine_hang_resets += in->hang_resets;
+		if (in->hung)
+			dev->health_reasons |= TERN_HEALTH_REASON_ENGINE_HUNG;
+	}
+	if (dev->engine_hang_resets)
+		dev->health_reasons |= TERN_HEALTH_REASON_ENGINE_RESET;
+	if (dev->mem_errors_uncorrected)
+		dev->health_reasons |= TERN_HEALTH_REASON_MEM_UNCORRECTED;
+	if (dev->mem_errors_uncorrected)
+		dev->health = SNAPSHOT_HEALTH_FAILED;
+	else if (dev->health_reasons)
+		dev->health = SNAPSHOT_HEALTH_DEGRADED;
 }
 
 static tern_status_t sim_read_device(struct snapshot *snap, int index)
@@ -132,8 +213,27 @@ int snapshot_sim_take(const char *prog, struct snapshot *snap)
 		snap->backend = backend;	/* still worth stating */
 		return 1;
 	}
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count && status == TERN_SUCCESS; i++) {
+		tern_sim_device_state_t *state = malloc(sizeof(*state));
+
 		snapshot_derive_link_health(snap, &snap->devices[i]);
+		if (!state) {
+			status = TERN_ERROR_OUT_OF_MEMORY;
+			break;
+		}
+		/* Not the simulator (a kernel backend without its family). */
+		if (tern_sim_device_state(i, state) == TERN_SUCCESS) {
+			sim_apply_state(&snap->devices[i], state);
+			if (sim_add_clients(snap, (uint32_t)i, state))
+				status = TERN_ERROR_OUT_OF_MEMORY;
+		}
+		free(state);
+	}
+	if (status != TERN_SUCCESS) {
+		cli_report_error(prog, "reading the machine", status);
+		snapshot_free(snap);
+		return 1;
+	}
 	snapshot_finish(snap);
 	return 0;
 }

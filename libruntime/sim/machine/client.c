@@ -392,6 +392,22 @@ static void machine_machine_request(struct machine_client *client,
 	struct sim_reason_reply reason = { .r.status = TERN_SUCCESS };
 	struct sim_ports_reply ports;
 
+	if (type == SIM_MSG_INSPECT) {
+		struct sim_inspect_reply *state = calloc(1, sizeof(*state));
+
+		if (!state) {
+			machine_reply_status(client, TERN_ERROR_OUT_OF_MEMORY);
+			return;
+		}
+		if (len == sizeof(struct sim_inspect))
+			machine_inspect(m, ((const struct sim_inspect *)payload)->device,
+					state);
+		else
+			state->r.status = TERN_ERROR_INVALID_ARGUMENT;
+		machine_reply(client, state, sizeof(*state), -1);
+		free(state);
+		return;
+	}
 	if (type == SIM_MSG_PORTS) {
 		memset(&ports, 0, sizeof(ports));
 		if (len == sizeof(struct sim_ports))
@@ -480,6 +496,7 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 	case SIM_MSG_PORTS:
 	case SIM_MSG_FAULT:
 	case SIM_MSG_STOP:
+	case SIM_MSG_INSPECT:
 		machine_machine_request(client, type, req, len);
 		return 0;
 	default:

@@ -221,6 +221,10 @@ void machine_context_query(struct machine_context *ctx,
 void machine_ports(struct machine *m, uint32_t device,
 		   struct sim_ports_reply *reply);
 
+/* inspect.c: what tern-inspect sees of a device */
+void machine_inspect(struct machine *m, uint32_t device,
+		     struct sim_inspect_reply *reply);
+
 /* memory.c */
 tern_status_t machine_bo_create(struct machine_context *ctx,
 				tern_memory_kind_t kind, uint64_t bytes,
