@@ -56,7 +56,7 @@ run "$inspect" --json sim status
 check "status --json with no machine: an empty list" \
 	sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"machines\"] == []' '$out'"
 
-TERN_SIM_DEVICES=5 TERN_SIM_MEM_MB=32 run "$inspect" sim start --persistent
+TERN_SIM_DEVICES=5 TERN_SIM_MEM_MB=32 TERN_SIM_JOB_TIMEOUT_MS=500 run "$inspect" sim start --persistent
 check "start: a persistent machine of 5 devices" \
 	sh -c "[ $rc -eq 0 ] && grep -q \"started 'sim-test' (pid [0-9]*): 5 devices of 32 MiB, persistent\" '$out'"
 sim_pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$out")
@@ -86,6 +86,49 @@ for _ in $(seq 100); do
 done
 run "$inspect" --json sim status
 check "a process using the machine is counted" sh -c "[ '$(field sim-test processes)' = 1 ]"
+
+# ---- the shared machine, live, from another process ----
+run "$inspect" --json list -v
+check "list -v shows the other process: pid, command, its 4 MiB" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+c = [c for c in d["clients"] if c["pid"] == int(sys.argv[2])]
+assert c and c[0]["comm"] == "hold_memory" and c[0]["memory_device_bytes"] == 4 << 20, d
+assert d["memory_used_bytes"] >= 4 << 20' "$out" "$hold_pid"
+run "$inspect" fault 0 link 0 down
+check "fault link down: injected" sh -c "[ $rc -eq 0 ] && grep -qx 'device 0: fabric_link: 0 down' '$out'"
+run "$inspect" health
+check "health after link down: exit 1, device 0 degraded by link_down" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^0  *degraded  *link_down' '$out'"
+run "$inspect" fault 0 link 0 up
+run "$inspect" health -q
+check "link up again: healthy" rc_is 0
+run "$inspect" fault 1 mem-error uncorrectable 4096
+run "$inspect" health
+check "an uncorrectable memory error: device 1 failed" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^1  *failed  *mem_uncorrected  *0/1 ' '$out'"
+run "$inspect" fault 2 engine-hang 0
+check "fault engine-hang: injected" rc_is 0
+run "$inspect" health
+check "a hung engine: device 2 degraded by engine_hung" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^2  *degraded  *engine_hung' '$out'"
+run "$hold" --job 2
+check "another process's job on the hung engine times out" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'job: TERN_ERROR_TIMEOUT' '$out'"
+run "$inspect" health
+check "then the engine was reset: engine_reset, one timeout, one reset" \
+	sh -c "grep -q '^2  *degraded  *engine_reset  *0/0  *1  *1 ' '$out'"
+usage_error_f() {
+	run "$inspect" fault "$@"
+	check "fault $*: exit 2, says what it wanted" sh -c "[ $rc -eq 2 ] && [ ! -s '$out' ] && [ -s '$err' ]"
+}
+usage_error_f 0 link 99 down
+usage_error_f 0 link 0 sideways
+usage_error_f 0 mem-error often
+usage_error_f 0 engine-hang 99
+usage_error_f 0 melt
+usage_error_f 99 link 0 down
+usage_error_f 0
 run "$inspect" sim stop
 check "stop while a process uses it: refused" \
 	sh -c "[ $rc -eq 1 ] && grep -q '1 other process uses it' '$err' && grep -q -- '--force' '$err' && kill -0 $sim_pid"

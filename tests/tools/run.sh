@@ -428,7 +428,7 @@ run "$inspect" help
 check "inspect help: usage, every command, the man page for the schema" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect' '$out' &&
 		grep -q 'tern-inspect(1)' '$out' && ! grep -q 'Documentation/' '$out'"
-usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics sim help" \
+usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics fault sim help" \
 	"$inspect" nope
 usage_error "inspect unknown option" "unknown option '-x'" "$inspect" -x list
 usage_error "inspect command options are not global" "tern-inspect: unknown option '-v'" \

@@ -45,6 +45,7 @@ extern const struct inspect_command inspect_events_command;
 extern const struct inspect_command inspect_module_command;
 extern const struct inspect_command inspect_metrics_command;
 extern const struct inspect_command inspect_sim_command;
+extern const struct inspect_command inspect_fault_command;
 
 /* What inspect_parse_options() found. */
 enum inspect_parse_result {
