@@ -354,7 +354,10 @@ wait "$hold_pid" 2>/dev/null
 
 dir0=$(debugfs_dir 0)
 start_events "$tmp/ev-down" --json -n 1 -t 30
-echo "1 down" >"$dir0/fabric_link"
+# tern-inspect fault writes the same debugfs file.
+run "$inspect" fault 0 link 1 down
+check "fault 0 link 1 down: written to tern.ko's debugfs" \
+	sh -c "[ $rc -eq 0 ] && grep -qx 'device 0: fabric_link: 1 down' '$out'"
 wait "$events_pid"
 rc=$?
 cp "$tmp/ev-down" "$out"
@@ -381,9 +384,13 @@ check "events -t 0.5 without -n: exit 0" rc_is 0
 
 # ---- an uncorrectable memory error on device 2 ----
 
-dir2=$(debugfs_dir 2)
 start_events "$tmp/ev-mem" -t 60
-echo "uncorrectable 0" >"$dir2/mem_error"
+run "$inspect" fault 2 mem-error uncorrectable 0
+check "fault 2 mem-error uncorrectable 0: written to tern.ko's debugfs" \
+	sh -c "[ $rc -eq 0 ] && grep -qx 'device 2: mem_error: uncorrectable 0' '$out'"
+run "${as_nobody[@]}" "$inspect" fault 2 mem-error correctable
+check "fault as a user: exit 1, needs root" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'needs root' '$err'"
 wait_for 10 grep -q 'mem_error dev 2 ' "$tmp/ev-mem"
 kill "$events_pid" 2>/dev/null
 wait "$events_pid" 2>/dev/null
