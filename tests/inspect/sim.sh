@@ -14,6 +14,7 @@ set -u
 build=${1:-build}
 inspect=$build/tern-inspect
 hold=$build/tests/inspect/hold_memory
+bench=$build/tern-bench
 if [ ! -x "$inspect" ] || [ ! -x "$hold" ]; then
 	echo "sim.sh: $inspect or $hold not found: run 'make userspace' first" >&2
 	exit 1
@@ -95,6 +96,16 @@ d = json.load(open(sys.argv[1]))["devices"][0]
 c = [c for c in d["clients"] if c["pid"] == int(sys.argv[2])]
 assert c and c[0]["comm"] == "hold_memory" and c[0]["memory_device_bytes"] == 4 << 20, d
 assert d["memory_used_bytes"] >= 4 << 20' "$out" "$hold_pid"
+# link_bytes: every link's bytes both ways, summed, from topo --json.
+link_bytes() {
+	"$inspect" --json topo | python3 -c 'import json, sys
+print(sum(l["bytes_a_to_b"] + l["bytes_b_to_a"] for l in json.load(sys.stdin)["links"]))'
+}
+bytes_before=$(link_bytes)
+run "$bench" all-reduce -b 64K -e 64K -n 2 -w 1
+bytes_after=$(link_bytes)
+check "another process's all-reduce moves the link counters seen here" \
+	sh -c "[ $rc -eq 0 ] && [ '$bytes_after' -gt '$bytes_before' ]"
 run "$inspect" fault 0 link 0 down
 check "fault link down: injected" sh -c "[ $rc -eq 0 ] && grep -qx 'device 0: fabric_link: 0 down' '$out'"
 run "$inspect" health
