@@ -139,6 +139,7 @@ usage_error_f 0 mem-error often
 usage_error_f 0 engine-hang 99
 usage_error_f 0 melt
 usage_error_f 99 link 0 down
+usage_error_f -j 0 link 0 down
 usage_error_f 0
 run "$inspect" sim stop
 check "stop while a process uses it: refused" \

@@ -466,6 +466,51 @@ static void test_admin_lists_and_refuses(void **state)
 					   &(uint64_t){ 0 }));
 }
 
+/* Faults and device state: garbage gets a status and a reason, no harm. */
+static void test_fault_and_state_refuse_garbage(void **state)
+{
+	static tern_sim_device_state_t st;
+	char longline[200];
+
+	(void)state;
+	assert_status(tern_sim_inject_fault(0, NULL, "0 down"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(0, "fabric_link", NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(0, "melt", "now"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_true(strstr(tern_get_last_error(), "no fault 'melt'"));
+	assert_status(tern_sim_inject_fault(0, "fabric_link", "0 sideways"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(0, "fabric_link", "99 down"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(0, "mem_error", "often"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(0, "engine_hang", "99"),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	memset(longline, '7', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	assert_status(tern_sim_inject_fault(0, "fabric_link", longline),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_inject_fault(-1, "fabric_link", "0 down"),
+		      TERN_ERROR_INVALID_DEVICE);
+	assert_status(tern_sim_inject_fault(2, "fabric_link", "0 down"),
+		      TERN_ERROR_INVALID_DEVICE);
+	assert_status(tern_sim_device_state(0, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_device_state(2, &st), TERN_ERROR_INVALID_DEVICE);
+	assert_status(tern_sim_device_state(-5, &st), TERN_ERROR_INVALID_DEVICE);
+
+	/* Nothing was lost: device 0 healthy, this program's open listed. */
+	assert_ok(tern_sim_device_state(0, &st));
+	assert_int_equal(st.mem_errors_uncorrected, 0);
+	assert_true(st.client_count >= 1);
+	for (uint32_t e = 0; e < st.engine_count; e++)
+		assert_false(st.engines[e].hung);
+	assert_ok(tern_device_memory_usage(dev[0], &(uint64_t){ 0 },
+					   &(uint64_t){ 0 }));
+}
+
 static int open_fixture(void **state)
 {
 	(void)state;
@@ -499,6 +544,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_killed_process_leaves_nothing),
 		cmocka_unit_test(test_cannot_reach_other_process),
 		cmocka_unit_test(test_admin_lists_and_refuses),
+		cmocka_unit_test(test_fault_and_state_refuse_garbage),
 	};
 	static char dir[] = "/tmp/tern-machine.XXXXXX";
 

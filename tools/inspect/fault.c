@@ -34,11 +34,10 @@ static void fault_usage(FILE *out)
 		"every process sees it. Watch it with 'tern-inspect events' and\n"
 		"'tern-inspect health'.\n"
 		"\n"
-		"Exit status: 0 injected; 1 refused (not root, no such port or\n"
-		"engine on the device); 2 bad command line.\n"
+		"It prints what it wrote, as text only.\n"
 		"\n"
-		"Options:\n");
-	inspect_print_common_options(out);
+		"Exit status: 0 injected; 1 refused (not root on tern.ko, or the\n"
+		"driver or machine said no); 2 bad command line.\n");
 }
 
 /* What to write where: the debugfs file and its line. */
@@ -166,13 +165,15 @@ static int fault_run(int argc, char **argv, struct inspect_options *opts)
 	tern_status_t status;
 	int ret;
 
-	/* Shared options first; the fault's words are positional. */
+	/* The fault's words are positional: only -h is an option here. */
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "--help") == 0)) {
 		fault_usage(stdout);
 		return 0;
 	}
 	(void)opts;
+	if (argc >= 2 && argv[1][0] == '-')
+		return fault_bad("expected a device, not an option");
 	if (argc < 3)
 		return fault_bad("expected a device and a fault");
 	ret = inspect_snapshot("fault", &snap);
