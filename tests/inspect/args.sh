@@ -115,10 +115,14 @@ usage_error "health with a device but no --clear" "health: unexpected argument '
 usage_error "health --clear with two devices" "health: unexpected argument '1'" \
 	"$inspect" health --clear 0 1
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	# The user has a machine of its own, not in root's directory; its
-	# tern-simd is named from here, since the directories above this
-	# checkout may be closed to the user.
-	run env -u TERN_SIM_DIR TERN_SIM_DAEMON="$build/tern-simd" setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
+	# The user has a machine of its own, not in root's directory, and a
+	# copy of tern-simd it can reach: the directories holding this
+	# checkout may be closed to it.
+	daemon_dir=$(mktemp -d /tmp/tern-args-simd.XXXXXX)
+	chmod 0755 "$daemon_dir"
+	cp "$build/tern-simd" "$daemon_dir/"
+	run env -u TERN_SIM_DIR TERN_SIM_DAEMON="$daemon_dir/tern-simd" setpriv --reuid=65534 --regid=65534 --clear-groups "$inspect" health --clear all
+	rm -rf "$daemon_dir"
 	check "health --clear as a user: exit 1, says it needs root" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'clearing health needs root: sudo tern-inspect health --clear all' '$err'"
 elif [ "$(id -u)" != 0 ]; then
