@@ -390,7 +390,11 @@ typedef struct tern_unique_id {
 /* One communicator per device, all in this process (like ncclCommInitAll). */
 tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
 				 const tern_device_t *devices);
-/* One rank per process (like ncclGetUniqueId + ncclCommInitRank). */
+/*
+ * One rank per process (like ncclGetUniqueId + ncclCommInitRank). The id
+ * carries the TCP address where the ranks meet rank 0 (TERN_SOCKET_IFNAME
+ * chooses the interface); pass it to every rank as bytes, as it is.
+ */
 tern_status_t tern_get_unique_id(tern_unique_id_t *id);
 tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 				  const tern_unique_id_t *id, int rank,

@@ -110,8 +110,6 @@ struct tern_comm {
 	_Atomic int error;		/* tern_status_t; sticky once set */
 	struct coll_team *team;		/* the ranks in this process, or NULL */
 	struct coll_link *link;		/* the ranks in other processes, or NULL */
-	tern_unique_id_t uid;		/* tern_comm_init_rank's id */
-	uint64_t splits;		/* tern_comm_split calls so far */
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 };
 
@@ -193,13 +191,46 @@ void coll_monitor_adopt(struct tern_comm *comm);
 /* The detection interval, in ns. */
 int64_t coll_monitor_interval_ns(void);
 
+/* ---- bootstrap.c: where ranks in other processes meet ---- */
+
+#define COLL_ID_MAGIC		"ternuid2"
+#define COLL_NONCE_BYTES	16
+#define COLL_HOST_BYTES		48
+
+/* What tern_unique_id_t holds: a nonce and rank 0's TCP address. */
+struct coll_id {
+	char magic[8];
+	uint8_t nonce[COLL_NONCE_BYTES];
+	uint16_t family;		/* AF_INET or AF_INET6 */
+	uint16_t port;			/* network order */
+	uint8_t addr[16];
+};
+
+int64_t coll_now_ms(void);
+/* Waits for @events on @fd; false at @deadline (coll_now_ms). */
+bool coll_wait_fd(int fd, short events, int64_t deadline);
+/* "address:port" of @cid, for messages. */
+void coll_id_format(const struct coll_id *cid, char *buf, size_t len);
+/* Gives up the port @id holds, if this process made it and still holds it. */
+void coll_id_release(const tern_unique_id_t *id);
+/*
+ * Rank 0: waits for the other ranks' hellos at @cid's address, answers
+ * each with everyone's @node, and leaves each rank's connection in
+ * @conn[rank]. NOT_SUPPORTED (every rank's answer) when a rank is on
+ * another host; PEER_FAILED when one does not come by @deadline.
+ */
+tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
+			     struct coll_node *node, int *conn,
+			     int64_t deadline);
+/* Any other rank: says hello with @node[@rank], learns everyone's. */
+tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
+			     struct coll_node *node, int *conn,
+			     int64_t deadline);
+
 /* ---- rank.c: one rank per process ---- */
 
 /* TERN_COMM_INIT_TIMEOUT_MS, or -1 if it is not a number in range. */
 int64_t coll_init_timeout_ms(void);
-/* The id of split @seq's communicator of @color, from the parent's id. */
-void coll_id_derive(const tern_unique_id_t *parent, uint64_t seq, int color,
-		    tern_unique_id_t *out);
 
 /* ---- split.c ---- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Links: the connections between the ranks of a communicator made by
+ * Links: the TCP connections between the ranks of a communicator made by
  * tern_comm_init_rank, kept open after the bootstrap to carry failures. A
  * star, as the bootstrap made it: rank 0 holds one connection per peer,
  * every other rank one to rank 0, so a machine's connections grow with
@@ -134,6 +134,14 @@ static void coll_link_read(struct tern_comm *comm, int r)
 			continue;
 		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
+		/* A TCP stream may cut a message; its sender sent it whole. */
+		if (got > 0 && got < (ssize_t)sizeof(msg)) {
+			ssize_t rest = recv(link->fd[r], (char *)&msg + got,
+					    sizeof(msg) - (size_t)got,
+					    MSG_WAITALL);
+
+			got = rest > 0 ? got + rest : rest;
+		}
 		if (got != (ssize_t)sizeof(msg) ||
 		    memcmp(msg.magic, COLL_LINK_MAGIC, sizeof(msg.magic)) ||
 		    msg.rank < 0 || msg.rank >= comm->nranks) {

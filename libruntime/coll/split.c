@@ -154,23 +154,37 @@ tern_status_t coll_split_wait(struct tern_comm *comm, uint64_t round)
 	return status;
 }
 
-/* Ranks in other processes: colors and keys by all-gather, then init_rank. */
+/*
+ * Ranks in other processes: each makes an id it could be rank 0 of, and
+ * all-gathers it with its color and key; each new comm's first member's
+ * id is the one its members use, the others' ports go back. A rank that
+ * cannot make an id gathers a void one, so its comm fails on every member
+ * alike instead of leaving them waiting.
+ */
+struct coll_split_say {
+	int32_t color, key;
+	tern_unique_id_t id;
+};
+
+#define COLL_SPLIT_WORDS	(sizeof(struct coll_split_say) / 4)
+
 static tern_status_t coll_split_linked(struct tern_comm *comm, int color,
 				       int key, tern_comm_t *out)
 {
 	const int n = comm->nranks;
+	const size_t say_bytes = sizeof(struct coll_split_say);
 	struct coll_member m[COLL_MAX_RANKS];
 	int colors[COLL_MAX_RANKS], keys[COLL_MAX_RANKS], k, me = 0;
 	struct coll_op op = { .kind = COLL_ALL_GATHER, .dtype = TERN_INT32 };
+	struct coll_split_say *said;
 	struct tern_buffer *buf;
-	tern_unique_id_t id;
+	tern_unique_id_t root_id;
 	tern_stream_t stream;
 	tern_status_t status;
-	int32_t *cpu;
-	uint64_t seq;
+	char *cpu;
 
 	status = tern_buffer_alloc_internal(comm->dev, TERN_MEMORY_HOST,
-					    16u * (size_t)n, &buf,
+					    say_bytes * (size_t)(n + 1), &buf,
 					    (void **)&cpu);
 	if (status)
 		return status;
@@ -179,35 +193,37 @@ static tern_status_t coll_split_linked(struct tern_comm *comm, int color,
 		tern_buffer_free(buf);
 		return status;
 	}
-	cpu[0] = color;
-	cpu[1] = key;
+	said = (struct coll_split_say *)(void *)cpu;
+	said->color = color;
+	said->key = key;
+	if (color == TERN_SPLIT_NOCOLOR || tern_get_unique_id(&said->id))
+		memset(&said->id, 0, sizeof(said->id));
 	op.send = buf->be->va;
-	op.recv = buf->be->va + 8;
-	op.count = 2;
+	op.recv = buf->be->va + say_bytes;
+	op.count = COLL_SPLIT_WORDS;
 	pthread_mutex_lock(&comm->lock);
-	seq = comm->splits++;
 	status = coll_run_locked(comm, stream, &op, 1);
 	pthread_mutex_unlock(&comm->lock);
 	if (status == TERN_SUCCESS)
 		status = tern_stream_synchronize(stream);
 	for (int r = 0; r < n; r++) {
-		colors[r] = cpu[2 + 2 * r];
-		keys[r] = cpu[2 + 2 * r + 1];
+		colors[r] = said[1 + r].color;
+		keys[r] = said[1 + r].key;
 	}
+	if (status == TERN_SUCCESS && color != TERN_SPLIT_NOCOLOR) {
+		k = coll_members(n, colors, keys, color, m);
+		for (int i = 0; i < k; i++)
+			if (m[i].rank == comm->rank)
+				me = i;
+		root_id = said[1 + m[0].rank].id;
+		status = tern_comm_init_rank(out, k, &root_id, me, comm->dev);
+	} else if (status == TERN_SUCCESS) {
+		*out = NULL;
+	}
+	coll_id_release(&said->id);	/* unless init_rank took it */
 	tern_stream_destroy(stream);
 	tern_buffer_free(buf);
-	if (status)
-		return status;
-	if (color == TERN_SPLIT_NOCOLOR) {
-		*out = NULL;
-		return TERN_SUCCESS;
-	}
-	k = coll_members(n, colors, keys, color, m);
-	for (int i = 0; i < k; i++)
-		if (m[i].rank == comm->rank)
-			me = i;
-	coll_id_derive(&comm->uid, seq, color, &id);
-	return tern_comm_init_rank(out, k, &id, me, comm->dev);
+	return status;
 }
 
 TERN_API tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,

@@ -9,7 +9,13 @@
  *
  * This program holds machine "ranks-PID" (16 devices, torus:4x4) for the
  * whole run; the ranks are this program again (--rank HEX RANK COUNT).
+ *
+ * And the bootstrap the ranks meet through: strangers at rank 0's port
+ * hold no one up, TERN_SOCKET_IFNAME chooses its address, an id whose
+ * address is garbage is refused.
  */
+#include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -213,24 +220,15 @@ static int coll_check(const struct rank *r, enum coll_kind kind)
 
 /* ---- a rank in a process of its own ---- */
 
-static int rank_main(const char *hex, int rank, int nranks)
+/* Rank @rank of @nranks runs every collective; an exit status. */
+static int rank_run(const tern_unique_id_t *id, int rank, int nranks)
 {
-	tern_unique_id_t id;
 	struct rank r;
 	tern_status_t s;
 
-	if (strlen(hex) != 2 * sizeof(id.internal))
-		return 2;
-	for (size_t i = 0; i < sizeof(id.internal); i++) {
-		unsigned int byte;
-
-		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
-			return 2;
-		id.internal[i] = (char)byte;
-	}
 	s = rank_open(&r, rank, nranks);
 	if (!s)
-		s = tern_comm_init_rank(&r.comm, nranks, &id, rank, r.dev);
+		s = tern_comm_init_rank(&r.comm, nranks, id, rank, r.dev);
 	if (s) {
 		fprintf(stderr, "rank %d: setting up: %s (%s)\n", rank,
 			tern_status_name(s), tern_get_last_error());
@@ -250,6 +248,22 @@ static int rank_main(const char *hex, int rank, int nranks)
 	}
 	rank_close(&r);
 	return 0;
+}
+
+static int rank_main(const char *hex, int rank, int nranks)
+{
+	tern_unique_id_t id;
+
+	if (strlen(hex) != 2 * sizeof(id.internal))
+		return 2;
+	for (size_t i = 0; i < sizeof(id.internal); i++) {
+		unsigned int byte;
+
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return 2;
+		id.internal[i] = (char)byte;
+	}
+	return rank_run(&id, rank, nranks);
 }
 
 /* ---- the parent ---- */
@@ -325,26 +339,21 @@ static void run_in_one_process(int n, struct link_counts *traffic)
 		rank_close(&r[i]);
 }
 
-/* The same with a process per rank; the links' traffic meanwhile. */
-static void run_in_processes(int n, struct link_counts *traffic)
+/* Ranks @first..@n-1 of @id's comm, each a process of its own. */
+static void spawn_ranks(const tern_unique_id_t *id, int first, int n,
+			pid_t *pids)
 {
-	struct link_counts before, after;
 	char hex[2 * TERN_UNIQUE_ID_BYTES + 1];
-	tern_unique_id_t id;
-	pid_t pids[DEVICES];
 
-	assert_int_equal(tern_get_unique_id(&id), 0);
-	for (size_t i = 0; i < sizeof(id.internal); i++)
-		sprintf(hex + 2 * i, "%02x", (unsigned char)id.internal[i]);
-	links_read(&before);
+	for (size_t i = 0; i < sizeof(id->internal); i++)
+		sprintf(hex + 2 * i, "%02x", (unsigned char)id->internal[i]);
 	fflush(NULL);
-	for (int i = 0; i < n; i++) {
+	for (int i = first; i < n; i++) {
 		char rank[16], count[16];
 
 		snprintf(rank, sizeof(rank), "%d", i);
 		snprintf(count, sizeof(count), "%d", n);
 		pids[i] = fork();
-		assert_true(pids[i] >= 0);
 		if (pids[i] == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			execl("/proc/self/exe", "test_ranks", "--rank", hex,
@@ -352,14 +361,34 @@ static void run_in_processes(int n, struct link_counts *traffic)
 			_exit(127);
 		}
 	}
-	for (int i = 0; i < n; i++) {
+}
+
+/* Waits for ranks @first..@n-1; fails unless each exited 0. */
+static void wait_ranks(int first, int n, const pid_t *pids)
+{
+	for (int i = first; i < n; i++) {
 		int status;
 
+		assert_true(pids[i] > 0);
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			fail_msg("rank %d of %d processes: exit status 0x%x", i,
 				 n, status);
 	}
+}
+
+/* The same with a process per rank; the links' traffic meanwhile. */
+static void run_in_processes(int n, struct link_counts *traffic)
+{
+	struct link_counts before, after;
+	tern_unique_id_t id;
+	pid_t pids[DEVICES];
+
+	/* Made here, in no rank's process: rank 0 binds the port beside us. */
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	links_read(&before);
+	spawn_ranks(&id, 0, n, pids);
+	wait_ranks(0, n, pids);
 	links_read(&after);
 	links_delta(&before, &after, traffic);
 }
@@ -398,6 +427,162 @@ static void test_7_ranks(void **state) { (void)state; ranks_case(7); }
 static void test_8_ranks(void **state) { (void)state; ranks_case(8); }
 static void test_16_ranks(void **state) { (void)state; ranks_case(16); }
 
+/* ---- the bootstrap ---- */
+
+/* What the id carries (coll/bootstrap.c): a nonce, then rank 0's address. */
+struct id_address {
+	char magic[8];
+	uint8_t nonce[16];
+	uint16_t family, port;		/* port in network order */
+	uint8_t addr[16];
+};
+
+static socklen_t id_sockaddr(const tern_unique_id_t *id,
+			     struct sockaddr_storage *ss)
+{
+	const struct id_address *a = (const void *)id->internal;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *in = (void *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = a->port;
+		memcpy(&in->sin_addr, a->addr, 4);
+		return sizeof(*in);
+	}
+	struct sockaddr_in6 *in6 = (void *)ss;
+
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = a->port;
+	memcpy(&in6->sin6_addr, a->addr, 16);
+	return sizeof(*in6);
+}
+
+/* Connections to rank 0 that are no rank, made before any rank's. */
+struct strangers {
+	tern_unique_id_t id;
+	int n;
+	pid_t *pids;
+	int fd[3];
+	int hold[2];	/* the ranks die with this thread: it waits here */
+};
+
+static void *strangers_main(void *arg)
+{
+	struct strangers *st = arg;
+	struct sockaddr_storage ss;
+	socklen_t len = id_sockaddr(&st->id, &ss);
+	char junk[512];
+
+	for (int i = 0; i < 3; i++) {
+		/* Refused until rank 0 listens, once its init has begun. */
+		for (int tries = 0; tries < 1000; tries++) {
+			st->fd[i] = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+					   0);
+			if (connect(st->fd[i], (struct sockaddr *)&ss, len) == 0)
+				break;
+			close(st->fd[i]);
+			st->fd[i] = -1;
+			usleep(5000);
+		}
+	}
+	memset(junk, 'x', sizeof(junk));
+	/* One says nothing, one half a word, one a lot of nonsense. */
+	if (st->fd[1] >= 0 && write(st->fd[1], "tern", 4) != 4)
+		close(st->fd[1]);
+	if (st->fd[2] >= 0 && write(st->fd[2], junk, sizeof(junk)) < 0)
+		close(st->fd[2]);
+	spawn_ranks(&st->id, 1, st->n, st->pids);
+	if (read(st->hold[0], junk, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * Rank 0, in the process that made the id, meets its ranks although three
+ * strangers connected first and never said hello: none of them holds it
+ * up until the init timeout.
+ */
+static void test_strangers_first(void **state)
+{
+	struct strangers st = { .n = 4 };
+	pid_t pids[4] = { 0 };
+	pthread_t thread;
+	int status;
+
+	(void)state;
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "10000", 1);
+	assert_int_equal(tern_get_unique_id(&st.id), 0);
+	st.pids = pids;
+	assert_int_equal(pipe(st.hold), 0);
+	assert_int_equal(pthread_create(&thread, NULL, strangers_main, &st), 0);
+	status = rank_run(&st.id, 0, st.n);
+	wait_ranks(1, st.n, pids);
+	assert_int_equal(write(st.hold[1], "", 1), 1);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	unsetenv("TERN_COMM_INIT_TIMEOUT_MS");
+	close(st.hold[0]);
+	close(st.hold[1]);
+	for (int i = 0; i < 3; i++) {
+		assert_true(st.fd[i] >= 0);
+		close(st.fd[i]);
+	}
+	assert_int_equal(status, 0);
+}
+
+/* TERN_SOCKET_IFNAME chooses the interface the id carries. */
+static void test_socket_ifname(void **state)
+{
+	const struct id_address *a;
+	const uint8_t loopback[4] = { 127, 0, 0, 1 };
+	tern_unique_id_t id;
+	tern_status_t s;
+	pid_t pids[2] = { 0 };
+
+	(void)state;
+	a = (const void *)id.internal;
+	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	assert_int_equal(a->family, AF_INET);
+	assert_memory_equal(a->addr, loopback, 4);
+	spawn_ranks(&id, 1, 2, pids);
+	assert_int_equal(rank_run(&id, 0, 2), 0);
+	wait_ranks(1, 2, pids);
+
+	/* Everything but loopback: another address, or none at all. */
+	setenv("TERN_SOCKET_IFNAME", "^lo", 1);
+	s = tern_get_unique_id(&id);
+	if (s == TERN_SUCCESS)
+		assert_memory_not_equal(a->addr, loopback, 4);
+	else
+		assert_int_equal(s, TERN_ERROR_INVALID_ARGUMENT);
+
+	setenv("TERN_SOCKET_IFNAME", "nosuch0,=l", 1);
+	assert_int_equal(tern_get_unique_id(&id),
+			 TERN_ERROR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tern_get_last_error(),
+			       "TERN_SOCKET_IFNAME=nosuch0,=l"));
+	unsetenv("TERN_SOCKET_IFNAME");
+}
+
+/* An id whose address is not one is refused before anyone waits. */
+static void test_void_address(void **state)
+{
+	struct id_address *a;
+	tern_unique_id_t id;
+	tern_comm_t comm;
+
+	(void)state;
+	a = (void *)id.internal;
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	a->family = 99;
+	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 1, all_dev[1]),
+			 TERN_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 0, all_dev[0]),
+			 TERN_ERROR_INVALID_ARGUMENT);
+}
+
 static int open_all(void **state)
 {
 	(void)state;
@@ -424,6 +609,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_7_ranks),
 		cmocka_unit_test(test_8_ranks),
 		cmocka_unit_test(test_16_ranks),
+		cmocka_unit_test(test_strangers_first),
+		cmocka_unit_test(test_socket_ifname),
+		cmocka_unit_test(test_void_address),
 	};
 	static char dir[] = "/tmp/tern-ranks.XXXXXX";
 	char name[64];

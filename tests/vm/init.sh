@@ -32,6 +32,8 @@ die() {
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# Loopback, as every init brings it up: ranks meet over TCP.
+ip link set lo up || die "cannot bring up lo"
 [ -f /tern-vm/config ] || die "no /tern-vm/config: not started by run-vm.sh"
 # shellcheck source=/dev/null # written per run by run-vm.sh
 . /tern-vm/config
