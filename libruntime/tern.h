@@ -189,6 +189,8 @@ typedef struct {
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint32_t engine_count;
 	tern_sim_engine_state_t engines[TERN_SIM_MAX_ENGINES];
+	/* TERN_HEALTH_REASON_* bits (tern_accel.h), as tern.ko derives them. */
+	uint32_t health_reasons;
 	/* Every open of the device; the first TERN_SIM_MAX_CLIENTS listed. */
 	uint32_t client_count;
 	tern_sim_client_state_t clients[TERN_SIM_MAX_CLIENTS];
@@ -200,6 +202,54 @@ typedef struct {
  */
 tern_status_t tern_sim_device_state(int device_index,
 				    tern_sim_device_state_t *state);
+
+/*
+ * The simulated machine's events, as tern.ko's "events" netlink group
+ * sends them: link state changes and errors, memory errors, engine resets
+ * and health changes, of every process's devices alike.
+ */
+typedef enum {
+	TERN_SIM_EVENT_LINK_STATE = 1,
+	TERN_SIM_EVENT_LINK_ERROR = 2,
+	TERN_SIM_EVENT_MEM_ERROR = 3,
+	TERN_SIM_EVENT_ENGINE_RESET = 4,
+	TERN_SIM_EVENT_HEALTH = 5,
+} tern_sim_event_kind_t;
+
+typedef struct {
+	uint32_t kind;			/* tern_sim_event_kind_t */
+	/* Link events: the link and its ends (fabric id, port). */
+	uint32_t link, device_a, port_a, device_b, port_b;
+	uint32_t link_up;
+	uint64_t link_errors;
+	/* Device events: the device, and its health reasons now. */
+	uint32_t device;
+	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* bits */
+	/* MEM_ERROR: which kind, where, and the device's counts. */
+	uint32_t mem_uncorrectable;
+	uint32_t engine;		/* ENGINE_RESET: the engine reset */
+	uint64_t mem_address, mem_errors_corrected, mem_errors_uncorrected;
+	/* ENGINE_RESET: its resets so far; whose job it failed. */
+	uint64_t engine_resets, guilty_client_id;
+	int32_t guilty_pid;
+	char guilty_comm[32];
+	/* Events this follower missed (it read too slowly) before this one. */
+	uint64_t lost;
+} tern_sim_event_t;
+
+/*
+ * Follows the events of the machine the TERN_SIM_* settings name (it is
+ * not started): *@fd becomes readable (poll) when an event is there.
+ * TERN_ERROR_NO_DEVICE when no machine runs.
+ */
+tern_status_t tern_sim_events_open(int *fd);
+/*
+ * Reads the next event from @fd, waiting up to @timeout_ms (-1: for
+ * ever). TERN_ERROR_TIMEOUT when none came; TERN_ERROR_BACKEND once the
+ * machine has gone. Close @fd with close().
+ */
+tern_status_t tern_sim_event_read(int fd, tern_sim_event_t *event,
+				  int timeout_ms);
 
 /*
  * The simulated machine itself, for tools such as tern-inspect sim: the

@@ -287,6 +287,7 @@ static tern_status_t sim_device_state(int device_index,
 	state->buffer_count = reply->buffer_count;
 	state->mem_errors_corrected = reply->mem_errors_corrected;
 	state->mem_errors_uncorrected = reply->mem_errors_uncorrected;
+	state->health_reasons = reply->health_reasons;
 	n = reply->engine_count < TERN_SIM_MAX_ENGINES ? reply->engine_count :
 							 TERN_SIM_MAX_ENGINES;
 	state->engine_count = n;

@@ -9,7 +9,9 @@
  * descriptors travel with it (SCM_RIGHTS). A request gets exactly one
  * reply, except SUBMIT and FENCE_PUT, which get none: a job's result is
  * written into the process's fence table, a shared page the process waits
- * on with a futex, so that the hot path is one write on the socket.
+ * on with a futex, so that the hot path is one write on the socket. After
+ * EVENTS and its reply, the machine sends that connection an EVENT for
+ * each event and serves it nothing more.
  *
  * The machine and the library must be the same build (version and
  * SIM_WIRE_VERSION): HELLO refuses anything else.
@@ -24,7 +26,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	2
+#define SIM_WIRE_VERSION	3
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -67,8 +69,10 @@ enum sim_msg_type {
 	SIM_MSG_FENCE_PUT,	/* no reply */
 	SIM_MSG_STOP,
 	SIM_MSG_INSPECT,
+	SIM_MSG_EVENTS,		/* the connection follows the events from now */
 	SIM_MSG_TYPE_COUNT,
 	SIM_MSG_REPLY = 0x100,
+	SIM_MSG_EVENT = 0x200,	/* machine to follower, unasked: tern_sim_event_t */
 };
 
 struct sim_msg_header {
@@ -185,7 +189,8 @@ struct sim_inspect_reply {
 	struct sim_reply r;
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
-	uint32_t buffer_count, engine_count, client_count, pad;
+	uint32_t buffer_count, engine_count, client_count;
+	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
 	struct sim_inspect_engine engines[SIM_INSPECT_MAX_ENGINES];
 	struct sim_inspect_client clients[SIM_INSPECT_MAX_CLIENTS];
 };

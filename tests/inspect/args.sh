@@ -161,10 +161,16 @@ check "events --help names every option" \
 if [ "$module_loaded" = 1 ]; then
 	skip "events without tern.ko: exit 1 with how to load it" "tern.ko is loaded here"
 else
-	run "$inspect" events -n 1 -t 1
+	run env TERN_BACKEND=kernel "$inspect" events -n 1 -t 1
 	check "events without tern.ko: exit 1 with how to load it" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'tern.ko is not loaded' '$err' && grep -q 'tern-inspect module load' '$err'"
+	run env TERN_BACKEND= "$inspect" events -n 1 -t 0.5
+	check "events without tern.ko: follows the simulated machine" \
+		sh -c "[ $rc -eq 1 ] && grep -q '0 of the 1 events asked for arrived' '$err' && ! grep -q 'not loaded' '$err'"
 fi
+run env TERN_BACKEND=gpu "$inspect" events -n 1 -t 1
+check "events with TERN_BACKEND=gpu: exit 2, says what it takes" \
+	sh -c "[ $rc -eq 2 ] && grep -q TERN_BACKEND '$err'"
 
 # ---- module ----
 

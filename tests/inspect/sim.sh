@@ -106,6 +106,15 @@ run "$bench" all-reduce -b 64K -e 64K -n 2 -w 1
 bytes_after=$(link_bytes)
 check "another process's all-reduce moves the link counters seen here" \
 	sh -c "[ $rc -eq 0 ] && [ '$bytes_after' -gt '$bytes_before' ]"
+# events: followed from here on, while the faults below are injected.
+"$inspect" --json events -n 11 -t 60 >"$tmp/events.out" 2>"$tmp/events.err" &
+events_pid=$!
+for _ in $(seq 100); do
+	run "$inspect" --json sim status
+	[ "$(field sim-test processes)" = 2 ] && break
+	sleep 0.1
+done
+sleep 0.2
 run "$inspect" fault 0 link 0 down
 check "fault link down: injected" sh -c "[ $rc -eq 0 ] && grep -qx 'device 0: fabric_link: 0 down' '$out'"
 run "$inspect" health
@@ -129,6 +138,29 @@ check "another process's job on the hung engine times out" \
 run "$inspect" health
 check "then the engine was reset: engine_reset, one timeout, one reset" \
 	sh -c "grep -q '^2  *degraded  *engine_reset  *0/0  *1  *1 ' '$out'"
+wait "$events_pid"
+events_rc=$?
+check "events: every fault as tern.ko announces it, in order" \
+	python3 -c 'import json, sys
+rc = int(sys.argv[2])
+evs = [json.loads(l) for l in open(sys.argv[1])]
+def say(e):
+    if e["kind"].startswith("link"):
+        return "%s:%d-%d:%s" % (e["kind"], e["device_a"], e["device_b"], e["state"])
+    return "%s:%d:%s:%s" % (e["kind"], e["device"], e["health"], ",".join(e["health_reasons"]))
+got = [say(e) for e in evs]
+want = ["link_state:0-1:down", "health:0:degraded:link_down", "health:1:degraded:link_down",
+        "link_state:0-1:up", "health:0:ok:", "health:1:ok:",
+        "mem_error:1:failed:mem_uncorrected", "health:1:failed:mem_uncorrected",
+        "health:2:degraded:engine_hung",
+        "engine_reset:2:degraded:engine_reset", "health:2:degraded:engine_reset"]
+assert rc == 0 and got == want, (rc, got)
+m = evs[6]
+assert m["error"] == "uncorrected" and m["address"] == 4096 and m["mem_errors_uncorrected"] == 1, m
+r = evs[9]
+assert r["engine"] == 0 and r["resets"] == 1 and r["guilty_comm"] == "hold_memory", r
+assert r["guilty_client_id"] > 0, r
+' "$tmp/events.out" "$events_rc"
 usage_error_f() {
 	run "$inspect" fault "$@"
 	check "fault $*: exit 2, says what it wanted" sh -c "[ $rc -eq 2 ] && [ ! -s '$out' ] && [ -s '$err' ]"

@@ -148,8 +148,8 @@ for command in list topo health; do
 	check "$command without the module (TERN_BACKEND=kernel): exit 1, not loaded, how to load it" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err' && grep -q 'module load' '$err'"
 done
-run "$inspect" events -n 1 -t 1
-check "events without the module: exit 1, how to load it" \
+run env TERN_BACKEND=kernel "$inspect" events -n 1 -t 1
+check "events without the module (TERN_BACKEND=kernel): exit 1, how to load it" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'not loaded' '$err' && grep -q 'module load' '$err'"
 run env TERN_BACKEND=kernel "$inspect" top -b -n 1 -d 0.1
 check "top without the module (TERN_BACKEND=kernel): exit 1, not loaded" \

@@ -511,6 +511,68 @@ static void test_fault_and_state_refuse_garbage(void **state)
 					   &(uint64_t){ 0 }));
 }
 
+/*
+ * Events: what a fault announces, garbage refused, and a follower that
+ * does not read is told what it missed without holding the machine up.
+ */
+static void test_events(void **state)
+{
+	tern_sim_event_t ev;
+	uint64_t lost = 0;
+	int fd, slow, pipefd[2];
+
+	(void)state;
+	assert_status(tern_sim_events_open(NULL), TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_event_read(-1, &ev, 0),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(pipe(pipefd), 0);
+	assert_int_equal(write(pipefd[1], "garbage!", 8), 8);
+	assert_status(tern_sim_event_read(pipefd[0], &ev, 0),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	assert_ok(tern_sim_events_open(&fd));
+	assert_status(tern_sim_event_read(fd, NULL, 0),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_event_read(fd, &ev, -2),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_event_read(fd, &ev, 0), TERN_ERROR_TIMEOUT);
+	assert_ok(tern_sim_inject_fault(1, "fabric_link", "1 error"));
+	assert_ok(tern_sim_event_read(fd, &ev, 5000));
+	assert_int_equal(ev.kind, TERN_SIM_EVENT_LINK_ERROR);
+	assert_int_equal(ev.device_a, 0);
+	assert_int_equal(ev.device_b, 1);
+	assert_int_equal(ev.port_b, 1);
+	assert_int_equal(ev.link_errors, 1);
+	assert_int_equal(ev.lost, 0);
+	for (uint32_t d = 0; d < 2; d++) {
+		assert_ok(tern_sim_event_read(fd, &ev, 5000));
+		assert_int_equal(ev.kind, TERN_SIM_EVENT_HEALTH);
+		assert_int_equal(ev.device, d);
+		assert_int_equal(ev.health_reasons, 1u << 1);	/* link_errors */
+	}
+
+	/* A follower that reads nothing while thousands of events come. */
+	assert_ok(tern_sim_events_open(&slow));
+	for (int i = 0; i < 4000; i++)
+		assert_ok(tern_sim_inject_fault(0, "fabric_link", "0 error"));
+	assert_ok(tern_device_memory_usage(dev[0], &(uint64_t){ 0 },
+					   &(uint64_t){ 0 }));
+	while (tern_sim_event_read(slow, &ev, 0) == TERN_SUCCESS)
+		assert_int_equal(ev.lost, 0);
+	assert_true(ev.link_errors < 4001);	/* it had no room for all */
+	/* The next, with room again, comes whole and says what was missed. */
+	assert_ok(tern_sim_inject_fault(0, "fabric_link", "0 error"));
+	assert_ok(tern_sim_event_read(slow, &ev, 5000));
+	assert_int_equal(ev.kind, TERN_SIM_EVENT_LINK_ERROR);
+	assert_int_equal(ev.link_errors, 4002);
+	lost = ev.lost;
+	assert_true(lost > 0 && lost < 4000);
+	close(slow);
+	close(fd);
+}
+
 static int open_fixture(void **state)
 {
 	(void)state;
@@ -545,6 +607,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cannot_reach_other_process),
 		cmocka_unit_test(test_admin_lists_and_refuses),
 		cmocka_unit_test(test_fault_and_state_refuse_garbage),
+		cmocka_unit_test(test_events),
 	};
 	static char dir[] = "/tmp/tern-machine.XXXXXX";
 

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern-inspect events: follows tern.ko's "events" netlink multicast group
- * and prints one line (or one JSON object) per event as it arrives: link
- * state changes and errors, memory errors, engine resets, health changes.
- * Only root (CAP_SYS_ADMIN) may join the group where the kernel checks.
- * An engine reset names the guilty client by id; its pid, in this
+ * tern-inspect events: follows tern.ko's "events" netlink multicast group,
+ * or without tern.ko the simulated machine's events (the same kinds, from
+ * the same faults), and prints one line (or one JSON object) per event as
+ * it arrives: link state changes and errors, memory errors, engine
+ * resets, health changes. Only root (CAP_SYS_ADMIN) may join tern.ko's
+ * group where the kernel checks; the machine is its user's own. An engine
+ * reset names the guilty client by id; on tern.ko its pid, in this
  * process's pid namespace, comes from a CLIENT_GET dump while it is open.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
 #include <string.h>
+#include <unistd.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/socket.h>
@@ -27,13 +30,28 @@
 #define EVENTS_PROG "tern-inspect events"
 /* Room for a burst (every link of a fabric going down) without loss. */
 #define EVENTS_RCVBUF (1 << 20)
+/* events_subscribe(): no tern.ko, so the simulated machine's events. */
+#define EVENTS_NO_DRIVER (-2)
 
-/* One event, whichever attribute set it came with. */
+/*
+ * One event, whichever source it came from: the fields tern.ko's events
+ * carry, each with whether it came (an older module may leave some out).
+ */
 struct events_event {
 	const char *kind;
-	struct nlattr *dev[TERN_A_DEV_MAX + 1];
-	struct nlattr *link[TERN_A_LINK_MAX + 1];
-	struct nlattr *engine[TERN_A_ENGINE_MAX + 1];
+	bool is_link;
+	uint64_t link, device_a, port_a, device_b, port_b, link_errors;
+	bool link_up;
+	uint64_t device;
+	bool has_mem_error, mem_uncorrected;
+	uint64_t mem_address, mem_corrected_count, mem_uncorrected_count;
+	bool has_engine;
+	uint64_t engine, resets;
+	bool has_comm;
+	char comm[TEXT_PRINTABLE_MAX];
+	bool has_health, has_reasons;
+	enum snapshot_health health;
+	uint32_t reasons;
 };
 
 struct events_state {
@@ -42,7 +60,7 @@ struct events_state {
 	struct family_conn dumps;	/* for the guilty clients' pids */
 };
 
-/* Who an engine reset failed: the client, its pid here, its command. */
+/* Who an engine reset failed, the client, its pid here. */
 struct events_guilty {
 	uint64_t client_id;	/* 0 from a tern.ko that sends a pid instead */
 	uint32_t pid;		/* 0 when not known */
@@ -52,8 +70,9 @@ static void events_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: tern-inspect events [-n N] [-t SECONDS] [options]\n"
-		"Prints tern.ko's events as they happen, one line each: link state\n"
-		"changes and errors, memory errors, engine resets, health changes.\n"
+		"Prints the devices' events as they happen, one line each: link state\n"
+		"changes and errors, memory errors, engine resets, health changes\n"
+		"(tern.ko's, else the simulated machine's).\n"
 		"\n"
 		"Options:\n"
 		"  -n, --count N        exit after N events\n"
@@ -61,6 +80,112 @@ static void events_usage(FILE *out)
 		"                       given and fewer events came)\n");
 	inspect_print_common_options(out);
 }
+
+static void events_print_plain(const struct events_event *ev,
+			       const char *time,
+			       const struct events_guilty *guilty)
+{
+	char reasons[128];
+
+	printf("%s %s", time, ev->kind);
+	if (ev->is_link) {
+		printf(" link %llu dev %llu port %llu <-> dev %llu port %llu",
+		       (unsigned long long)ev->link,
+		       (unsigned long long)ev->device_a,
+		       (unsigned long long)ev->port_a,
+		       (unsigned long long)ev->device_b,
+		       (unsigned long long)ev->port_b);
+		printf(" %s errors %llu\n", ev->link_up ? "up" : "down",
+		       (unsigned long long)ev->link_errors);
+		return;
+	}
+	printf(" dev %llu", (unsigned long long)ev->device);
+	if (ev->has_mem_error)
+		printf(" %s addr 0x%llx corrected %llu uncorrected %llu",
+		       ev->mem_uncorrected ? "uncorrected" : "corrected",
+		       (unsigned long long)ev->mem_address,
+		       (unsigned long long)ev->mem_corrected_count,
+		       (unsigned long long)ev->mem_uncorrected_count);
+	if (ev->has_engine) {
+		printf(" engine %llu guilty", (unsigned long long)ev->engine);
+		if (guilty->client_id)
+			printf(" client %llu",
+			       (unsigned long long)guilty->client_id);
+		if (guilty->pid)
+			printf(" pid %u", guilty->pid);
+		printf(" (%s) resets %llu", ev->has_comm ? ev->comm : "?",
+		       (unsigned long long)ev->resets);
+	}
+	if (ev->has_health)
+		printf(" health %s", snapshot_health_name(ev->health));
+	if (ev->has_reasons) {
+		snapshot_health_reasons(ev->reasons, reasons, sizeof(reasons));
+		if (reasons[0])
+			printf(" (%s)", reasons);
+	}
+	putchar('\n');
+}
+
+static void events_print_json(const struct events_event *ev, const char *time,
+			      const struct events_guilty *guilty, bool pretty)
+{
+	struct json_writer w;
+
+	json_init(&w, stdout, pretty);
+	json_object_begin(&w, NULL);
+	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
+	json_string(&w, "time", time);
+	json_string(&w, "kind", ev->kind);
+	if (ev->is_link) {
+		json_u64(&w, "link", ev->link);
+		json_u64(&w, "device_a", ev->device_a);
+		json_u64(&w, "port_a", ev->port_a);
+		json_u64(&w, "device_b", ev->device_b);
+		json_u64(&w, "port_b", ev->port_b);
+		json_string(&w, "state", ev->link_up ? "up" : "down");
+		json_u64(&w, "errors", ev->link_errors);
+	} else {
+		json_u64(&w, "device", ev->device);
+	}
+	if (ev->has_mem_error) {
+		json_string(&w, "error",
+			    ev->mem_uncorrected ? "uncorrected" : "corrected");
+		json_u64(&w, "address", ev->mem_address);
+		json_u64(&w, "mem_errors_corrected", ev->mem_corrected_count);
+		json_u64(&w, "mem_errors_uncorrected",
+			 ev->mem_uncorrected_count);
+	}
+	if (ev->has_engine) {
+		json_u64(&w, "engine", ev->engine);
+		json_u64(&w, "guilty_pid", guilty->pid);
+		json_string(&w, "guilty_comm", ev->has_comm ? ev->comm : "");
+		json_u64(&w, "guilty_client_id", guilty->client_id);
+		json_u64(&w, "resets", ev->resets);
+	}
+	if (ev->has_health)
+		json_string(&w, "health", snapshot_health_name(ev->health));
+	if (ev->has_reasons)
+		inspect_json_reasons(&w, "health_reasons", ev->reasons);
+	json_object_end(&w);
+	json_finish(&w);
+}
+
+static void events_print(struct events_state *state,
+			 const struct events_event *ev,
+			 const struct events_guilty *guilty)
+{
+	char time[40];
+
+	live_timestamp(time, sizeof(time));
+	if (state->opts->json)
+		events_print_json(ev, time, guilty, state->opts->pretty);
+	else
+		events_print_plain(ev, time, guilty);
+	fflush(stdout);
+	state->printed++;
+}
+
+/* ---- tern.ko: the "events" group of the netlink family ---- */
 
 static uint64_t events_u64(struct nlattr **tb, int attr)
 {
@@ -70,135 +195,56 @@ static uint64_t events_u64(struct nlattr **tb, int attr)
 					nla_get_u32(tb[attr]);
 }
 
-static const char *events_string(struct nlattr **tb, int attr)
+static void events_from_link(struct events_event *ev, struct nlattr **link)
 {
-	return tb[attr] ? nla_get_string(tb[attr]) : "";
-}
-
-static const char *events_health(struct nlattr **dev)
-{
-	return snapshot_health_name((enum snapshot_health)
-				    events_u64(dev, TERN_A_DEV_HEALTH));
+	ev->is_link = true;
+	ev->link = events_u64(link, TERN_A_LINK_INDEX);
+	ev->device_a = events_u64(link, TERN_A_LINK_DEVICE_A);
+	ev->port_a = events_u64(link, TERN_A_LINK_PORT_A);
+	ev->device_b = events_u64(link, TERN_A_LINK_DEVICE_B);
+	ev->port_b = events_u64(link, TERN_A_LINK_PORT_B);
+	ev->link_up = events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP;
+	ev->link_errors = events_u64(link, TERN_A_LINK_ERRORS);
 }
 
 /*
- * The guilty client of engine reset @e on device @device: by its id, with
- * its pid from CLIENT_GET; an older tern.ko sent a pid and no id.
+ * A device event; an engine reset names the guilty client by its id, with
+ * its pid from CLIENT_GET (an older tern.ko sent a pid and no id).
  */
-static void events_find_guilty(struct events_state *state, struct nlattr **e,
-			       uint32_t device, struct events_guilty *guilty)
+static void events_from_device(struct events_state *state,
+			       struct events_event *ev, struct nlattr **dev,
+			       struct nlattr **e, struct events_guilty *guilty)
 {
-	guilty->client_id = events_u64(e, TERN_A_ENGINE_GUILTY_CLIENT_ID);
-	guilty->pid = (uint32_t)events_u64(e, TERN_A_ENGINE_GUILTY_PID);
-	if (guilty->client_id)
-		guilty->pid = snapshot_kernel_client_pid(&state->dumps, device,
-							 guilty->client_id);
-}
-
-static void events_print_plain(struct events_event *ev, const char *time,
-			       const struct events_guilty *guilty)
-{
-	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
-	char reasons[128], comm[TEXT_PRINTABLE_MAX];
-
-	printf("%s %s", time, ev->kind);
-	if (link[TERN_A_LINK_INDEX]) {
-		printf(" link %llu dev %llu port %llu <-> dev %llu port %llu",
-		       (unsigned long long)events_u64(link, TERN_A_LINK_INDEX),
-		       (unsigned long long)events_u64(link, TERN_A_LINK_DEVICE_A),
-		       (unsigned long long)events_u64(link, TERN_A_LINK_PORT_A),
-		       (unsigned long long)events_u64(link, TERN_A_LINK_DEVICE_B),
-		       (unsigned long long)events_u64(link, TERN_A_LINK_PORT_B));
-		printf(" %s errors %llu\n",
-		       events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP ?
-		       "up" : "down",
-		       (unsigned long long)events_u64(link, TERN_A_LINK_ERRORS));
-		return;
-	}
-	printf(" dev %llu", (unsigned long long)events_u64(dev,
-							   TERN_A_DEV_INDEX));
-	if (dev[TERN_A_DEV_MEM_ERROR_KIND])
-		printf(" %s addr 0x%llx corrected %llu uncorrected %llu",
-		       events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
-		       TERN_MEM_ERROR_UNCORRECTED ? "uncorrected" : "corrected",
-		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR),
-		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED),
-		       (unsigned long long)events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED));
-	if (e[TERN_A_ENGINE_INDEX]) {
-		printf(" engine %llu guilty",
-		       (unsigned long long)events_u64(e, TERN_A_ENGINE_INDEX));
-		if (guilty->client_id)
-			printf(" client %llu",
-			       (unsigned long long)guilty->client_id);
-		if (guilty->pid)
-			printf(" pid %u", guilty->pid);
-		printf(" (%s) resets %llu",
-		       e[TERN_A_ENGINE_GUILTY_COMM] ?
-		       text_printable(events_string(e, TERN_A_ENGINE_GUILTY_COMM),
-				      comm, sizeof(comm)) : "?",
-		       (unsigned long long)events_u64(e, TERN_A_ENGINE_RESETS));
-	}
-	if (dev[TERN_A_DEV_HEALTH])
-		printf(" health %s", events_health(dev));
-	if (dev[TERN_A_DEV_HEALTH_REASONS]) {
-		snapshot_health_reasons((uint32_t)events_u64(dev,
-							     TERN_A_DEV_HEALTH_REASONS),
-					reasons, sizeof(reasons));
-		if (reasons[0])
-			printf(" (%s)", reasons);
-	}
-	putchar('\n');
-}
-
-static void events_print_json(struct events_event *ev, const char *time,
-			      const struct events_guilty *guilty, bool pretty)
-{
-	struct nlattr **link = ev->link, **dev = ev->dev, **e = ev->engine;
-	uint32_t bits = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
-	struct json_writer w;
-
-	json_init(&w, stdout, pretty);
-	json_object_begin(&w, NULL);
-	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-	json_string(&w, "time", time);
-	json_string(&w, "kind", ev->kind);
-	if (link[TERN_A_LINK_INDEX]) {
-		json_u64(&w, "link", events_u64(link, TERN_A_LINK_INDEX));
-		json_u64(&w, "device_a", events_u64(link, TERN_A_LINK_DEVICE_A));
-		json_u64(&w, "port_a", events_u64(link, TERN_A_LINK_PORT_A));
-		json_u64(&w, "device_b", events_u64(link, TERN_A_LINK_DEVICE_B));
-		json_u64(&w, "port_b", events_u64(link, TERN_A_LINK_PORT_B));
-		json_string(&w, "state",
-			    events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP ?
-			    "up" : "down");
-		json_u64(&w, "errors", events_u64(link, TERN_A_LINK_ERRORS));
-	} else {
-		json_u64(&w, "device", events_u64(dev, TERN_A_DEV_INDEX));
-	}
+	ev->device = events_u64(dev, TERN_A_DEV_INDEX);
 	if (dev[TERN_A_DEV_MEM_ERROR_KIND]) {
-		json_string(&w, "error",
-			    events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
-			    TERN_MEM_ERROR_UNCORRECTED ? "uncorrected" : "corrected");
-		json_u64(&w, "address", events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR));
-		json_u64(&w, "mem_errors_corrected",
-			 events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED));
-		json_u64(&w, "mem_errors_uncorrected",
-			 events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED));
+		ev->has_mem_error = true;
+		ev->mem_uncorrected = events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
+				      TERN_MEM_ERROR_UNCORRECTED;
+		ev->mem_address = events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR);
+		ev->mem_corrected_count =
+			events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED);
+		ev->mem_uncorrected_count =
+			events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED);
 	}
 	if (e[TERN_A_ENGINE_INDEX]) {
-		json_u64(&w, "engine", events_u64(e, TERN_A_ENGINE_INDEX));
-		json_u64(&w, "guilty_pid", guilty->pid);
-		json_string(&w, "guilty_comm",
-			    events_string(e, TERN_A_ENGINE_GUILTY_COMM));
-		json_u64(&w, "guilty_client_id", guilty->client_id);
-		json_u64(&w, "resets", events_u64(e, TERN_A_ENGINE_RESETS));
+		ev->has_engine = true;
+		ev->engine = events_u64(e, TERN_A_ENGINE_INDEX);
+		ev->resets = events_u64(e, TERN_A_ENGINE_RESETS);
+		ev->has_comm = e[TERN_A_ENGINE_GUILTY_COMM] != NULL;
+		if (ev->has_comm)
+			text_printable(nla_get_string(e[TERN_A_ENGINE_GUILTY_COMM]),
+				       ev->comm, sizeof(ev->comm));
+		guilty->client_id = events_u64(e, TERN_A_ENGINE_GUILTY_CLIENT_ID);
+		guilty->pid = (uint32_t)events_u64(e, TERN_A_ENGINE_GUILTY_PID);
+		if (guilty->client_id)
+			guilty->pid = snapshot_kernel_client_pid(&state->dumps,
+								 (uint32_t)ev->device,
+								 guilty->client_id);
 	}
-	if (dev[TERN_A_DEV_HEALTH])
-		json_string(&w, "health", events_health(dev));
-	if (dev[TERN_A_DEV_HEALTH_REASONS])
-		inspect_json_reasons(&w, "health_reasons", bits);
-	json_object_end(&w);
-	json_finish(&w);
+	ev->has_health = dev[TERN_A_DEV_HEALTH] != NULL;
+	ev->health = (enum snapshot_health)events_u64(dev, TERN_A_DEV_HEALTH);
+	ev->has_reasons = dev[TERN_A_DEV_HEALTH_REASONS] != NULL;
+	ev->reasons = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
 }
 
 /* libnl callback: one multicast message, one event. */
@@ -207,21 +253,21 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct events_state *state = arg;
 	struct events_guilty guilty = { 0 };
-	struct events_event ev;
-	char time[40];
+	struct nlattr *link[TERN_A_LINK_MAX + 1] = { 0 };
+	struct nlattr *dev[TERN_A_DEV_MAX + 1] = { 0 };
+	struct nlattr *engine[TERN_A_ENGINE_MAX + 1] = { 0 };
+	struct events_event ev = { 0 };
+	bool is_link = false;
 	int err = 0;
 
-	memset(&ev, 0, sizeof(ev));
 	switch (genlmsg_hdr(nlh)->cmd) {
 	case TERN_CMD_LINK_STATE_NTF:
 		ev.kind = "link_state";
-		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX,
-				    family_link_policy);
+		is_link = true;
 		break;
 	case TERN_CMD_LINK_ERROR_NTF:
 		ev.kind = "link_error";
-		err = genlmsg_parse(nlh, 0, ev.link, TERN_A_LINK_MAX,
-				    family_link_policy);
+		is_link = true;
 		break;
 	case TERN_CMD_MEM_ERROR_NTF:
 		ev.kind = "mem_error";
@@ -235,12 +281,15 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 	default:
 		return NL_SKIP;	/* a newer module's event: not ours to name */
 	}
-	if (!ev.link[TERN_A_LINK_INDEX] && !err) {
-		err = genlmsg_parse(nlh, 0, ev.dev, TERN_A_DEV_MAX,
+	if (is_link)
+		err = genlmsg_parse(nlh, 0, link, TERN_A_LINK_MAX,
+				    family_link_policy);
+	if (!err && !link[TERN_A_LINK_INDEX]) {
+		err = genlmsg_parse(nlh, 0, dev, TERN_A_DEV_MAX,
 				    family_device_policy);
-		if (!err && ev.dev[TERN_A_DEV_ENGINE])
-			err = nla_parse_nested(ev.engine, TERN_A_ENGINE_MAX,
-					       ev.dev[TERN_A_DEV_ENGINE],
+		if (!err && dev[TERN_A_DEV_ENGINE])
+			err = nla_parse_nested(engine, TERN_A_ENGINE_MAX,
+					       dev[TERN_A_DEV_ENGINE],
 					       family_engine_policy);
 	}
 	if (err < 0) {
@@ -248,21 +297,18 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 			ev.kind, nl_geterror(err));
 		return NL_SKIP;
 	}
-	live_timestamp(time, sizeof(time));
-	if (ev.engine[TERN_A_ENGINE_INDEX])
-		events_find_guilty(state, ev.engine,
-				   (uint32_t)events_u64(ev.dev, TERN_A_DEV_INDEX),
-				   &guilty);
-	if (state->opts->json)
-		events_print_json(&ev, time, &guilty, state->opts->pretty);
+	if (link[TERN_A_LINK_INDEX])
+		events_from_link(&ev, link);
 	else
-		events_print_plain(&ev, time, &guilty);
-	fflush(stdout);
-	state->printed++;
+		events_from_device(state, &ev, dev, engine, &guilty);
+	events_print(state, &ev, &guilty);
 	return NL_OK;
 }
 
-/* Joins "events"; prints why not and returns the exit status on failure. */
+/*
+ * Joins "events"; prints why not and returns the exit status on failure,
+ * or EVENTS_NO_DRIVER (printing nothing) without tern.ko.
+ */
 static int events_subscribe(struct nl_sock **sockp)
 {
 	struct nl_sock *sock = nl_socket_alloc();
@@ -274,12 +320,8 @@ static int events_subscribe(struct nl_sock **sockp)
 		return 1;
 	}
 	group = genl_ctrl_resolve_grp(sock, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
-	if (group < 0) {
-		fprintf(stderr,
-			EVENTS_PROG ": tern.ko is not loaded (no \"%s\" netlink family): load it with 'sudo tern-inspect module load' (or 'sudo modprobe tern mock_devices=N' for mock devices)\n",
-			TERN_GENL_NAME);
-		return 1;
-	}
+	if (group < 0)
+		return EVENTS_NO_DRIVER;
 	ret = nl_socket_add_membership(sock, group);
 	if (ret == -NLE_PERM) {
 		fprintf(stderr,
@@ -346,11 +388,165 @@ static int events_parse(int argc, char **argv, struct inspect_options *opts,
 	return 0;
 }
 
+/* ---- the simulated machine ---- */
+
+static const char *const events_sim_kinds[] = {
+	[TERN_SIM_EVENT_LINK_STATE] = "link_state",
+	[TERN_SIM_EVENT_LINK_ERROR] = "link_error",
+	[TERN_SIM_EVENT_MEM_ERROR] = "mem_error",
+	[TERN_SIM_EVENT_ENGINE_RESET] = "engine_reset",
+	[TERN_SIM_EVENT_HEALTH] = "health",
+};
+
+/* The machine's event, as tern.ko would have sent it. */
+static void events_from_sim(const tern_sim_event_t *in,
+			    struct events_event *ev,
+			    struct events_guilty *guilty)
+{
+	char comm[sizeof(in->guilty_comm) + 1];
+
+	ev->kind = events_sim_kinds[in->kind];
+	if (in->kind == TERN_SIM_EVENT_LINK_STATE ||
+	    in->kind == TERN_SIM_EVENT_LINK_ERROR) {
+		ev->is_link = true;
+		ev->link = in->link;
+		ev->device_a = in->device_a;
+		ev->port_a = in->port_a;
+		ev->device_b = in->device_b;
+		ev->port_b = in->port_b;
+		ev->link_up = in->link_up != 0;
+		ev->link_errors = in->link_errors;
+		return;
+	}
+	ev->device = in->device;
+	if (in->kind == TERN_SIM_EVENT_MEM_ERROR) {
+		ev->has_mem_error = true;
+		ev->mem_uncorrected = in->mem_uncorrectable != 0;
+		ev->mem_address = in->mem_address;
+		ev->mem_corrected_count = in->mem_errors_corrected;
+		ev->mem_uncorrected_count = in->mem_errors_uncorrected;
+	}
+	if (in->kind == TERN_SIM_EVENT_ENGINE_RESET) {
+		ev->has_engine = true;
+		ev->engine = in->engine;
+		ev->resets = in->engine_resets;
+		ev->has_comm = true;
+		memcpy(comm, in->guilty_comm, sizeof(in->guilty_comm));
+		comm[sizeof(in->guilty_comm)] = '\0';
+		text_printable(comm, ev->comm, sizeof(ev->comm));
+		guilty->client_id = in->guilty_client_id;
+		guilty->pid = in->guilty_pid > 0 ? (uint32_t)in->guilty_pid : 0;
+	}
+	ev->has_health = ev->has_reasons = true;
+	ev->reasons = in->health_reasons;
+	ev->health = snapshot_health_of(in->health_reasons);
+}
+
+/* Reads what the machine sent on @fd; false once it has gone. */
+static bool events_sim_read(struct events_state *state, int fd)
+{
+	struct events_guilty guilty = { 0 };
+	struct events_event ev = { 0 };
+	tern_sim_event_t in;
+	tern_status_t status = tern_sim_event_read(fd, &in, 0);
+
+	if (status == TERN_ERROR_TIMEOUT)
+		return true;
+	if (status) {
+		fprintf(stderr, EVENTS_PROG ": %s\n", tern_get_last_error());
+		return false;
+	}
+	if (in.lost)
+		fprintf(stderr,
+			EVENTS_PROG ": %llu events were lost: they came faster than they were read\n",
+			(unsigned long long)in.lost);
+	if (in.kind < TERN_SIM_EVENT_LINK_STATE ||
+	    in.kind > TERN_SIM_EVENT_HEALTH)
+		return true;	/* a newer machine's event */
+	events_from_sim(&in, &ev, &guilty);
+	events_print(state, &ev, &guilty);
+	return true;
+}
+
+/* ---- the command ---- */
+
+/* Where the events come from: tern.ko's group, else the machine's. */
+struct events_source {
+	struct nl_sock *sock;
+	int sim_fd;
+};
+
+static int events_open(struct events_state *state, struct events_source *src)
+{
+	const char *forced = getenv("TERN_BACKEND");
+	tern_backend_t backend;
+	tern_status_t status;
+	int ret;
+
+	src->sock = NULL;
+	src->sim_fd = -1;
+	if (forced && *forced && strcmp(forced, "kernel") != 0 &&
+	    strcmp(forced, "sim") != 0)
+		return cli_get_backend(EVENTS_PROG, &backend);	/* explains */
+	if (!forced || strcmp(forced, "sim") != 0) {
+		ret = events_subscribe(&src->sock);
+		if (!ret && nl_socket_modify_cb(src->sock, NL_CB_VALID,
+						NL_CB_CUSTOM, events_on_message,
+						state) < 0) {
+			fprintf(stderr, EVENTS_PROG ": out of memory\n");
+			ret = 1;
+		}
+		if (ret != EVENTS_NO_DRIVER)
+			return ret;
+		nl_socket_free(src->sock);
+		src->sock = NULL;
+		if (forced && strcmp(forced, "kernel") == 0) {
+			fprintf(stderr,
+				EVENTS_PROG ": tern.ko is not loaded (no \"%s\" netlink family): load it with 'sudo tern-inspect module load' (or 'sudo modprobe tern mock_devices=N' for mock devices), or unset TERN_BACKEND to follow the simulator\n",
+				TERN_GENL_NAME);
+			return 1;
+		}
+	}
+	status = tern_sim_events_open(&src->sim_fd);
+	if (status) {
+		fprintf(stderr, EVENTS_PROG ": following the simulated machine: %s (%s)\n",
+			tern_get_last_error(), tern_status_name(status));
+		return 1;
+	}
+	return 0;
+}
+
+static void events_close(struct events_state *state, struct events_source *src)
+{
+	nl_socket_free(src->sock);
+	if (src->sim_fd >= 0)
+		close(src->sim_fd);
+	family_close(&state->dumps);
+}
+
+/* Reads what came; false when the source has ended. */
+static bool events_receive(struct events_state *state,
+			   struct events_source *src)
+{
+	int ret;
+
+	if (src->sim_fd >= 0)
+		return events_sim_read(state, src->sim_fd);
+	ret = nl_recvmsgs_default(src->sock);
+	if (ret == -NLE_NOMEM)
+		fprintf(stderr,
+			EVENTS_PROG ": events were lost: the receive buffer overflowed\n");
+	else if (ret < 0 && ret != -NLE_AGAIN)
+		fprintf(stderr, EVENTS_PROG ": receiving: %s\n",
+			nl_geterror(ret));
+	return true;
+}
+
 static int events_run(int argc, char **argv, struct inspect_options *opts)
 {
 	struct events_state state = { .opts = opts };
+	struct events_source src;
 	int64_t timeout_ms = -1, deadline = 0;
-	struct nl_sock *sock;
 	long count = 0;
 	int ret;
 
@@ -358,21 +554,20 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	family_init_policies();
-	ret = events_subscribe(&sock);
-	if (!ret && nl_socket_modify_cb(sock, NL_CB_VALID, NL_CB_CUSTOM,
-					events_on_message, &state) < 0) {
-		fprintf(stderr, EVENTS_PROG ": out of memory\n");
-		ret = 1;
-	}
+	ret = events_open(&state, &src);
 	if (ret) {
-		nl_socket_free(sock);
+		events_close(&state, &src);
 		return ret;
 	}
 	if (timeout_ms >= 0)
 		deadline = live_now_ms() + timeout_ms;
 
 	while (!count || state.printed < count) {
-		struct pollfd pfd = { .fd = nl_socket_get_fd(sock), .events = POLLIN };
+		struct pollfd pfd = {
+			.fd = src.sim_fd >= 0 ? src.sim_fd :
+						nl_socket_get_fd(src.sock),
+			.events = POLLIN,
+		};
 		int wait = -1;
 
 		if (timeout_ms >= 0) {
@@ -385,22 +580,15 @@ static int events_run(int argc, char **argv, struct inspect_options *opts)
 		ret = poll(&pfd, 1, wait);
 		if (ret < 0 && errno != EINTR) {
 			fprintf(stderr, EVENTS_PROG ": poll: %s\n", strerror(errno));
-			nl_socket_free(sock);
-			family_close(&state.dumps);
+			events_close(&state, &src);
 			return 1;
 		}
-		if (ret <= 0)
-			continue;
-		ret = nl_recvmsgs_default(sock);
-		if (ret == -NLE_NOMEM)
-			fprintf(stderr,
-				EVENTS_PROG ": events were lost: the receive buffer overflowed\n");
-		else if (ret < 0 && ret != -NLE_AGAIN)
-			fprintf(stderr, EVENTS_PROG ": receiving: %s\n",
-				nl_geterror(ret));
+		if (ret > 0 && !events_receive(&state, &src)) {
+			events_close(&state, &src);
+			return 1;
+		}
 	}
-	nl_socket_free(sock);
-	family_close(&state.dumps);
+	events_close(&state, &src);
 	if (count && state.printed < count) {
 		fprintf(stderr,
 			EVENTS_PROG ": %ld of the %ld events asked for arrived before the timeout\n",

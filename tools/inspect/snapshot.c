@@ -122,6 +122,13 @@ const char *snapshot_health_name(enum snapshot_health health)
 	return "unknown";
 }
 
+enum snapshot_health snapshot_health_of(uint32_t reasons)
+{
+	if (reasons & TERN_HEALTH_REASON_MEM_UNCORRECTED)
+		return SNAPSHOT_HEALTH_FAILED;
+	return reasons ? SNAPSHOT_HEALTH_DEGRADED : SNAPSHOT_HEALTH_OK;
+}
+
 static const struct {
 	uint32_t bit;
 	const char *name;
@@ -169,7 +176,7 @@ void snapshot_derive_link_health(const struct snapshot *snap,
 			reasons |= TERN_HEALTH_REASON_LINK_ERRORS;
 	}
 	dev->health_reasons = reasons;
-	dev->health = reasons ? SNAPSHOT_HEALTH_DEGRADED : SNAPSHOT_HEALTH_OK;
+	dev->health = snapshot_health_of(reasons);
 }
 
 const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,

@@ -155,6 +155,8 @@ const struct snapshot_device *snapshot_device_by_fabric_id(
 
 /* "ok", "degraded", "failed". */
 const char *snapshot_health_name(enum snapshot_health health);
+/* The health @reasons (TERN_HEALTH_REASON_*) make, as tern.ko ranks them. */
+enum snapshot_health snapshot_health_of(uint32_t reasons);
 
 /*
  * Writes the names of @reasons ("link_down", "link_errors",

@@ -4,8 +4,8 @@
  * properties, links from pairs of connected ports (one link per pair, end
  * A the lower device and port), and from the simulated machine its
  * engines, memory and error counters and every process's opens of each
- * device (tern_sim_device_state), with health derived from them as
- * tern.ko derives it.
+ * device (tern_sim_device_state), with the health the machine derives
+ * from them as tern.ko does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +95,7 @@ static int sim_add_clients(struct snapshot *snap, uint32_t device,
 	return 0;
 }
 
-/* Engines and counters from the machine; health as tern.ko derives it. */
+/* Engines, counters and health from the machine. */
 static void sim_apply_state(struct snapshot_device *dev,
 			    const tern_sim_device_state_t *state)
 {
@@ -126,17 +126,10 @@ static void sim_apply_state(struct snapshot_device *dev,
 		dev->job_timeouts += in->timeouts;
 		dev->engine_resets += in->resets;
 		dev->engine_hang_resets += in->hang_resets;
-		if (in->hung)
-			dev->health_reasons |= TERN_HEALTH_REASON_ENGINE_HUNG;
 	}
-	if (dev->engine_hang_resets)
-		dev->health_reasons |= TERN_HEALTH_REASON_ENGINE_RESET;
-	if (dev->mem_errors_uncorrected)
-		dev->health_reasons |= TERN_HEALTH_REASON_MEM_UNCORRECTED;
-	if (dev->mem_errors_uncorrected)
-		dev->health = SNAPSHOT_HEALTH_FAILED;
-	else if (dev->health_reasons)
-		dev->health = SNAPSHOT_HEALTH_DEGRADED;
+	/* The machine derives health as tern.ko does (machine/event.c). */
+	dev->health_reasons = state->health_reasons;
+	dev->health = snapshot_health_of(state->health_reasons);
 }
 
 static tern_status_t sim_read_device(struct snapshot *snap, int index)

@@ -442,6 +442,23 @@ static void machine_machine_request(struct machine_client *client,
 	machine_reply(client, &reason, sizeof(reason), -1);
 }
 
+/*
+ * From its reply on, the connection gets the events and nothing else: no
+ * reply can then cross an event on the socket.
+ */
+static int machine_follow(struct machine_client *client, uint32_t len)
+{
+	struct machine *m = client->machine;
+
+	if (len != 0 || client->contexts)
+		return -1;
+	machine_reply_status(client, TERN_SUCCESS);
+	pthread_mutex_lock(&m->lock);
+	client->following = true;
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
 /* Serves one request; -1 ends the connection (a protocol error). */
 static int machine_dispatch(struct machine_client *client, uint32_t type,
 			    union machine_request *req, uint32_t len, int *fds)
@@ -499,6 +516,8 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 	case SIM_MSG_INSPECT:
 		machine_machine_request(client, type, req, len);
 		return 0;
+	case SIM_MSG_EVENTS:
+		return machine_follow(client, len);
 	default:
 		return -1;
 	}
@@ -553,6 +572,8 @@ void *machine_client_main(void *arg)
 			      machine_hello(client, &req->hello, len, fds[0]) :
 			      -1;
 			greeted = ret == 0;
+		} else if (client->following) {
+			ret = -1;	/* a follower asks nothing more */
 		} else {
 			ret = machine_dispatch(client, type, req, len, fds);
 		}

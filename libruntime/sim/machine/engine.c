@@ -277,9 +277,22 @@ static void machine_engine_account(struct machine_engine *engine,
 	}
 }
 
+/* Who a reset failed, to announce once the engine lock is let go. */
+static void machine_engine_guilty(struct machine_engine *engine,
+				  struct machine_context *ctx,
+				  struct machine_guilty *guilty)
+{
+	guilty->client_id = ctx->id;
+	guilty->pid = ctx->client->pid;
+	memcpy(guilty->comm, ctx->client->comm, sizeof(guilty->comm));
+	guilty->comm[sizeof(guilty->comm) - 1] = '\0';
+	guilty->resets = engine->stats.resets;
+}
+
 static void *machine_engine_main(void *arg)
 {
 	struct machine_engine *engine = arg;
+	struct machine_guilty guilty;
 	struct machine_context *ctx;
 	struct machine_queue *q;
 	struct machine_job *job;
@@ -319,9 +332,13 @@ static void *machine_engine_main(void *arg)
 		engine->busy = NULL;
 		machine_engine_account(engine, ctx, status,
 				       machine_clock_ns() - start);
+		if (status == TERN_ERROR_TIMEOUT)
+			machine_engine_guilty(engine, ctx, &guilty);
 		pthread_mutex_unlock(&engine->lock);
 		machine_fence_signal(job->fence, status);
 		machine_job_free(job);
+		if (status == TERN_ERROR_TIMEOUT)
+			machine_reset_event(engine, &guilty);
 		pthread_mutex_lock(&engine->lock);
 	}
 	pthread_mutex_unlock(&engine->lock);

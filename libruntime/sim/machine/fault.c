@@ -10,6 +10,8 @@
  *               memory's size; decimal or 0x-hex);
  *  engine_hang  "<engine>": the engine stops making progress until the job
  *               timeout fails the job it holds and resets it.
+ *
+ * Each is announced as tern.ko announces it (event.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,10 +47,16 @@ static tern_status_t machine_fault_link(struct machine *m, uint32_t device,
 	}
 	if (strcmp(words[1], "error") == 0) {
 		ret = tern_fabric_link_error(&m->fabric, device, (u32)port);
+		if (ret >= 0)
+			machine_link_event(m, device, (u32)port,
+					   TERN_SIM_EVENT_LINK_ERROR);
 	} else if (strcmp(words[1], "down") == 0 ||
 		   strcmp(words[1], "up") == 0) {
 		ret = tern_fabric_set_link(&m->fabric, device, (u32)port,
 					   strcmp(words[1], "up") == 0);
+		if (ret == 1)
+			machine_link_event(m, device, (u32)port,
+					   TERN_SIM_EVENT_LINK_STATE);
 	} else {
 		snprintf(reason, len, "want down, up or error after the port");
 		return TERN_ERROR_INVALID_ARGUMENT;
@@ -83,6 +91,7 @@ static tern_status_t machine_fault_mem(struct machine_device *dev,
 	else
 		dev->mem_errors_corrected++;
 	pthread_mutex_unlock(&dev->lock);
+	machine_mem_error_event(dev, uncorrectable, offset);
 	return TERN_SUCCESS;
 }
 
@@ -99,6 +108,7 @@ static tern_status_t machine_fault_hang(struct machine_device *dev,
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
 	atomic_store(&dev->engines[engine].hung, true);
+	machine_health_update(dev->machine, dev);
 	return TERN_SUCCESS;
 }
 

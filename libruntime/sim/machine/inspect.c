@@ -70,6 +70,7 @@ void machine_inspect(struct machine *m, uint32_t device,
 	}
 	dev = &m->devices[device];
 	reply->r.status = TERN_SUCCESS;
+	reply->health_reasons = machine_health_reasons(m, dev);
 	pthread_mutex_lock(&dev->lock);
 	reply->mem_total = dev->mem_total;
 	reply->mem_used = dev->mem_used;

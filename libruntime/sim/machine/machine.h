@@ -110,6 +110,7 @@ struct machine_device {
 	uint32_t buffer_count;
 	unsigned int open_count;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	atomic_uint health_reasons;	/* as last announced (event.c) */
 	struct machine_engine engines[MACHINE_ENGINES];
 };
 
@@ -168,6 +169,9 @@ struct machine_client {
 	struct machine_fence_entry *held;	/* by slot */
 	uint32_t held_cap;
 	struct machine_context *contexts;
+	/* Follows the events (machine lock): sent nothing else. */
+	bool following;
+	uint64_t events_lost;		/* since the last it got */
 };
 
 struct machine {
@@ -276,6 +280,27 @@ struct machine_queue *machine_queue_find(struct machine_context *ctx,
 					 uint64_t id);
 /* Queues @job (its fence and dependencies set) behind @q's others. */
 void machine_job_queue(struct machine_queue *q, struct machine_job *job);
+
+/* event.c: events and health, as tern.ko announces them */
+/* Whose job an engine reset failed, and the engine's resets so far. */
+struct machine_guilty {
+	uint64_t client_id;
+	int32_t pid;
+	char comm[32];
+	uint64_t resets;
+};
+uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev);
+/* Sends @event to every follower. No lock held. */
+void machine_announce(struct machine *m, tern_sim_event_t *event);
+/* Announces HEALTH if @dev's reasons changed. No lock held. */
+void machine_health_update(struct machine *m, struct machine_device *dev);
+/* The link on @device's @port changed state or counted an error. */
+void machine_link_event(struct machine *m, uint32_t device, uint32_t port,
+			tern_sim_event_kind_t kind);
+void machine_mem_error_event(struct machine_device *dev, bool uncorrectable,
+			     uint64_t offset);
+void machine_reset_event(struct machine_engine *engine,
+			 const struct machine_guilty *guilty);
 
 /* fault.c */
 tern_status_t machine_fault(struct machine *m, const struct sim_fault *req,
