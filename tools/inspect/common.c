@@ -10,6 +10,8 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "print.h"
+#include "text.h"
 #include "tern_accel.h"
 
 static const struct option inspect_long_options[] = {
@@ -277,30 +279,59 @@ void inspect_hidden_note(uint32_t hidden, char *buf, size_t len)
 			 hidden);
 }
 
-static void inspect_json_client(struct json_writer *w,
-				const struct snapshot_client *client)
+/* One client's row (@wide: info's, with queues and active jobs). */
+static void inspect_print_client(struct print *p,
+				 const struct snapshot_client *client,
+				 bool wide)
 {
-	json_object_begin(w, NULL);
-	json_u64(w, "device", client->device);
-	json_u64(w, "id", client->id);
-	json_u64(w, "pid", client->pid);
-	json_string(w, "comm", client->comm);
-	json_u64(w, "memory_device_bytes", client->mem_device);
-	json_u64(w, "memory_host_bytes", client->mem_host);
-	json_u64(w, "buffers", client->buffers);
-	json_u64(w, "queues", client->queues);
-	json_u64(w, "jobs_submitted", client->jobs_submitted);
-	json_u64(w, "jobs_active", client->jobs_active);
-	json_u64(w, "busy_ns", client->busy_ns);
-	json_object_end(w);
+	char comm[TEXT_PRINTABLE_MAX];
+
+	print_object(p, NULL);
+	print_u64(p, "device", NULL, client->device);
+	print_u64(p, "id", NULL, client->id);
+	print_text(p, wide ? "  " : "        ");
+	print_u64(p, "pid", "%-8llu  ", client->pid);
+	print_string(p, "comm", NULL, client->comm);
+	print_string(p, NULL, "%-16s  ",
+		     text_printable(client->comm, comm, sizeof(comm)));
+	print_bytes(p, "memory_device_bytes", "%12s  ", client->mem_device);
+	print_bytes(p, "memory_host_bytes", "%12s  ", client->mem_host);
+	print_u64(p, "buffers", wide ? "%7llu  " : "%7llu\n", client->buffers);
+	print_u64(p, "queues", wide ? "%6llu  " : NULL, client->queues);
+	print_u64(p, "jobs_submitted", NULL, client->jobs_submitted);
+	print_u64(p, "jobs_active", wide ? "%6llu\n" : NULL,
+		  client->jobs_active);
+	print_u64(p, "busy_ns", NULL, client->busy_ns);
+	print_object_end(p);
 }
 
-void inspect_json_clients(struct json_writer *w, const struct snapshot *snap,
-			  uint32_t device)
+void inspect_print_clients(struct print *p, const struct snapshot *snap,
+			   const struct snapshot_device *dev, bool wide)
 {
-	json_array_begin(w, "clients");
-	for (int c = 0; c < snap->client_count; c++)
-		if (snap->clients[c].device == device)
-			inspect_json_client(w, &snap->clients[c]);
-	json_array_end(w);
+	const char *indent = wide ? "  " : "        ";
+	char note[128];
+	bool any = false;
+
+	print_array(p, "clients");
+	for (int c = 0; c < snap->client_count; c++) {
+		if (snap->clients[c].device != dev->index)
+			continue;
+		if (!any && wide)
+			print_text(p, "  %-8s  %-16s  %12s  %12s  %7s  %6s  %6s\n",
+				   "PID", "COMMAND", "DEVICE MEM", "HOST MEM",
+				   "BUFFERS", "QUEUES", "ACTIVE");
+		else if (!any)
+			print_text(p, "        %-8s  %-16s  %12s  %12s  %7s\n",
+				   "PID", "COMMAND", "DEVICE MEM", "HOST MEM",
+				   "BUFFERS");
+		any = true;
+		inspect_print_client(p, &snap->clients[c], wide);
+	}
+	print_array_end(p);
+	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
+	if (!any)
+		print_text(p, "%s%snone%s\n", indent, wide ? "" : "clients: ",
+			   note[0] ? " of yours" : "");
+	if (note[0])
+		print_text(p, "%s%s\n", indent, note);
 }

@@ -21,7 +21,7 @@
 #include "cli.h"
 #include "family.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 #include "live.h"
 #include "snapshot.h"
 #include "text.h"
@@ -81,106 +81,58 @@ static void events_usage(FILE *out)
 	inspect_print_common_options(out);
 }
 
-static void events_print_plain(const struct events_event *ev,
-			       const char *time,
-			       const struct events_guilty *guilty)
-{
-	char reasons[128];
-
-	printf("%s %s", time, ev->kind);
-	if (ev->is_link) {
-		printf(" link %llu dev %llu port %llu <-> dev %llu port %llu",
-		       (unsigned long long)ev->link,
-		       (unsigned long long)ev->device_a,
-		       (unsigned long long)ev->port_a,
-		       (unsigned long long)ev->device_b,
-		       (unsigned long long)ev->port_b);
-		printf(" %s errors %llu\n", ev->link_up ? "up" : "down",
-		       (unsigned long long)ev->link_errors);
-		return;
-	}
-	printf(" dev %llu", (unsigned long long)ev->device);
-	if (ev->has_mem_error)
-		printf(" %s addr 0x%llx corrected %llu uncorrected %llu",
-		       ev->mem_uncorrected ? "uncorrected" : "corrected",
-		       (unsigned long long)ev->mem_address,
-		       (unsigned long long)ev->mem_corrected_count,
-		       (unsigned long long)ev->mem_uncorrected_count);
-	if (ev->has_engine) {
-		printf(" engine %llu guilty", (unsigned long long)ev->engine);
-		if (guilty->client_id)
-			printf(" client %llu",
-			       (unsigned long long)guilty->client_id);
-		if (guilty->pid)
-			printf(" pid %u", guilty->pid);
-		printf(" (%s) resets %llu", ev->has_comm ? ev->comm : "?",
-		       (unsigned long long)ev->resets);
-	}
-	if (ev->has_health)
-		printf(" health %s", snapshot_health_name(ev->health));
-	if (ev->has_reasons) {
-		snapshot_health_reasons(ev->reasons, reasons, sizeof(reasons));
-		if (reasons[0])
-			printf(" (%s)", reasons);
-	}
-	putchar('\n');
-}
-
-static void events_print_json(const struct events_event *ev, const char *time,
-			      const struct events_guilty *guilty, bool pretty)
-{
-	struct json_writer w;
-
-	json_init(&w, stdout, pretty);
-	json_object_begin(&w, NULL);
-	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-	json_string(&w, "time", time);
-	json_string(&w, "kind", ev->kind);
-	if (ev->is_link) {
-		json_u64(&w, "link", ev->link);
-		json_u64(&w, "device_a", ev->device_a);
-		json_u64(&w, "port_a", ev->port_a);
-		json_u64(&w, "device_b", ev->device_b);
-		json_u64(&w, "port_b", ev->port_b);
-		json_string(&w, "state", ev->link_up ? "up" : "down");
-		json_u64(&w, "errors", ev->link_errors);
-	} else {
-		json_u64(&w, "device", ev->device);
-	}
-	if (ev->has_mem_error) {
-		json_string(&w, "error",
-			    ev->mem_uncorrected ? "uncorrected" : "corrected");
-		json_u64(&w, "address", ev->mem_address);
-		json_u64(&w, "mem_errors_corrected", ev->mem_corrected_count);
-		json_u64(&w, "mem_errors_uncorrected",
-			 ev->mem_uncorrected_count);
-	}
-	if (ev->has_engine) {
-		json_u64(&w, "engine", ev->engine);
-		json_u64(&w, "guilty_pid", guilty->pid);
-		json_string(&w, "guilty_comm", ev->has_comm ? ev->comm : "");
-		json_u64(&w, "guilty_client_id", guilty->client_id);
-		json_u64(&w, "resets", ev->resets);
-	}
-	if (ev->has_health)
-		json_string(&w, "health", snapshot_health_name(ev->health));
-	if (ev->has_reasons)
-		inspect_json_reasons(&w, "health_reasons", ev->reasons);
-	json_object_end(&w);
-	json_finish(&w);
-}
-
+/* One line, or one JSON document, per event: written once for both. */
 static void events_print(struct events_state *state,
 			 const struct events_event *ev,
 			 const struct events_guilty *guilty)
 {
+	struct print p;
 	char time[40];
 
 	live_timestamp(time, sizeof(time));
-	if (state->opts->json)
-		events_print_json(ev, time, guilty, state->opts->pretty);
-	else
-		events_print_plain(ev, time, guilty);
+	print_begin(&p, state->opts, NULL);
+	print_string(&p, "time", "%s ", time);
+	print_string(&p, "kind", "%s", ev->kind);
+	if (ev->is_link) {
+		print_u64(&p, "link", " link %llu", ev->link);
+		print_u64(&p, "device_a", " dev %llu", ev->device_a);
+		print_u64(&p, "port_a", " port %llu <->", ev->port_a);
+		print_u64(&p, "device_b", " dev %llu", ev->device_b);
+		print_u64(&p, "port_b", " port %llu", ev->port_b);
+		print_string(&p, "state", " %s", ev->link_up ? "up" : "down");
+		print_u64(&p, "errors", " errors %llu", ev->link_errors);
+	} else {
+		print_u64(&p, "device", " dev %llu", ev->device);
+	}
+	if (ev->has_mem_error) {
+		print_string(&p, "error", " %s",
+			     ev->mem_uncorrected ? "uncorrected" : "corrected");
+		print_u64(&p, "address", " addr 0x%llx", ev->mem_address);
+		print_u64(&p, "mem_errors_corrected", " corrected %llu",
+			  ev->mem_corrected_count);
+		print_u64(&p, "mem_errors_uncorrected", " uncorrected %llu",
+			  ev->mem_uncorrected_count);
+	}
+	if (ev->has_engine) {
+		print_u64(&p, "engine", " engine %llu guilty", ev->engine);
+		print_u64(&p, "guilty_client_id",
+			  guilty->client_id ? " client %llu" : NULL,
+			  guilty->client_id);
+		print_u64(&p, "guilty_pid", guilty->pid ? " pid %llu" : NULL,
+			  guilty->pid);
+		print_string(&p, "guilty_comm", NULL,
+			     ev->has_comm ? ev->comm : "");
+		print_string(&p, NULL, " (%s)", ev->has_comm ? ev->comm : "?");
+		print_u64(&p, "resets", " resets %llu", ev->resets);
+	}
+	if (ev->has_health)
+		print_string(&p, "health", " health %s",
+			     snapshot_health_name(ev->health));
+	if (ev->has_reasons)
+		print_reasons(&p, "health_reasons", ev->reasons ? " (%s)" : NULL,
+			      ev->reasons);
+	print_text(&p, "\n");
+	print_end(&p);
 	fflush(stdout);
 	state->printed++;
 }

@@ -4,7 +4,7 @@
  * fault counters behind them, each link that is down or saw errors, and a
  * summary. Exit status 0 when every device is ok, 1 when any is degraded
  * or failed (or the devices could not be read), so scripts and probes can
- * use it directly.
+ * use it directly. Text and JSON are written once for both (print.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 
 #define HEALTH_PROG "tern-inspect health"
 
@@ -53,112 +53,83 @@ static void health_summarize(const struct snapshot *snap,
 		sum->count[snap->devices[i].health]++;
 }
 
-static void health_print_json(const struct inspect_options *opts,
-			      const struct snapshot *snap,
-			      const struct health_summary *sum)
+/* A link that is down or counted errors, by device index. */
+static void health_print_link(struct print *p, const struct snapshot *snap,
+			      const struct snapshot_link *link)
 {
-	struct json_writer w;
+	const struct snapshot_device *a =
+		snapshot_device_by_fabric_id(snap, link->device_a);
+	const struct snapshot_device *b =
+		snapshot_device_by_fabric_id(snap, link->device_b);
 
-	inspect_json_begin(&w, opts, snap);
-	json_bool(&w, "healthy", sum->count[SNAPSHOT_HEALTH_OK] ==
-		  snap->device_count);
-	json_object_begin(&w, "summary");
-	json_u64(&w, "devices", (uint64_t)snap->device_count);
-	json_u64(&w, "ok", (uint64_t)sum->count[SNAPSHOT_HEALTH_OK]);
-	json_u64(&w, "degraded", (uint64_t)sum->count[SNAPSHOT_HEALTH_DEGRADED]);
-	json_u64(&w, "failed", (uint64_t)sum->count[SNAPSHOT_HEALTH_FAILED]);
-	json_object_end(&w);
-	json_array_begin(&w, "devices");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-		struct inspect_link_counts links;
-
-		inspect_count_links(snap, dev, &links);
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", dev->index);
-		json_string(&w, "health", snapshot_health_name(dev->health));
-		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
-		json_u64(&w, "mem_errors_corrected", dev->mem_errors_corrected);
-		json_u64(&w, "mem_errors_uncorrected",
-			 dev->mem_errors_uncorrected);
-		json_u64(&w, "job_timeouts", dev->job_timeouts);
-		json_u64(&w, "engine_resets", dev->engine_resets);
-		json_u64(&w, "engine_hang_resets", dev->engine_hang_resets);
-		json_u64(&w, "links_down", links.down);
-		json_u64(&w, "link_errors", links.errors);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_array_begin(&w, "links");
-	for (int l = 0; l < snap->link_count; l++) {
-		const struct snapshot_link *link = &snap->links[l];
-		const struct snapshot_device *a =
-			snapshot_device_by_fabric_id(snap, link->device_a);
-		const struct snapshot_device *b =
-			snapshot_device_by_fabric_id(snap, link->device_b);
-
-		if (link->up && !link->errors)
-			continue;
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", link->index);
-		json_u64(&w, "device_a", a ? a->index : link->device_a);
-		json_u64(&w, "port_a", link->port_a);
-		json_u64(&w, "device_b", b ? b->index : link->device_b);
-		json_u64(&w, "port_b", link->port_b);
-		json_string(&w, "state", link->up ? "up" : "down");
-		json_u64(&w, "errors", link->errors);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_object_end(&w);
-	json_finish(&w);
+	print_object(p, NULL);
+	print_u64(p, "index", "link %llu: ", link->index);
+	print_u64(p, "device_a", "device %llu ", a ? a->index : link->device_a);
+	print_u64(p, "port_a", "port %llu <-> ", link->port_a);
+	print_u64(p, "device_b", "device %llu ", b ? b->index : link->device_b);
+	print_u64(p, "port_b", "port %llu: ", link->port_b);
+	print_string(p, "state", NULL, link->up ? "up" : "down");
+	print_string(p, NULL, "%s, ", link->up ? "up" : "DOWN");
+	print_u64(p, "errors", "%llu errors\n", link->errors);
+	print_object_end(p);
 }
 
-static void health_print_plain(const struct snapshot *snap,
-			       const struct health_summary *sum)
+static void health_print(const struct inspect_options *opts,
+			 const struct snapshot *snap,
+			 const struct health_summary *sum)
 {
-	printf("%-6s  %-8s  %-32s  %11s  %8s  %6s  %10s  %11s\n", "DEVICE",
-	       "HEALTH", "REASONS", "MEM ERR C/U", "TIMEOUTS", "RESETS",
-	       "LINKS DOWN", "LINK ERRORS");
+	bool healthy = sum->count[SNAPSHOT_HEALTH_OK] == snap->device_count;
+	struct print p;
+
+	print_begin(&p, opts, snap);
+	print_text(&p, "%-6s  %-8s  %-32s  %11s  %8s  %6s  %10s  %11s\n",
+		   "DEVICE", "HEALTH", "REASONS", "MEM ERR C/U", "TIMEOUTS",
+		   "RESETS", "LINKS DOWN", "LINK ERRORS");
+	print_array(&p, "devices");
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 		struct inspect_link_counts links;
-		char reasons[128], mem[48];
+		char mem[48];
 
 		inspect_count_links(snap, dev, &links);
-		snapshot_health_reasons(dev->health_reasons, reasons,
-					sizeof(reasons));
 		snprintf(mem, sizeof(mem), "%llu/%llu",
 			 (unsigned long long)dev->mem_errors_corrected,
 			 (unsigned long long)dev->mem_errors_uncorrected);
-		printf("%-6u  %-8s  %-32s  %11s  %8llu  %6llu  %10u  %11llu\n",
-		       dev->index, snapshot_health_name(dev->health),
-		       reasons[0] ? reasons : "-", mem,
-		       (unsigned long long)dev->job_timeouts,
-		       (unsigned long long)dev->engine_resets, links.down,
-		       (unsigned long long)links.errors);
+		print_object(&p, NULL);
+		print_u64(&p, "index", "%-6llu  ", dev->index);
+		print_string(&p, "health", "%-8s  ",
+			     snapshot_health_name(dev->health));
+		print_reasons(&p, "health_reasons", "%-32s  ",
+			      dev->health_reasons);
+		print_u64(&p, "mem_errors_corrected", NULL,
+			  dev->mem_errors_corrected);
+		print_u64(&p, "mem_errors_uncorrected", NULL,
+			  dev->mem_errors_uncorrected);
+		print_string(&p, NULL, "%11s  ", mem);
+		print_u64(&p, "job_timeouts", "%8llu  ", dev->job_timeouts);
+		print_u64(&p, "engine_resets", "%6llu  ", dev->engine_resets);
+		print_u64(&p, "engine_hang_resets", NULL,
+			  dev->engine_hang_resets);
+		print_u64(&p, "links_down", "%10llu  ", links.down);
+		print_u64(&p, "link_errors", "%11llu\n", links.errors);
+		print_object_end(&p);
 	}
-	for (int l = 0; l < snap->link_count; l++) {
-		const struct snapshot_link *link = &snap->links[l];
-		const struct snapshot_device *a =
-			snapshot_device_by_fabric_id(snap, link->device_a);
-		const struct snapshot_device *b =
-			snapshot_device_by_fabric_id(snap, link->device_b);
-
-		if (link->up && !link->errors)
-			continue;
-		printf("link %u: device %u port %u <-> device %u port %u: %s, %llu errors\n",
-		       link->index, a ? a->index : link->device_a, link->port_a,
-		       b ? b->index : link->device_b, link->port_b,
-		       link->up ? "up" : "DOWN",
-		       (unsigned long long)link->errors);
-	}
-	printf("%s: %d devices: %d ok, %d degraded, %d failed\n",
-	       sum->count[SNAPSHOT_HEALTH_OK] == snap->device_count ?
-	       "healthy" : "UNHEALTHY", snap->device_count,
-	       sum->count[SNAPSHOT_HEALTH_OK],
-	       sum->count[SNAPSHOT_HEALTH_DEGRADED],
-	       sum->count[SNAPSHOT_HEALTH_FAILED]);
+	print_array_end(&p);
+	print_array(&p, "links");
+	for (int l = 0; l < snap->link_count; l++)
+		if (!snap->links[l].up || snap->links[l].errors)
+			health_print_link(&p, snap, &snap->links[l]);
+	print_array_end(&p);
+	print_bool(&p, "healthy", "%s: ", healthy, "healthy", "UNHEALTHY");
+	print_object(&p, "summary");
+	print_u64(&p, "devices", "%llu devices: ", (uint64_t)snap->device_count);
+	print_u64(&p, "ok", "%llu ok, ", (uint64_t)sum->count[SNAPSHOT_HEALTH_OK]);
+	print_u64(&p, "degraded", "%llu degraded, ",
+		  (uint64_t)sum->count[SNAPSHOT_HEALTH_DEGRADED]);
+	print_u64(&p, "failed", "%llu failed\n",
+		  (uint64_t)sum->count[SNAPSHOT_HEALTH_FAILED]);
+	print_object_end(&p);
+	print_end(&p);
 }
 
 /*
@@ -208,8 +179,8 @@ static int health_clear(const struct inspect_options *opts, const char *which)
 {
 	const struct snapshot_device *dev = NULL;
 	bool all = strcmp(which, "all") == 0;
-	struct json_writer w;
 	struct snapshot snap;
+	struct print p;
 	int ret;
 
 	ret = inspect_snapshot("health", &snap);
@@ -236,21 +207,21 @@ static int health_clear(const struct inspect_options *opts, const char *which)
 	for (int i = 0; !ret && i < snap.device_count; i++)
 		if (all || &snap.devices[i] == dev)
 			ret = health_clear_device(&snap.devices[i]);
-	if (!ret && opts->json) {
-		inspect_json_begin(&w, opts, &snap);
-		json_array_begin(&w, "cleared");
+	if (!ret) {
+		print_begin(&p, opts, &snap);
+		if (all)
+			print_text(&p, "cleared the health of all %d devices\n",
+				   snap.device_count);
+		else
+			print_text(&p, "cleared the health of device %u\n",
+				   dev->index);
+		print_array(&p, "cleared");
 		for (int i = 0; i < snap.device_count; i++)
 			if (all || &snap.devices[i] == dev)
-				json_u64(&w, NULL, snap.devices[i].index);
-		json_array_end(&w);
-		json_object_end(&w);
-		json_finish(&w);
-	} else if (!ret) {
-		if (all)
-			printf("cleared the health of all %d devices\n",
-			       snap.device_count);
-		else
-			printf("cleared the health of device %u\n", dev->index);
+				print_element_u64(&p, NULL,
+						  snap.devices[i].index);
+		print_array_end(&p);
+		print_end(&p);
 	}
 	snapshot_free(&snap);
 	return ret;
@@ -290,12 +261,8 @@ static int health_run(int argc, char **argv, struct inspect_options *opts)
 	if (ret)
 		return ret == EXIT_USAGE ? ret : 1;
 	health_summarize(&snap, &sum);
-	if (quiet)
-		;	/* the exit status is the answer */
-	else if (opts->json)
-		health_print_json(opts, &snap, &sum);
-	else
-		health_print_plain(&snap, &sum);
+	if (!quiet)	/* else the exit status is the answer */
+		health_print(opts, &snap, &sum);
 	ret = sum.count[SNAPSHOT_HEALTH_OK] == snap.device_count ? 0 : 1;
 	snapshot_free(&snap);
 	return ret;

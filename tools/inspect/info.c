@@ -2,13 +2,13 @@
 /*
  * tern-inspect info DEV: everything known about one device: identity,
  * memory, engines, its links, fault counters, health and clients. Or the
- * same as JSON.
+ * same as JSON, written once for both (print.h).
  */
 #include <string.h>
 
 #include "cli.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 #include "text.h"
 
 static void info_usage(FILE *out)
@@ -64,215 +64,171 @@ static uint32_t info_engine_count(const struct snapshot_device *dev)
 							: SNAPSHOT_MAX_ENGINES;
 }
 
-static void info_print_json(const struct inspect_options *opts,
-			    const struct snapshot *snap,
-			    const struct snapshot_device *dev)
+/* "  LABEL:     CONV": a labelled line of the text, aligned. */
+static const char *info_label(char *buf, size_t len, const char *label,
+			      const char *conv)
 {
-	struct json_writer w;
-
-	inspect_json_begin(&w, opts, snap);
-	json_object_begin(&w, "device");
-	json_u64(&w, "index", dev->index);
-	json_string(&w, "name", dev->name);
-	json_string(&w, "node", dev->node);
-	json_string(&w, "bus_id", dev->bus_id);
-	json_u64(&w, "fabric_id", dev->fabric_id);
-	json_string(&w, "driver_version", dev->driver_version);
-	inspect_json_capabilities(&w, "capabilities", dev->capabilities);
-	json_u64(&w, "engine_clock_hz", dev->clock_hz);
-	json_u64(&w, "memory_used_bytes", dev->mem_used);
-	json_u64(&w, "memory_total_bytes", dev->mem_total);
-	json_u64(&w, "memory_host_used_bytes", dev->mem_host_used);
-	json_u64(&w, "buffers", dev->buffer_count);
-	json_u64(&w, "engines_busy", dev->engines_busy);
-	json_u64(&w, "jobs_completed", dev->jobs_completed);
-	json_u64(&w, "jobs_failed", dev->jobs_failed);
-	json_u64(&w, "job_timeouts", dev->job_timeouts);
-	json_u64(&w, "engine_resets", dev->engine_resets);
-	json_u64(&w, "engine_hang_resets", dev->engine_hang_resets);
-	json_u64(&w, "mem_errors_corrected", dev->mem_errors_corrected);
-	json_u64(&w, "mem_errors_uncorrected", dev->mem_errors_uncorrected);
-	json_string(&w, "health", snapshot_health_name(dev->health));
-	inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
-	json_u64(&w, "fabric_ports", dev->port_count);
-	json_u64(&w, "links_up", dev->links_up);
-	json_array_begin(&w, "engines");
-	for (uint32_t e = 0; e < info_engine_count(dev); e++) {
-		const struct snapshot_engine *eng = &dev->engines[e];
-
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", eng->index);
-		json_bool(&w, "busy", eng->busy);
-		json_bool(&w, "hung", eng->hung);
-		json_u64(&w, "busy_ns", eng->busy_ns);
-		json_u64(&w, "jobs_queued", eng->jobs_queued);
-		json_u64(&w, "jobs_completed", eng->jobs_completed);
-		json_u64(&w, "jobs_failed", eng->jobs_failed);
-		json_u64(&w, "timeouts", eng->timeouts);
-		json_u64(&w, "resets", eng->resets);
-		json_u64(&w, "hang_resets", eng->hang_resets);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_array_begin(&w, "links");
-	for (int l = 0; l < snap->link_count; l++) {
-		const struct snapshot_link *link = &snap->links[l];
-		struct info_link_end end;
-
-		if (!info_link_end(snap, dev, link, &end))
-			continue;
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", link->index);
-		json_u64(&w, "port", end.port);
-		json_u64(&w, "peer_device", end.peer_device);
-		json_u64(&w, "peer_port", end.peer_port);
-		json_string(&w, "state", link->up ? "up" : "down");
-		json_u64(&w, "bytes_out", end.bytes_out);
-		json_u64(&w, "bytes_in", end.bytes_in);
-		json_u64(&w, "errors", link->errors);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_u64(&w, "client_count", dev->client_count);
-	json_u64(&w, "clients_hidden", dev->clients_hidden);
-	inspect_json_clients(&w, snap, dev->index);
-	json_object_end(&w);
-	json_object_end(&w);
-	json_finish(&w);
+	snprintf(buf, len, "  %-22s %s", label, conv);
+	return buf;
 }
 
-static void info_print_engines(const struct snapshot_device *dev)
+static void info_print_engines(struct print *p,
+			       const struct snapshot_device *dev)
 {
-	printf("\nengines (%u busy of %u)\n", dev->engines_busy,
-	       dev->engine_count);
-	printf("  %-6s  %-4s  %-4s  %12s  %6s  %10s  %8s  %8s  %6s\n", "ENGINE",
-	       "BUSY", "HUNG", "BUSY TIME", "QUEUED", "COMPLETED", "FAILED",
-	       "TIMEOUTS", "RESETS");
+	print_u64(p, "engines_busy", "\nengines (%llu busy of ",
+		  dev->engines_busy);
+	print_text(p, "%u)\n", dev->engine_count);
+	print_text(p, "  %-6s  %-4s  %-4s  %12s  %6s  %10s  %8s  %8s  %6s\n",
+		   "ENGINE", "BUSY", "HUNG", "BUSY TIME", "QUEUED", "COMPLETED",
+		   "FAILED", "TIMEOUTS", "RESETS");
+	print_array(p, "engines");
 	for (uint32_t e = 0; e < info_engine_count(dev); e++) {
 		const struct snapshot_engine *eng = &dev->engines[e];
 		char busy[32];
 
 		snprintf(busy, sizeof(busy), "%.3f s",
 			 (double)eng->busy_ns / 1e9);
-		printf("  %-6u  %-4s  %-4s  %12s  %6u  %10llu  %8llu  %8llu  %6llu\n",
-		       eng->index, eng->busy ? "yes" : "no",
-		       eng->hung ? "YES" : "no", busy, eng->jobs_queued,
-		       (unsigned long long)eng->jobs_completed,
-		       (unsigned long long)eng->jobs_failed,
-		       (unsigned long long)eng->timeouts,
-		       (unsigned long long)eng->resets);
+		print_object(p, NULL);
+		print_u64(p, "index", "  %-6llu  ", eng->index);
+		print_bool(p, "busy", "%-4s  ", eng->busy, "yes", "no");
+		print_bool(p, "hung", "%-4s  ", eng->hung, "YES", "no");
+		print_u64(p, "busy_ns", NULL, eng->busy_ns);
+		print_string(p, NULL, "%12s  ", busy);
+		print_u64(p, "jobs_queued", "%6llu  ", eng->jobs_queued);
+		print_u64(p, "jobs_completed", "%10llu  ", eng->jobs_completed);
+		print_u64(p, "jobs_failed", "%8llu  ", eng->jobs_failed);
+		print_u64(p, "timeouts", "%8llu  ", eng->timeouts);
+		print_u64(p, "resets", "%6llu\n", eng->resets);
+		print_u64(p, "hang_resets", NULL, eng->hang_resets);
+		print_object_end(p);
 	}
+	print_array_end(p);
 }
 
-static void info_print_links(const struct snapshot *snap,
+static void info_print_links(struct print *p, const struct snapshot *snap,
 			     const struct snapshot_device *dev)
 {
 	bool any = false;
 
-	printf("\nlinks (%u up; %u fabric ports; FABRIC LINK numbers the link "
-	       "across the fabric, as topo does)\n", dev->links_up,
-	       dev->port_count);
+	print_u64(p, "links_up", "\nlinks (%llu up; ", dev->links_up);
+	print_u64(p, "fabric_ports", "%llu fabric ports; FABRIC LINK numbers "
+		  "the link across the fabric, as topo does)\n",
+		  dev->port_count);
+	print_array(p, "links");
 	for (int l = 0; l < snap->link_count; l++) {
 		const struct snapshot_link *link = &snap->links[l];
 		struct info_link_end end;
-		char peer[24], out[32], in[32];
+		char peer[24];
 
 		if (!info_link_end(snap, dev, link, &end))
 			continue;
 		if (!any)
-			printf("  %-11s  %-4s  %-9s  %-5s  %12s  %12s  %6s\n",
-			       "FABRIC LINK", "PORT", "PEER/PORT", "STATE",
-			       "BYTES OUT", "BYTES IN", "ERRORS");
+			print_text(p, "  %-11s  %-4s  %-9s  %-5s  %12s  %12s  %6s\n",
+				   "FABRIC LINK", "PORT", "PEER/PORT", "STATE",
+				   "BYTES OUT", "BYTES IN", "ERRORS");
 		any = true;
 		snprintf(peer, sizeof(peer), "%u/%u", end.peer_device,
 			 end.peer_port);
-		cli_format_bytes(end.bytes_out, out, sizeof(out));
-		cli_format_bytes(end.bytes_in, in, sizeof(in));
-		printf("  %-11u  %-4u  %-9s  %-5s  %12s  %12s  %6llu\n",
-		       link->index, end.port, peer, link->up ? "up" : "DOWN",
-		       out, in, (unsigned long long)link->errors);
+		print_object(p, NULL);
+		print_u64(p, "index", "  %-11llu  ", link->index);
+		print_u64(p, "port", "%-4llu  ", end.port);
+		print_u64(p, "peer_device", NULL, end.peer_device);
+		print_u64(p, "peer_port", NULL, end.peer_port);
+		print_string(p, NULL, "%-9s  ", peer);
+		print_string(p, "state", NULL, link->up ? "up" : "down");
+		print_string(p, NULL, "%-5s  ", link->up ? "up" : "DOWN");
+		print_bytes(p, "bytes_out", "%12s  ", end.bytes_out);
+		print_bytes(p, "bytes_in", "%12s  ", end.bytes_in);
+		print_u64(p, "errors", "%6llu\n", link->errors);
+		print_object_end(p);
 	}
+	print_array_end(p);
 	if (!any)
-		printf("  none\n");
+		print_text(p, "  none\n");
 }
 
-static void info_print_clients(const struct snapshot *snap,
-			       const struct snapshot_device *dev)
+static void info_print(const struct inspect_options *opts,
+		       const struct snapshot *snap,
+		       const struct snapshot_device *dev)
 {
-	char note[128];
-	bool any = false;
+	char fmt[64], used[32], total[32], memory[96];
+	struct print p;
 
-	printf("\nclients (%u)\n", dev->client_count);
-	for (int c = 0; c < snap->client_count; c++) {
-		const struct snapshot_client *client = &snap->clients[c];
-		char mem[32], host[32], comm[TEXT_PRINTABLE_MAX];
-
-		if (client->device != dev->index)
-			continue;
-		if (!any)
-			printf("  %-8s  %-16s  %12s  %12s  %7s  %6s  %6s\n",
-			       "PID", "COMMAND", "DEVICE MEM", "HOST MEM",
-			       "BUFFERS", "QUEUES", "ACTIVE");
-		any = true;
-		cli_format_bytes(client->mem_device, mem, sizeof(mem));
-		cli_format_bytes(client->mem_host, host, sizeof(host));
-		printf("  %-8u  %-16s  %12s  %12s  %7u  %6u  %6u\n",
-		       client->pid,
-		       text_printable(client->comm, comm, sizeof(comm)), mem,
-		       host, client->buffers,
-		       client->queues, client->jobs_active);
-	}
-	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
-	if (!any)
-		printf("  none%s\n", note[0] ? " of yours" : "");
-	if (note[0])
-		printf("  %s\n", note);
-}
-
-static void info_print_plain(const struct snapshot *snap,
-			     const struct snapshot_device *dev)
-{
-	char caps[160], used[32], total[32], host[32], reasons[128];
-
-	inspect_format_capabilities(dev->capabilities, caps, sizeof(caps));
 	cli_format_bytes(dev->mem_used, used, sizeof(used));
 	cli_format_bytes(dev->mem_total, total, sizeof(total));
-	cli_format_bytes(dev->mem_host_used, host, sizeof(host));
-	snapshot_health_reasons(dev->health_reasons, reasons, sizeof(reasons));
+	snprintf(memory, sizeof(memory), "%s / %s (%u%%)", used, total,
+		 dev->mem_total ?
+		 (unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0);
 
-	printf("device %u\n", dev->index);
-	printf("  %-22s %s\n", "name:", dev->name);
-	printf("  %-22s %s\n", "node:", dev->node);
-	printf("  %-22s %s\n", "bus id:", dev->bus_id[0] ? dev->bus_id : "-");
-	printf("  %-22s %u\n", "fabric id:", dev->fabric_id);
-	printf("  %-22s %s\n", "driver version:",
-	       dev->driver_version[0] ? dev->driver_version : "-");
-	printf("  %-22s %s\n", "capabilities:", caps);
-	printf("  %-22s %llu Hz\n", "engine clock:",
-	       (unsigned long long)dev->clock_hz);
-	printf("  %-22s %s%s%s\n", "health:", snapshot_health_name(dev->health),
-	       reasons[0] ? ": " : "", reasons);
-	printf("\nmemory\n");
-	printf("  %-22s %s / %s (%u%%)\n", "device used / total:", used, total,
-	       dev->mem_total ?
-	       (unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0);
-	printf("  %-22s %s\n", "host buffers:", host);
-	printf("  %-22s %u\n", "buffers:", dev->buffer_count);
-	printf("  %-22s %llu corrected, %llu uncorrected\n", "memory errors:",
-	       (unsigned long long)dev->mem_errors_corrected,
-	       (unsigned long long)dev->mem_errors_uncorrected);
-	printf("\njobs\n");
-	printf("  %-22s %llu\n", "completed:",
-	       (unsigned long long)dev->jobs_completed);
-	printf("  %-22s %llu\n", "failed:", (unsigned long long)dev->jobs_failed);
-	printf("  %-22s %llu\n", "timeouts:",
-	       (unsigned long long)dev->job_timeouts);
-	printf("  %-22s %llu (%llu after a hang)\n", "engine resets:",
-	       (unsigned long long)dev->engine_resets,
-	       (unsigned long long)dev->engine_hang_resets);
-	info_print_engines(dev);
-	info_print_links(snap, dev);
-	info_print_clients(snap, dev);
+	print_begin(&p, opts, snap);
+	print_object(&p, "device");
+	print_u64(&p, "index", "device %llu\n", dev->index);
+	print_string(&p, "name", info_label(fmt, sizeof(fmt), "name:", "%s\n"),
+		     dev->name);
+	print_string(&p, "node", info_label(fmt, sizeof(fmt), "node:", "%s\n"),
+		     dev->node);
+	print_string(&p, "bus_id",
+		     info_label(fmt, sizeof(fmt), "bus id:", "%s\n"),
+		     dev->bus_id);
+	print_u64(&p, "fabric_id",
+		  info_label(fmt, sizeof(fmt), "fabric id:", "%llu\n"),
+		  dev->fabric_id);
+	print_string(&p, "driver_version",
+		     info_label(fmt, sizeof(fmt), "driver version:", "%s\n"),
+		     dev->driver_version);
+	print_capabilities(&p, "capabilities",
+			   info_label(fmt, sizeof(fmt), "capabilities:",
+				      "%s\n"), dev->capabilities);
+	print_u64(&p, "engine_clock_hz",
+		  info_label(fmt, sizeof(fmt), "engine clock:", "%llu Hz\n"),
+		  dev->clock_hz);
+	print_string(&p, "health",
+		     info_label(fmt, sizeof(fmt), "health:", "%s"),
+		     snapshot_health_name(dev->health));
+	print_reasons(&p, "health_reasons",
+		      dev->health_reasons ? ": %s\n" : "\n",
+		      dev->health_reasons);
+
+	print_text(&p, "\nmemory\n");
+	print_u64(&p, "memory_used_bytes", NULL, dev->mem_used);
+	print_u64(&p, "memory_total_bytes", NULL, dev->mem_total);
+	print_string(&p, NULL, info_label(fmt, sizeof(fmt),
+					  "device used / total:", "%s\n"),
+		     memory);
+	print_bytes(&p, "memory_host_used_bytes",
+		    info_label(fmt, sizeof(fmt), "host buffers:", "%s\n"),
+		    dev->mem_host_used);
+	print_u64(&p, "buffers", info_label(fmt, sizeof(fmt), "buffers:",
+					    "%llu\n"), dev->buffer_count);
+	print_u64(&p, "mem_errors_corrected",
+		  info_label(fmt, sizeof(fmt), "memory errors:",
+			     "%llu corrected, "), dev->mem_errors_corrected);
+	print_u64(&p, "mem_errors_uncorrected", "%llu uncorrected\n",
+		  dev->mem_errors_uncorrected);
+
+	print_text(&p, "\njobs\n");
+	print_u64(&p, "jobs_completed",
+		  info_label(fmt, sizeof(fmt), "completed:", "%llu\n"),
+		  dev->jobs_completed);
+	print_u64(&p, "jobs_failed",
+		  info_label(fmt, sizeof(fmt), "failed:", "%llu\n"),
+		  dev->jobs_failed);
+	print_u64(&p, "job_timeouts",
+		  info_label(fmt, sizeof(fmt), "timeouts:", "%llu\n"),
+		  dev->job_timeouts);
+	print_u64(&p, "engine_resets",
+		  info_label(fmt, sizeof(fmt), "engine resets:", "%llu "),
+		  dev->engine_resets);
+	print_u64(&p, "engine_hang_resets", "(%llu after a hang)\n",
+		  dev->engine_hang_resets);
+
+	info_print_engines(&p, dev);
+	info_print_links(&p, snap, dev);
+	print_u64(&p, "client_count", "\nclients (%llu)\n", dev->client_count);
+	print_u64(&p, "clients_hidden", NULL, dev->clients_hidden);
+	inspect_print_clients(&p, snap, dev, true);
+	print_object_end(&p);
+	print_end(&p);
 }
 
 static int info_run(int argc, char **argv, struct inspect_options *opts)
@@ -303,10 +259,7 @@ static int info_run(int argc, char **argv, struct inspect_options *opts)
 		return EXIT_USAGE;
 	}
 	inspect_note_node_error("info", dev);
-	if (opts->json)
-		info_print_json(opts, &snap, dev);
-	else
-		info_print_plain(&snap, dev);
+	info_print(opts, &snap, dev);
 	snapshot_free(&snap);
 	return 0;
 }

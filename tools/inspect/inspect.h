@@ -175,9 +175,13 @@ void inspect_count_links(const struct snapshot *snap,
  */
 void inspect_hidden_note(uint32_t hidden, char *buf, size_t len);
 
-/* Writes the "clients" array: the clients of device index @device. */
-void inspect_json_clients(struct json_writer *w, const struct snapshot *snap,
-			  uint32_t device);
+struct print;
+/*
+ * The "clients" array of @dev: as text a table, list -v's or (@wide)
+ * info's, with queues and active jobs.
+ */
+void inspect_print_clients(struct print *p, const struct snapshot *snap,
+			   const struct snapshot_device *dev, bool wide);
 
 /*
  * Draws the fabric of @snap (topo.c): a torus as a grid, a ring as a

@@ -2,7 +2,7 @@
 /*
  * tern-inspect list [-v]: one row per device (node, bus id, memory,
  * engines, links, health, clients); -v adds each device's clients and
- * capabilities. Or the same as JSON.
+ * capabilities. Or the same as JSON, written once for both (print.h).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 #include "text.h"
 
 /* The window engine utilisation is measured over: short, still a sample. */
@@ -35,45 +35,6 @@ static void list_usage(FILE *out)
 	inspect_print_common_options(out);
 }
 
-static void list_print_json(const struct inspect_options *opts,
-			    const struct snapshot *snap, bool verbose)
-{
-	struct json_writer w;
-
-	inspect_json_begin(&w, opts, snap);
-	json_array_begin(&w, "devices");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-		struct inspect_link_counts links;
-
-		inspect_count_links(snap, dev, &links);
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", dev->index);
-		json_string(&w, "node", dev->node);
-		json_u64(&w, "memory_used_bytes", dev->mem_used);
-		json_u64(&w, "memory_total_bytes", dev->mem_total);
-		json_u64(&w, "engines", dev->engine_count);
-		json_u64(&w, "fabric_ports", dev->port_count);
-		json_u64(&w, "engine_clock_hz", dev->clock_hz);
-		inspect_json_capabilities(&w, "capabilities", dev->capabilities);
-		json_string(&w, "bus_id", dev->bus_id);
-		json_u64(&w, "fabric_id", dev->fabric_id);
-		json_u64(&w, "engines_busy", dev->engines_busy);
-		json_u64(&w, "links_up", dev->links_up);
-		json_u64(&w, "links_total", links.total);
-		json_string(&w, "health", snapshot_health_name(dev->health));
-		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
-		json_u64(&w, "client_count", dev->client_count);
-		json_u64(&w, "clients_hidden", dev->clients_hidden);
-		if (verbose)
-			inspect_json_clients(&w, snap, dev->index);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_object_end(&w);
-	json_finish(&w);
-}
-
 static int list_width(const struct snapshot *snap, size_t offset,
 		      const char *title)
 {
@@ -87,37 +48,6 @@ static int list_width(const struct snapshot *snap, size_t offset,
 			width = len;
 	}
 	return width;
-}
-
-static void list_print_clients(const struct snapshot *snap,
-			       const struct snapshot_device *dev)
-{
-	char caps[160], mem[32], host[32], comm[TEXT_PRINTABLE_MAX], note[128];
-	bool any = false;
-
-	inspect_format_capabilities(dev->capabilities, caps, sizeof(caps));
-	printf("        capabilities: %s\n", caps);
-	for (int c = 0; c < snap->client_count; c++) {
-		const struct snapshot_client *client = &snap->clients[c];
-
-		if (client->device != dev->index)
-			continue;
-		if (!any)
-			printf("        %-8s  %-16s  %12s  %12s  %7s\n", "PID",
-			       "COMMAND", "DEVICE MEM", "HOST MEM", "BUFFERS");
-		any = true;
-		cli_format_bytes(client->mem_device, mem, sizeof(mem));
-		cli_format_bytes(client->mem_host, host, sizeof(host));
-		printf("        %-8u  %-16s  %12s  %12s  %7u\n", client->pid,
-		       text_printable(client->comm, comm, sizeof(comm)), mem,
-		       host, client->buffers);
-	}
-	inspect_hidden_note(dev->clients_hidden, note, sizeof(note));
-	if (!any)
-		printf("        clients: none%s\n",
-		       note[0] ? " of yours" : "");
-	if (note[0])
-		printf("        %s\n", note);
 }
 
 /*
@@ -176,22 +106,31 @@ static void list_utilisation(const struct snapshot *snap,
 		 100.0 * (double)busy / (double)capacity);
 }
 
-static void list_print_plain(const struct snapshot *snap,
-			     const struct snapshot *before, bool verbose)
+/* The table, or its JSON; @before: the snapshot utilisation is from. */
+static void list_print(const struct inspect_options *opts,
+		       const struct snapshot *snap,
+		       const struct snapshot *before, bool verbose)
 {
 	int node_width = list_width(snap, offsetof(struct snapshot_device, node),
 				    "NODE");
 	int bus_width = list_width(snap,
 				   offsetof(struct snapshot_device, bus_id),
 				   "BUS ID");
+	char node_fmt[16], bus_fmt[16];
+	struct print p;
 
-	printf("backend: %s\n", cli_backend_description(snap->backend));
-	if (snap->device_count == 0)
-		return;
-	list_print_summary(snap);
-	printf("%-6s  %-*s  %-*s  %5s  %-28s  %7s  %5s  %-8s  %5s\n", "DEVICE",
-	       node_width, "NODE", bus_width, "BUS ID", "UTIL%",
-	       "MEMORY USED / TOTAL", "ENGINES", "LINKS", "HEALTH", "PROCS");
+	snprintf(node_fmt, sizeof(node_fmt), "%%-%ds  ", node_width);
+	snprintf(bus_fmt, sizeof(bus_fmt), "%%-%ds  ", bus_width);
+	print_begin(&p, opts, snap);
+	print_text(&p, "backend: %s\n", cli_backend_description(snap->backend));
+	if (snap->device_count && !p.json) {
+		list_print_summary(snap);
+		printf("%-6s  %-*s  %-*s  %5s  %-28s  %7s  %5s  %-8s  %5s\n",
+		       "DEVICE", node_width, "NODE", bus_width, "BUS ID",
+		       "UTIL%", "MEMORY USED / TOTAL", "ENGINES", "LINKS",
+		       "HEALTH", "PROCS");
+	}
+	print_array(&p, "devices");
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 		char used[32], total[32], memory[80], engines[24], links_text[24];
@@ -210,21 +149,46 @@ static void list_print_plain(const struct snapshot *snap,
 		snprintf(links_text, sizeof(links_text), "%u/%u", dev->links_up,
 			 links.total);
 		list_utilisation(snap, before, dev, util, sizeof(util));
-		printf("%-6u  %-*s  %-*s  %5s  %-28s  %7s  %5s  %-8s  %5u\n",
-		       dev->index, node_width, dev->node, bus_width,
-		       dev->bus_id[0] ? dev->bus_id : "-", util, memory, engines,
-		       links_text, snapshot_health_name(dev->health),
-		       dev->client_count);
+
+		print_object(&p, NULL);
+		print_u64(&p, "index", "%-6llu  ", dev->index);
+		print_string(&p, "node", node_fmt, dev->node);
+		print_string(&p, "bus_id", bus_fmt, dev->bus_id);
+		print_u64(&p, "fabric_id", NULL, dev->fabric_id);
+		print_string(&p, NULL, "%5s  ", util);
+		print_u64(&p, "memory_used_bytes", NULL, dev->mem_used);
+		print_u64(&p, "memory_total_bytes", NULL, dev->mem_total);
+		print_string(&p, NULL, "%-28s  ", memory);
+		print_u64(&p, "engines_busy", NULL, dev->engines_busy);
+		print_u64(&p, "engines", NULL, dev->engine_count);
+		print_u64(&p, "engine_clock_hz", NULL, dev->clock_hz);
+		print_string(&p, NULL, "%7s  ", engines);
+		print_u64(&p, "links_up", NULL, dev->links_up);
+		print_u64(&p, "links_total", NULL, links.total);
+		print_u64(&p, "fabric_ports", NULL, dev->port_count);
+		print_string(&p, NULL, "%5s  ", links_text);
+		print_string(&p, "health", "%-8s  ",
+			     snapshot_health_name(dev->health));
+		print_reasons(&p, "health_reasons", NULL, dev->health_reasons);
+		print_u64(&p, "client_count", "%5llu\n", dev->client_count);
+		print_u64(&p, "clients_hidden", NULL, dev->clients_hidden);
+		print_capabilities(&p, "capabilities",
+				   verbose ? "        capabilities: %s\n" : NULL,
+				   dev->capabilities);
 		if (verbose)
-			list_print_clients(snap, dev);
+			inspect_print_clients(&p, snap, dev, false);
+		print_object_end(&p);
 	}
+	print_array_end(&p);
+	print_end(&p);
 }
 
 /*
  * Engine utilisation needs two readings of the engines' busy time: the
  * table shows a second snapshot, 0.1 s after @first.
  */
-static int list_with_utilisation(const struct snapshot *first, bool verbose)
+static int list_with_utilisation(const struct inspect_options *opts,
+				 const struct snapshot *first, bool verbose)
 {
 	const struct timespec pause = { 0, LIST_UTILISATION_NS };
 	struct snapshot_session session = { 0 };
@@ -236,7 +200,7 @@ static int list_with_utilisation(const struct snapshot *first, bool verbose)
 	snapshot_session_end(&session);
 	if (ret)
 		return ret;
-	list_print_plain(&later, first, verbose);
+	list_print(opts, &later, first, verbose);
 	snapshot_free(&later);
 	return 0;
 }
@@ -256,12 +220,8 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 	ret = inspect_snapshot("list", &snap);
 	if (ret) {
 		/* Still say which backend found nothing, when it is known. */
-		if (ret == 1 && snap.backend) {
-			if (opts->json)
-				list_print_json(opts, &snap, verbose);
-			else
-				list_print_plain(&snap, NULL, verbose);
-		}
+		if (ret == 1 && snap.backend)
+			list_print(opts, &snap, NULL, verbose);
 		return ret;
 	}
 	/* One note is enough: the nodes share their owner and mode. */
@@ -271,13 +231,10 @@ static int list_run(int argc, char **argv, struct inspect_options *opts)
 			break;
 		}
 	}
-	if (opts->json) {
-		list_print_json(opts, &snap, verbose);
-	} else if (snap.source == SNAPSHOT_SOURCE_DRIVER) {
-		ret = list_with_utilisation(&snap, verbose);
-	} else {
-		list_print_plain(&snap, NULL, verbose);
-	}
+	if (!opts->json && snap.source == SNAPSHOT_SOURCE_DRIVER)
+		ret = list_with_utilisation(opts, &snap, verbose);
+	else
+		list_print(opts, &snap, NULL, verbose);
 	snapshot_free(&snap);
 	return ret;
 }

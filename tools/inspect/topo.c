@@ -2,14 +2,15 @@
 /*
  * tern-inspect topo: the fabric drawn as text (a torus as a grid with its
  * wraparound links at the edges, a ring as a cycle, anything else as an
- * adjacency list), then a table of every link. Or the same as JSON.
+ * adjacency list), then a table of every link. Or the same as JSON,
+ * written once for both (print.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 
 static void topo_usage(FILE *out)
 {
@@ -230,74 +231,71 @@ void topo_shape(const struct snapshot *snap, char *buf, size_t len)
 	free(order);
 }
 
-static void topo_print_table(const struct snapshot *snap)
+static void topo_print_link(struct print *p, const struct snapshot *snap,
+			    const struct snapshot_link *link)
 {
-	printf("\n%-4s  %-11s  %-11s  %-5s  %12s  %12s  %6s\n", "LINK",
-	       "DEVICE/PORT", "PEER/PORT", "STATE", "BYTES A->B", "B->A",
-	       "ERRORS");
-	for (int i = 0; i < snap->link_count; i++) {
-		const struct snapshot_link *link = &snap->links[i];
-		char a[24], b[24], ab[32], ba[32];
+	uint32_t a = topo_index(snap, link->device_a);
+	uint32_t b = topo_index(snap, link->device_b);
+	char end_a[24], end_b[24];
 
-		snprintf(a, sizeof(a), "%u/%u", topo_index(snap, link->device_a),
-			 link->port_a);
-		snprintf(b, sizeof(b), "%u/%u", topo_index(snap, link->device_b),
-			 link->port_b);
-		cli_format_bytes(link->bytes_a_to_b, ab, sizeof(ab));
-		cli_format_bytes(link->bytes_b_to_a, ba, sizeof(ba));
-		printf("%-4u  %-11s  %-11s  %-5s  %12s  %12s  %6llu\n",
-		       link->index, a, b, link->up ? "up" : "DOWN", ab, ba,
-		       (unsigned long long)link->errors);
-	}
+	snprintf(end_a, sizeof(end_a), "%u/%u", a, link->port_a);
+	snprintf(end_b, sizeof(end_b), "%u/%u", b, link->port_b);
+	print_object(p, NULL);
+	print_u64(p, "index", "%-4llu  ", link->index);
+	print_u64(p, "device_a", NULL, a);
+	print_u64(p, "port_a", NULL, link->port_a);
+	print_string(p, NULL, "%-11s  ", end_a);
+	print_u64(p, "device_b", NULL, b);
+	print_u64(p, "port_b", NULL, link->port_b);
+	print_string(p, NULL, "%-11s  ", end_b);
+	print_string(p, "state", NULL, link->up ? "up" : "down");
+	print_string(p, NULL, "%-5s  ", link->up ? "up" : "DOWN");
+	print_bytes(p, "bytes_a_to_b", "%12s  ", link->bytes_a_to_b);
+	print_bytes(p, "bytes_b_to_a", "%12s  ", link->bytes_b_to_a);
+	print_u64(p, "packets_a_to_b", NULL, link->packets_a_to_b);
+	print_u64(p, "packets_b_to_a", NULL, link->packets_b_to_a);
+	print_u64(p, "errors", "%6llu\n", link->errors);
+	print_u64(p, "bandwidth_bytes_per_second", NULL, link->bandwidth);
+	print_u64(p, "latency_ns", NULL, link->latency_ns);
+	print_object_end(p);
 }
 
-static void topo_print_json(const struct inspect_options *opts,
-			    const struct snapshot *snap)
+/* The drawing (text only), then every link. */
+static void topo_print(const struct inspect_options *opts,
+		       const struct snapshot *snap)
 {
-	struct json_writer w;
+	struct print p;
 	char shape[80];
 
 	topo_shape(snap, shape, sizeof(shape));
-	inspect_json_begin(&w, opts, snap);
-	json_string(&w, "topology", shape);
-	json_string(&w, "driver_topology", snap->topology);
-	json_u64(&w, "torus_rows", snap->torus_rows);
-	json_u64(&w, "torus_cols", snap->torus_cols);
-	json_array_begin(&w, "devices");
+	print_begin(&p, opts, snap);
+	if (!p.json)
+		topo_draw(stdout, snap);
+	print_string(&p, "topology", NULL, shape);
+	print_string(&p, "driver_topology", NULL, snap->topology);
+	print_u64(&p, "torus_rows", NULL, snap->torus_rows);
+	print_u64(&p, "torus_cols", NULL, snap->torus_cols);
+	print_array(&p, "devices");
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", dev->index);
-		json_u64(&w, "fabric_id", dev->fabric_id);
-		json_u64(&w, "ports", dev->port_count);
-		json_u64(&w, "links_up", dev->links_up);
-		json_object_end(&w);
+		print_object(&p, NULL);
+		print_u64(&p, "index", NULL, dev->index);
+		print_u64(&p, "fabric_id", NULL, dev->fabric_id);
+		print_u64(&p, "ports", NULL, dev->port_count);
+		print_u64(&p, "links_up", NULL, dev->links_up);
+		print_object_end(&p);
 	}
-	json_array_end(&w);
-	json_array_begin(&w, "links");
-	for (int i = 0; i < snap->link_count; i++) {
-		const struct snapshot_link *link = &snap->links[i];
-
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", link->index);
-		json_u64(&w, "device_a", topo_index(snap, link->device_a));
-		json_u64(&w, "port_a", link->port_a);
-		json_u64(&w, "device_b", topo_index(snap, link->device_b));
-		json_u64(&w, "port_b", link->port_b);
-		json_string(&w, "state", link->up ? "up" : "down");
-		json_u64(&w, "bytes_a_to_b", link->bytes_a_to_b);
-		json_u64(&w, "bytes_b_to_a", link->bytes_b_to_a);
-		json_u64(&w, "packets_a_to_b", link->packets_a_to_b);
-		json_u64(&w, "packets_b_to_a", link->packets_b_to_a);
-		json_u64(&w, "errors", link->errors);
-		json_u64(&w, "bandwidth_bytes_per_second", link->bandwidth);
-		json_u64(&w, "latency_ns", link->latency_ns);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_object_end(&w);
-	json_finish(&w);
+	print_array_end(&p);
+	if (snap->link_count)
+		print_text(&p, "\n%-4s  %-11s  %-11s  %-5s  %12s  %12s  %6s\n",
+			   "LINK", "DEVICE/PORT", "PEER/PORT", "STATE",
+			   "BYTES A->B", "B->A", "ERRORS");
+	print_array(&p, "links");
+	for (int i = 0; i < snap->link_count; i++)
+		topo_print_link(&p, snap, &snap->links[i]);
+	print_array_end(&p);
+	print_end(&p);
 }
 
 static int topo_run(int argc, char **argv, struct inspect_options *opts)
@@ -311,13 +309,7 @@ static int topo_run(int argc, char **argv, struct inspect_options *opts)
 	ret = inspect_snapshot("topo", &snap);
 	if (ret)
 		return ret;
-	if (opts->json) {
-		topo_print_json(opts, &snap);
-	} else {
-		topo_draw(stdout, &snap);
-		if (snap.link_count)
-			topo_print_table(&snap);
-	}
+	topo_print(opts, &snap);
 	snapshot_free(&snap);
 	return 0;
 }

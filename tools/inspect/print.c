@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One view, both outputs (print.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "inspect.h"
+#include "print.h"
+
+void print_begin(struct print *p, const struct inspect_options *opts,
+		 const struct snapshot *snap)
+{
+	p->json = opts->json;
+	if (!p->json)
+		return;
+	if (snap) {
+		inspect_json_begin(&p->w, opts, snap);
+		return;
+	}
+	json_init(&p->w, stdout, opts->pretty);
+	json_object_begin(&p->w, NULL);
+	json_u64(&p->w, "schema_version", INSPECT_SCHEMA_VERSION);
+}
+
+void print_end(struct print *p)
+{
+	if (!p->json)
+		return;
+	json_object_end(&p->w);
+	json_finish(&p->w);
+}
+
+/* Text @fmt with one argument; the format is the caller's own constant. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void print_text_u64(const char *fmt, uint64_t value)
+{
+	printf(fmt, (unsigned long long)value);
+}
+
+static void print_text_string(const char *fmt, const char *value)
+{
+	printf(fmt, value && value[0] ? value : "-");
+}
+#pragma GCC diagnostic pop
+
+void print_u64(struct print *p, const char *key, const char *fmt,
+	       uint64_t value)
+{
+	if (p->json && key)
+		json_u64(&p->w, key, value);
+	else if (!p->json && fmt)
+		print_text_u64(fmt, value);
+}
+
+void print_element_u64(struct print *p, const char *fmt, uint64_t value)
+{
+	if (p->json)
+		json_u64(&p->w, NULL, value);
+	else if (fmt)
+		print_text_u64(fmt, value);
+}
+
+void print_string(struct print *p, const char *key, const char *fmt,
+		  const char *value)
+{
+	if (p->json && key)
+		json_string(&p->w, key, value ? value : "");
+	else if (!p->json && fmt)
+		print_text_string(fmt, value);
+}
+
+void print_bool(struct print *p, const char *key, const char *fmt, bool value,
+		const char *yes, const char *no)
+{
+	if (p->json && key)
+		json_bool(&p->w, key, value);
+	else if (!p->json && fmt)
+		print_text_string(fmt, value ? yes : no);
+}
+
+void print_bytes(struct print *p, const char *key, const char *fmt,
+		 uint64_t bytes)
+{
+	char text[32];
+
+	if (p->json) {
+		print_u64(p, key, NULL, bytes);
+		return;
+	}
+	cli_format_bytes(bytes, text, sizeof(text));
+	print_string(p, NULL, fmt, text);
+}
+
+void print_reasons(struct print *p, const char *key, const char *fmt,
+		   uint32_t reasons)
+{
+	char names[128];
+
+	if (p->json && key) {
+		inspect_json_reasons(&p->w, key, reasons);
+	} else if (!p->json && fmt) {
+		snapshot_health_reasons(reasons, names, sizeof(names));
+		print_text_string(fmt, names);
+	}
+}
+
+void print_capabilities(struct print *p, const char *key, const char *fmt,
+			uint64_t caps)
+{
+	char names[160];
+
+	if (p->json && key) {
+		inspect_json_capabilities(&p->w, key, caps);
+	} else if (!p->json && fmt) {
+		inspect_format_capabilities(caps, names, sizeof(names));
+		print_text_string(fmt, names);
+	}
+}
+
+void print_text(struct print *p, const char *fmt, ...)
+{
+	va_list args;
+
+	if (p->json)
+		return;
+	va_start(args, fmt);
+	vprintf(fmt, args);
+	va_end(args);
+}
+
+void print_object(struct print *p, const char *key)
+{
+	if (p->json)
+		json_object_begin(&p->w, key);
+}
+
+void print_object_end(struct print *p)
+{
+	if (p->json)
+		json_object_end(&p->w);
+}
+
+void print_array(struct print *p, const char *key)
+{
+	if (p->json)
+		json_array_begin(&p->w, key);
+}
+
+void print_array_end(struct print *p)
+{
+	if (p->json)
+		json_array_end(&p->w);
+}
