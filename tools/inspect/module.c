@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 
 #include "cli.h"
-#include "json.h"
+#include "print.h"
 #include "module_kmod.h"
 
 #define MODULE_SYSFS "/sys/module/" MODULE_NAME
@@ -204,70 +204,63 @@ static int module_read_status(struct module_status *status)
 	return 0;
 }
 
-static void module_print_json(const struct module_status *status, bool pretty)
+static void module_print(const struct inspect_options *opts,
+			 const struct module_status *status)
 {
-	struct json_writer w;
 	char *holders = strdup(status->holders), *name, *rest = NULL;
+	bool loaded = status->loaded, installed = status->installed_path[0];
+	struct print p;
+	char fmt[64];
 
-	json_init(&w, stdout, pretty);
-	json_object_begin(&w, NULL);
-	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-	json_string(&w, "module", MODULE_NAME);
-	json_bool(&w, "loaded", status->loaded);
-	json_string(&w, "state", status->loaded ? status->state : "unloaded");
-	json_string(&w, "kernel_release", status->kernel);
-	json_string(&w, "version", status->version);
-	json_string(&w, "srcversion", status->srcversion);
-	json_u64(&w, "refcount", (uint64_t)status->refcount);
-	json_array_begin(&w, "holders");
+	print_begin(&p, opts, NULL);
+	print_string(&p, "module", NULL, MODULE_NAME);
+	print_bool(&p, "loaded", "tern.ko: %s", loaded, "loaded", "not loaded");
+	print_string(&p, "state", loaded ? " (%s)\n" : "\n",
+		     loaded ? status->state : "unloaded");
+	print_string(&p, "kernel_release", "  kernel:      %s\n",
+		     status->kernel);
+	print_string(&p, "version", NULL, status->version);
+	print_string(&p, NULL, loaded ? "  version:     %s\n" : NULL,
+		     status->version[0] ? status->version : "(none given)");
+	print_string(&p, "srcversion",
+		     loaded && status->srcversion[0] ? "  srcversion:  %s\n" :
+						       NULL, status->srcversion);
+	print_u64(&p, "refcount", loaded ? "  users:       %llu " : NULL,
+		  (uint64_t)status->refcount);
+	print_array(&p, "holders");
 	for (name = holders ? strtok_r(holders, ",", &rest) : NULL; name;
 	     name = strtok_r(NULL, ",", &rest))
-		json_string(&w, NULL, name);
-	json_array_end(&w);
-	json_object_begin(&w, "parameters");
-	for (int i = 0; i < status->param_count; i++)
-		json_string(&w, status->params[i].name, status->params[i].value);
-	json_object_end(&w);
-	json_bool(&w, "installed", status->installed_path[0] != '\0');
-	json_string(&w, "installed_path", status->installed_path);
-	json_string(&w, "installed_version", status->installed_version);
-	json_object_end(&w);
-	json_finish(&w);
+		print_element_string(&p, NULL, name);
+	print_array_end(&p);
+	print_string(&p, NULL, loaded ? "(holders: %s)\n" : NULL,
+		     status->holders[0] ? status->holders : "none");
+	print_bool(&p, "installed", NULL, installed, NULL, NULL);
+	print_string(&p, "installed_path", installed ? "  installed:   %s" : NULL,
+		     status->installed_path);
+	print_string(&p, "installed_version", NULL, status->installed_version);
+	if (installed && status->installed_version[0])
+		print_text(&p, ", version %s", status->installed_version);
+	if (installed)
+		print_text(&p, "\n");
+	else
+		print_text(&p, "  installed:   no tern.ko for %s (install it: 'sudo make install-dkms', then 'sudo dkms install tern/%d.%d.%d'; or load a file with --path)\n",
+			   status->kernel, TERN_VERSION_MAJOR,
+			   TERN_VERSION_MINOR, TERN_VERSION_PATCH);
+	if (loaded)
+		print_text(&p, "  parameters:\n");
+	print_object(&p, "parameters");
+	for (int i = 0; i < status->param_count; i++) {
+		snprintf(fmt, sizeof(fmt), "    %-16s %%s\n",
+			 status->params[i].name);
+		print_string(&p, status->params[i].name, loaded ? fmt : NULL,
+			     status->params[i].value);
+	}
+	print_object_end(&p);
+	if (!loaded)
+		print_text(&p, "  load it:     sudo tern-inspect module load [--mock-devices N] [--topology SPEC]%s\n",
+			   installed ? "" : " --path FILE");
+	print_end(&p);
 	free(holders);
-}
-
-static void module_print_plain(const struct module_status *status)
-{
-	if (status->loaded)
-		printf("tern.ko: loaded (%s)\n", status->state);
-	else
-		printf("tern.ko: not loaded\n");
-	printf("  kernel:      %s\n", status->kernel);
-	if (status->loaded) {
-		printf("  version:     %s\n",
-		       status->version[0] ? status->version : "(none given)");
-		if (status->srcversion[0])
-			printf("  srcversion:  %s\n", status->srcversion);
-		printf("  users:       %d (holders: %s)\n", status->refcount,
-		       status->holders[0] ? status->holders : "none");
-	}
-	if (status->installed_path[0])
-		printf("  installed:   %s%s%s\n", status->installed_path,
-		       status->installed_version[0] ? ", version " : "",
-		       status->installed_version);
-	else
-		printf("  installed:   no tern.ko for %s (install it: 'sudo make install-dkms', then 'sudo dkms install tern/%d.%d.%d'; or load a file with --path)\n",
-		       status->kernel, TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
-		       TERN_VERSION_PATCH);
-	if (status->loaded) {
-		printf("  parameters:\n");
-		for (int i = 0; i < status->param_count; i++)
-			printf("    %-16s %s\n", status->params[i].name,
-			       status->params[i].value);
-	} else {
-		printf("  load it:     sudo tern-inspect module load [--mock-devices N] [--topology SPEC]%s\n",
-		       status->installed_path[0] ? "" : " --path FILE");
-	}
 }
 
 static int module_status_run(int argc, char **argv,
@@ -282,10 +275,7 @@ static int module_status_run(int argc, char **argv,
 		return ret;
 	if (module_read_status(&status))
 		return 1;
-	if (opts->json)
-		module_print_json(&status, opts->pretty);
-	else
-		module_print_plain(&status);
+	module_print(opts, &status);
 	return 0;
 }
 

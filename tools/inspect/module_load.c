@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "print.h"
 #include "module_kmod.h"
 
 #define MODULE_LOAD_HINT "sudo tern-inspect module load"
@@ -234,6 +234,7 @@ static int module_usage_error(const char *message, const char *flag,
 
 int module_load(int argc, char **argv, struct inspect_options *opts)
 {
+	struct print p;
 	char options[512] = "", loaded_from[PATH_MAX] = "", wanted[96];
 	const char *path = NULL;
 	struct kmod_module *mod;
@@ -305,22 +306,14 @@ int module_load(int argc, char **argv, struct inspect_options *opts)
 	if (ret)
 		return ret;
 
-	if (opts->json) {
-		struct json_writer w;
-
-		json_init(&w, stdout, opts->pretty);
-		json_object_begin(&w, NULL);
-		json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-		json_string(&w, "action", "load");
-		json_string(&w, "path", loaded_from);
-		json_string(&w, "parameters", options);
-		json_bool(&w, "loaded", true);
-		json_object_end(&w);
-		json_finish(&w);
-	} else {
-		printf("loaded tern.ko from %s (%s)\n", loaded_from,
-		       options[0] ? options : "default parameters");
-	}
+	print_begin(&p, opts, NULL);
+	print_string(&p, "action", NULL, "load");
+	print_string(&p, "path", "loaded tern.ko from %s ", loaded_from);
+	print_string(&p, "parameters", NULL, options);
+	print_string(&p, NULL, "(%s)\n",
+		     options[0] ? options : "default parameters");
+	print_bool(&p, "loaded", NULL, true, NULL, NULL);
+	print_end(&p);
 	return 0;
 }
 
@@ -351,6 +344,7 @@ static void module_unload_usage(FILE *out)
 
 int module_unload(int argc, char **argv, struct inspect_options *opts)
 {
+	struct print p;
 	struct kmod_module *mod;
 	struct kmod_ctx *ctx;
 	char holders[256];
@@ -386,18 +380,10 @@ int module_unload(int argc, char **argv, struct inspect_options *opts)
 	module_close(ctx, mod);
 	if (ret)
 		return ret;
-	if (opts->json) {
-		struct json_writer w;
-
-		json_init(&w, stdout, opts->pretty);
-		json_object_begin(&w, NULL);
-		json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-		json_string(&w, "action", "unload");
-		json_bool(&w, "loaded", false);
-		json_object_end(&w);
-		json_finish(&w);
-	} else {
-		printf("unloaded tern.ko\n");
-	}
+	print_begin(&p, opts, NULL);
+	print_string(&p, "action", NULL, "unload");
+	print_text(&p, "unloaded tern.ko\n");
+	print_bool(&p, "loaded", NULL, false, NULL, NULL);
+	print_end(&p);
 	return 0;
 }

@@ -64,6 +64,15 @@ void print_element_u64(struct print *p, const char *fmt, uint64_t value)
 		print_text_u64(fmt, value);
 }
 
+void print_element_string(struct print *p, const char *fmt,
+			  const char *value)
+{
+	if (p->json)
+		json_string(&p->w, NULL, value ? value : "");
+	else if (fmt)
+		print_text_string(fmt, value);
+}
+
 void print_string(struct print *p, const char *key, const char *fmt,
 		  const char *value)
 {

@@ -53,6 +53,8 @@ void print_capabilities(struct print *p, const char *key, const char *fmt,
 			uint64_t caps);
 /* An element of an array: in JSON a value without key, in text @fmt. */
 void print_element_u64(struct print *p, const char *fmt, uint64_t value);
+void print_element_string(struct print *p, const char *fmt,
+			  const char *value);
 /* Text only: headings, separators, line ends. */
 void print_text(struct print *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
