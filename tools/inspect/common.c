@@ -167,13 +167,8 @@ int inspect_snapshot(const char *cmd, struct snapshot *snap)
 	return snapshot_take(prog, snap);
 }
 
-void inspect_json_begin(struct json_writer *w,
-			const struct inspect_options *opts,
-			const struct snapshot *snap)
+void inspect_json_backend(struct json_writer *w, const struct snapshot *snap)
 {
-	json_init(w, stdout, opts->pretty);
-	json_object_begin(w, NULL);
-	json_u64(w, "schema_version", INSPECT_SCHEMA_VERSION);
 	json_string(w, "backend", tern_backend_name(snap->backend));
 	json_string(w, "backend_reason", cli_backend_reason(snap->backend));
 	json_string(w, "source",

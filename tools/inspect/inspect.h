@@ -132,13 +132,8 @@ int inspect_extra_argument(const char *cmd, const char *help_cmd,
  */
 int inspect_snapshot(const char *cmd, struct snapshot *snap);
 
-/*
- * Opens the --json document: writes "schema_version", "backend",
- * "backend_reason" and "source" ("driver" or "sim") into a new object.
- */
-void inspect_json_begin(struct json_writer *w,
-			const struct inspect_options *opts,
-			const struct snapshot *snap);
+/* Which backend answered: "backend", "backend_reason" and "source". */
+void inspect_json_backend(struct json_writer *w, const struct snapshot *snap);
 
 /* Writes the names of TERN_CAP_* bits @caps as a JSON array @key. */
 void inspect_json_capabilities(struct json_writer *w, const char *key,

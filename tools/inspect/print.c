@@ -10,25 +10,54 @@
 #include "inspect.h"
 #include "print.h"
 
-void print_begin(struct print *p, const struct inspect_options *opts,
-		 const struct snapshot *snap)
+void print_begin_lines(struct print *p, FILE *out, bool json, bool pretty,
+		       void (*line)(void *ctx, const char *text), void *ctx)
 {
-	p->json = opts->json;
-	if (!p->json)
+	memset(p, 0, sizeof(*p));
+	p->json = json;
+	p->out = out;
+	p->line = line;
+	p->ctx = ctx;
+	if (!json)
 		return;
-	if (snap) {
-		inspect_json_begin(&p->w, opts, snap);
-		return;
-	}
-	json_init(&p->w, stdout, opts->pretty);
+	json_init(&p->w, out, pretty);
 	json_object_begin(&p->w, NULL);
 	json_u64(&p->w, "schema_version", INSPECT_SCHEMA_VERSION);
 }
 
+void print_begin(struct print *p, const struct inspect_options *opts,
+		 const struct snapshot *snap)
+{
+	print_begin_lines(p, stdout, opts->json, opts->pretty, NULL, NULL);
+	if (p->json && snap)
+		inspect_json_backend(&p->w, snap);
+}
+
+/* Text out: as it comes, or cut into lines for the sink. */
+static void print_emit(struct print *p, const char *text)
+{
+	if (!p->line) {
+		fputs(text, p->out);
+		return;
+	}
+	for (; *text; text++) {
+		if (*text == '\n') {
+			p->pending[p->pending_len] = '\0';
+			p->line(p->ctx, p->pending);
+			p->pending_len = 0;
+		} else if (p->pending_len < sizeof(p->pending) - 1) {
+			p->pending[p->pending_len++] = *text;
+		}
+	}
+}
+
 void print_end(struct print *p)
 {
-	if (!p->json)
+	if (!p->json) {
+		if (p->pending_len)
+			print_emit(p, "\n");
 		return;
+	}
 	json_object_end(&p->w);
 	json_finish(&p->w);
 }
@@ -36,14 +65,21 @@ void print_end(struct print *p)
 /* Text @fmt with one argument; the format is the caller's own constant. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static void print_text_u64(const char *fmt, uint64_t value)
+static void print_text_u64(struct print *p, const char *fmt, uint64_t value)
 {
-	printf(fmt, (unsigned long long)value);
+	char text[512];
+
+	snprintf(text, sizeof(text), fmt, (unsigned long long)value);
+	print_emit(p, text);
 }
 
-static void print_text_string(const char *fmt, const char *value)
+static void print_text_string(struct print *p, const char *fmt,
+			      const char *value)
 {
-	printf(fmt, value && value[0] ? value : "-");
+	char text[512];
+
+	snprintf(text, sizeof(text), fmt, value && value[0] ? value : "-");
+	print_emit(p, text);
 }
 #pragma GCC diagnostic pop
 
@@ -53,7 +89,7 @@ void print_u64(struct print *p, const char *key, const char *fmt,
 	if (p->json && key)
 		json_u64(&p->w, key, value);
 	else if (!p->json && fmt)
-		print_text_u64(fmt, value);
+		print_text_u64(p, fmt, value);
 }
 
 void print_element_u64(struct print *p, const char *fmt, uint64_t value)
@@ -61,7 +97,7 @@ void print_element_u64(struct print *p, const char *fmt, uint64_t value)
 	if (p->json)
 		json_u64(&p->w, NULL, value);
 	else if (fmt)
-		print_text_u64(fmt, value);
+		print_text_u64(p, fmt, value);
 }
 
 void print_element_string(struct print *p, const char *fmt,
@@ -70,7 +106,7 @@ void print_element_string(struct print *p, const char *fmt,
 	if (p->json)
 		json_string(&p->w, NULL, value ? value : "");
 	else if (fmt)
-		print_text_string(fmt, value);
+		print_text_string(p, fmt, value);
 }
 
 void print_string(struct print *p, const char *key, const char *fmt,
@@ -79,7 +115,7 @@ void print_string(struct print *p, const char *key, const char *fmt,
 	if (p->json && key)
 		json_string(&p->w, key, value ? value : "");
 	else if (!p->json && fmt)
-		print_text_string(fmt, value);
+		print_text_string(p, fmt, value);
 }
 
 void print_bool(struct print *p, const char *key, const char *fmt, bool value,
@@ -88,7 +124,7 @@ void print_bool(struct print *p, const char *key, const char *fmt, bool value,
 	if (p->json && key)
 		json_bool(&p->w, key, value);
 	else if (!p->json && fmt)
-		print_text_string(fmt, value ? yes : no);
+		print_text_string(p, fmt, value ? yes : no);
 }
 
 void print_bytes(struct print *p, const char *key, const char *fmt,
@@ -113,7 +149,7 @@ void print_reasons(struct print *p, const char *key, const char *fmt,
 		inspect_json_reasons(&p->w, key, reasons);
 	} else if (!p->json && fmt) {
 		snapshot_health_reasons(reasons, names, sizeof(names));
-		print_text_string(fmt, names);
+		print_text_string(p, fmt, names);
 	}
 }
 
@@ -126,19 +162,21 @@ void print_capabilities(struct print *p, const char *key, const char *fmt,
 		inspect_json_capabilities(&p->w, key, caps);
 	} else if (!p->json && fmt) {
 		inspect_format_capabilities(caps, names, sizeof(names));
-		print_text_string(fmt, names);
+		print_text_string(p, fmt, names);
 	}
 }
 
 void print_text(struct print *p, const char *fmt, ...)
 {
+	char text[512];
 	va_list args;
 
 	if (p->json)
 		return;
 	va_start(args, fmt);
-	vprintf(fmt, args);
+	vsnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
+	print_emit(p, text);
 }
 
 void print_object(struct print *p, const char *key)

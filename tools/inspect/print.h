@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 
@@ -23,15 +24,27 @@ struct snapshot;
 
 struct print {
 	bool json;
+	FILE *out;
 	struct json_writer w;
+	/* Text line by line to @line (top's screen), else to @out as it comes. */
+	void (*line)(void *ctx, const char *text);
+	void *ctx;
+	char pending[512];
+	size_t pending_len;
 };
 
 /*
  * Starts a document: in JSON the top object, with the schema version and,
- * given @snap, which backend answered (inspect_json_begin()).
+ * given @snap, which backend answered (inspect_json_backend()).
  */
 void print_begin(struct print *p, const struct inspect_options *opts,
 		 const struct snapshot *snap);
+/*
+ * The same to @out, text going to @line (may be NULL) a line at a time,
+ * without its newline: for a view laid out on a screen.
+ */
+void print_begin_lines(struct print *p, FILE *out, bool json, bool pretty,
+		       void (*line)(void *ctx, const char *text), void *ctx);
 /* Ends it: in JSON the top object and the line. */
 void print_end(struct print *p);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tern-inspect top: what changed between two snapshots (engine time, link
- * bytes, per client engine time) and how a frame is drawn.
+ * bytes, per client engine time) and how a frame is drawn: text laid
+ * out on the screen, or JSON, written once for both (print.h).
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 #include "cli.h"
 #include "inspect.h"
-#include "json.h"
+#include "print.h"
 #include "live.h"
 #include "text.h"
 #include "top_frame.h"
@@ -235,118 +236,6 @@ static const char *top_util(const struct top_frame *frame, double percent,
 	return buf;
 }
 
-static void top_print_header(const struct top_frame *frame,
-			     struct top_screen *screen, const char *hint)
-{
-	char used[32], total[32], fabric[40], interval[40], util_total[24];
-	char hidden[48] = "";
-
-	cli_format_bytes(frame->mem_used, used, sizeof(used));
-	cli_format_bytes(frame->mem_total, total, sizeof(total));
-	top_rate(frame, frame->fabric_bytes, fabric, sizeof(fabric));
-	if (frame->has_rates) {
-		snprintf(interval, sizeof(interval), "interval %.1f s",
-			 (double)frame->interval_ns / 1e9);
-		snprintf(util_total, sizeof(util_total), "%.1f%%",
-			 frame->utilisation);
-	} else {
-		snprintf(interval, sizeof(interval), "rates from the next frame");
-		snprintf(util_total, sizeof(util_total), "-");
-	}
-	top_line(screen, "tern-inspect top - %s, %s, backend %s%s%s",
-		 frame->time, interval, tern_backend_name(frame->snap->backend),
-		 hint ? ", " : "", hint ? hint : "");
-	top_line(screen,
-		 "devices: %d (%d ok, %d degraded, %d failed)  engines busy: %u of %u  utilisation: %s",
-		 frame->device_count, frame->health_count[SNAPSHOT_HEALTH_OK],
-		 frame->health_count[SNAPSHOT_HEALTH_DEGRADED],
-		 frame->health_count[SNAPSHOT_HEALTH_FAILED],
-		 frame->engines_busy, frame->engines,
-		 util_total);
-	if (frame->clients_hidden)
-		snprintf(hidden, sizeof(hidden), " (%u of other users hidden)",
-			 frame->clients_hidden);
-	top_line(screen, "memory: %s / %s  fabric: %s  clients: %d%s", used,
-		 total, fabric, frame->client_count, hidden);
-	top_line(screen, "%s", "");
-}
-
-static void top_print_devices(const struct top_frame *frame,
-			      struct top_screen *screen)
-{
-	top_line(screen, "%-4s %6s %5s  %-21s %11s %11s  %s", "DEV", "UTIL%",
-		 "BUSY", "MEMORY USED / TOTAL", "LINK IN", "LINK OUT", "HEALTH");
-	for (int d = 0; d < frame->device_count; d++) {
-		const struct top_device_row *row = &frame->devices[d];
-		const struct snapshot_device *dev = row->dev;
-		char used[32], total[32], memory[72], in[40], out[40];
-		char engines[24], reasons[128], util[16];
-
-		cli_format_bytes(dev->mem_used, used, sizeof(used));
-		cli_format_bytes(dev->mem_total, total, sizeof(total));
-		snprintf(memory, sizeof(memory), "%s / %s", used, total);
-		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
-			 dev->engine_count);
-		top_rate(frame, row->in_bytes, in, sizeof(in));
-		top_rate(frame, row->out_bytes, out, sizeof(out));
-		snapshot_health_reasons(dev->health_reasons, reasons,
-					sizeof(reasons));
-		top_line(screen, "%-4u %6s %5s  %-21s %11s %11s  %s%s%s%s",
-			 dev->index,
-			 top_util(frame, row->utilisation, util, sizeof(util)),
-			 engines, memory, in, out,
-			 snapshot_health_name(dev->health),
-			 reasons[0] ? " (" : "", reasons, reasons[0] ? ")" : "");
-	}
-}
-
-static void top_print_clients(const struct top_frame *frame,
-			      struct top_screen *screen)
-{
-	char note[128];
-
-	inspect_hidden_note(frame->clients_hidden, note, sizeof(note));
-	top_line(screen, "%-8s %-16s %4s %10s %6s %5s", "PID", "COMMAND",
-		 "DEV", "MEMORY", "UTIL%", "JOBS");
-	if (!frame->client_count && !note[0])
-		top_line(screen, "(no process has a Tern device open%s)",
-			 frame->snap->source == SNAPSHOT_SOURCE_SIM ?
-			 "; the simulator reports none" : "");
-	else if (!frame->client_count)
-		top_line(screen, "(none of yours)");
-	if (note[0])
-		top_line(screen, "%s", note);
-	for (int c = 0; c < frame->client_count; c++) {
-		const struct top_client_row *row = &frame->clients[c];
-		const struct snapshot_client *client = row->client;
-		char memory[32], comm[TEXT_PRINTABLE_MAX], util[16];
-
-		cli_format_bytes(client->mem_device, memory, sizeof(memory));
-		top_line(screen, "%-8u %-16.16s %4u %10s %6s %5u", client->pid,
-			 text_printable(client->comm, comm, sizeof(comm)),
-			 client->device, memory,
-			 top_util(frame, row->utilisation, util, sizeof(util)),
-			 client->jobs_active);
-	}
-}
-
-void top_frame_print_plain(const struct top_frame *frame, FILE *out,
-			   int width, int height, const char *hint,
-			   bool in_place)
-{
-	struct top_screen screen = { out, width, height > 0 ? height : -1,
-				     in_place };
-
-	if (in_place)
-		fputs("\033[H", out);	/* home; no clearing, no flicker */
-	top_print_header(frame, &screen, hint);
-	top_print_devices(frame, &screen);
-	top_line(&screen, "%s", "");
-	top_print_clients(frame, &screen);
-	if (in_place)
-		fputs("\033[J", out);	/* what the last frame had below */
-}
-
 /* Bytes per second over the interval, rounded down. */
 static uint64_t top_per_second(uint64_t bytes, uint64_t interval_ns)
 {
@@ -358,70 +247,185 @@ static uint64_t top_rounded(double percent)
 	return (uint64_t)(percent + 0.5);
 }
 
-void top_frame_print_json(const struct top_frame *frame, FILE *out,
-			  bool pretty)
+static void top_print_header(struct print *p, const struct top_frame *frame,
+			     const char *hint)
 {
-	struct json_writer w;
+	char fabric[40], interval[40], util_total[24];
 
-	json_init(&w, out, pretty);
-	json_object_begin(&w, NULL);
-	json_u64(&w, "schema_version", INSPECT_SCHEMA_VERSION);
-	json_string(&w, "time", frame->time);
-	json_u64(&w, "interval_ns", frame->interval_ns);
-	json_string(&w, "backend", tern_backend_name(frame->snap->backend));
-	json_string(&w, "backend_reason", cli_backend_reason(frame->snap->backend));
-	json_object_begin(&w, "totals");
-	json_u64(&w, "devices", (uint64_t)frame->device_count);
-	json_u64(&w, "engines", frame->engines);
-	json_u64(&w, "engines_busy", frame->engines_busy);
-	json_u64(&w, "busy_ns", frame->busy_ns);
-	json_u64(&w, "utilisation_percent", top_rounded(frame->utilisation));
-	json_u64(&w, "memory_used_bytes", frame->mem_used);
-	json_u64(&w, "memory_total_bytes", frame->mem_total);
-	json_u64(&w, "fabric_bytes_per_second",
-		 top_per_second(frame->fabric_bytes, frame->interval_ns));
-	json_u64(&w, "clients", (uint64_t)frame->client_count);
-	json_u64(&w, "clients_hidden", frame->clients_hidden);
-	json_object_end(&w);
-	json_array_begin(&w, "devices");
+	top_rate(frame, frame->fabric_bytes, fabric, sizeof(fabric));
+	if (frame->has_rates) {
+		snprintf(interval, sizeof(interval), "interval %.1f s",
+			 (double)frame->interval_ns / 1e9);
+		snprintf(util_total, sizeof(util_total), "%.1f%%",
+			 frame->utilisation);
+	} else {
+		snprintf(interval, sizeof(interval), "rates from the next frame");
+		snprintf(util_total, sizeof(util_total), "-");
+	}
+	print_string(p, "time", "tern-inspect top - %s, ", frame->time);
+	print_u64(p, "interval_ns", NULL, frame->interval_ns);
+	print_string(p, NULL, "%s, ", interval);
+	if (p->json)
+		inspect_json_backend(&p->w, frame->snap);
+	print_string(p, NULL, "backend %s",
+		     tern_backend_name(frame->snap->backend));
+	print_text(p, "%s%s\n", hint ? ", " : "", hint ? hint : "");
+
+	print_object(p, "totals");
+	print_u64(p, "devices", "devices: %llu ", (uint64_t)frame->device_count);
+	print_text(p, "(%d ok, %d degraded, %d failed)  ",
+		   frame->health_count[SNAPSHOT_HEALTH_OK],
+		   frame->health_count[SNAPSHOT_HEALTH_DEGRADED],
+		   frame->health_count[SNAPSHOT_HEALTH_FAILED]);
+	print_u64(p, "engines_busy", "engines busy: %llu of ",
+		  frame->engines_busy);
+	print_u64(p, "engines", "%llu  ", frame->engines);
+	print_u64(p, "busy_ns", NULL, frame->busy_ns);
+	print_u64(p, "utilisation_percent", NULL,
+		  top_rounded(frame->utilisation));
+	print_string(p, NULL, "utilisation: %s\n", util_total);
+	print_bytes(p, "memory_used_bytes", "memory: %s / ", frame->mem_used);
+	print_bytes(p, "memory_total_bytes", "%s  ", frame->mem_total);
+	print_u64(p, "fabric_bytes_per_second", NULL,
+		  top_per_second(frame->fabric_bytes, frame->interval_ns));
+	print_string(p, NULL, "fabric: %s  ", fabric);
+	print_u64(p, "clients", "clients: %llu", (uint64_t)frame->client_count);
+	print_u64(p, "clients_hidden",
+		  frame->clients_hidden ? " (%llu of other users hidden)" : NULL,
+		  frame->clients_hidden);
+	print_text(p, "\n\n");
+	print_object_end(p);
+}
+
+static void top_print_devices(struct print *p, const struct top_frame *frame)
+{
+	print_text(p, "%-4s %6s %5s  %-21s %11s %11s  %s\n", "DEV", "UTIL%",
+		   "BUSY", "MEMORY USED / TOTAL", "LINK IN", "LINK OUT",
+		   "HEALTH");
+	print_array(p, "devices");
 	for (int d = 0; d < frame->device_count; d++) {
 		const struct top_device_row *row = &frame->devices[d];
 		const struct snapshot_device *dev = row->dev;
+		char used[32], total[32], memory[72], in[40], out[40];
+		char engines[24], util[16];
 
-		json_object_begin(&w, NULL);
-		json_u64(&w, "index", dev->index);
-		json_u64(&w, "busy_ns", row->busy_ns);
-		json_u64(&w, "utilisation_percent", top_rounded(row->utilisation));
-		json_u64(&w, "engines", dev->engine_count);
-		json_u64(&w, "engines_busy", dev->engines_busy);
-		json_u64(&w, "memory_used_bytes", dev->mem_used);
-		json_u64(&w, "memory_total_bytes", dev->mem_total);
-		json_u64(&w, "link_in_bytes_per_second",
-			 top_per_second(row->in_bytes, frame->interval_ns));
-		json_u64(&w, "link_out_bytes_per_second",
-			 top_per_second(row->out_bytes, frame->interval_ns));
-		json_string(&w, "health", snapshot_health_name(dev->health));
-		inspect_json_reasons(&w, "health_reasons", dev->health_reasons);
-		json_object_end(&w);
+		cli_format_bytes(dev->mem_used, used, sizeof(used));
+		cli_format_bytes(dev->mem_total, total, sizeof(total));
+		snprintf(memory, sizeof(memory), "%s / %s", used, total);
+		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
+			 dev->engine_count);
+		top_rate(frame, row->in_bytes, in, sizeof(in));
+		top_rate(frame, row->out_bytes, out, sizeof(out));
+		print_object(p, NULL);
+		print_u64(p, "index", "%-4llu ", dev->index);
+		print_u64(p, "busy_ns", NULL, row->busy_ns);
+		print_u64(p, "utilisation_percent", NULL,
+			  top_rounded(row->utilisation));
+		print_string(p, NULL, "%6s ",
+			     top_util(frame, row->utilisation, util,
+				      sizeof(util)));
+		print_u64(p, "engines", NULL, dev->engine_count);
+		print_u64(p, "engines_busy", NULL, dev->engines_busy);
+		print_string(p, NULL, "%5s  ", engines);
+		print_u64(p, "memory_used_bytes", NULL, dev->mem_used);
+		print_u64(p, "memory_total_bytes", NULL, dev->mem_total);
+		print_string(p, NULL, "%-21s ", memory);
+		print_u64(p, "link_in_bytes_per_second", NULL,
+			  top_per_second(row->in_bytes, frame->interval_ns));
+		print_string(p, NULL, "%11s ", in);
+		print_u64(p, "link_out_bytes_per_second", NULL,
+			  top_per_second(row->out_bytes, frame->interval_ns));
+		print_string(p, NULL, "%11s  ", out);
+		print_string(p, "health", "%s",
+			     snapshot_health_name(dev->health));
+		print_reasons(p, "health_reasons",
+			      dev->health_reasons ? " (%s)" : NULL,
+			      dev->health_reasons);
+		print_text(p, "\n");
+		print_object_end(p);
 	}
-	json_array_end(&w);
-	json_array_begin(&w, "clients");
+	print_array_end(p);
+	print_text(p, "\n");
+}
+
+static void top_print_clients(struct print *p, const struct top_frame *frame)
+{
+	char note[128];
+
+	inspect_hidden_note(frame->clients_hidden, note, sizeof(note));
+	print_text(p, "%-8s %-16s %4s %10s %6s %5s\n", "PID", "COMMAND", "DEV",
+		   "MEMORY", "UTIL%", "JOBS");
+	if (!frame->client_count && !note[0])
+		print_text(p, "(no process has a Tern device open%s)\n",
+			   frame->snap->source == SNAPSHOT_SOURCE_SIM ?
+			   "; the simulator reports none" : "");
+	else if (!frame->client_count)
+		print_text(p, "(none of yours)\n");
+	if (note[0])
+		print_text(p, "%s\n", note);
+	print_array(p, "clients");
 	for (int c = 0; c < frame->client_count; c++) {
 		const struct top_client_row *row = &frame->clients[c];
 		const struct snapshot_client *client = row->client;
+		char comm[TEXT_PRINTABLE_MAX], util[16];
 
-		json_object_begin(&w, NULL);
-		json_u64(&w, "pid", client->pid);
-		json_string(&w, "command", client->comm);
-		json_u64(&w, "device", client->device);
-		json_u64(&w, "memory_device_bytes", client->mem_device);
-		json_u64(&w, "memory_host_bytes", client->mem_host);
-		json_u64(&w, "busy_ns", row->busy_ns);
-		json_u64(&w, "utilisation_percent", top_rounded(row->utilisation));
-		json_u64(&w, "jobs_active", client->jobs_active);
-		json_object_end(&w);
+		print_object(p, NULL);
+		print_u64(p, "pid", "%-8llu ", client->pid);
+		print_string(p, "command", NULL, client->comm);
+		print_string(p, NULL, "%-16.16s ",
+			     text_printable(client->comm, comm, sizeof(comm)));
+		print_u64(p, "device", "%4llu ", client->device);
+		print_bytes(p, "memory_device_bytes", "%10s ",
+			    client->mem_device);
+		print_u64(p, "memory_host_bytes", NULL, client->mem_host);
+		print_u64(p, "busy_ns", NULL, row->busy_ns);
+		print_u64(p, "utilisation_percent", NULL,
+			  top_rounded(row->utilisation));
+		print_string(p, NULL, "%6s ",
+			     top_util(frame, row->utilisation, util,
+				      sizeof(util)));
+		print_u64(p, "jobs_active", "%5llu\n", client->jobs_active);
+		print_object_end(p);
 	}
-	json_array_end(&w);
-	json_object_end(&w);
-	json_finish(&w);
+	print_array_end(p);
+}
+
+/* The print helpers' text lines, onto the screen. */
+static void top_screen_line(void *ctx, const char *text)
+{
+	top_line(ctx, "%s", text);
+}
+
+/* A frame, as text on @screen or as one JSON document: written once. */
+static void top_frame_print(const struct top_frame *frame, FILE *out,
+			    bool json, bool pretty, struct top_screen *screen,
+			    const char *hint)
+{
+	struct print p;
+
+	print_begin_lines(&p, out, json, pretty, top_screen_line, screen);
+	top_print_header(&p, frame, hint);
+	top_print_devices(&p, frame);
+	top_print_clients(&p, frame);
+	print_end(&p);
+}
+
+void top_frame_print_plain(const struct top_frame *frame, FILE *out,
+			   int width, int height, const char *hint,
+			   bool in_place)
+{
+	struct top_screen screen = { out, width, height > 0 ? height : -1,
+				     in_place };
+
+	if (in_place)
+		fputs("\033[H", out);	/* home; no clearing, no flicker */
+	top_frame_print(frame, out, false, false, &screen, hint);
+	if (in_place)
+		fputs("\033[J", out);	/* what the last frame had below */
+}
+
+void top_frame_print_json(const struct top_frame *frame, FILE *out,
+			  bool pretty)
+{
+	top_frame_print(frame, out, true, pretty, NULL, NULL);
 }
