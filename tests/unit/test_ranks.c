@@ -27,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -566,6 +567,37 @@ static void test_socket_ifname(void **state)
 	unsetenv("TERN_SOCKET_IFNAME");
 }
 
+/*
+ * No rank 0 at the id's address, and an address nothing answers at: the
+ * other ranks give up with PEER_FAILED after TERN_COMM_INIT_TIMEOUT_MS,
+ * saying where they looked.
+ */
+static void test_no_rank_zero(void **state)
+{
+	const uint8_t nowhere[4] = { 203, 0, 113, 7 };	/* TEST-NET-3 */
+	struct id_address *a;
+	tern_unique_id_t id;
+	tern_comm_t comm;
+	time_t start;
+
+	(void)state;
+	a = (void *)id.internal;
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "300", 1);
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	start = time(NULL);
+	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 1, all_dev[1]),
+			 TERN_ERROR_PEER_FAILED);
+	assert_non_null(strstr(tern_get_last_error(), "found no rank 0 at"));
+	a->family = AF_INET;
+	memcpy(a->addr, nowhere, sizeof(nowhere));
+	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 1, all_dev[1]),
+			 TERN_ERROR_PEER_FAILED);
+	assert_non_null(strstr(tern_get_last_error(), "203.0.113.7"));
+	unsetenv("TERN_COMM_INIT_TIMEOUT_MS");
+	/* Far below the 30 s default: the setting was used. */
+	assert_true(time(NULL) - start < 20);
+}
+
 /* An id whose address is not one is refused before anyone waits. */
 static void test_void_address(void **state)
 {
@@ -611,6 +643,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_16_ranks),
 		cmocka_unit_test(test_strangers_first),
 		cmocka_unit_test(test_socket_ifname),
+		cmocka_unit_test(test_no_rank_zero),
 		cmocka_unit_test(test_void_address),
 	};
 	static char dir[] = "/tmp/tern-ranks.XXXXXX";
