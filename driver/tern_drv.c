@@ -47,7 +47,7 @@ MODULE_PARM_DESC(mock_engines, "Engines of each mock device (1-16, default 4)");
 static char *mock_topology = "auto";
 module_param(mock_topology, charp, 0444);
 MODULE_PARM_DESC(mock_topology,
-		 "Fabric of the mock devices: auto, none, ring, torus:RxC, full, custom:A-B,... (default auto)");
+		 "Fabric of the mock devices: auto, none, ring, torus:RxC, full, trn2, trn2-ultra, custom:A-B[@GBPS[/NSns]],... (default auto)");
 
 static unsigned int job_timeout_ms = 5000;
 module_param(job_timeout_ms, uint, 0444);

@@ -187,10 +187,9 @@ int tern_nl_fill_link(struct sk_buff *msg, struct tern_fabric *fabric,
 	    tern_nl_put_counter(msg, TERN_A_LINK_PACKETS_B_TO_A,
 				&link->packets[1]) ||
 	    tern_nl_put_counter(msg, TERN_A_LINK_ERRORS, &link->errors) ||
-	    nla_put_u64_64bit(msg, TERN_A_LINK_BANDWIDTH,
-			      TERN_FABRIC_LINK_BANDWIDTH, TERN_A_LINK_PAD) ||
-	    nla_put_u32(msg, TERN_A_LINK_LATENCY_NS,
-			TERN_FABRIC_LINK_LATENCY_NS)) {
+	    nla_put_u64_64bit(msg, TERN_A_LINK_BANDWIDTH, link->bandwidth,
+			      TERN_A_LINK_PAD) ||
+	    nla_put_u32(msg, TERN_A_LINK_LATENCY_NS, link->latency_ns)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}

@@ -48,8 +48,8 @@ static void tern_port_info(struct tern_device *tdev, u32 port,
 
 	info->peer_fabric_id = view.peer_device;
 	info->peer_port = view.peer_port;
-	info->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
-	info->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
+	info->bandwidth = view.bandwidth;
+	info->latency_ns = view.latency_ns;
 	info->tx_bytes = view.tx_bytes;
 	info->rx_bytes = view.rx_bytes;
 	info->tx_packets = view.tx_packets;

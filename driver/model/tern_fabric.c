@@ -10,7 +10,9 @@
  *    two parallel links between the pair (EAST and WEST, or SOUTH and
  *    NORTH), so every chip keeps 4 links; a dimension of size 1 has none;
  *  - full: port p of device d goes to device p when p < d, else p + 1;
- *  - custom: each device numbers its ports in the order its links appear.
+ *  - custom: each device numbers its ports in the order its links appear;
+ *  - trn2-ultra: each instance's chips as torus:4x4, then ports 4 (to the
+ *    same chip of the next instance) and 5 (of the previous one).
  */
 #include "tern_fabric.h"
 #include "../../uapi/drm/tern_accel.h"
@@ -92,6 +94,8 @@ static int tern_fabric_join(struct tern_fabric *fabric, u32 a, u32 b)
 	link->end[0].port = fabric->port_count[a];
 	link->end[1].device = (u16)b;
 	link->end[1].port = fabric->port_count[b];
+	link->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
+	link->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
 	tern_store_u32(&link->up, 1);
 	fabric->port_link[a][fabric->port_count[a]++] = (s16)index;
 	fabric->port_link[b][fabric->port_count[b]++] = (s16)index;
@@ -100,8 +104,9 @@ static int tern_fabric_join(struct tern_fabric *fabric, u32 a, u32 b)
 }
 
 /* Joins @a's port @pa to @b's port @pb, both already counted. */
-static void tern_fabric_join_ports(struct tern_fabric *fabric, u32 a, u32 pa,
-				   u32 b, u32 pb)
+static struct tern_fabric_link *
+tern_fabric_join_ports(struct tern_fabric *fabric, u32 a, u32 pa, u32 b,
+		       u32 pb)
 {
 	u32 index = fabric->link_count++;
 	struct tern_fabric_link *link = &fabric->links[index];
@@ -110,9 +115,12 @@ static void tern_fabric_join_ports(struct tern_fabric *fabric, u32 a, u32 pa,
 	link->end[0].port = (u16)pa;
 	link->end[1].device = (u16)b;
 	link->end[1].port = (u16)pb;
+	link->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
+	link->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
 	tern_store_u32(&link->up, 1);
 	fabric->port_link[a][pa] = (s16)index;
 	fabric->port_link[b][pb] = (s16)index;
+	return link;
 }
 
 static int tern_fabric_ring(struct tern_fabric *fabric)
@@ -128,29 +136,70 @@ static int tern_fabric_ring(struct tern_fabric *fabric)
 	return 0;
 }
 
-static int tern_fabric_torus(struct tern_fabric *fabric, u32 rows, u32 cols)
+/* An RxC torus of devices @first .. @first + R * C - 1, on ports 0-3. */
+static void tern_fabric_torus_at(struct tern_fabric *fabric, u32 first,
+				 u32 rows, u32 cols)
 {
 	u32 r, c;
 
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++)
+			fabric->port_count[first + r * cols + c] = 4;
+	for (r = 0; r < rows; r++) {
+		for (c = 0; c < cols; c++) {
+			u32 d = first + r * cols + c;
+
+			if (cols > 1)
+				tern_fabric_join_ports(fabric, d, TERN_TORUS_EAST,
+						       first + r * cols + (c + 1) % cols,
+						       TERN_TORUS_WEST);
+			if (rows > 1)
+				tern_fabric_join_ports(fabric, d, TERN_TORUS_SOUTH,
+						       first + ((r + 1) % rows) * cols + c,
+						       TERN_TORUS_NORTH);
+		}
+	}
+}
+
+static int tern_fabric_torus(struct tern_fabric *fabric, u32 rows, u32 cols)
+{
 	if ((u64)rows * cols != fabric->device_count)
 		return -EINVAL;
 	fabric->rows = rows;
 	fabric->cols = cols;
-	for (r = 0; r < rows; r++)
-		for (c = 0; c < cols; c++)
-			fabric->port_count[r * cols + c] = 4;
-	for (r = 0; r < rows; r++) {
-		for (c = 0; c < cols; c++) {
-			u32 d = r * cols + c;
+	tern_fabric_torus_at(fabric, 0, rows, cols);
+	return 0;
+}
 
-			if (cols > 1)
-				tern_fabric_join_ports(fabric, d, TERN_TORUS_EAST,
-						       r * cols + (c + 1) % cols,
-						       TERN_TORUS_WEST);
-			if (rows > 1)
-				tern_fabric_join_ports(fabric, d, TERN_TORUS_SOUTH,
-						       ((r + 1) % rows) * cols + c,
-						       TERN_TORUS_NORTH);
+/*
+ * A 64-chip UltraServer: four trn2 instances, and each chip joined in a
+ * ring to the chips at its coordinates in the other three.
+ */
+static int tern_fabric_ultra(struct tern_fabric *fabric)
+{
+	u32 i, c;
+
+	if (fabric->device_count != TERN_ULTRA_INSTANCES * TERN_ULTRA_CHIPS)
+		return -EINVAL;
+	fabric->rows = 4;
+	fabric->cols = 4;
+	for (i = 0; i < TERN_ULTRA_INSTANCES; i++)
+		tern_fabric_torus_at(fabric, i * TERN_ULTRA_CHIPS, 4, 4);
+	for (i = 0; i < TERN_ULTRA_INSTANCES; i++)
+		for (c = 0; c < TERN_ULTRA_CHIPS; c++)
+			fabric->port_count[i * TERN_ULTRA_CHIPS + c] = 6;
+	for (i = 0; i < TERN_ULTRA_INSTANCES; i++) {
+		for (c = 0; c < TERN_ULTRA_CHIPS; c++) {
+			u32 next = (i + 1) % TERN_ULTRA_INSTANCES;
+			struct tern_fabric_link *link;
+
+			link = tern_fabric_join_ports(fabric,
+						      i * TERN_ULTRA_CHIPS + c,
+						      TERN_ULTRA_UP,
+						      next * TERN_ULTRA_CHIPS + c,
+						      TERN_ULTRA_DOWN);
+			link->bandwidth = TERN_FABRIC_NODE_BANDWIDTH;
+			link->latency_ns = TERN_FABRIC_NODE_LATENCY_NS;
 		}
 	}
 	return 0;
@@ -177,6 +226,39 @@ static int tern_fabric_full(struct tern_fabric *fabric)
 	return 0;
 }
 
+/*
+ * A custom link's own figures, "@GBPS" or "@GBPS/NSns" after "A-B", each
+ * from 1 to its bound; written back to the spec only when given.
+ */
+static int tern_fabric_link_figures(struct tern_fabric *fabric,
+				    const char **list,
+				    struct tern_fabric_link *link)
+{
+	u32 gbps, ns = link->latency_ns;
+
+	if (**list != '@')
+		return 0;
+	(*list)++;
+	if (!tern_spec_number(list, &gbps) || gbps < 1 ||
+	    gbps > TERN_FABRIC_MAX_GBPS)
+		return -EINVAL;
+	if (**list == '/') {
+		(*list)++;
+		if (!tern_spec_number(list, &ns) || ns < 1 ||
+		    ns > TERN_FABRIC_MAX_LATENCY_NS || !tern_spec_prefix(list, "ns"))
+			return -EINVAL;
+	}
+	link->bandwidth = (u64)gbps * 1000 * 1000 * 1000;
+	link->latency_ns = ns;
+	if (!tern_spec_append(fabric, "@") ||
+	    !tern_spec_append_u32(fabric, gbps) ||
+	    !tern_spec_append(fabric, "/") ||
+	    !tern_spec_append_u32(fabric, ns) ||
+	    !tern_spec_append(fabric, "ns"))
+		return -EINVAL;
+	return 0;
+}
+
 static int tern_fabric_custom(struct tern_fabric *fabric, const char *list)
 {
 	u32 a, b;
@@ -195,6 +277,10 @@ static int tern_fabric_custom(struct tern_fabric *fabric, const char *list)
 		    !tern_spec_append(fabric, "-") ||
 		    !tern_spec_append_u32(fabric, b))
 			return -EINVAL;
+		ret = tern_fabric_link_figures(fabric, &list,
+					       &fabric->links[fabric->link_count - 1]);
+		if (ret)
+			return ret;
 	} while (*list++ == ',');
 	return list[-1] == '\0' ? 0 : -EINVAL;
 }
@@ -230,6 +316,14 @@ static int tern_fabric_build(struct tern_fabric *fabric, const char *spec)
 		tern_spec_append(fabric, spec);
 		return tern_fabric_full(fabric);
 	}
+	if (tern_spec_is(spec, "trn2")) {
+		tern_spec_append(fabric, spec);
+		return tern_fabric_torus(fabric, 4, 4);
+	}
+	if (tern_spec_is(spec, "trn2-ultra")) {
+		tern_spec_append(fabric, spec);
+		return tern_fabric_ultra(fabric);
+	}
 	if (tern_spec_prefix(&spec, "torus:")) {
 		if (!tern_spec_number(&spec, &rows) || *spec++ != 'x' ||
 		    !tern_spec_number(&spec, &cols) || *spec)
@@ -246,6 +340,15 @@ static int tern_fabric_build(struct tern_fabric *fabric, const char *spec)
 		return tern_fabric_custom(fabric, spec);
 	}
 	return -EINVAL;
+}
+
+u32 tern_fabric_preset_devices(const char *spec)
+{
+	if (spec && tern_spec_is(spec, "trn2"))
+		return TERN_ULTRA_CHIPS;
+	if (spec && tern_spec_is(spec, "trn2-ultra"))
+		return TERN_ULTRA_INSTANCES * TERN_ULTRA_CHIPS;
+	return 0;
 }
 
 int tern_fabric_init(struct tern_fabric *fabric, u32 devices, const char *spec)
@@ -395,6 +498,8 @@ int tern_fabric_port_view(const struct tern_fabric *fabric, u32 device,
 	view->state = tern_load_u32(&link->up) ? TERN_PORT_UP : TERN_PORT_DOWN;
 	view->peer_device = link->end[tx ^ 1].device;
 	view->peer_port = link->end[tx ^ 1].port;
+	view->bandwidth = link->bandwidth;
+	view->latency_ns = link->latency_ns;
 	view->tx_bytes = tern_counter_read(&link->bytes[tx]);
 	view->rx_bytes = tern_counter_read(&link->bytes[tx ^ 1]);
 	view->tx_packets = tern_counter_read(&link->packets[tx]);

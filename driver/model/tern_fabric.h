@@ -20,9 +20,25 @@
 #define TERN_FABRIC_MAX_HOPS		TERN_FABRIC_MAX_DEVICES
 #define TERN_FABRIC_SPEC_MAX		256
 
-/* Nominal figures of one link, as on a Trainium2-class chip. */
+/*
+ * Nominal figures of one link, as on a Trainium2-class chip: four links
+ * of 256 GB/s each way give a chip 1,024 GB/s to its torus neighbours.
+ * The links between the instances of an UltraServer (trn2-ultra) are
+ * slower and farther: two per chip, 256 GB/s between them.
+ */
 #define TERN_FABRIC_LINK_BANDWIDTH	(256ull * 1000 * 1000 * 1000)
 #define TERN_FABRIC_LINK_LATENCY_NS	1500u
+#define TERN_FABRIC_NODE_BANDWIDTH	(128ull * 1000 * 1000 * 1000)
+#define TERN_FABRIC_NODE_LATENCY_NS	2500u
+/* Bounds of a link's figures in a custom spec: GB/s, and ns per hop. */
+#define TERN_FABRIC_MAX_GBPS		100000u
+#define TERN_FABRIC_MAX_LATENCY_NS	100000u
+
+/* trn2-ultra: four 4x4 tori; ports 4 and 5 join the same chip of each. */
+#define TERN_ULTRA_INSTANCES		4
+#define TERN_ULTRA_CHIPS		16
+#define TERN_ULTRA_UP			4
+#define TERN_ULTRA_DOWN			5
 
 /*
  * Torus ports: +x, -x, +y, -y, so port p and p ^ 1 face each other; device
@@ -50,10 +66,14 @@ struct tern_fabric_end {
  * with tern_counter_*(): links change state and count traffic while
  * engines of several devices route over them.
  * Direction 0 is end[0] -> end[1], direction 1 the reverse.
+ * @bandwidth (bytes/s each way) and @latency_ns (per hop) are the link's
+ * nominal figures: what ports report and what the timing model charges.
  */
 struct tern_fabric_link {
 	struct tern_fabric_end end[2];
 	u32 up;
+	u32 latency_ns;
+	u64 bandwidth;
 	tern_counter_t bytes[2];
 	tern_counter_t packets[2];
 	tern_counter_t errors;
@@ -82,12 +102,20 @@ struct tern_fabric {
  * Builds the fabric of @devices devices (1..TERN_FABRIC_MAX_DEVICES) from
  * @spec: "none", "ring", "torus:RxC" (R * C == devices, wraparound in both
  * dimensions), "full" (every pair joined; at most TERN_FABRIC_MAX_PORTS + 1
- * devices), "custom:A-B,C-D,..." (ports given in order of appearance), or
- * NULL/"" / "auto": torus:KxK when devices == K * K with K >= 2, otherwise
- * a ring (none for one device). All links start up with zero counters.
+ * devices), "custom:A-B,C-D,..." (ports given in order of appearance; a
+ * link may carry its own figures, "A-B@GBPS" or "A-B@GBPS/NSns"), the
+ * presets "trn2" (16 devices: torus:4x4) and "trn2-ultra" (64 devices:
+ * four trn2 tori, device i * 16 + c joined to the same chip c of the next
+ * and the previous torus on ports TERN_ULTRA_UP and TERN_ULTRA_DOWN, with
+ * the node links' figures), or NULL/"" / "auto": torus:KxK when devices ==
+ * K * K with K >= 2, otherwise a ring (none for one device). All links
+ * start up with zero counters and, unless given, the nominal link figures.
  * Returns 0 or -EINVAL (unknown spec, wrong device count, too many ports).
  */
 int tern_fabric_init(struct tern_fabric *fabric, u32 devices, const char *spec);
+
+/* The device count a preset spec ("trn2", "trn2-ultra") has, else 0. */
+u32 tern_fabric_preset_devices(const char *spec);
 
 /*
  * Shortest route from device @from to device @to over links that are up,
@@ -119,14 +147,16 @@ int tern_fabric_link_error(struct tern_fabric *fabric, u32 device, u32 port);
 
 /*
  * Port view from @device: peer device and port, state (enum
- * drm_tern_port_state) and the counters seen from this end (tx leaves
- * @device); all zero but the state for an unconnected port. -EINVAL for a
+ * drm_tern_port_state), the link's figures and the counters seen from this
+ * end (tx leaves @device); all zero but the state for an unconnected port. -EINVAL for a
  * bad device or port.
  */
 struct tern_fabric_port_view {
 	u32 state;
 	u32 peer_device;
 	u32 peer_port;
+	u32 latency_ns;
+	u64 bandwidth;
 	u64 tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 };
 

@@ -207,6 +207,74 @@ static void test_custom(void **state)
 	assert_int_equal(tern_fabric_route(&fabric, 0, 3, hops), -ENOLINK);
 }
 
+/* Links may carry their own figures; the others keep the nominal ones. */
+static void test_custom_figures(void **state)
+{
+	(void)state;
+	build(3, "custom:0-1@128/2500ns,1-2,2-0@64",
+	      "custom:0-1@128/2500ns,1-2,2-0@64/1500ns");
+	assert_consistent();
+	assert_int_equal(view(0, 0).bandwidth, 128000000000ull);
+	assert_int_equal(view(1, 0).latency_ns, 2500);
+	assert_int_equal(view(1, 1).bandwidth, TERN_FABRIC_LINK_BANDWIDTH);
+	assert_int_equal(view(2, 0).latency_ns, TERN_FABRIC_LINK_LATENCY_NS);
+	assert_int_equal(view(2, 1).bandwidth, 64000000000ull);
+	assert_int_equal(view(0, 1).latency_ns, TERN_FABRIC_LINK_LATENCY_NS);
+}
+
+static void test_trn2(void **state)
+{
+	(void)state;
+	build(16, "trn2", "trn2");
+	assert_int_equal(fabric.link_count, 32);
+	assert_consistent();
+	for (u32 d = 0; d < 16; d++)
+		for (u32 p = 0; p < 4; p++) {
+			assert_int_equal(view(d, p).bandwidth, 256000000000ull);
+			assert_int_equal(view(d, p).latency_ns, 1500);
+		}
+	assert_port(0, TERN_TORUS_EAST, 1, TERN_TORUS_WEST);
+	assert_port(0, TERN_TORUS_NORTH, 12, TERN_TORUS_SOUTH);
+	assert_int_equal(tern_fabric_preset_devices("trn2"), 16);
+	assert_int_equal(tern_fabric_init(&fabric, 15, "trn2"), -EINVAL);
+}
+
+/* Four trn2 tori; each chip also joined to its twin in the next and last. */
+static void test_trn2_ultra(void **state)
+{
+	(void)state;
+	build(64, "trn2-ultra", "trn2-ultra");
+	assert_int_equal(fabric.link_count, 4 * 32 + 64);
+	assert_consistent();
+	for (u32 i = 0; i < 4; i++) {
+		for (u32 c = 0; c < 16; c++) {
+			u32 d = i * 16 + c, r = c / 4, col = c % 4;
+
+			assert_int_equal(fabric.port_count[d], 6);
+			assert_port(d, TERN_TORUS_EAST, i * 16 + r * 4 + (col + 1) % 4,
+				    TERN_TORUS_WEST);
+			assert_port(d, TERN_TORUS_SOUTH, i * 16 + ((r + 1) % 4) * 4 + col,
+				    TERN_TORUS_NORTH);
+			assert_port(d, TERN_ULTRA_UP, ((i + 1) % 4) * 16 + c,
+				    TERN_ULTRA_DOWN);
+			assert_int_equal(view(d, TERN_TORUS_EAST).bandwidth,
+					 TERN_FABRIC_LINK_BANDWIDTH);
+			assert_int_equal(view(d, TERN_ULTRA_UP).bandwidth,
+					 TERN_FABRIC_NODE_BANDWIDTH);
+			assert_int_equal(view(d, TERN_ULTRA_DOWN).latency_ns,
+					 TERN_FABRIC_NODE_LATENCY_NS);
+		}
+	}
+	/* 256 GB/s between instances per chip, over its two node links */
+	assert_int_equal(2 * TERN_FABRIC_NODE_BANDWIDTH, 256000000000ull);
+	/* twins two instances apart are two node hops away */
+	assert_int_equal(tern_fabric_route(&fabric, 5, 37, hops), 2);
+	assert_int_equal(tern_fabric_preset_devices("trn2-ultra"), 64);
+	assert_int_equal(tern_fabric_preset_devices("torus:4x4"), 0);
+	assert_int_equal(tern_fabric_preset_devices(NULL), 0);
+	assert_int_equal(tern_fabric_init(&fabric, 16, "trn2-ultra"), -EINVAL);
+}
+
 static void test_auto(void **state)
 {
 	(void)state;
@@ -248,6 +316,12 @@ static void test_bad_specs(void **state)
 		{ 4, "custom:0-4" }, { 4, "custom:1-1" }, { 4, "custom:" },
 		{ 4, "custom:0-1," }, { 4, "custom:0-1;1-2" }, { 4, "custom:0" },
 		{ 4, "custom:0--1" }, { 4, "custom:99999999999-1" },
+		{ 4, "custom:0-1@" }, { 4, "custom:0-1@0" },
+		{ 4, "custom:0-1@100001" }, { 4, "custom:0-1@10/" },
+		{ 4, "custom:0-1@10/5" }, { 4, "custom:0-1@10/0ns" },
+		{ 4, "custom:0-1@10/100001ns" }, { 4, "custom:0-1@10/5us" },
+		{ 4, "custom:0-1@-3" }, { 4, "custom:0-1@10ns" },
+		{ 16, "trn2 " }, { 64, "trn2-Ultra" }, { 16, "trn3" },
 		{ 4, "garbage" }, { 4, "ring " }, { 4, "rings" }, { 4, "nones" },
 		{ 0, "ring" }, { TERN_FABRIC_MAX_DEVICES + 1, "ring" },
 		{ 0, NULL },
@@ -510,6 +584,9 @@ int main(void)
 		cmocka_unit_test(test_torus_one_row_or_column),
 		cmocka_unit_test(test_full_5),
 		cmocka_unit_test(test_custom),
+		cmocka_unit_test(test_custom_figures),
+		cmocka_unit_test(test_trn2),
+		cmocka_unit_test(test_trn2_ultra),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_bad_specs),

@@ -152,8 +152,8 @@ void machine_ports(struct machine *m, uint32_t device,
 		info->peer_device = view.state == TERN_PORT_UNCONNECTED ?
 				    -1 : (int)view.peer_device;
 		info->peer_port = view.peer_port;
-		info->bandwidth = TERN_FABRIC_LINK_BANDWIDTH;
-		info->latency_ns = TERN_FABRIC_LINK_LATENCY_NS;
+		info->bandwidth = view.bandwidth;
+		info->latency_ns = view.latency_ns;
 		info->tx_bytes = view.tx_bytes;
 		info->rx_bytes = view.rx_bytes;
 		info->tx_packets = view.tx_packets;
