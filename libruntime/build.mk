@@ -17,7 +17,7 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	$(sort $(wildcard libruntime/sim/*.c)) \
 	$(sort $(wildcard libruntime/coll/*.c))
 MODEL_OBJS := $(addprefix $(BUILD)/driver/model/, \
-	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o)
+	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) $(MODEL_OBJS)
 
 # tern-simd: the simulated machine's process (libruntime/sim/machine/),

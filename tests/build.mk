@@ -3,6 +3,7 @@
 # Test programs, built into $(BUILD)/tests/:
 #   test_model        device model unit tests (no libtern)
 #   test_fabric       fabric model unit tests
+#   test_timing       timing model unit tests
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_api          libtern argument checking on the simulator
 #   test_collectives  collectives on simulated machines, every case
@@ -27,8 +28,10 @@ TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
 
 TEST_MODEL_LIB := $(addprefix $(BUILD)/driver/model/, \
-	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o)
+	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
 TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(TEST_MODEL_LIB)
+TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
+	$(BUILD)/libruntime/packets.o $(TEST_MODEL_LIB)
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
 	$(BUILD)/driver/model/tern_fabric.o
 TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
@@ -44,7 +47,7 @@ TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c))
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ranks \
-	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_reduce \
+	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
@@ -52,6 +55,10 @@ USERSPACE_TARGETS += $(TEST_PROGRAMS)
 $(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
 
 $(TEST_BIN)/test_model: $(TEST_MODEL_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS)
+
+$(TEST_BIN)/test_timing: $(TEST_TIMING_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS)
 

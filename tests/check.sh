@@ -8,10 +8,10 @@
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
-#   unit/*            test_model, test_fabric, test_reduce, test_api,
+#   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_machine and
 #                     test_ranks, native
-#   asan/*            test_model, test_fabric, test_reduce, test_api,
+#   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives, test_comm,
 #                     test_machine and test_ranks
 #                     (simulator)
@@ -239,6 +239,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 suite unit/model "$BUILD/tests/test_model"
 suite unit/fabric "$BUILD/tests/test_fabric"
+suite unit/timing "$BUILD/tests/test_timing"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
@@ -252,6 +253,7 @@ ASAN_SIM_DIR=$TERN_SIM_DIR
 TERN_SIM_DAEMON=$PWD/$ASAN_BUILD/tern-simd
 suite asan/model "$ASAN_BUILD/tests/test_model"
 suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
+suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"

@@ -208,6 +208,18 @@ static int tern_access(const struct tern_model_mem *mem, u64 va, u64 len,
 	return a->hop_count < 0 ? -ENOLINK : 0;
 }
 
+/* @a as the timing model sees it: @bytes read (or written, @write). */
+static struct tern_timing_operand tern_operand(const struct tern_access *a,
+					       u64 bytes, bool write)
+{
+	struct tern_timing_operand op = {
+		.ptr = a->ptr, .bytes = bytes, .write = write,
+		.hop_count = a->hop_count, .hops = a->hops,
+	};
+
+	return op;
+}
+
 /* Counts @bytes read from (or written to, @write) a peer on its route. */
 static void tern_account(const struct tern_model_mem *mem,
 			 const struct tern_access *a, bool write, u64 bytes)
@@ -238,6 +250,14 @@ static int tern_run_copy(struct tern_model_job *job,
 		ret = tern_access(mem, p->dst, p->bytes, &dst_access);
 	if (ret)
 		return ret;
+	if (mem->timing && job->progress == 0) {
+		struct tern_timing_operand ops[] = {
+			tern_operand(&src_access, p->bytes, false),
+			tern_operand(&dst_access, p->bytes, true),
+		};
+
+		tern_timing_transfer(mem->timing, mem->engine, ops, 2);
+	}
 	src = src_access.ptr;
 	dst = dst_access.ptr;
 	chunk = tern_min_u64(p->bytes - job->progress, *budget);
@@ -275,6 +295,12 @@ static int tern_run_fill(struct tern_model_job *job,
 	ret = tern_access(mem, p->dst, p->bytes, &dst_access);
 	if (ret)
 		return ret;
+	if (mem->timing && job->progress == 0) {
+		struct tern_timing_operand op =
+			tern_operand(&dst_access, p->bytes, true);
+
+		tern_timing_transfer(mem->timing, mem->engine, &op, 1);
+	}
 	dst = dst_access.ptr;
 	end = job->progress + tern_min_u64(p->bytes - job->progress, *budget);
 	if (pattern[0] == pattern[1] && pattern[0] == pattern[2] &&
@@ -314,6 +340,15 @@ static int tern_run_reduce(struct tern_model_job *job,
 		ret = tern_access(mem, p->dst, bytes, &dst_access);
 	if (ret)
 		return ret;
+	if (mem->timing && at == 0) {
+		struct tern_timing_operand ops[] = {
+			tern_operand(&src0_access, bytes, false),
+			tern_operand(&src1_access, bytes, false),
+			tern_operand(&dst_access, bytes, true),
+		};
+
+		tern_timing_transfer(mem->timing, mem->engine, ops, 3);
+	}
 	/* never 0: the run loop leaves a packet's cost, more than an element */
 	chunk = tern_min_u64(bytes - at, *budget - *budget % size);
 	if (p->header.flags & TERN_REDUCE_DIVIDE)
@@ -339,15 +374,13 @@ static int tern_run_reduce(struct tern_model_job *job,
  * host. Each access counts 8 bytes on the route.
  */
 static int tern_u64_slot(const struct tern_model_mem *mem, u64 va, bool write,
-			 u64 **slot)
+			 struct tern_access *a)
 {
-	struct tern_access a;
-	int ret = tern_access(mem, va, sizeof(u64), &a);
+	int ret = tern_access(mem, va, sizeof(u64), a);
 
 	if (ret)
 		return ret;
-	tern_account(mem, &a, write, sizeof(u64));
-	*slot = (u64 *)a.ptr;
+	tern_account(mem, a, write, sizeof(u64));
 	return 0;
 }
 
@@ -370,6 +403,9 @@ static int tern_sem_check(const struct tern_model_mem *mem, u64 va,
 	if (!passed)
 		return TERN_MODEL_STALLED;
 	tern_account(mem, &a, false, sizeof(u64));
+	if (mem->timing)
+		tern_timing_wait(mem->timing, mem->engine, (u64 *)a.ptr, value,
+				 equal, a.hops, a.hop_count);
 	return 0;
 }
 
@@ -412,27 +448,35 @@ static int tern_run_packet(struct tern_model_job *job,
 		return tern_run_reduce(job, (const void *)hdr, mem, budget);
 	case TERN_OP_TIMESTAMP: {
 		const struct drm_tern_packet_timestamp *p = (const void *)hdr;
-		u64 *slot;
-		int ret = tern_u64_slot(mem, p->dst, true, &slot);
+		struct tern_access a;
+		int ret = tern_u64_slot(mem, p->dst, true, &a);
+		u64 stamp;
 
 		if (ret)
 			return ret;
-		tern_store_u64(slot, mem->clock(mem->ctx));
+		stamp = mem->timing ? tern_timing_stamp(mem->engine) : 0;
+		tern_store_u64((u64 *)a.ptr,
+			       mem->model_clock ? stamp : mem->clock(mem->ctx));
 		return 0;
 	}
 	case TERN_OP_SEM_SIGNAL: {
 		const struct drm_tern_packet_sem_signal *p = (const void *)hdr;
-		u64 value = p->value;
+		bool add = hdr->flags & TERN_SEM_SIGNAL_ADD;
+		struct tern_access a;
+		int ret = tern_u64_slot(mem, p->addr, true, &a);
 		u64 *slot;
-		int ret = tern_u64_slot(mem, p->addr, true, &slot);
 
 		if (ret)
 			return ret;
+		slot = (u64 *)a.ptr;
+		if (mem->timing)
+			tern_timing_signal(mem->timing, mem->engine, slot,
+					   p->value, add, a.hops, a.hop_count);
 		/* Engines of several devices may add to one semaphore at once. */
-		if (hdr->flags & TERN_SEM_SIGNAL_ADD)
-			tern_atomic_add_u64(slot, value);
+		else if (add)
+			tern_atomic_add_u64(slot, p->value);
 		else
-			tern_store_u64(slot, value);
+			tern_store_u64(slot, p->value);
 		return 0;
 	}
 	case TERN_OP_SEM_WAIT: {
@@ -463,6 +507,8 @@ int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem)
 		ret = tern_run_packet(job, hdr, mem, &budget);
 		if (ret)
 			return ret;
+		if (mem->timing)
+			tern_timing_packet(mem->engine);
 		budget -= tern_min_u64(budget, TERN_MODEL_PACKET_COST);
 		job->offset += (u32)hdr->length * 8;
 		job->progress = 0;

@@ -10,6 +10,7 @@
 
 #include "tern_model_port.h"
 #include "tern_fabric.h"
+#include "tern_timing.h"
 #include "../../uapi/drm/tern_accel.h"
 
 /* Returned by tern_model_run() while work remains (not an error). */
@@ -38,6 +39,9 @@
  *	is routed over it and counted on each link it crosses. NULL when the
  *	device has no fabric: a foreign owner is then a fault.
  * @device: fabric id of the device whose engine runs the job.
+ * @timing: the machine's timing model and @engine's clock in it, or NULL:
+ *	then nothing is modelled (tern_timing.h).
+ * @model_clock: TIMESTAMP writes the modelled clock rather than @clock.
  */
 struct tern_model_mem {
 	void *(*translate)(void *ctx, u64 va, u64 len, u32 *owner);
@@ -45,6 +49,9 @@ struct tern_model_mem {
 	void *ctx;
 	struct tern_fabric *fabric;
 	u32 device;
+	struct tern_timing *timing;
+	struct tern_timing_engine *engine;
+	bool model_clock;
 };
 
 /**

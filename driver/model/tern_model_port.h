@@ -31,6 +31,7 @@
 
 #include <linux/atomic.h>
 #include <linux/math64.h>
+#include <linux/spinlock.h>
 
 #define tern_load_u64(p)	READ_ONCE(*(p))
 #define tern_store_u64(p, v)	WRITE_ONCE(*(p), (v))
@@ -57,8 +58,15 @@
 
 /* @a / @b, and *@rem = @a % @b: a 32-bit kernel has no u64 division. */
 #define tern_div_u64_rem(a, b, rem)	div_u64_rem((a), (b), (rem))
+
+/* A short lock that engines of several devices take around shared state. */
+#define tern_lock_t		spinlock_t
+#define tern_lock_init(l)	spin_lock_init(l)
+#define tern_lock(l)		spin_lock(l)
+#define tern_unlock(l)		spin_unlock(l)
 #else
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +101,11 @@ static inline u64 tern_div_u64_rem(u64 a, u32 b, u32 *rem)
 	*rem = (u32)(a % b);
 	return a / b;
 }
+
+#define tern_lock_t		pthread_mutex_t
+#define tern_lock_init(l)	pthread_mutex_init((l), NULL)
+#define tern_lock(l)		pthread_mutex_lock(l)
+#define tern_unlock(l)		pthread_mutex_unlock(l)
 #endif
 
 #endif /* TERN_MODEL_PORT_H */

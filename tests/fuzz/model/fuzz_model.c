@@ -48,7 +48,10 @@
  *    match the reference's traffic: each device's bytes sent minus bytes
  *    received, and bytes times shortest-route hops in all;
  *  - a second run on fresh memory gives the same memory, counters and
- *    result; the stream, the fabric's topology and the canaries are intact.
+ *    result; the stream, the fabric's topology and the canaries are intact;
+ *  - the first run goes through the timing model too (tern_timing.h), so
+ *    timing changes nothing the packets do; its engine clock never goes
+ *    back, and once the job ends the clock is past every transfer.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +142,8 @@ struct fuzz_space {
 	u8 *alloc[FUZZ_MAX_BUFFERS];
 	u8 *data[FUZZ_MAX_BUFFERS];
 	struct tern_fabric fabric;
+	struct tern_timing *timing;	/* the first run's: NULL in others */
+	struct tern_timing_engine engine;
 };
 
 /* Where a run ended. */
@@ -916,7 +921,10 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		.ctx = s,
 		.fabric = setup->has_fabric ? &s->fabric : NULL,
 		.device = setup->device,
+		.timing = s->timing,
+		.engine = &s->engine,
 	};
+	u64 clock = 0;
 	/* Each call that yields has used all but a packet's cost of its budget. */
 	u64 max_yields = (setup->run_bytes + (u64)setup->run_packets *
 			  TERN_MODEL_PACKET_COST) /
@@ -936,6 +944,11 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 
 		rc = tern_model_run(&job, &mem);
 		out->calls++;
+		if (s->engine.now < clock)
+			fuzz_fail("engine clock went back from %llu to %llu",
+				  (unsigned long long)clock,
+				  (unsigned long long)s->engine.now);
+		clock = s->engine.now;
 		fuzz_check_counters(&s->fabric, counters, stalled &&
 				    rc == TERN_MODEL_STALLED &&
 				    job.offset == offset);
@@ -1132,8 +1145,17 @@ static void fuzz_run_valid(const struct fuzz_setup *setup)
 	fuzz_space_init(model, setup);
 	fuzz_space_init(again, setup);
 	fuzz_space_init(ref, setup);
+	model->timing = fuzz_alloc(sizeof(*model->timing));
+	tern_timing_init(model->timing, &model->fabric);
 
 	fuzz_model_run(model, &model_out);
+	if (model_out.rc == 0) {
+		tern_timing_job_end(&model->engine);
+		if (model->engine.now < model->engine.drain)
+			fuzz_fail("job ended before its transfers landed");
+	}
+	free(model->timing);
+	model->timing = NULL;
 	ref_run(ref, &ref_out, &ref_traffic);
 	fuzz_check_outcome(&model_out, &ref_out, "model against reference");
 	fuzz_check_memory(model, ref, "model against reference");

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The Tern timing model: how long a chip would take to run the packets the
+ * device model executes, in modelled nanoseconds that do not depend on the
+ * host.
+ *
+ * Every engine keeps a modelled clock. A packet costs the engine
+ * TERN_TIMING_PACKET_NS to decode and issue. A COPY, FILL or REDUCE is a
+ * DMA transfer: it starts once the engine has issued it, one of the
+ * engine's TERN_TIMING_QUEUES DMA queues is free, every link of its route
+ * has room for it (links are shared by all engines: two transfers on one
+ * link take turns, each link remembering when it is busy, so that a
+ * transfer fits in a gap another engine left even if the host ran that
+ * engine first) and the transfers it depends on (an earlier write to
+ * memory it reads or writes) have landed; it lasts as long as its slowest
+ * resource
+ * needs (each link at the link's bandwidth, the engine's local memory at
+ * TERN_TIMING_MEM_BANDWIDTH) and lands one latency per hop later (two for
+ * a read: request and data). Issue does not wait for the transfer, so an
+ * engine keeps several links busy at once, as a chip's DMA rings do.
+ *
+ * A SEM_SIGNAL is ordered after everything its engine issued before it: it
+ * lands once those transfers have landed and its own route's latency has
+ * passed, and the semaphore remembers when. A SEM_WAIT passes at the
+ * modelled time its semaphore reached the value waited for (the signals
+ * taken in the order of their modelled times, so several engines adding to
+ * one semaphore give the same answer whatever order the host ran them in),
+ * or at once if the engine is already later. A TIMESTAMP waits for the
+ * engine's transfers to land and reads its clock. A job ends when its
+ * transfers have landed.
+ *
+ * Modelled times are the same from run to run when the uses of each link
+ * are ordered by the packets' own semaphores, as in Tern's ring
+ * collectives, where each directed link carries one engine's transfers.
+ * A transfer too small to keep a link busy for a whole nanosecond (up to
+ * 255 bytes on a 256 GB/s link) takes no turn: it costs its latency only,
+ * so small messages sent to many peers at once are deterministic too.
+ * Transfers of several engines that meet on one link at the same modelled
+ * time are served in the order the host ran them.
+ */
+#ifndef TERN_TIMING_H
+#define TERN_TIMING_H
+
+#include "tern_model_port.h"
+#include "tern_fabric.h"
+
+/* An engine's cost to decode and issue one packet. */
+#define TERN_TIMING_PACKET_NS		50u
+/* Local memory as one engine streams it: a Trainium2 chip's HBM. */
+#define TERN_TIMING_MEM_BANDWIDTH	(2900ull * 1000 * 1000 * 1000)
+/* DMA queues an engine spreads its transfers over. */
+#define TERN_TIMING_QUEUES		16
+/* Transfers in flight an engine tracks for ordering. */
+#define TERN_TIMING_WRITES		32
+/* Busy spans remembered per link direction. */
+#define TERN_TIMING_SPANS		16
+/* Semaphores remembered, and the signals kept for each. */
+#define TERN_TIMING_SEMS		4096
+#define TERN_TIMING_SEM_HISTORY		16
+
+struct tern_timing_write {
+	const u8 *lo, *hi;	/* bytes written: [lo, hi) */
+	u64 end;		/* when they have landed */
+};
+
+/*
+ * One engine's state. @now: when it issues its next packet; @drain: when
+ * everything it issued has landed. Zeroed at start; kept across jobs.
+ */
+struct tern_timing_engine {
+	u64 now;
+	u64 drain;
+	u64 mem_free;
+	u64 queue_free[TERN_TIMING_QUEUES];
+	u32 write_count;
+	struct tern_timing_write writes[TERN_TIMING_WRITES];
+};
+
+/* A link direction busy over [start, end), modelled ns. */
+struct tern_timing_span {
+	u64 start, end;
+};
+
+struct tern_timing_link {
+	u32 span_count;
+	struct tern_timing_span spans[TERN_TIMING_SPANS];	/* by start */
+};
+
+struct tern_timing_add {
+	u64 delta;
+	u64 stamp;
+};
+
+struct tern_timing_sem {
+	const u64 *slot;	/* NULL: free */
+	u64 base;		/* its value before @adds */
+	u64 base_stamp;		/* when it reached @base */
+	u64 last_stamp;		/* latest signal, to pick what to forget */
+	u32 add_count;
+	struct tern_timing_add adds[TERN_TIMING_SEM_HISTORY];
+};
+
+/*
+ * What engines share: links and semaphores, under @lock. The link figures
+ * come from @fabric, as femtoseconds per byte.
+ */
+struct tern_timing {
+	const struct tern_fabric *fabric;
+	tern_lock_t lock;
+	u32 mem_fs_per_byte;
+	u32 link_fs_per_byte[TERN_FABRIC_MAX_LINKS];
+	struct tern_timing_link links[TERN_FABRIC_MAX_LINKS][2];
+	struct tern_timing_sem sems[TERN_TIMING_SEMS];
+};
+
+/* One operand of a transfer, as the device model translated it. */
+struct tern_timing_operand {
+	const u8 *ptr;
+	u64 bytes;
+	bool write;
+	int hop_count;			/* 0: the engine's own memory */
+	const struct tern_fabric_hop *hops;
+};
+
+/* Sets up @timing for @fabric, whose links it reads the figures of. */
+void tern_timing_init(struct tern_timing *timing,
+		      const struct tern_fabric *fabric);
+
+/* A COPY, FILL or REDUCE of @ops (at most 3), as described above. */
+void tern_timing_transfer(struct tern_timing *timing,
+			  struct tern_timing_engine *engine,
+			  const struct tern_timing_operand *ops, int count);
+
+/*
+ * A SEM_SIGNAL: stores @value at @slot (adds it, with @add) under the
+ * lock and records when it lands; @hop_count hops away (0: local).
+ */
+void tern_timing_signal(struct tern_timing *timing,
+			struct tern_timing_engine *engine, u64 *slot,
+			u64 value, bool add, const struct tern_fabric_hop *hops,
+			int hop_count);
+
+/*
+ * A SEM_WAIT for @target (== with @equal, else >=) that found @slot
+ * passing: moves the engine's clock to when it passed.
+ */
+void tern_timing_wait(struct tern_timing *timing,
+		      struct tern_timing_engine *engine, const u64 *slot,
+		      u64 target, bool equal, const struct tern_fabric_hop *hops,
+		      int hop_count);
+
+/* A TIMESTAMP: the engine's clock once its transfers have landed. */
+u64 tern_timing_stamp(struct tern_timing_engine *engine);
+
+/* A packet done: its decode and issue cost. */
+static inline void tern_timing_packet(struct tern_timing_engine *engine)
+{
+	engine->now += TERN_TIMING_PACKET_NS;
+}
+
+/* A job ended: its transfers have landed. */
+static inline void tern_timing_job_end(struct tern_timing_engine *engine)
+{
+	if (engine->now < engine->drain)
+		engine->now = engine->drain;
+}
+
+#endif /* TERN_TIMING_H */
