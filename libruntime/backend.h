@@ -152,6 +152,12 @@ struct tern_backend_ops {
 	/* TERN_ERROR_NOT_READY, TERN_SUCCESS or the job's error. */
 	tern_status_t (*fence_status)(struct tern_fence *fence);
 	/*
+	 * The application has seen @fence end (a stream or event it
+	 * synchronized or queried): in modelled time, what it submits next
+	 * starts after that job. NULL where time is the host's own.
+	 */
+	void (*fence_seen)(struct tern_fence *fence);
+	/*
 	 * A reference to a fence equivalent to @fence that queues of @dev can
 	 * wait for (@fence itself when it already belongs to @dev).
 	 */

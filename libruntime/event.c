@@ -152,6 +152,7 @@ TERN_API tern_status_t tern_event_synchronize(tern_event_t event)
 	pthread_mutex_unlock(&e->device->lock);
 
 	status = e->device->ops->fence_wait(fence, TERN_WAIT_FOREVER);
+	tern_fence_seen(e->device, fence);
 	if (status == TERN_SUCCESS)
 		status = tern_worklog_error_between(log, from, to);
 	else
@@ -175,6 +176,7 @@ TERN_API tern_status_t tern_event_query(tern_event_t event)
 	    e->device->ops->fence_status(e->fence) == TERN_ERROR_NOT_READY) {
 		status = TERN_ERROR_NOT_READY;
 	} else if (e->recorded) {
+		tern_fence_seen(e->device, e->fence);
 		log = e->log;
 		tern_worklog_get(log);
 		from = e->from_seq;

@@ -152,6 +152,14 @@ struct tern_device {
 	struct tern_slot_pool slots;
 };
 
+/* The application saw @fence end (backend.h: fence_seen). */
+static inline void tern_fence_seen(struct tern_device *dev,
+				   struct tern_fence *fence)
+{
+	if (dev->ops->fence_seen)
+		dev->ops->fence_seen(fence);
+}
+
 struct tern_buffer {
 	struct tern_device *device;
 	struct tern_list node;

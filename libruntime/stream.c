@@ -67,6 +67,7 @@ static tern_status_t tern_stream_wait_idle(struct tern_stream *s)
 	pthread_mutex_unlock(&s->lock);
 	if (last) {
 		status = s->device->ops->fence_wait(last, TERN_WAIT_FOREVER);
+		tern_fence_seen(s->device, last);
 		tern_fence_put(last);
 	}
 	return status == TERN_SUCCESS ? TERN_SUCCESS : TERN_ERROR_BACKEND;
@@ -131,6 +132,8 @@ TERN_API tern_status_t tern_stream_query(tern_stream_t stream)
 	pthread_mutex_lock(&s->lock);
 	pending = s->last &&
 		  s->device->ops->fence_status(s->last) == TERN_ERROR_NOT_READY;
+	if (s->last && !pending)
+		tern_fence_seen(s->device, s->last);
 	/* A failure already known is reported even while work is pending. */
 	status = tern_worklog_stream_error(s->log);
 	pthread_mutex_unlock(&s->lock);

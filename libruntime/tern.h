@@ -382,7 +382,9 @@ tern_status_t tern_event_synchronize(tern_event_t event);
 tern_status_t tern_event_query(tern_event_t event);
 /*
  * Milliseconds of engine time between two completed events recorded on the
- * same device. TERN_ERROR_NOT_READY if either has not completed;
+ * same device: on the simulator with TERN_SIM_CLOCK=model, modelled time
+ * on the fabric, the same run after run. TERN_ERROR_NOT_READY if either
+ * has not completed;
  * TERN_ERROR_INVALID_ARGUMENT if either was never recorded or they were
  * recorded on different devices.
  */

@@ -4,6 +4,7 @@
 #   test_model        device model unit tests (no libtern)
 #   test_fabric       fabric model unit tests
 #   test_timing       timing model unit tests
+#   test_modelled     modelled device time on the simulator: deterministic
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_api          libtern argument checking on the simulator
 #   test_collectives  collectives on simulated machines, every case
@@ -38,6 +39,7 @@ TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
+TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
 TEST_MACHINE_OBJS := $(BUILD)/tests/unit/test_machine.o
 TEST_RANKS_OBJS := $(BUILD)/tests/unit/test_ranks.o
 TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
@@ -45,7 +47,7 @@ TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c)))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
-	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm \
+	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ranks \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
@@ -75,6 +77,10 @@ $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
 $(TEST_BIN)/test_collectives: $(TEST_COLLECTIVES_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_modelled: $(TEST_MODELLED_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 

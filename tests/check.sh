@@ -9,10 +9,11 @@
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
-#                     test_collectives, test_comm, test_machine and
-#                     test_ranks, native
+#                     test_collectives, test_comm, test_modelled,
+#                     test_machine and test_ranks, native
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives, test_comm,
+#                     test_modelled,
 #                     test_machine and test_ranks
 #                     (simulator)
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
@@ -244,6 +245,7 @@ suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
+suite unit/modelled "$BUILD/tests/test_modelled"
 suite unit/machine "$BUILD/tests/test_machine"
 suite unit/ranks "$BUILD/tests/test_ranks"
 # The sanitizer suites' machine is a sanitizer build too, in a directory
@@ -259,6 +261,7 @@ suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
+suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"

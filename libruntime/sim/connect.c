@@ -91,11 +91,22 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	const char *topology = getenv("TERN_SIM_TOPOLOGY");
 	const char *name = getenv("TERN_SIM_MACHINE");
 	const char *dir = getenv("TERN_SIM_DIR");
+	const char *clock = getenv("TERN_SIM_CLOCK");
 	struct tern_fabric *fabric;
 	uint32_t unused = 0;
 	int n;
 
 	memset(s, 0, sizeof(*s));
+	/* A preset names its machine: its device count is the default. */
+	if (tern_fabric_preset_devices(topology))
+		devices = tern_fabric_preset_devices(topology);
+	if (clock && *clock && strcmp(clock, "wall") &&
+	    strcmp(clock, "model")) {
+		tern_set_last_error("TERN_SIM_CLOCK=\"%s\" is neither 'wall' "
+				    "nor 'model'", clock);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	s->model_clock = clock && strcmp(clock, "model") == 0;
 	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES,
 			    SIM_WANT_DEVICES, &s->want, &devices) ||
 	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, SIM_WANT_MEM_MB,

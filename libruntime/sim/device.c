@@ -135,7 +135,10 @@ static struct sim_context *sim_context(struct tern_be_device *bdev)
 
 static tern_status_t sim_open(int index, struct tern_be_device **out)
 {
-	struct sim_ctx_open req = { .device = (uint32_t)index };
+	struct sim_ctx_open req = {
+		.device = (uint32_t)index,
+		.flags = sim_settings.model_clock ? SIM_CTX_MODEL_CLOCK : 0,
+	};
 	struct sim_ctx_open_reply reply;
 	struct sim_context *ctx;
 	tern_status_t status;
@@ -348,5 +351,6 @@ const struct tern_backend_ops tern_sim_backend = {
 	.submit = sim_submit,
 	.fence_wait = sim_fence_wait,
 	.fence_status = sim_fence_status,
+	.fence_seen = sim_fence_seen,
 	.fence_import = sim_fence_import,
 };

@@ -146,6 +146,28 @@ static bool sim_fence_done(const struct sim_fence *fence, uint64_t word)
 	return (uint32_t)word == (uint32_t)sim_fence_word_done(fence->gen, 0);
 }
 
+/*
+ * The application saw the fence end (not the library's own polling, whose
+ * timing is the host's): the modelled time its job ended at is now the
+ * process's, and what it submits next starts no earlier.
+ */
+void sim_fence_seen(struct tern_fence *bfence)
+{
+	struct sim_fence *fence = sim_fence(bfence);
+	struct sim_conn *conn = fence->conn;
+	uint64_t end, seen;
+
+	if (!sim_fence_done(fence, sim_fence_word(fence)))
+		return;
+	end = __atomic_load_n(&conn->fences[SIM_FENCE_SLOTS + fence->slot],
+			      __ATOMIC_RELAXED);
+	seen = __atomic_load_n(&conn->host_ns, __ATOMIC_RELAXED);
+	while (seen < end &&
+	       !__atomic_compare_exchange_n(&conn->host_ns, &seen, end, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 static int64_t sim_now_ns(void)
 {
 	struct timespec ts;

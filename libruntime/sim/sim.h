@@ -36,6 +36,7 @@ struct sim_conn {
 	uint32_t *gens;			/* by slot */
 	uint32_t next_slot;
 	struct sim_hello_reply machine;	/* what HELLO said */
+	uint64_t host_ns;		/* modelled time seen: fence ends */
 };
 
 struct sim_context {
@@ -55,6 +56,7 @@ struct sim_fence {
 	struct sim_conn *conn;
 	uint32_t slot, gen;
 };
+void sim_fence_seen(struct tern_fence *fence);
 
 struct sim_queue {
 	struct tern_be_queue base;
@@ -71,6 +73,7 @@ struct sim_settings {
 	char name[65];			/* TERN_SIM_MACHINE */
 	char dir[108];			/* the machine's directory */
 	uint64_t idle_ms;		/* TERN_SIM_IDLE_MS */
+	bool model_clock;		/* TERN_SIM_CLOCK=model */
 };
 tern_status_t sim_settings_read(struct sim_settings *s);
 /* A machine name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */

@@ -96,6 +96,7 @@ tern_status_t sim_submit(struct tern_be_device *bdev,
 	req.head.fence.gen = fence->gen;
 	req.head.size = size;
 	req.head.wait_count = wait_count;
+	req.head.host_ns = __atomic_load_n(&conn->host_ns, __ATOMIC_RELAXED);
 	for (i = 0; i < wait_count; i++) {
 		struct sim_fence *w = tern_container_of(waits[i],
 							struct sim_fence, base);

@@ -26,7 +26,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	3
+#define SIM_WIRE_VERSION	4
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -37,10 +37,13 @@
  * futex word, (generation << 1) | done; bits 32-63 the job's
  * tern_status_t once done. The machine ends a fence with one
  * compare-and-swap from (gen << 1) to the done value, so a slot the
- * process has reused for a newer generation is never overwritten.
+ * process has reused for a newer generation is never overwritten. After
+ * the SIM_FENCE_SLOTS words, as many more: word SIM_FENCE_SLOTS + slot
+ * holds the modelled time the job ended at (tern_timing.h), written
+ * before the slot is marked done.
  */
 #define SIM_FENCE_SLOTS		(1u << 20)
-#define SIM_FENCE_TABLE_BYTES	((uint64_t)SIM_FENCE_SLOTS * 8)
+#define SIM_FENCE_TABLE_BYTES	((uint64_t)SIM_FENCE_SLOTS * 16)
 
 static inline uint64_t sim_fence_word_pending(uint32_t gen)
 {
@@ -123,7 +126,9 @@ struct sim_reply {
 	uint32_t pad;
 };
 
-struct sim_ctx_open { uint32_t device; uint32_t pad; };
+/* SIM_CTX_MODEL_CLOCK: its TIMESTAMPs read the timing model's clock. */
+#define SIM_CTX_MODEL_CLOCK	1u
+struct sim_ctx_open { uint32_t device; uint32_t flags; };
 struct sim_ctx_open_reply { struct sim_reply r; uint64_t ctx; };
 struct sim_ctx_ref { uint64_t ctx; };	/* CTX_CLOSE, QUERY, MEM_USAGE */
 
@@ -216,13 +221,18 @@ struct sim_queue_destroy { uint64_t ctx; uint64_t queue; };
 
 struct sim_fence_ref { uint32_t slot, gen; };
 
-/* SUBMIT: this, @wait_count fence refs, then @size bytes of packets. */
+/*
+ * SUBMIT: this, @wait_count fence refs, then @size bytes of packets.
+ * @host_ns: the modelled time the process has seen, the latest end of
+ * the jobs it waited for; the job starts no earlier.
+ */
 struct sim_submit {
 	uint64_t ctx;
 	uint64_t queue;
 	struct sim_fence_ref fence;
 	uint32_t size;
 	uint32_t wait_count;
+	uint64_t host_ns;
 };
 
 struct sim_stop { uint32_t force; uint32_t pad; };

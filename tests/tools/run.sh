@@ -468,7 +468,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_TOPOLOGY=trn3"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -486,6 +486,14 @@ if [ "$mode" = sim ]; then
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='bogus'\" '$err' &&
 			grep -q 'TERN_SIM_TOPOLOGY auto, ring, torus:RxC .*full .*none or custom:A-B' '$err' &&
 			grep -q 'TERN_SIM_MEM_MB 1-1048576, TERN_SIM_JOB_TIMEOUT_MS 1-3600000' '$err'"
+	run env TERN_SIM_CLOCK=fast "$bench" copy -n 1
+	check "bench with TERN_SIM_CLOCK=fast: says what it takes" \
+		sh -c "[ $rc -eq 2 ] && grep -q 'TERN_SIM_CLOCK=.fast. is neither .wall. nor .model.' '$err' &&
+			grep -q 'TERN_SIM_CLOCK wall or model' '$err'"
+	run env TERN_SIM_TOPOLOGY=trn2-ultra TERN_SIM_DEVICES=16 "$inspect" list
+	check "inspect with trn2-ultra on 16 devices: names both" \
+		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='trn2-ultra'\" '$err' &&
+			grep -q 'does not fit 16 devices' '$err'"
 fi
 
 if [ "$mode" = kernel ] || ls /dev/accel/accel* /dev/dri/renderD* >/dev/null 2>&1; then

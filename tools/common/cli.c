@@ -137,6 +137,7 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
 		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
 		"TERN_SIM_MACHINE", "TERN_SIM_DIR", "TERN_SIM_IDLE_MS",
+		"TERN_SIM_CLOCK",
 	};
 	tern_status_t status = tern_get_backend(backend);
 
@@ -161,8 +162,10 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_SIM_DEVICES a whole number 1-64, TERN_SIM_MEM_MB "
 		"1-1048576, TERN_SIM_JOB_TIMEOUT_MS 1-3600000; "
 		"TERN_SIM_TOPOLOGY auto, ring, torus:RxC (R*C = the device "
-		"count), full (at most 17 devices), none or custom:A-B,C-D,... "
-		"(devices that exist) (see Documentation/simulator.rst)\n",
+		"count), full (at most 17 devices), trn2 (16 devices), "
+		"trn2-ultra (64), none or custom:A-B[@GBPS[/NSns]],... "
+		"(devices that exist); TERN_SIM_CLOCK wall or model "
+		"(see Documentation/simulator.rst)\n",
 		prog);
 	return EXIT_USAGE;
 }

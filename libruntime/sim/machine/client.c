@@ -245,6 +245,7 @@ static int machine_submit(struct machine_client *client,
 	if (!job)
 		return -1;
 	job->size = req->size;
+	job->host_ns = req->host_ns;
 	job->fence = machine_fence_create(client->fences, req->fence.slot,
 					  req->fence.gen);
 	if (!job->fence || machine_hold(client, &req->fence, job->fence))
@@ -276,7 +277,8 @@ static int machine_submit(struct machine_client *client,
 
 refuse:
 	/* No queue to keep order on: the fence fails at once. */
-	machine_fence_signal(job->fence, TERN_ERROR_INVALID_ARGUMENT);
+	machine_fence_signal(job->fence, TERN_ERROR_INVALID_ARGUMENT,
+			     req->host_ns);
 	machine_fence_put(job->fence);
 	free(job);
 	return 0;
@@ -476,11 +478,13 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 		machine_drop(client, (const void *)req);
 		return 0;
 	case SIM_MSG_CTX_OPEN:
-		if (len != sizeof(*open_req)) {
+		if (len != sizeof(*open_req) ||
+		    (open_req->flags & ~SIM_CTX_MODEL_CLOCK)) {
 			opened.r.status = TERN_ERROR_INVALID_ARGUMENT;
 		} else {
 			opened.r.status = machine_context_open(client,
 							       open_req->device,
+							       open_req->flags,
 							       &ctx);
 			if (opened.r.status == TERN_SUCCESS)
 				opened.ctx = ctx->id;

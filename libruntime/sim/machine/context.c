@@ -15,7 +15,7 @@
 #include "tern_model.h"
 
 int machine_context_open(struct machine_client *client, uint32_t device,
-			 struct machine_context **out)
+			 uint32_t flags, struct machine_context **out)
 {
 	struct machine *m = client->machine;
 	struct machine_context *ctx;
@@ -31,6 +31,7 @@ int machine_context_open(struct machine_client *client, uint32_t device,
 	ctx->id = machine_next_id(m);
 	ctx->dev = dev;
 	ctx->client = client;
+	ctx->model_clock = flags & SIM_CTX_MODEL_CLOCK;
 	pthread_rwlock_init(&ctx->va_lock, NULL);
 
 	pthread_mutex_lock(&dev->lock);

@@ -162,6 +162,9 @@ static tern_status_t machine_job_run(struct machine_engine *engine,
 		.ctx = ctx,
 		.fabric = &m->fabric,
 		.device = (u32)ctx->dev->index,
+		.timing = m->timing,
+		.engine = &engine->timing,
+		.model_clock = ctx->model_clock,
 	};
 	uint64_t deadline = machine_clock_ns() + m->job_timeout_ns;
 	struct tern_model_job run;
@@ -202,6 +205,24 @@ static tern_status_t machine_job_run(struct machine_engine *engine,
 				backoff_us *= 2;
 		}
 	}
+}
+
+/*
+ * In modelled time a job starts once its engine is free, the process
+ * had submitted it (after the jobs it had waited for) and the jobs it
+ * depends on have ended: as the host and a chip would order it.
+ */
+static void machine_job_start_time(struct machine_engine *engine,
+				   const struct machine_job *job)
+{
+	struct tern_timing_engine *t = &engine->timing;
+	uint32_t i;
+
+	if (t->now < job->host_ns)
+		t->now = job->host_ns;
+	for (i = 0; i < job->dep_count; i++)
+		if (t->now < job->deps[i]->end_ns)
+			t->now = job->deps[i]->end_ns;
 }
 
 static void machine_job_free(struct machine_job *job)
@@ -326,7 +347,9 @@ static void *machine_engine_main(void *arg)
 
 		/* The queue stays until its last fence signals. */
 		start = machine_clock_ns();
+		machine_job_start_time(engine, job);
 		status = machine_job_run(engine, ctx, job);
+		tern_timing_job_end(&engine->timing);
 
 		pthread_mutex_lock(&engine->lock);
 		engine->busy = NULL;
@@ -335,7 +358,7 @@ static void *machine_engine_main(void *arg)
 		if (status == TERN_ERROR_TIMEOUT)
 			machine_engine_guilty(engine, ctx, &guilty);
 		pthread_mutex_unlock(&engine->lock);
-		machine_fence_signal(job->fence, status);
+		machine_fence_signal(job->fence, status, engine->timing.now);
 		machine_job_free(job);
 		if (status == TERN_ERROR_TIMEOUT)
 			machine_reset_event(engine, &guilty);

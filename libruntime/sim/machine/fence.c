@@ -96,7 +96,7 @@ void machine_fence_put(struct machine_fence *fence)
 
 /* Tells the process: its slot goes from pending to done, and it wakes. */
 static void machine_fence_report(struct machine_fence *fence,
-				 tern_status_t status)
+				 tern_status_t status, uint64_t end_ns)
 {
 	uint64_t *word, expected;
 
@@ -104,6 +104,11 @@ static void machine_fence_report(struct machine_fence *fence,
 		return;
 	word = &fence->table->words[fence->slot];
 	expected = sim_fence_word_pending(fence->gen);
+	/* A slot already reused for a newer fence keeps its own time. */
+	if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == expected)
+		__atomic_store_n(&fence->table->words[SIM_FENCE_SLOTS +
+						      fence->slot],
+				 end_ns, __ATOMIC_RELAXED);
 	if (__atomic_compare_exchange_n(word, &expected,
 					sim_fence_word_done(fence->gen, status),
 					false, __ATOMIC_SEQ_CST,
@@ -112,7 +117,8 @@ static void machine_fence_report(struct machine_fence *fence,
 			NULL, NULL, 0);
 }
 
-void machine_fence_signal(struct machine_fence *fence, tern_status_t status)
+void machine_fence_signal(struct machine_fence *fence, tern_status_t status,
+			  uint64_t end_ns)
 {
 	struct machine_engine **watchers;
 	uint32_t count, i;
@@ -120,6 +126,7 @@ void machine_fence_signal(struct machine_fence *fence, tern_status_t status)
 	pthread_mutex_lock(&fence->lock);
 	fence->signaled = true;
 	fence->status = status;
+	fence->end_ns = end_ns;
 	watchers = fence->watchers;
 	count = fence->watcher_count;
 	fence->watchers = NULL;
@@ -127,7 +134,7 @@ void machine_fence_signal(struct machine_fence *fence, tern_status_t status)
 	fence->watcher_cap = 0;
 	pthread_cond_broadcast(&fence->cond);
 	pthread_mutex_unlock(&fence->lock);
-	machine_fence_report(fence, status);
+	machine_fence_report(fence, status, end_ns);
 
 	/* Engine locks are taken without the fence lock: see ready_or_watch. */
 	for (i = 0; i < count; i++)

@@ -63,6 +63,12 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 			 shape->topology, shape->devices);
 		return -EINVAL;
 	}
+	m->timing = malloc(sizeof(*m->timing));
+	if (!m->timing) {
+		snprintf(reason, reason_len, "out of memory");
+		return -ENOMEM;
+	}
+	tern_timing_init(m->timing, &m->fabric);
 	m->shape = *shape;
 	m->job_timeout_ns = (uint64_t)shape->job_timeout_ms * 1000000ull;
 	m->has_reduce = machine_model_has_reduce();

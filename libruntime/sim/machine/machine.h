@@ -23,6 +23,7 @@
 #include "sim/wire.h"
 #include "tern_accel.h"
 #include "tern_fabric.h"
+#include "tern_timing.h"
 
 #define MACHINE_MAX_DEVICES	64
 #define MACHINE_ENGINES		4
@@ -51,6 +52,7 @@ struct machine_fence {
 	pthread_cond_t cond;		/* waiters inside the machine */
 	bool signaled;
 	tern_status_t status;
+	uint64_t end_ns;		/* modelled time its job ended */
 	struct machine_engine **watchers;	/* engines to wake on signal */
 	uint32_t watcher_count, watcher_cap;
 	/* Where the client learns of it: its fence table's slot. */
@@ -67,6 +69,7 @@ struct machine_job {
 	struct machine_fence **deps;
 	uint32_t dep_count;
 	tern_status_t early;		/* set: fail at once with this */
+	uint64_t host_ns;		/* modelled: starts no earlier */
 	uint32_t size;
 	uint64_t packets[];
 };
@@ -99,6 +102,7 @@ struct machine_engine {
 	struct machine_context *busy;	/* running a job of, or NULL */
 	atomic_bool hung;		/* engine_hang: no progress */
 	struct machine_engine_stats stats;	/* engine lock */
+	struct tern_timing_engine timing;	/* the engine thread's */
 };
 
 struct machine_device {
@@ -141,6 +145,7 @@ struct machine_context {
 	struct machine_client *client;
 	struct machine_context *next;	/* the client's contexts */
 	atomic_bool dead;		/* closing: its jobs end now */
+	bool model_clock;		/* SIM_CTX_MODEL_CLOCK */
 	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
 	struct machine_bo **bos;	/* sorted by address */
 	size_t bo_count, bo_cap;
@@ -181,6 +186,7 @@ struct machine {
 	uint64_t started_ns;		/* CLOCK_REALTIME */
 	uint64_t job_timeout_ns;
 	struct tern_fabric fabric;	/* fabric id = device index */
+	struct tern_timing *timing;	/* the fabric's timing model */
 	bool has_reduce;		/* the model knows REDUCE */
 	int device_count;
 	struct machine_device devices[MACHINE_MAX_DEVICES];
@@ -216,7 +222,7 @@ void *machine_client_main(void *arg);
 
 /* context.c: opening and closing a device */
 int machine_context_open(struct machine_client *client, uint32_t device,
-			 struct machine_context **out);
+			 uint32_t flags, struct machine_context **out);
 void machine_context_close(struct machine_context *ctx);
 struct machine_context *machine_context_find(struct machine_client *client,
 					     uint64_t id);
@@ -261,7 +267,9 @@ struct machine_fence *machine_fence_create(struct machine_fence_table *table,
 					   uint32_t slot, uint32_t gen);
 struct machine_fence *machine_fence_get(struct machine_fence *fence);
 void machine_fence_put(struct machine_fence *fence);
-void machine_fence_signal(struct machine_fence *fence, tern_status_t status);
+/* Ends @fence with @status; its job ended at modelled time @end_ns. */
+void machine_fence_signal(struct machine_fence *fence, tern_status_t status,
+			  uint64_t end_ns);
 /* True if signalled; otherwise @engine is woken when it is. */
 bool machine_fence_ready_or_watch(struct machine_fence *fence,
 				  struct machine_engine *engine);
