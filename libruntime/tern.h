@@ -490,6 +490,31 @@ tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
 tern_status_t tern_comm_count(tern_comm_t comm, int *count);
 tern_status_t tern_comm_rank(tern_comm_t comm, int *rank);
 
+/* The collectives, for the calls that describe rather than run them. */
+typedef enum tern_collective {
+	TERN_COLL_ALL_REDUCE = 0,
+	TERN_COLL_REDUCE_SCATTER = 1,
+	TERN_COLL_ALL_GATHER = 2,
+	TERN_COLL_BROADCAST = 3,
+	TERN_COLL_REDUCE = 4,
+	TERN_COLL_ALL_TO_ALL = 5,
+} tern_collective_t;
+
+/*
+ * The least time, in microseconds, that any schedule of @coll over @bytes
+ * can take on @comm's fabric: the bytes the busiest rank must send over
+ * its links' nominal bandwidth, plus the latency between the farthest
+ * ranks (from @root, for broadcast and reduce; @root is ignored by the
+ * others), from each port's figures (tern_port_info_t). @bytes is the
+ * message as nccl-tests counts it: each rank's buffer, the gathered array
+ * for all-gather and reduce-scatter, a rank's send buffer for all-to-all.
+ * 0 for one rank or no bytes; TERN_ERROR_NO_ROUTE if a rank has no link to
+ * the others; TERN_ERROR_INVALID_ARGUMENT for a bad comm, collective, root
+ * or NULL @us.
+ */
+tern_status_t tern_comm_lower_bound(tern_comm_t comm, tern_collective_t coll,
+				    size_t bytes, int root, double *us);
+
 /*
  * Collectives are enqueued on @stream (of the communicator's device) like
  * any other work and complete through the same events; send and recv may

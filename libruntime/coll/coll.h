@@ -90,6 +90,16 @@ struct coll_team {
 	struct tern_comm *members[];	/* by rank; NULL once freed */
 };
 
+/*
+ * The comm's fabric as the cost model sees it (cost.c): the least latency
+ * between every pair of ranks over the comm's links (UINT32_MAX: none),
+ * and the bytes per second each rank's links to the others carry.
+ */
+struct coll_fabric {
+	uint32_t latency_ns[COLL_MAX_RANKS][COLL_MAX_RANKS];
+	uint64_t out[COLL_MAX_RANKS];
+};
+
 struct tern_comm {
 	struct tern_comm *next;		/* the registry of live communicators */
 	pthread_mutex_t lock;		/* enqueueing and everything below */
@@ -111,6 +121,7 @@ struct tern_comm {
 	struct coll_team *team;		/* the ranks in this process, or NULL */
 	struct coll_link *link;		/* the ranks in other processes, or NULL */
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
+	struct coll_fabric fabric;
 };
 
 /* What a collective call asks for, once its arguments are checked. */
@@ -287,6 +298,8 @@ struct coll_node {
 	int fabric_id;
 	uint32_t port_count;
 	int neighbour[16];		/* fabric id on each port, -1 if none */
+	uint32_t latency_ns[16];	/* each port's link: ns per hop */
+	uint64_t bandwidth[16];		/* and bytes/s each way; 0: down */
 };
 
 /*
@@ -296,6 +309,19 @@ struct coll_node {
  * and jumps where it cannot, both ways.
  */
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes);
+
+/* ---- cost.c: the cost model ---- */
+
+/* Fills comm->fabric from @nodes (one per rank). */
+void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes);
+/*
+ * The least time, in ns, any schedule of @kind over @bytes (the whole
+ * message, as tern-bench counts it) can take on the comm's fabric.
+ * TERN_ERROR_NO_ROUTE if some rank reaches no other.
+ */
+tern_status_t coll_cost_bound(const struct tern_comm *comm,
+			      enum coll_kind kind, uint64_t bytes, int root,
+			      double *ns);
 
 /* ---- prog.c: one rank's packet program ---- */
 

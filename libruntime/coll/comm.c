@@ -171,9 +171,13 @@ tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node)
 	if (status)
 		return status;
 	node->port_count = count < 16 ? count : 16;
-	for (uint32_t p = 0; p < node->port_count; p++)
+	for (uint32_t p = 0; p < node->port_count; p++) {
 		node->neighbour[p] = ports[p].state == TERN_LINK_UNCONNECTED ?
 				     -1 : ports[p].peer_device;
+		node->latency_ns[p] = ports[p].latency_ns;
+		node->bandwidth[p] = ports[p].state == TERN_LINK_UP ?
+				     ports[p].bandwidth : 0;
+	}
 	return TERN_SUCCESS;
 }
 
@@ -252,6 +256,7 @@ tern_status_t coll_init_team(struct tern_comm **comms, int n,
 	}
 	for (i = 0; i < n; i++) {
 		coll_plan_rings(made[i], nodes);
+		coll_measure_fabric(made[i], nodes);
 		coll_register(made[i]);
 		comms[i] = made[i];
 	}

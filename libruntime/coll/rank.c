@@ -407,6 +407,7 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		coll_id_release(id);	/* one rank: the port was never needed */
 	if (status == TERN_SUCCESS) {
 		coll_plan_rings(c, t->node);
+		coll_measure_fabric(c, t->node);
 		coll_register(c);
 		*comm = c;
 	} else if (c) {

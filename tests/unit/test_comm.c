@@ -4,8 +4,9 @@
  * several streams per rank (order), errors that stay and reach every
  * thread and every rank (sticky errors, tern_comm_get_async_error), abort
  * from a watchdog thread, failure detection well inside the job timeout,
- * groups (a large exchange both ways on one stream, all-to-allv), and bad
- * arguments to each new call.
+ * groups (a large exchange both ways on one stream, all-to-allv), the
+ * fabric's lower bound for each collective, and bad arguments to each new
+ * call.
  *
  * Each group of tests runs in a child of its own (--child NAME) on the
  * simulated machine it needs. The error tests run with a 60 s job
@@ -862,6 +863,84 @@ static void test_split_errors(void **state)
 	assert_ok(tern_comm_destroy(world[1]));
 }
 
+/* ---- the fabric's bound ---- */
+
+#define assert_close(got, want, eps)					\
+	do {								\
+		double got_ = (got), want_ = (want);			\
+		if (got_ < want_ - (eps) || got_ > want_ + (eps))	\
+			fail_msg("line %d: %.9f, want %.9f", __LINE__,	\
+				 got_, want_);				\
+	} while (0)
+
+static double bound_us(tern_comm_t comm, tern_collective_t coll,
+		       size_t bytes, int root)
+{
+	double us = -1;
+
+	assert_ok(tern_comm_lower_bound(comm, coll, bytes, root, &us));
+	return us;
+}
+
+/*
+ * On the 4x4 torus of 256 GB/s, 1.5 us links: each chip sends over four
+ * (1,024 GB/s) and the farthest chip is 4 hops away; a row of it is a ring
+ * of 4, two links a chip, 2 hops across.
+ */
+static void test_lower_bound(void **state)
+{
+	tern_comm_t world[MAX_RANKS], rows[MAX_RANKS];
+	double us = -1;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(world, 16, g.dev));
+	assert_close(bound_us(world[3], TERN_COLL_ALL_REDUCE, 8, 0),
+			    6.0 + 2.0 * 15 / 16 * 8 / 1.024e6, 1e-9);
+	assert_close(bound_us(world[0], TERN_COLL_ALL_REDUCE, 1u << 30, 0),
+			    6.0 + 2.0 * 15 / 16 * (1u << 30) / 1.024e6, 1e-6);
+	assert_close(bound_us(world[0], TERN_COLL_ALL_GATHER, 1u << 20, 0),
+			    6.0 + 15.0 / 16 * (1u << 20) / 1.024e6, 1e-6);
+	assert_close(bound_us(world[9], TERN_COLL_BROADCAST, 1u << 20, 5),
+			    6.0 + (1u << 20) / 1.024e6, 1e-6);
+	assert_close(bound_us(world[0], TERN_COLL_ALL_REDUCE, 0, 0), 0, 0);
+
+	assert_ok(tern_group_start());
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_comm_split(world[r], r / 4, r % 4, &rows[r]));
+	assert_ok(tern_group_end());
+	assert_close(bound_us(rows[6], TERN_COLL_ALL_REDUCE, 4u << 20, 0),
+			    3.0 + 2.0 * 3 / 4 * (4u << 20) / 0.512e6, 1e-6);
+
+	assert_status(tern_comm_lower_bound(world[0], TERN_COLL_ALL_REDUCE, 8,
+					    0, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_lower_bound(world[0], (tern_collective_t)6, 8,
+					    0, &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_lower_bound(world[0], (tern_collective_t)-1,
+					    8, 0, &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_lower_bound(world[0], TERN_COLL_BROADCAST, 8,
+					    16, &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_lower_bound(world[0], TERN_COLL_REDUCE, 8, -1,
+					    &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_lower_bound(NULL, TERN_COLL_ALL_REDUCE, 8, 0,
+					    &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	/* a root is only looked at where there is one */
+	assert_ok(tern_comm_lower_bound(world[0], TERN_COLL_ALL_REDUCE, 8, 99,
+					&us));
+	for (int r = 0; r < 16; r++) {
+		assert_ok(tern_comm_destroy(rows[r]));
+		assert_ok(tern_comm_destroy(world[r]));
+	}
+	assert_status(tern_comm_lower_bound(world[0], TERN_COLL_ALL_REDUCE, 8,
+					    0, &us),
+		      TERN_ERROR_INVALID_ARGUMENT);
+}
+
 /* ---- bad arguments ---- */
 
 static void test_bad_arguments(void **state)
@@ -1034,6 +1113,7 @@ static const struct CMUnitTest group_tests[] = {
 static const struct CMUnitTest split_tests[] = {
 	cmocka_unit_test(test_split_rows_columns),
 	cmocka_unit_test(test_split_errors),
+	cmocka_unit_test(test_lower_bound),
 };
 
 static const struct CMUnitTest bad_detect_tests[] = {
