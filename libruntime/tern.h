@@ -96,6 +96,12 @@ typedef struct tern_device *tern_device_t;
 #define TERN_DEVICE_CAP_ABORTABLE_WAIT (1ull << 7)
 /* REDUCE can divide its sum: TERN_AVG on more than one rank needs it. */
 #define TERN_DEVICE_CAP_REDUCE_DIVIDE (1ull << 8)
+/*
+ * Bits from 32 up are libtern's own, never the driver's. The engine clock
+ * (TIMESTAMP, event times) is a timing model's, not the host's: the
+ * simulator with TERN_SIM_CLOCK=model.
+ */
+#define TERN_DEVICE_CAP_MODELLED_CLOCK (1ull << 32)
 
 typedef struct tern_device_properties {
 	int index;

@@ -33,7 +33,7 @@ port=$((30000 + $$ % 20000))
 sizes="-b 4K -e 64K -f 4 -n 2 -w 1"
 
 # The data rows' busiest-link column.
-busiest() { grep -v '^#' "$1" | awk '{ print $(NF - 1) }' | tr '\n' ' '; }
+busiest() { grep -v '^#' "$1" | awk '{ print $14 }' | tr '\n' ' '; }
 # near A B: the same number of rows, each within 1% (plus a few control
 # bytes): a rank reads its own ports, so its window may hold a slower
 # peer's last read of the step before.

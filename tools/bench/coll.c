@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -23,6 +24,7 @@
 
 struct coll_kind {
 	enum coll_id id;
+	tern_collective_t coll;	/* as libtern names it */
 	const char *name;
 	const char *summary;
 	int reduces;	/* takes -o */
@@ -50,22 +52,22 @@ static double coll_factor_one(int n)
 }
 
 static const struct coll_kind coll_kinds[] = {
-	{ COLL_ALL_REDUCE, "all-reduce",
+	{ COLL_ALL_REDUCE, TERN_COLL_ALL_REDUCE, "all-reduce",
 	  "All-reduce bandwidth (nccl-tests all_reduce_perf).",
 	  1, 0, 0, coll_factor_all_reduce },
-	{ COLL_ALL_GATHER, "all-gather",
+	{ COLL_ALL_GATHER, TERN_COLL_ALL_GATHER, "all-gather",
 	  "All-gather bandwidth (nccl-tests all_gather_perf); the size is the gathered array.",
 	  0, 0, 1, coll_factor_pieces },
-	{ COLL_REDUCE_SCATTER, "reduce-scatter",
+	{ COLL_REDUCE_SCATTER, TERN_COLL_REDUCE_SCATTER, "reduce-scatter",
 	  "Reduce-scatter bandwidth (nccl-tests reduce_scatter_perf); the size is the whole input.",
 	  1, 0, 1, coll_factor_pieces },
-	{ COLL_BROADCAST, "broadcast",
+	{ COLL_BROADCAST, TERN_COLL_BROADCAST, "broadcast",
 	  "Broadcast bandwidth from the root (nccl-tests broadcast_perf).",
 	  0, 1, 0, coll_factor_one },
-	{ COLL_REDUCE, "reduce",
+	{ COLL_REDUCE, TERN_COLL_REDUCE, "reduce",
 	  "Reduce-to-root bandwidth (nccl-tests reduce_perf).",
 	  1, 1, 0, coll_factor_one },
-	{ COLL_ALL_TO_ALL, "all-to-all",
+	{ COLL_ALL_TO_ALL, TERN_COLL_ALL_TO_ALL, "all-to-all",
 	  "All-to-all bandwidth (nccl-tests alltoall_perf); the size is each rank's send buffer.",
 	  0, 0, 1, coll_factor_pieces },
 };
@@ -95,6 +97,7 @@ struct coll_bench {
 	void *agree_ptr;
 	uint32_t links;	/* fewest up links on a rank; 0: no fabric */
 	struct coll_fabric_snapshot before, after;
+	int modelled;	/* device time is the timing model's */
 };
 
 /* One size's figures for one placement. */
@@ -104,6 +107,7 @@ struct coll_result {
 	double algbw, busbw;
 	uint64_t wrong;
 	uint64_t busiest;	/* bytes per iteration, out of place */
+	double wall_us;		/* per iteration, by the host's clock */
 };
 
 /* Elements per rank's piece, and the count printed (the whole array). */
@@ -288,12 +292,20 @@ static tern_status_t coll_agree(struct coll_bench *b, uint64_t *value,
 	return status;
 }
 
+static uint64_t coll_host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static tern_status_t coll_measure(struct coll_bench *b,
 				  const struct coll_shape *s, int in_place,
 				  struct coll_result *res)
 {
 	const struct bench_options *sweep = &b->opts->sweep;
-	uint64_t slowest_ns, busiest;
+	uint64_t slowest_ns, busiest, wall_ns;
 	tern_status_t status;
 	float ms, slowest = 0;
 
@@ -314,8 +326,15 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	if (status == TERN_SUCCESS && !in_place && b->links)
 		status = coll_fabric_read(b->devices + b->first,
 					  b->end - b->first, &b->before);
+	/* ranks in other processes start the clock together */
+	if (status == TERN_SUCCESS && b->launch && (in_place || !b->links))
+		status = coll_agree(b, &(uint64_t){ 0 }, TERN_MAX);
+	wall_ns = coll_host_ns();
 	if (status == TERN_SUCCESS)
 		status = coll_iterate(b, s, in_place, sweep->iters, 1);
+	wall_ns = coll_host_ns() - wall_ns;
+	if (status == TERN_SUCCESS)
+		status = coll_agree(b, &wall_ns, TERN_MAX);
 	if (status == TERN_SUCCESS && !in_place && b->links)
 		status = coll_agree(b, &(uint64_t){ 0 }, TERN_MAX);
 	if (status == TERN_SUCCESS && !in_place && b->links)
@@ -338,6 +357,7 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	if (status != TERN_SUCCESS)
 		return status;
 	res->time_us = (double)slowest_ns / 1000.0 / (double)sweep->iters;
+	res->wall_us = (double)wall_ns / 1000.0 / (double)sweep->iters;
 	res->algbw = res->time_us > 0 ?
 		(double)s->size / (res->time_us * 1000.0) : 0.0;
 	res->busbw = res->algbw * b->kind->factor(b->nranks);
@@ -387,12 +407,24 @@ static void coll_print_table_header(void)
 				  "  %10s  %6s  %6s  %6s", "(us)", "(GB/s)",
 				  "(GB/s)", "");
 	}
-	snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %16s",
-		 "fabric-eff");
-	snprintf(line[1] + at[1], sizeof(line[1]) - at[1], "  %12s  %5s",
-		 "busiest", "ratio");
-	snprintf(line[2] + at[2], sizeof(line[2]) - at[2], "  %12s  %5s",
-		 "(B/iter)", "");
+	at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %16s",
+			  "fabric-eff");
+	at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
+			  "  %12s  %5s", "busiest", "ratio");
+	at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
+			  "  %12s  %5s", "(B/iter)", "");
+	/* out of place: the host's clock, and the fabric's bound */
+	at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %18s",
+			  "wall");
+	at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
+			  "  %10s  %6s", "time", "busbw");
+	at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
+			  "  %10s  %6s", "(us)", "(GB/s)");
+	snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %14s", "bound");
+	snprintf(line[1] + at[1], sizeof(line[1]) - at[1], "  %10s  %5s",
+		 "time", "ratio");
+	snprintf(line[2] + at[2], sizeof(line[2]) - at[2], "  %10s  %5s",
+		 "(us)", "");
 	for (int i = 0; i < 3; i++)
 		coll_print_trimmed(line[i]);
 }
@@ -401,6 +433,29 @@ static void coll_print_table_header(void)
 static double coll_lower_bound(const struct coll_bench *b, uint64_t size)
 {
 	return (double)size * b->kind->factor(b->nranks) / (double)b->links;
+}
+
+/* The host's time, and the fabric's bound with the time's share of it. */
+static void coll_print_wall_and_bound(const struct coll_bench *b,
+				      const struct coll_shape *s,
+				      const struct coll_result *oop)
+{
+	double wall_busbw = 0, bound_us = 0;
+
+	if (!oop->run) {
+		printf("  %10s  %6s  %10s  %5s", "N/A", "N/A", "N/A", "N/A");
+		return;
+	}
+	if (oop->wall_us > 0)
+		wall_busbw = (double)s->size / (oop->wall_us * 1000.0) *
+			     b->kind->factor(b->nranks);
+	printf("  %10.2f  %6.2f", oop->wall_us, wall_busbw);
+	if (tern_comm_lower_bound(b->ranks[b->first].comm, b->kind->coll,
+				  s->size, (int)b->opts->root, &bound_us) ||
+	    bound_us <= 0 || oop->time_us <= 0)
+		printf("  %10s  %5s", "n/a", "n/a");
+	else
+		printf("  %10.2f  %5.2f", bound_us, bound_us / oop->time_us);
 }
 
 static void coll_print_row(const struct coll_bench *b,
@@ -432,13 +487,15 @@ static void coll_print_row(const struct coll_bench *b,
 	}
 	bound = b->links ? coll_lower_bound(b, s->size) : 0;
 	if (!b->links)
-		printf("  %12s  %5s\n", "n/a", "n/a");
+		printf("  %12s  %5s", "n/a", "n/a");
 	else if (bound <= 0 || oop->busiest == 0)
-		printf("  %12llu  %5s\n", (unsigned long long)oop->busiest,
+		printf("  %12llu  %5s", (unsigned long long)oop->busiest,
 		       "n/a");
 	else
-		printf("  %12llu  %5.2f\n", (unsigned long long)oop->busiest,
+		printf("  %12llu  %5.2f", (unsigned long long)oop->busiest,
 		       bound / (double)oop->busiest);
+	coll_print_wall_and_bound(b, s, oop);
+	printf("\n");
 	fflush(stdout);	/* a row at a time for whoever is watching */
 }
 
@@ -476,6 +533,11 @@ static void coll_print_header(const struct coll_bench *b)
 		       b->links);
 	else
 		printf("# fabric-eff: n/a (no fabric links up)\n");
+	printf("# time: %s; wall: the host's clock, out of place\n",
+	       b->modelled ?
+	       "modelled device time (the simulator's timing model, TERN_SIM_CLOCK=model)" :
+	       "the engines' clock");
+	printf("# bound: the fabric's alpha-beta lower bound (tern_comm_lower_bound), ratio bound / time out of place\n");
 	printf("#\n");
 }
 
@@ -582,6 +644,9 @@ static int coll_open_devices(struct coll_bench *b, const char *prog)
 			return 1;
 		}
 		b->devices[r] = b->ranks[r].device;
+		if (b->ranks[r].props.capabilities &
+		    TERN_DEVICE_CAP_MODELLED_CLOCK)
+			b->modelled = 1;
 	}
 	return 0;
 }
@@ -703,6 +768,8 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 		break;
 	}
 	snprintf(prog, sizeof(prog), "tern-bench %s", kind->name);
+	/* On the simulator, time what the fabric would take, unless told. */
+	setenv("TERN_SIM_CLOCK", "model", 0);
 	b.kind = kind;
 	b.opts = &opts;
 	ret = bench_launch_detect(prog, &launch);

@@ -122,6 +122,8 @@ void machine_context_query(struct machine_context *ctx,
 	if (m->has_reduce)
 		reply->capabilities |= TERN_DEVICE_CAP_REDUCE |
 				       TERN_DEVICE_CAP_REDUCE_DIVIDE;
+	if (ctx->model_clock)
+		reply->capabilities |= TERN_DEVICE_CAP_MODELLED_CLOCK;
 	reply->clock_hz = TERN_MODEL_CLOCK_HZ;
 	reply->engine_count = MACHINE_ENGINES;
 	reply->fabric_port_count = m->fabric.port_count[index];
