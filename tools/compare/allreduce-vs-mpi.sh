@@ -4,19 +4,21 @@
 # Benchmark, not a test: tern-bench all-reduce on the simulator against
 # Open MPI's MPI_Allreduce (Debian's openmpi-bin) with the same rank counts
 # and sizes, measured side by side in one run on this machine. Prints, per
-# rank count and size, both bus bandwidths (float sum, out of place) and
-# their ratio.
+# rank count and size, both times and bus bandwidths (float sum, out of
+# place) and the ratio Open MPI time / Tern time (above 1: Tern is faster).
 #
 #   tools/compare/allreduce-vs-mpi.sh [RANKS...]     default: 2 4 8 16
 #
 # Needs: openmpi-bin libopenmpi-dev (apt-get install), `make userspace`.
-# Sizes: TERN_COMPARE_MIN / TERN_COMPARE_MAX bytes (default 1M / 64M).
+# Sizes: TERN_COMPARE_MIN / TERN_COMPARE_MAX bytes (default 8 / 32M), by
+# factors of TERN_COMPARE_FACTOR (default 4); TERN_COMPARE_ITERS (20).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-min=${TERN_COMPARE_MIN:-1048576}
-max=${TERN_COMPARE_MAX:-67108864}
-iters=${TERN_COMPARE_ITERS:-5}
+min=${TERN_COMPARE_MIN:-8}
+max=${TERN_COMPARE_MAX:-33554432}
+factor=${TERN_COMPARE_FACTOR:-4}
+iters=${TERN_COMPARE_ITERS:-20}
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(2 4 8 16)
 
@@ -31,14 +33,15 @@ mpicc -O2 -std=c11 -o "$BUILD/compare/mpi_allreduce" tools/compare/mpi_allreduce
 echo "# all-reduce, float sum, out of place, busbw in GB/s (nccl-tests definition)"
 echo "# machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "# tern: simulator (TERN_SIM_TOPOLOGY auto: torus KxK when ranks = K*K, else ring)"
-printf '%6s %13s %12s %12s %8s\n' ranks size tern-busbw mpi-busbw ratio
+printf '%6s %13s %12s %12s %12s %12s %8s\n' ranks size tern-us mpi-us \
+	tern-busbw mpi-busbw ratio
 for n in "${ranks[@]}"; do
-	tern=$(TERN_BACKEND=sim TERN_SIM_DEVICES=$n TERN_SIM_MEM_MB=$(( (max * 6) / 1048576 + 64 )) \
-		"$BUILD/tern-bench" all-reduce -b "$min" -e "$max" -f 4 -n "$iters" -w 1 -d float -o sum |
-		awk '!/^#/ && NF >= 8 { print $1, $8 }')
+	tern=$(TERN_BACKEND=sim TERN_SIM_MACHINE=auto TERN_SIM_DEVICES=$n TERN_SIM_MEM_MB=$(( (max * 6) / 1048576 + 64 )) \
+		"$BUILD/tern-bench" all-reduce -b "$min" -e "$max" -f "$factor" -n "$iters" -w 2 -d float -o sum |
+		awk '!/^#/ && NF >= 17 { print $1, $16, $17 }')
 	mpi=$(mpirun --allow-run-as-root --oversubscribe -np "$n" \
-		"$BUILD/compare/mpi_allreduce" -b "$min" -e "$max" -n "$iters" -w 1 |
-		awk '!/^#/ { print $1, $4 }')
+		"$BUILD/compare/mpi_allreduce" -b "$min" -e "$max" -n "$iters" -w 2 |
+		awk '!/^#/ { print $1, $2, $4 }')
 	join <(sort -k1,1 <<<"$tern") <(sort -k1,1 <<<"$mpi") | sort -n |
-		awk -v n="$n" '{ printf "%6d %13d %12.2f %12.2f %8.2f\n", n, $1, $2, $3, ($3 > 0 ? $2 / $3 : 0) }'
+		awk -v n="$n" '{ printf "%6d %13d %12.2f %12.2f %12.2f %12.2f %8.2f\n", n, $1, $2, $4, $3, $5, ($2 > 0 ? $4 / $2 : 0) }'
 done
