@@ -521,6 +521,24 @@ typedef enum tern_collective {
 tern_status_t tern_comm_lower_bound(tern_comm_t comm, tern_collective_t coll,
 				    size_t bytes, int root, double *us);
 
+/* An algorithm libtern can run a collective with, and its expected time. */
+typedef struct tern_algo_estimate {
+	char name[16];		/* "direct", "ring", "chain", "pairwise", "local" */
+	double us;		/* what the cost model expects on @comm's fabric */
+} tern_algo_estimate_t;
+
+/*
+ * The algorithms that can run @coll over @bytes (counted as for
+ * tern_comm_lower_bound) on @comm, the one the tuner runs first: the one
+ * its cost model expects to finish first, or the one TERN_ALGO forces
+ * where it can run. Fills up to @capacity entries; *@count receives how
+ * many there are. TERN_ERROR_INVALID_ARGUMENT for a bad comm or
+ * collective, NULL @count, or NULL @out with a capacity.
+ */
+tern_status_t tern_comm_algorithms(tern_comm_t comm, tern_collective_t coll,
+				   size_t bytes, tern_algo_estimate_t *out,
+				   uint32_t capacity, uint32_t *count);
+
 /*
  * Collectives are enqueued on @stream (of the communicator's device) like
  * any other work and complete through the same events; send and recv may

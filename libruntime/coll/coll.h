@@ -98,6 +98,7 @@ struct coll_team {
 struct coll_fabric {
 	uint32_t latency_ns[COLL_MAX_RANKS][COLL_MAX_RANKS];
 	uint64_t out[COLL_MAX_RANKS];
+	uint64_t link;			/* the slowest link between two ranks */
 };
 
 struct tern_comm {
@@ -122,6 +123,7 @@ struct tern_comm {
 	struct coll_link *link;		/* the ranks in other processes, or NULL */
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 	struct coll_fabric fabric;
+	int forced_algo;		/* TERN_ALGO's enum coll_algo, or -1 */
 };
 
 /* What a collective call asks for, once its arguments are checked. */
@@ -300,6 +302,7 @@ struct coll_node {
 	int neighbour[16];		/* fabric id on each port, -1 if none */
 	uint32_t latency_ns[16];	/* each port's link: ns per hop */
 	uint64_t bandwidth[16];		/* and bytes/s each way; 0: down */
+	int algo;			/* its TERN_ALGO: all ranks must agree */
 };
 
 /*
@@ -309,19 +312,6 @@ struct coll_node {
  * and jumps where it cannot, both ways.
  */
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes);
-
-/* ---- cost.c: the cost model ---- */
-
-/* Fills comm->fabric from @nodes (one per rank). */
-void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes);
-/*
- * The least time, in ns, any schedule of @kind over @bytes (the whole
- * message, as tern-bench counts it) can take on the comm's fabric.
- * TERN_ERROR_NO_ROUTE if some rank reaches no other.
- */
-tern_status_t coll_cost_bound(const struct tern_comm *comm,
-			      enum coll_kind kind, uint64_t bytes, int root,
-			      double *ns);
 
 /* ---- prog.c: one rank's packet program ---- */
 
@@ -420,6 +410,7 @@ enum coll_algo {
 	COLL_ALGO_CHAIN,		/* rooted: pipelined chains along the rings */
 	COLL_ALGO_PAIRWISE,		/* all-to-all: n-1 rounds of pairs */
 	COLL_ALGO_P2P,			/* send, recv: chunks through the slots */
+	COLL_ALGO_COUNT
 };
 
 struct coll_plan {
@@ -427,8 +418,43 @@ struct coll_plan {
 	int nch;			/* rings used */
 };
 
+/* An algorithm that can run an operation, and what the model expects. */
+struct coll_candidate {
+	enum coll_algo algo;
+	double ns;
+};
+
 struct coll_plan coll_tune(const struct coll_call *call);
+/* The same choice for @kind over @bytes (the call's count, as bytes). */
+struct coll_plan coll_tune_kind(const struct tern_comm *comm,
+				enum coll_kind kind, uint64_t bytes);
+/* Fills @out (COLL_ALGO_COUNT entries) with the candidates; their count. */
+int coll_tune_candidates(const struct tern_comm *comm, enum coll_kind kind,
+			 uint64_t bytes, struct coll_candidate *out);
+/* tern.h's @coll as the tuner's kind; false if it is none. */
+bool coll_public_kind(tern_collective_t coll, enum coll_kind *kind);
+/* TERN_ALGO: the algorithm forced, -1 for none, or INVALID_ARGUMENT. */
+tern_status_t coll_forced_algo(int *algo);
 const char *coll_algo_name(enum coll_algo algo);
+
+/* ---- cost.c: the cost model ---- */
+
+/* Fills comm->fabric from @nodes (one per rank). */
+void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes);
+/*
+ * The least time, in ns, any schedule of @kind over @bytes (the whole
+ * message, as tern-bench counts it) can take on the comm's fabric.
+ * TERN_ERROR_NO_ROUTE if some rank reaches no other.
+ */
+tern_status_t coll_cost_bound(const struct tern_comm *comm,
+			      enum coll_kind kind, uint64_t bytes, int root,
+			      double *ns);
+/*
+ * The time, in ns, the model expects @algo to take for @kind over @bytes
+ * (the call's count, as bytes, as the tuner sees it).
+ */
+double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
+			  enum coll_algo algo, uint64_t bytes);
 
 /* ---- the algorithms: each emits one rank's part of @call->op ---- */
 

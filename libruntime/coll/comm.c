@@ -115,7 +115,9 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 	}
 	if (nranks == 1)
 		scratch_bytes = 8;	/* nobody sends to a lone rank */
-	status = coll_monitor_start();
+	status = coll_forced_algo(&comm->forced_algo);
+	if (status == TERN_SUCCESS)
+		status = coll_monitor_start();
 	if (status == TERN_SUCCESS)
 		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_DEVICE,
 						    scratch_bytes,
@@ -165,6 +167,7 @@ tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node)
 
 	memset(node, 0, sizeof(*node));
 	node->fabric_id = tern_device_fabric_id(dev);
+	coll_forced_algo(&node->algo);
 	if (!(dev->info.capabilities & TERN_DEVICE_CAP_FABRIC))
 		return TERN_SUCCESS;
 	status = tern_device_get_ports(dev, ports, 16, &count);

@@ -5,6 +5,10 @@
  * reports them and the timing model charges them), and the least time any
  * schedule of a collective can take on it.
  *
+ * Each algorithm's estimate follows its schedule: the steps it takes in
+ * sequence, each a latency, a chunk over a link and the packets an engine
+ * runs for it, and the bytes it sends in all.
+ *
  * The bound is the alpha-beta one (Documentation/collectives.rst): the
  * bytes every rank must send, over the fewest bytes per second a rank's
  * links to the others carry, plus the latency the farthest pair of ranks
@@ -41,6 +45,8 @@ void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes)
 			if (b < 0 || b == a || !nodes[a].bandwidth[p])
 				continue;
 			f->out[a] += nodes[a].bandwidth[p];
+			if (!f->link || nodes[a].bandwidth[p] < f->link)
+				f->link = nodes[a].bandwidth[p];
 			if (nodes[a].latency_ns[p] < f->latency_ns[a][b])
 				f->latency_ns[a][b] = nodes[a].latency_ns[p];
 		}
@@ -109,26 +115,111 @@ tern_status_t coll_cost_bound(const struct tern_comm *comm,
 	return TERN_SUCCESS;
 }
 
+/* An engine's cost per packet, as the timing model charges it. */
+#define COLL_COST_PACKET_NS	50.0
+
+static double coll_min_out(const struct coll_fabric *f, int n)
+{
+	uint64_t out = UINT64_MAX;
+
+	for (int r = 0; r < n; r++)
+		if (f->out[r] < out)
+			out = f->out[r];
+	return out && out != UINT64_MAX ? (double)out : 1.0;
+}
+
+/* The slowest hop of any of the comm's rings. */
+static double coll_ring_hop_ns(const struct tern_comm *comm)
+{
+	const struct coll_fabric *f = &comm->fabric;
+	uint32_t far = 0;
+
+	for (int c = 0; c < comm->nchannels; c++)
+		for (int i = 0; i < comm->nranks; i++) {
+			int a = comm->ring[c][i];
+			int b = comm->ring[c][(i + 1) % comm->nranks];
+
+			if (f->latency_ns[a][b] > far)
+				far = f->latency_ns[a][b];
+		}
+	return far == COLL_FAR ? 1e9 : (double)far;
+}
+
+static double coll_div_up(double a, double b)
+{
+	double q = a / b;
+	double whole = (double)(uint64_t)q;
+
+	return whole < q ? whole + 1 : whole;
+}
+
+double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
+			  enum coll_algo algo, uint64_t bytes)
+{
+	const struct coll_fabric *f = &comm->fabric;
+	const int n = comm->nranks;
+	const int nch = comm->nchannels > 0 ? comm->nchannels : 1;
+	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
+	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
+	double b = (double)bytes, per_ch, chunk, blocks, step;
+
+	if (far >= (double)COLL_FAR)
+		far = 1e9;
+	switch (algo) {
+	case COLL_ALGO_DIRECT:
+		/* every piece at once: the farthest, the bytes, the packets */
+		return far + (n - 1) * b / out * 1e9 +
+		       5.0 * (n - 1) * COLL_COST_PACKET_NS;
+	case COLL_ALGO_RING:
+		/*
+		 * Blocks of n chunks per ring; 2(n-1) steps each for an
+		 * all-reduce (n-1 for its halves), every step a hop.
+		 */
+		per_ch = b / nch;
+		if (kind == COLL_ALL_REDUCE) {
+			chunk = per_ch / n < COLL_CHUNK_BYTES ?
+				coll_div_up(per_ch, n) : COLL_CHUNK_BYTES;
+			blocks = coll_div_up(per_ch, (double)n * COLL_CHUNK_BYTES);
+			step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+			return blocks * 2.0 * (n - 1) * step;
+		}
+		chunk = per_ch < COLL_CHUNK_BYTES ? per_ch : COLL_CHUNK_BYTES;
+		blocks = coll_div_up(per_ch, COLL_CHUNK_BYTES);
+		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+		return blocks * (n - 1) * step;
+	case COLL_ALGO_CHAIN:
+		/* n-1 hops to fill the chain, then a chunk per slot's turn */
+		per_ch = b / nch;
+		chunk = per_ch < COLL_CHUNK_BYTES ? per_ch : COLL_CHUNK_BYTES;
+		blocks = coll_div_up(per_ch, COLL_CHUNK_BYTES);
+		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+		{
+			double turn = chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+			double credit = (2 * hop + chunk / link * 1e9) / COLL_SLOTS;
+
+			return (n - 1) * step +
+			       (blocks - 1) * (turn > credit ? turn : credit);
+		}
+	case COLL_ALGO_PAIRWISE:
+		/* n-1 rounds, each a piece to one peer */
+		blocks = coll_div_up(b, COLL_CHUNK_BYTES);
+		return (n - 1) * (far + b / link * 1e9 +
+				  3 * blocks * COLL_COST_PACKET_NS);
+	default:
+		return 0;
+	}
+}
+
 TERN_API tern_status_t tern_comm_lower_bound(tern_comm_t comm,
 					     tern_collective_t coll,
 					     size_t bytes, int root, double *us)
 {
-	static const enum coll_kind kinds[] = {
-		[TERN_COLL_ALL_REDUCE] = COLL_ALL_REDUCE,
-		[TERN_COLL_REDUCE_SCATTER] = COLL_REDUCE_SCATTER,
-		[TERN_COLL_ALL_GATHER] = COLL_ALL_GATHER,
-		[TERN_COLL_BROADCAST] = COLL_BROADCAST,
-		[TERN_COLL_REDUCE] = COLL_REDUCE,
-		[TERN_COLL_ALL_TO_ALL] = COLL_ALL_TO_ALL,
-	};
 	enum coll_kind kind;
 	tern_status_t status;
 	double ns;
 
-	if (!us || !coll_comm_valid(comm) ||
-	    (unsigned int)coll >= sizeof(kinds) / sizeof(kinds[0]))
+	if (!us || !coll_comm_valid(comm) || !coll_public_kind(coll, &kind))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	kind = kinds[coll];
 	if ((kind == COLL_BROADCAST || kind == COLL_REDUCE) &&
 	    (root < 0 || root >= comm->nranks))
 		return TERN_ERROR_INVALID_ARGUMENT;

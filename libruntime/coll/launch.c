@@ -71,7 +71,8 @@ static void coll_build(struct coll_call *call)
 		coll_pairwise_run(call);
 		break;
 	case COLL_ALGO_P2P:
-		break;		/* built together, below */
+	case COLL_ALGO_COUNT:
+		break;		/* built together, below; not an algorithm */
 	}
 }
 

@@ -400,6 +400,13 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		for (int q = 0; q < p; q++)
 			if (t->node[p].fabric_id == t->node[q].fabric_id)
 				status = TERN_ERROR_INVALID_ARGUMENT;
+	/* Ranks that would choose differently would never meet. */
+	for (int p = 1; status == TERN_SUCCESS && p < nranks; p++)
+		if (t->node[p].algo != t->node[0].algo) {
+			tern_set_last_error("rank %d has a TERN_ALGO of its own: every rank needs the same",
+					    p);
+			status = TERN_ERROR_INVALID_ARGUMENT;
+		}
 	if (status == TERN_SUCCESS && nranks > 1)
 		status = coll_keep_links(c, t);
 	coll_table_close(t);

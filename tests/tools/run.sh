@@ -521,11 +521,12 @@ fi
 
 # coll_rows_ok: every data row has #wrong 0 out of place and in place (or
 # N/A in place, for all-to-all), a fabric-eff ratio, the wall time and
-# busbw, and the bound with its ratio in (0, 1].
+# busbw, the bound with its ratio in (0, 1], and the algorithm.
 coll_rows_ok() {
-	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 19 || $9 != "0" ||
+	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 20 || $9 != "0" ||
 		($13 != "0" && $13 != "N/A") || $16 <= 0 || $18 <= 0 ||
-		$19 <= 0 || $19 > 1')"
+		$19 <= 0 || $19 > 1 ||
+		$20 !~ /^(direct|ring|chain|pairwise)$/')"
 }
 
 if [ "$mode" = sim ]; then
@@ -559,6 +560,15 @@ if [ "$mode" = sim ]; then
 	run env TERN_SIM_TOPOLOGY=trn2 TERN_SIM_DEVICES=16 "$bench" all-reduce -b 8 -e 2M -f 512 -n 2 -w 1 -c 0
 	check "bench all-reduce on trn2: the same modelled times again" \
 		test "$(rows | awk '$1 != 4096 { print $6 }' | tr '\n' ' ')" = "$first"
+	check "bench all-reduce on trn2: direct up to a slot's piece, then rings" \
+		test "$(rows | awk '{ printf "%s ", $20 }')" = "direct direct ring "
+
+	run env TERN_SIM_DEVICES=4 TERN_ALGO=ring "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
+	check "bench all-reduce with TERN_ALGO=ring: rings at 8 B, exact" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$9 == 0 && \$13 == 0 { print \$20 }')\" = ring ]"
+	run env TERN_SIM_DEVICES=4 TERN_ALGO=fastest "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
+	check "bench all-reduce with TERN_ALGO=fastest: fails, names the choices" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'TERN_ALGO=.fastest. is none of direct, ring, chain or pairwise' '$err'"
 
 	for test in all-gather reduce-scatter broadcast reduce all-to-all; do
 		run env TERN_SIM_DEVICES=3 "$bench" $test -b 1K -e 96K -f 8 -n 1 -w 1 -r 2
@@ -583,7 +593,7 @@ if [ "$mode" = sim ]; then
 		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$15 > 0 && \$15 <= 1.0 && \$14 > 0' | wc -l)\" -eq 1 ]"
 	run env TERN_SIM_DEVICES=4 TERN_SIM_TOPOLOGY=none "$bench" all-reduce -b 1K -e 1K -n 1 -w 0 -g 1
 	check "bench all-reduce without fabric links: fabric-eff n/a" \
-		sh -c "[ $rc -eq 0 ] && grep -v '^#' '$out' | grep -q ' n/a  *n/a$'"
+		sh -c "[ $rc -eq 0 ] && grep -v '^#' '$out' | awk '\$14 == \"n/a\" && \$15 == \"n/a\" && \$20 == \"local\"' | grep -q ."
 	usage_error "bench broadcast -r past the last rank" "-r 3: no such rank; 3 ranks" \
 		env TERN_SIM_DEVICES=3 "$bench" broadcast -r 3
 	usage_error "bench all-reduce -g past the devices" "-g 4: only 3 devices present" \

@@ -3,8 +3,9 @@
  * Collectives on the simulator, checked element by element against a
  * reference: every collective x dtype x op x rank count {1,2,3,4,7,8,16} x
  * topology {ring, torus, full} x sizes {0, 1, odd, several blocks}, in
- * place and out of place; and the fabric counters after an all-reduce on a
- * 4-device ring and a 4x4 torus, to the byte.
+ * place and out of place, as the tuner chooses and with rings and chains
+ * forced (TERN_ALGO) where it would not; and the fabric counters after an
+ * all-reduce on a 4-device ring and a 4x4 torus, to the byte.
  *
  * The simulated machine is fixed per process, so the program runs itself
  * again as a child (--child NAME) for each configuration, with
@@ -46,31 +47,37 @@ struct config {
 	int devices, ranks;
 	bool fabric_check;
 	bool faults;		/* runs the fault tests instead of the matrix */
+	const char *env;	/* NAME=VALUE for the child, or NULL */
 };
 
 static const struct config configs[] = {
-	{ "ring-1", "none", 1, 1, false, false },
-	{ "ring-2", "ring", 2, 2, false, false },
-	{ "ring-3", "ring", 3, 3, false, false },
-	{ "ring-4", "ring", 4, 4, true, false },
-	{ "ring-7", "ring", 7, 7, false, false },
-	{ "ring-8", "ring", 8, 8, false, false },
-	{ "ring-16", "ring", 16, 16, false, false },
-	{ "torus-1", "torus:4x4", 16, 1, false, false },
-	{ "torus-2", "torus:4x4", 16, 2, false, false },
-	{ "torus-3", "torus:4x4", 16, 3, false, false },
-	{ "torus-4", "torus:2x2", 4, 4, false, false },
-	{ "torus-7", "torus:4x4", 16, 7, false, false },
-	{ "torus-8", "torus:2x4", 8, 8, false, false },
-	{ "torus-16", "torus:4x4", 16, 16, true, false },
-	{ "full-1", "none", 1, 1, false, false },
-	{ "full-2", "full", 2, 2, false, false },
-	{ "full-3", "full", 3, 3, false, false },
-	{ "full-4", "full", 4, 4, false, false },
-	{ "full-7", "full", 7, 7, false, false },
-	{ "full-8", "full", 8, 8, false, false },
-	{ "full-16", "full", 16, 16, false, false },
-	{ "faults-4", "ring", 4, 4, false, true },
+	{ "ring-1", "none", 1, 1, false, false, NULL },
+	{ "ring-2", "ring", 2, 2, false, false, NULL },
+	{ "ring-3", "ring", 3, 3, false, false, NULL },
+	{ "ring-4", "ring", 4, 4, true, false, NULL },
+	{ "ring-7", "ring", 7, 7, false, false, NULL },
+	{ "ring-8", "ring", 8, 8, false, false, NULL },
+	{ "ring-16", "ring", 16, 16, false, false, NULL },
+	{ "torus-1", "torus:4x4", 16, 1, false, false, NULL },
+	{ "torus-2", "torus:4x4", 16, 2, false, false, NULL },
+	{ "torus-3", "torus:4x4", 16, 3, false, false, NULL },
+	{ "torus-4", "torus:2x2", 4, 4, false, false, NULL },
+	{ "torus-7", "torus:4x4", 16, 7, false, false, NULL },
+	{ "torus-8", "torus:2x4", 8, 8, false, false, NULL },
+	{ "torus-16", "torus:4x4", 16, 16, true, false, NULL },
+	{ "full-1", "none", 1, 1, false, false, NULL },
+	{ "full-2", "full", 2, 2, false, false, NULL },
+	{ "full-3", "full", 3, 3, false, false, NULL },
+	{ "full-4", "full", 4, 4, false, false, NULL },
+	{ "full-7", "full", 7, 7, false, false, NULL },
+	{ "full-8", "full", 8, 8, false, false, NULL },
+	{ "full-16", "full", 16, 16, false, false, NULL },
+	{ "faults-4", "ring", 4, 4, false, true, NULL },
+	/* what the tuner would not pick, forced: exact all the same */
+	{ "torus-16-rings", "torus:4x4", 16, 16, false, false,
+	  "TERN_ALGO=ring" },
+	{ "ring-7-rings", "ring", 7, 7, false, false, "TERN_ALGO=ring" },
+	{ "ring-5-chains", "ring", 5, 5, false, false, "TERN_ALGO=chain" },
 };
 
 /*
@@ -802,8 +809,10 @@ static int run_child(const char *name)
 static int run_config(const struct config *c)
 {
 	/* Faults end at the job timeout: keep it short. */
+	const char *const env[] = { c->env, NULL };
 	const struct sim_machine m = {
-		c->devices, c->topology, "64", c->faults ? "300" : "5000", NULL
+		c->devices, c->topology, "64", c->faults ? "300" : "5000",
+		c->env ? env : NULL
 	};
 
 	return sim_child_run("collectives", c->name, &m);

@@ -1067,6 +1067,97 @@ static void test_bad_detect_interval(void **state)
 		      TERN_ERROR_INVALID_ARGUMENT);
 }
 
+/* A TERN_ALGO that names no algorithm: refused, and said why. */
+static void test_bad_algo(void **state)
+{
+	tern_comm_t comm[2];
+
+	(void)state;
+	assert_status(tern_comm_init_all(comm, 2, g.dev),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tern_get_last_error(), "TERN_ALGO=\"fastest\""));
+}
+
+/* What the tuner runs where, first in the list, with the other candidates. */
+static void test_algorithms(void **state)
+{
+	tern_comm_t world[MAX_RANKS];
+	tern_algo_estimate_t est[8];
+	uint32_t count = 0;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(world, 16, g.dev));
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, est,
+				       8, &count));
+	assert_int_equal(count, 2);
+	assert_string_equal(est[0].name, "direct");
+	assert_string_equal(est[1].name, "ring");
+	assert_true(est[0].us > 6.0 && est[0].us < est[1].us);
+	/* a piece past one slot: the rings alone */
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 1u << 20,
+				       est, 8, &count));
+	assert_int_equal(count, 1);
+	assert_string_equal(est[0].name, "ring");
+	/* all-gather counts the whole array: 16 pieces of 64 KiB still fit */
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_GATHER, 1u << 20,
+				       est, 8, &count));
+	assert_int_equal(count, 2);
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_BROADCAST, 1u << 20,
+				       est, 8, &count));
+	assert_string_equal(est[0].name, "chain");
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_TO_ALL, 4096,
+				       est, 8, &count));
+	assert_int_equal(count, 1);
+	assert_string_equal(est[0].name, "pairwise");
+	/* asking how many, then fewer than there are */
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, NULL,
+				       0, &count));
+	assert_int_equal(count, 2);
+	memset(est, 0, sizeof(est));
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, est,
+				       1, &count));
+	assert_string_equal(est[0].name, "direct");
+	assert_string_equal(est[1].name, "");
+
+	assert_status(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8,
+					   est, 8, NULL),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8,
+					   NULL, 2, &count),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_algorithms(world[0], (tern_collective_t)6, 8,
+					   est, 8, &count),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_comm_algorithms(NULL, TERN_COLL_ALL_REDUCE, 8, est,
+					   8, &count),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	for (int r = 0; r < 16; r++)
+		assert_ok(tern_comm_destroy(world[r]));
+}
+
+/* TERN_ALGO=ring: the tuner runs it even where direct would be faster. */
+static void test_forced_algorithm(void **state)
+{
+	tern_comm_t world[MAX_RANKS];
+	tern_algo_estimate_t est[8];
+	uint32_t count = 0;
+
+	(void)state;
+	assert_ok(tern_comm_init_all(world, 4, g.dev));
+	assert_ok(tern_comm_algorithms(world[1], TERN_COLL_ALL_REDUCE, 8, est,
+				       8, &count));
+	assert_int_equal(count, 2);
+	assert_string_equal(est[0].name, "ring");
+	assert_string_equal(est[1].name, "direct");
+	assert_true(est[0].us > est[1].us);
+	/* where the ring cannot run, the tuner's own choice */
+	assert_ok(tern_comm_algorithms(world[1], TERN_COLL_BROADCAST, 8, est,
+				       8, &count));
+	assert_string_equal(est[0].name, "direct");
+	for (int r = 0; r < 4; r++)
+		assert_ok(tern_comm_destroy(world[r]));
+}
+
 static void test_bad_init_timeout(void **state)
 {
 	tern_comm_t comm[2], out;
@@ -1114,6 +1205,15 @@ static const struct CMUnitTest split_tests[] = {
 	cmocka_unit_test(test_split_rows_columns),
 	cmocka_unit_test(test_split_errors),
 	cmocka_unit_test(test_lower_bound),
+	cmocka_unit_test(test_algorithms),
+};
+
+static const struct CMUnitTest bad_algo_tests[] = {
+	cmocka_unit_test(test_bad_algo),
+};
+
+static const struct CMUnitTest forced_algo_tests[] = {
+	cmocka_unit_test(test_forced_algorithm),
 };
 
 static const struct CMUnitTest bad_detect_tests[] = {
@@ -1135,6 +1235,10 @@ static const struct config configs[] = {
 	  bad_detect_tests, ARRAY_SIZE(bad_detect_tests) },
 	{ "bad-init-timeout", "ring", 2, "5000", "TERN_COMM_INIT_TIMEOUT_MS=5s",
 	  bad_init_timeout_tests, ARRAY_SIZE(bad_init_timeout_tests) },
+	{ "bad-algo", "ring", 2, "5000", "TERN_ALGO=fastest",
+	  bad_algo_tests, ARRAY_SIZE(bad_algo_tests) },
+	{ "forced-algo", "ring", 4, "5000", "TERN_ALGO=ring",
+	  forced_algo_tests, ARRAY_SIZE(forced_algo_tests) },
 };
 
 static int child_setup(void **state)

@@ -420,11 +420,12 @@ static void coll_print_table_header(void)
 			  "  %10s  %6s", "time", "busbw");
 	at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
 			  "  %10s  %6s", "(us)", "(GB/s)");
-	snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %14s", "bound");
-	snprintf(line[1] + at[1], sizeof(line[1]) - at[1], "  %10s  %5s",
-		 "time", "ratio");
-	snprintf(line[2] + at[2], sizeof(line[2]) - at[2], "  %10s  %5s",
-		 "(us)", "");
+	snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %14s  %8s",
+		 "bound", "");
+	snprintf(line[1] + at[1], sizeof(line[1]) - at[1], "  %10s  %5s  %8s",
+		 "time", "ratio", "algo");
+	snprintf(line[2] + at[2], sizeof(line[2]) - at[2], "  %10s  %5s  %8s",
+		 "(us)", "", "");
 	for (int i = 0; i < 3; i++)
 		coll_print_trimmed(line[i]);
 }
@@ -456,6 +457,20 @@ static void coll_print_wall_and_bound(const struct coll_bench *b,
 		printf("  %10s  %5s", "n/a", "n/a");
 	else
 		printf("  %10.2f  %5.2f", bound_us, bound_us / oop->time_us);
+}
+
+/* The algorithm libtern's tuner runs at this size. */
+static void coll_print_algo(const struct coll_bench *b,
+			    const struct coll_shape *s)
+{
+	tern_algo_estimate_t chosen;
+	uint32_t count = 0;
+
+	if (tern_comm_algorithms(b->ranks[b->first].comm, b->kind->coll,
+				 s->size, &chosen, 1, &count) || !count)
+		printf("  %8s", "n/a");
+	else
+		printf("  %8s", chosen.name);
 }
 
 static void coll_print_row(const struct coll_bench *b,
@@ -495,6 +510,7 @@ static void coll_print_row(const struct coll_bench *b,
 		printf("  %12llu  %5.2f", (unsigned long long)oop->busiest,
 		       bound / (double)oop->busiest);
 	coll_print_wall_and_bound(b, s, oop);
+	coll_print_algo(b, s);
 	printf("\n");
 	fflush(stdout);	/* a row at a time for whoever is watching */
 }
@@ -538,6 +554,7 @@ static void coll_print_header(const struct coll_bench *b)
 	       "modelled device time (the simulator's timing model, TERN_SIM_CLOCK=model)" :
 	       "the engines' clock");
 	printf("# bound: the fabric's alpha-beta lower bound (tern_comm_lower_bound), ratio bound / time out of place\n");
+	printf("# algo: what libtern's tuner runs (tern_comm_algorithms; TERN_ALGO forces one)\n");
 	printf("#\n");
 }
 
