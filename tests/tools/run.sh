@@ -517,6 +517,25 @@ else
 		sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ] && grep -q 'no Tern device node was found: load' '$err'"
 fi
 
+# ---- tern-bench latency ----
+
+run "$bench" latency -n 200 -w 10
+check "bench latency: exit 0, the four measurements in order" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '{ printf \"%s \", \$1 }')\" = 'null submit+wait submit back-to-back ' ]"
+check "bench latency: medians above 0, p99 at or above the median" \
+	test -z "$(rows | awk '$2 <= 0 || $3 < $2')"
+check "bench latency: samples as asked, back-to-back in batches of 100" \
+	test "$(rows | awk '{ printf "%s ", $4 }')" = "200 200 200 2 "
+check "bench latency: the ratios to the null request" \
+	sh -c "grep -q '^# submit+wait / null: [0-9.]*; submit / null: [0-9.]* (medians)$' '$out'"
+usage_error "bench latency takes no sizes" "unknown option '-b'" "$bench" latency -b 1K
+usage_error "bench latency -n 0" "-n '0': expected a whole number of iterations from 1 to 1000000" \
+	"$bench" latency -n 0
+usage_error "bench latency -d past the devices" "-d 99: no such device" "$bench" latency -d 99
+run "$bench" latency --help
+check "bench latency --help: usage and options" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-bench latency' '$out' && grep -q -- '--iters' '$out'"
+
 # ---- tern-bench collectives ----
 
 # coll_rows_ok: every data row has #wrong 0 out of place and in place (or

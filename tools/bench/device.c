@@ -42,14 +42,19 @@ int bench_device_open(const char *test, const struct bench_options *opts,
 void bench_print_header(const char *test, const struct bench_options *opts,
 			const struct bench_device *dev)
 {
-	char memory[32];
-
-	cli_format_bytes(dev->props.memory_bytes, memory, sizeof(memory));
 	printf("# tern-bench %s: minBytes %llu maxBytes %llu step: %llu(factor) warmup iters: %ld iters: %ld validation: 1\n",
 	       test, (unsigned long long)opts->min_bytes,
 	       (unsigned long long)opts->max_bytes,
 	       (unsigned long long)opts->factor, opts->warmup_iters,
 	       opts->iters);
+	bench_print_device(dev);
+}
+
+void bench_print_device(const struct bench_device *dev)
+{
+	char memory[32];
+
+	cli_format_bytes(dev->props.memory_bytes, memory, sizeof(memory));
 	printf("#\n");
 	printf("# Backend: %s\n", cli_backend_description(dev->backend));
 	printf("# Device %d: node %s, memory %s, engines %u, fabric ports %u, engine clock %llu Hz\n",

@@ -26,5 +26,7 @@ int bench_device_open(const char *test, const struct bench_options *opts,
 /* Prints the "# ..." lines naming the test, its options, backend and device. */
 void bench_print_header(const char *test, const struct bench_options *opts,
 			const struct bench_device *dev);
+/* The backend and device lines alone. */
+void bench_print_device(const struct bench_device *dev);
 
 #endif /* TOOLS_BENCH_DEVICE_H */

@@ -10,17 +10,19 @@
 #include "bench.h"
 #include "cli.h"
 
-/* A test: the copy test (@copy) or collective @coll. */
+/* A test: its own entry point (@main), else collective @coll. */
 struct bench_test {
 	const char *name;
 	const char *summary;
-	bool copy;
+	int (*main)(int argc, char **argv);
 	enum coll_id coll;
 };
 
 static const struct bench_test bench_tests[] = {
 	{ "copy", "h2d, d2h and d2d copy bandwidth over a range of sizes",
-	  .copy = true },
+	  .main = bench_copy_main },
+	{ "latency", "a null request, submit plus wait, submit alone, back to back",
+	  .main = bench_latency_main },
 	{ "all-reduce", "all-reduce bandwidth and fabric efficiency",
 	  .coll = COLL_ALL_REDUCE },
 	{ "all-gather", "all-gather bandwidth and fabric efficiency",
@@ -56,8 +58,8 @@ static void bench_usage(FILE *out)
 
 static int bench_run(const struct bench_test *test, int argc, char **argv)
 {
-	if (test->copy)
-		return bench_copy_main(argc, argv);
+	if (test->main)
+		return test->main(argc, argv);
 	return bench_coll_main(test->coll, argc, argv);
 }
 

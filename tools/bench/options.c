@@ -43,6 +43,15 @@ static const struct option bench_coll_long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* tern-bench latency: iterations and a device, no sizes. */
+static const struct option bench_latency_long_options[] = {
+	{ "iters", required_argument, NULL, 'n' },
+	{ "warmup_iters", required_argument, NULL, 'w' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const char *const bench_dtype_names[TERN_DTYPE_COUNT] = {
 	[TERN_FLOAT32] = "float", [TERN_FLOAT16] = "half",
 	[TERN_BFLOAT16] = "bfloat16", [TERN_INT32] = "int32",
@@ -215,12 +224,21 @@ static void bench_unknown_option(const char *name, int argc, char **argv)
 	fprintf(stderr, " (see 'tern-bench %s --help')\n", name);
 }
 
-/* Parses the sweep into @opts and, for a collective (@coll set), the rest. */
+/*
+ * Parses the sweep into @opts and, for a collective (@coll set), the rest;
+ * with @latency, only -n -w -d (and -h).
+ */
 static enum bench_parse_result bench_parse(int argc, char **argv,
 					   struct bench_options *opts,
-					   struct bench_coll_options *coll)
+					   struct bench_coll_options *coll,
+					   bool latency)
 {
 	const char *name = argv[0];
+	const char *optstring = coll ? "+:b:e:f:n:w:c:d:o:r:g:h" :
+				latency ? "+:n:w:d:h" : "+:b:e:f:n:w:d:h";
+	const struct option *longopts = coll ? bench_coll_long_options :
+					latency ? bench_latency_long_options :
+					bench_long_options;
 	int opt;
 
 	*opts = (struct bench_options) {
@@ -234,11 +252,12 @@ static enum bench_parse_result bench_parse(int argc, char **argv,
 
 	opterr = 0;	/* our messages say what was wanted */
 	optind = 0;	/* glibc: full rescan, main() already used getopt */
-	while ((opt = getopt_long(argc, argv,
-				  coll ? "+:b:e:f:n:w:c:d:o:r:g:h" :
-					 "+:b:e:f:n:w:d:h",
-				  coll ? bench_coll_long_options :
-					 bench_long_options, NULL)) != -1) {
+	if (latency) {
+		opts->iters = 10000;
+		opts->warmup_iters = 100;
+	}
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			return BENCH_PARSE_HELP;
@@ -279,7 +298,30 @@ static enum bench_parse_result bench_parse(int argc, char **argv,
 enum bench_parse_result bench_parse_options(int argc, char **argv,
 					    struct bench_options *opts)
 {
-	return bench_parse(argc, argv, opts, NULL);
+	return bench_parse(argc, argv, opts, NULL, false);
+}
+
+enum bench_parse_result bench_parse_latency_options(int argc, char **argv,
+						    struct bench_options *opts)
+{
+	return bench_parse(argc, argv, opts, NULL, true);
+}
+
+void bench_print_latency_usage(const char *summary)
+{
+	printf("Usage: tern-bench latency [options]\n"
+	       "%s\n"
+	       "\n"
+	       "Options:\n"
+	       "  -n, --iters N              timed iterations of each (default 10000)\n"
+	       "  -w, --warmup_iters N       untimed iterations of each first (default 100)\n"
+	       "  -d, --device N             device index (default 0)\n"
+	       "  -h, --help                 show this help\n"
+	       "\n"
+	       "The exit status is 0 when every call succeeds, 1 when the device\n"
+	       "fails, 2 for a bad command line or TERN_* settings. Devices: tern.ko's,\n"
+	       "or simulated ones when there are none (TERN_BACKEND=kernel|sim).\n",
+	       summary);
 }
 
 enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
@@ -290,7 +332,7 @@ enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
 	opts->op = TERN_SUM;
 	opts->root = 0;
 	opts->ndev = 0;
-	return bench_parse(argc, argv, &opts->sweep, opts);
+	return bench_parse(argc, argv, &opts->sweep, opts, false);
 }
 
 void bench_print_coll_usage(const char *name, const char *summary)

@@ -36,6 +36,11 @@ enum bench_parse_result bench_parse_options(int argc, char **argv,
 /* Prints the options help for test @name to stdout. */
 void bench_print_usage(const char *name, const char *summary);
 
+/* As bench_parse_options(), for tern-bench latency: -n -w -d only. */
+enum bench_parse_result bench_parse_latency_options(int argc, char **argv,
+						    struct bench_options *opts);
+void bench_print_latency_usage(const char *summary);
+
 /*
  * The options of the collective tests (all-reduce, ...): the sweep, plus
  * nccl-tests' -c -d -o -r -g. Here -d is the data type, as in nccl-tests,
