@@ -187,6 +187,7 @@ static tern_status_t kbe_open(int index, struct tern_be_device **out)
 	}
 	dev->fabric_id = kbe_fabric_id(dev->fd);
 	pthread_mutex_init(&dev->handles_lock, NULL);
+	pthread_mutex_init(&dev->syncobjs_lock, NULL);
 	*out = &dev->base;
 	return TERN_SUCCESS;
 }
@@ -195,9 +196,11 @@ static void kbe_close(struct tern_be_device *bdev)
 {
 	struct kbe_device *dev = kbe_device(bdev);
 
+	/* closing the file destroys its syncobjs, the spare ones too */
 	close(dev->fd);
 	free(dev->handle_refs);
 	pthread_mutex_destroy(&dev->handles_lock);
+	pthread_mutex_destroy(&dev->syncobjs_lock);
 	free(dev);
 }
 

@@ -18,22 +18,42 @@
 #define KBE_STATUS_UNKNOWN	0
 #define KBE_STATUS_BIAS		1	/* cached = status + bias */
 
+/* Nobody holds the fence: its syncobj is kept for another, or destroyed. */
 static void kbe_fence_release(struct tern_fence *bfence)
 {
 	struct kbe_fence *fence = kbe_fence(bfence);
+	struct kbe_device *dev = fence->dev;
+	bool kept = false;
 
-	drmSyncobjDestroy(fence->dev->fd, fence->syncobj);
+	pthread_mutex_lock(&dev->syncobjs_lock);
+	if (dev->spare_count < KBE_SPARE_SYNCOBJS) {
+		dev->spare_syncobjs[dev->spare_count++] = fence->syncobj;
+		kept = true;
+	}
+	pthread_mutex_unlock(&dev->syncobjs_lock);
+	if (!kept)
+		drmSyncobjDestroy(dev->fd, fence->syncobj);
 	free(fence);
 }
 
+/*
+ * A fence whose syncobj will get its dma-fence from the SUBMIT (or the
+ * import) that follows: a spare one if there is one. It may still hold
+ * its last job's fence, signalled, which nobody can see any more.
+ */
 tern_status_t kbe_fence_create(struct kbe_device *dev, struct kbe_fence **out)
 {
 	struct kbe_fence *fence = calloc(1, sizeof(*fence));
-	int ret;
+	int ret = 0;
 
 	if (!fence)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	ret = drmSyncobjCreate(dev->fd, 0, &fence->syncobj);
+	pthread_mutex_lock(&dev->syncobjs_lock);
+	if (dev->spare_count)
+		fence->syncobj = dev->spare_syncobjs[--dev->spare_count];
+	pthread_mutex_unlock(&dev->syncobjs_lock);
+	if (!fence->syncobj)
+		ret = drmSyncobjCreate(dev->fd, 0, &fence->syncobj);
 	if (ret) {
 		ret = errno;
 		free(fence);
@@ -95,6 +115,13 @@ tern_status_t kbe_fence_status(struct tern_fence *bfence)
 
 	if (cached != KBE_STATUS_UNKNOWN)
 		return (tern_status_t)(cached - KBE_STATUS_BIAS);
+	/*
+	 * Pending is the common answer, and a wait that does not wait says it
+	 * in one ioctl; only an ended job's result needs its sync file.
+	 */
+	ret = drmSyncobjWait(fence->dev->fd, &fence->syncobj, 1, 0, 0, NULL);
+	if (ret == -ETIME)
+		return TERN_ERROR_NOT_READY;
 	if (drmSyncobjExportSyncFile(fence->dev->fd, fence->syncobj, &fd))
 		return kbe_errno_status(errno);
 	ret = ioctl(fd, SYNC_IOC_FILE_INFO, &info);

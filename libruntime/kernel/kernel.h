@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "tern_accel.h"
 
+#define KBE_SPARE_SYNCOBJS	256
+
 struct kbe_device {
 	struct tern_be_device base;
 	int fd;				/* this context's open file */
@@ -25,6 +27,14 @@ struct kbe_device {
 	pthread_mutex_t handles_lock;
 	uint32_t *handle_refs;
 	uint32_t handle_cap;
+	/*
+	 * Syncobjs whose fences were let go, kept for the next submissions:
+	 * a SUBMIT replaces a syncobj's fence, so one can serve again, and
+	 * each submission then costs one ioctl instead of three.
+	 */
+	pthread_mutex_t syncobjs_lock;
+	uint32_t spare_syncobjs[KBE_SPARE_SYNCOBJS];
+	uint32_t spare_count;
 };
 
 struct kbe_bo {
