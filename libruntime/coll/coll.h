@@ -38,8 +38,12 @@
 #include "internal.h"
 #include "tern_accel.h"
 
-/* Bytes of one slot: the unit that flows through a ring step. */
-#define COLL_CHUNK_BYTES	(64u << 10)
+/*
+ * Bytes of one slot: the unit that flows through a ring step. A chunk must
+ * keep a link busy well past the packets around it and, with two blocks
+ * in flight, cover a hop's latency (256 KiB is 1 us on a 256 GB/s link).
+ */
+#define COLL_CHUNK_BYTES	(256u << 10)
 /* Slots per sender: how far a sender may run ahead of its receiver. */
 #define COLL_SLOTS		4u
 #define COLL_MAX_RANKS		64

@@ -12,11 +12,18 @@
  * place. All-gather step t: step 0 sends segment q; later steps take
  * segment q-t, pass it on (but not at the last step) and keep it.
  *
- * Every rank walks (block, step, ring) in the same order and a chunk sent
- * at a step is taken at the next, so each pair of ranks sees its chunks in
- * one order and the slots' credits never wait for a later step: no
- * deadlock. Blocks of a ring follow each other through the slots while the
- * earlier ones are still being reduced further along: the pipeline.
+ * A block's steps follow each other, a hop's latency apart: alone, a
+ * ring would wait for that latency at every step. So blocks overlap: a
+ * block starts when the one before it is halfway through its steps, and
+ * each wave of the program takes one step of every block in flight, in
+ * block order. A chunk sent at one wave is taken at the next, while the
+ * engine does the other block's step in between.
+ *
+ * Every rank walks (wave, block, ring) in the same order and a chunk sent
+ * at a step is taken at the next, one wave later, so each pair of ranks
+ * sees its chunks in one order and the slots' credits never wait for a
+ * later wave: no deadlock. Two blocks in flight send at most two chunks a
+ * wave to each peer, within the four slots a sender has at each.
  */
 #include "coll.h"
 
@@ -134,27 +141,49 @@ static void coll_ag_step(const struct coll_ring_job *job, int c, uint64_t b,
 	coll_recv_done(&call->prog, prev);
 }
 
-static void coll_ring_steps(struct coll_ring_job *job)
+/* Blocks in flight at once: two chunks a wave per peer, in four slots. */
+#define COLL_RING_OVERLAP	2
+
+/* Step @k of block @b on every ring: reduce-scatter's, then all-gather's. */
+static void coll_ring_step(struct coll_ring_job *job, const uint64_t *blocks,
+			   uint64_t b, int k)
 {
 	const int n = job->call->comm->nranks;
 	const bool rs = job->kind != RING_ALL_GATHER;
-	const bool ag = job->kind != RING_REDUCE_SCATTER;
-	uint64_t blocks[COLL_MAX_CHANNELS], most = 0, cs, cl, bsize;
+
+	for (int c = 0; c < job->nch; c++) {
+		if (b >= blocks[c])
+			continue;
+		if (rs && k < n)
+			coll_rs_step(job, c, b, k);
+		else
+			coll_ag_step(job, c, b, rs ? k - n : k);
+	}
+}
+
+static void coll_ring_steps(struct coll_ring_job *job)
+{
+	const int n = job->call->comm->nranks;
+	const int steps = job->kind == RING_ALL_REDUCE ? 2 * n : n;
+	/* a block starts this many waves after the one before it */
+	const uint64_t stride = (steps + COLL_RING_OVERLAP - 1) /
+				COLL_RING_OVERLAP;
+	uint64_t blocks[COLL_MAX_CHANNELS], most = 0, cs, cl, bsize, waves;
 
 	for (int c = 0; c < job->nch; c++) {
 		blocks[c] = coll_blocks(job, c, &cs, &cl, &bsize);
 		if (blocks[c] > most)
 			most = blocks[c];
 	}
-	for (uint64_t b = 0; b < most; b++) {
-		for (int s = 0; rs && s < n; s++)
-			for (int c = 0; c < job->nch; c++)
-				if (b < blocks[c])
-					coll_rs_step(job, c, b, s);
-		for (int t = 0; ag && t < n; t++)
-			for (int c = 0; c < job->nch; c++)
-				if (b < blocks[c])
-					coll_ag_step(job, c, b, t);
+	if (!most)
+		return;
+	waves = (most - 1) * stride + (uint64_t)steps;
+	for (uint64_t w = 0; w < waves; w++) {
+		uint64_t first = w >= (uint64_t)steps ?
+				 (w - (uint64_t)steps) / stride + 1 : 0;
+
+		for (uint64_t b = first; b < most && b * stride <= w; b++)
+			coll_ring_step(job, blocks, b, (int)(w - b * stride));
 	}
 }
 

@@ -28,6 +28,8 @@
 #include "tern.h"
 
 #define MAX_RANKS	16
+/* libtern's COLL_CHUNK_BYTES: a ring moves one slot of a peer a step. */
+#define SLOT_BYTES	(256u << 10)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static void check_status(tern_status_t got, tern_status_t want,
@@ -82,8 +84,9 @@ static const struct config configs[] = {
 
 /*
  * Element counts: none, one, odd (these take the one-step path), and odd
- * over several chunks and rings (the ring path: more than a slot of any
- * dtype). The large size runs every dtype and every op, but not every pair
+ * past a slot of any dtype, split over the rings (the ring path; its
+ * blocks in flight together are the fabric check's and the forced rings'
+ * at small sizes). The large size runs every dtype and every op, but not every pair
  * of them, in place and out of place in turn: the ring steps are what
  * takes the simulator's time.
  */
@@ -95,7 +98,7 @@ static size_t large_count(tern_dtype_t t)
 	size_t bytes = 0;
 
 	tern_dtype_size(t, &bytes);
-	return 3 * (65536 / bytes) + 7;
+	return (SLOT_BYTES / bytes) + 7;
 }
 
 static bool large_case(int t, int op, int in_place)
@@ -587,7 +590,7 @@ static void test_fabric_counters(void **state)
 	uint64_t before[MAX_RANKS][MAX_PORTS], after[MAX_RANKS][MAX_PORTS];
 	uint32_t ports[MAX_RANKS];
 	const int n = g.n, rings = n == 16 ? 4 : 2;
-	const size_t chunk_elems = (64u << 10) / 4;
+	const size_t chunk_elems = SLOT_BYTES / 4;
 	/* Per ring: blocks of n chunks, one segment (= chunk) per rank. */
 	const size_t blocks = 2, count = (size_t)rings * blocks * n * chunk_elems;
 	const uint64_t bytes = count * 4;
@@ -810,9 +813,10 @@ static int run_config(const struct config *c)
 {
 	/* Faults end at the job timeout: keep it short. */
 	const char *const env[] = { c->env, NULL };
+	/* the fabric check's two blocks of every ring need room */
 	const struct sim_machine m = {
-		c->devices, c->topology, "64", c->faults ? "300" : "5000",
-		c->env ? env : NULL
+		c->devices, c->topology, c->fabric_check ? "160" : "64",
+		c->faults ? "300" : "5000", c->env ? env : NULL
 	};
 
 	return sim_child_run("collectives", c->name, &m);

@@ -43,7 +43,7 @@ static const struct machine machines[] = {
 	{ "ring-2", "ring", "2" },
 };
 
-static const size_t sizes[] = { 8, 256u << 10, 4u << 20 };
+static const size_t sizes[] = { 8, 1u << 20, 4u << 20 };
 
 #define CHECK(call)							\
 	do {								\
