@@ -30,7 +30,7 @@
 void machine_engine_kick(struct machine_engine *engine)
 {
 	pthread_mutex_lock(&engine->lock);
-	engine->kicked = true;
+	__atomic_store_n(&engine->kicked, true, __ATOMIC_RELEASE);
 	pthread_cond_signal(&engine->cond);
 	pthread_mutex_unlock(&engine->lock);
 }
@@ -62,6 +62,67 @@ static void machine_sleep_us(unsigned int us)
  */
 static atomic_int machine_sem_sleepers;
 static __thread void *machine_sem_written;
+
+/*
+ * A thread that sleeps is woken by another CPU's interrupt, which on an
+ * idle CPU costs tens of microseconds (most of all in a VM): more than the
+ * work of a small collective. So a waiting engine first watches for a
+ * while, when there are CPUs to spare: fewer engines running jobs than
+ * CPUs online. With more, the CPU is better left to them.
+ */
+#define MACHINE_SPIN_NS		20000
+static atomic_int machine_running;
+
+static bool machine_may_spin(void)
+{
+	static int cpus;
+
+	if (!cpus)
+		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return atomic_load_explicit(&machine_running, memory_order_relaxed) <
+	       cpus;
+}
+
+/* Watches @done(@arg) for MACHINE_SPIN_NS; whether it came true. */
+static bool machine_spin(bool (*done)(const void *arg), const void *arg)
+{
+	uint64_t until;
+
+	if (!machine_may_spin())
+		return false;
+	until = machine_clock_ns() + MACHINE_SPIN_NS;
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (done(arg))
+				return true;
+			tern_cpu_relax();
+		}
+	} while (machine_clock_ns() < until);
+	return false;
+}
+
+struct machine_sem_watch {
+	const uint64_t *word, *abort_word;
+	uint64_t value;
+	bool equal;
+};
+
+static bool machine_sem_moved(const void *arg)
+{
+	const struct machine_sem_watch *w = arg;
+	uint64_t now = __atomic_load_n(w->word, __ATOMIC_ACQUIRE);
+
+	if (w->abort_word && __atomic_load_n(w->abort_word, __ATOMIC_ACQUIRE))
+		return true;
+	return w->equal ? now == w->value : now >= w->value;
+}
+
+static bool machine_engine_kicked(const void *arg)
+{
+	const struct machine_engine *engine = arg;
+
+	return __atomic_load_n(&engine->kicked, __ATOMIC_ACQUIRE);
+}
 
 static void machine_sem_wake(void)
 {
@@ -122,6 +183,15 @@ static void machine_sem_sleep(struct machine_context *ctx,
 	if (!ptr || ((uintptr_t)ptr & 3)) {
 		machine_sleep_us(timeout_us);
 		return;
+	}
+	{
+		struct machine_sem_watch w = {
+			ptr, abort_word, p->value,
+			p->header.flags & TERN_SEM_WAIT_EQ,
+		};
+
+		if (machine_spin(machine_sem_moved, &w))
+			return;
 	}
 	atomic_fetch_add(&machine_sem_sleepers, 1);
 	now = __atomic_load_n((uint64_t *)ptr, __ATOMIC_SEQ_CST);
@@ -319,6 +389,7 @@ static void *machine_engine_main(void *arg)
 	struct machine_job *job;
 	tern_status_t status;
 	uint64_t start;
+	bool spun = false;	/* watched for a kick since the last job */
 
 	pthread_mutex_lock(&engine->lock);
 	for (;;) {
@@ -331,12 +402,27 @@ static void *machine_engine_main(void *arg)
 				pthread_mutex_unlock(&engine->lock);
 				machine_sleep_us(1000);
 				pthread_mutex_lock(&engine->lock);
-			} else if (!engine->kicked) {
+			} else if (!machine_engine_kicked(engine)) {
+				if (!spun) {
+					/*
+					 * Then everything again under the
+					 * lock: a stop or kick while it was
+					 * let go is not missed.
+					 */
+					spun = true;
+					pthread_mutex_unlock(&engine->lock);
+					machine_spin(machine_engine_kicked,
+						     engine);
+					pthread_mutex_lock(&engine->lock);
+					continue;
+				}
 				pthread_cond_wait(&engine->cond, &engine->lock);
 			}
-			engine->kicked = false;
+			spun = false;
+			__atomic_store_n(&engine->kicked, false, __ATOMIC_RELAXED);
 			continue;
 		}
+		spun = false;
 		job = q->head;
 		q->head = job->next;
 		if (!q->head)
@@ -348,7 +434,9 @@ static void *machine_engine_main(void *arg)
 		/* The queue stays until its last fence signals. */
 		start = machine_clock_ns();
 		machine_job_start_time(engine, job);
+		atomic_fetch_add(&machine_running, 1);
 		status = machine_job_run(engine, ctx, job);
+		atomic_fetch_sub(&machine_running, 1);
 		tern_timing_job_end(&engine->timing);
 
 		pthread_mutex_lock(&engine->lock);
@@ -376,7 +464,7 @@ tern_status_t machine_engines_start(struct machine_device *dev)
 		struct machine_engine *engine = &dev->engines[i];
 
 		engine->stop = false;
-		engine->kicked = false;
+		__atomic_store_n(&engine->kicked, false, __ATOMIC_RELAXED);
 		if (pthread_create(&engine->thread, NULL, machine_engine_main,
 				   engine)) {
 			machine_engines_stop(dev);
@@ -490,7 +578,7 @@ void machine_job_queue(struct machine_queue *q, struct machine_job *job)
 	if (q->last)
 		machine_fence_put(q->last);
 	q->last = machine_fence_get(job->fence);
-	e->kicked = true;
+	__atomic_store_n(&e->kicked, true, __ATOMIC_RELEASE);
 	pthread_cond_signal(&e->cond);
 	pthread_mutex_unlock(&e->lock);
 }
