@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "tern_timing.h"
 
 #define COLL_FAR	UINT32_MAX
 
@@ -116,7 +117,7 @@ tern_status_t coll_cost_bound(const struct tern_comm *comm,
 }
 
 /* An engine's cost per packet, as the timing model charges it. */
-#define COLL_COST_PACKET_NS	50.0
+#define COLL_COST_PACKET_NS	((double)TERN_TIMING_PACKET_NS)
 
 static double coll_min_out(const struct coll_fabric *f, int n)
 {

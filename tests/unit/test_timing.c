@@ -396,36 +396,26 @@ static void test_fault_moves_nothing(void **state)
 	assert_int_equal(engines[0].drain, 0);
 }
 
+/* Every test on fresh memory, clocks and links. */
+#define T(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_copy_over_one_hop, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_host_clock_unless_selected,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_remote_read, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_links_in_parallel, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_shared_link_takes_turns,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gap_before_later_transfer,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_small_transfer_takes_no_turn,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_after_write_waits,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_passes_at_signal,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_first_same_time,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_for_earlier_step,
-						setup, teardown),
+		T(test_copy_over_one_hop),
+		T(test_host_clock_unless_selected),
+		T(test_remote_read),
+		T(test_links_in_parallel),
+		T(test_shared_link_takes_turns),
+		T(test_gap_before_later_transfer),
+		T(test_small_transfer_takes_no_turn),
+		T(test_read_after_write_waits),
+		T(test_wait_passes_at_signal),
+		T(test_wait_first_same_time),
+		T(test_wait_for_earlier_step),
 		cmocka_unit_test(test_adds_in_modelled_order),
-		cmocka_unit_test_setup_teardown(test_host_written_semaphore,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_moves_nothing,
-						setup, teardown),
+		T(test_host_written_semaphore),
+		T(test_fault_moves_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

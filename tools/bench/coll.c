@@ -384,48 +384,66 @@ static void coll_print_trimmed(char *line)
 	puts(line);
 }
 
+/* A column of the table: the group it is under, its name, unit, width. */
+struct coll_column {
+	const char *group, *name, *unit;
+	int width;
+};
+
+#define COLL_PLACEMENT(g) \
+	{ g, "time", "(us)", 10 }, { g, "algbw", "(GB/s)", 6 }, \
+	{ g, "busbw", "(GB/s)", 6 }, { g, "#wrong", "", 6 }
+
+static const struct coll_column coll_columns[] = {
+	{ NULL, "size", "(B)", 10 }, { NULL, "count", "(elements)", 12 },
+	{ NULL, "type", "", 8 }, { NULL, "redop", "", 6 },
+	{ NULL, "root", "", 6 },
+	COLL_PLACEMENT("out-of-place"), COLL_PLACEMENT("in-place"),
+	{ "fabric-eff", "busiest", "(B/iter)", 12 },
+	{ "fabric-eff", "ratio", "", 5 },
+	/* out of place: the host's clock, and the fabric's bound */
+	{ "wall", "time", "(us)", 10 }, { "wall", "busbw", "(GB/s)", 6 },
+	{ "bound", "time", "(us)", 10 }, { "bound", "ratio", "", 5 },
+	{ NULL, "algo", "", 8 },
+};
+
+#define COLL_COLUMNS (sizeof(coll_columns) / sizeof(coll_columns[0]))
+
+static bool coll_same_group(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Three lines: the groups, centred over their columns, names and units. */
 static void coll_print_table_header(void)
 {
-	char line[3][256];
-	int at[3];
+	char line[3][512];
+	int at[3] = { 0, 0, 0 };
 
-	at[0] = snprintf(line[0], sizeof(line[0]), "# %10s  %12s  %8s  %6s  %6s",
-			 "", "", "", "", "");
-	at[1] = snprintf(line[1], sizeof(line[1]), "# %10s  %12s  %8s  %6s  %6s",
-			 "size", "count", "type", "redop", "root");
-	at[2] = snprintf(line[2], sizeof(line[2]), "# %10s  %12s  %8s  %6s  %6s",
-			 "(B)", "(elements)", "", "", "");
-	for (int g = 0; g < 2; g++) {
-		/* each group is 36 wide; center its name */
-		at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0],
-				  "  %25s%11s", g ? "in-place" : "out-of-place",
-				  "");
+	for (size_t i = 0; i < COLL_COLUMNS; i++) {
+		const struct coll_column *c = &coll_columns[i];
+		const char *sep = i ? "  " : "# ";
+
 		at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
-				  "  %10s  %6s  %6s  %6s", "time", "algbw",
-				  "busbw", "#wrong");
+				  "%s%*s", sep, c->width, c->name);
 		at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
-				  "  %10s  %6s  %6s  %6s", "(us)", "(GB/s)",
-				  "(GB/s)", "");
+				  "%s%*s", sep, c->width, c->unit);
+		if (i && coll_same_group(c->group, coll_columns[i - 1].group))
+			continue;
+		/* the group's span, from its first column to its last */
+		{
+			const char *title = c->group ? c->group : "";
+			int span = -2, len = (int)strlen(title), left;
+
+			for (size_t k = i; k < COLL_COLUMNS &&
+			     coll_same_group(coll_columns[k].group, c->group); k++)
+				span += 2 + coll_columns[k].width;
+			left = (span - len) / 2;
+			at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0],
+					  "%s%*s%s%*s", sep, left, "", title,
+					  span - len - left, "");
+		}
 	}
-	at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %16s",
-			  "fabric-eff");
-	at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
-			  "  %12s  %5s", "busiest", "ratio");
-	at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
-			  "  %12s  %5s", "(B/iter)", "");
-	/* out of place: the host's clock, and the fabric's bound */
-	at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %18s",
-			  "wall");
-	at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
-			  "  %10s  %6s", "time", "busbw");
-	at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
-			  "  %10s  %6s", "(us)", "(GB/s)");
-	snprintf(line[0] + at[0], sizeof(line[0]) - at[0], "  %14s  %8s",
-		 "bound", "");
-	snprintf(line[1] + at[1], sizeof(line[1]) - at[1], "  %10s  %5s  %8s",
-		 "time", "ratio", "algo");
-	snprintf(line[2] + at[2], sizeof(line[2]) - at[2], "  %10s  %5s  %8s",
-		 "(us)", "", "");
 	for (int i = 0; i < 3; i++)
 		coll_print_trimmed(line[i]);
 }
