@@ -412,6 +412,29 @@ static bool coll_recv_all(int fd, void *buf, size_t len, int64_t deadline)
 	return true;
 }
 
+tern_status_t coll_agree(int rank, int nranks, const int *conn,
+			 tern_status_t status, int64_t deadline)
+{
+	int32_t verdict = (int32_t)status, said;
+
+	if (rank != 0) {
+		if (!coll_send_all(conn[rank], &verdict, sizeof(verdict)) ||
+		    !coll_recv_all(conn[rank], &said, sizeof(said), deadline))
+			return TERN_ERROR_PEER_FAILED;
+		return (tern_status_t)said;
+	}
+	for (int r = 1; r < nranks; r++) {
+		if (!coll_recv_all(conn[r], &said, sizeof(said), deadline))
+			said = TERN_ERROR_PEER_FAILED;
+		if (verdict == TERN_SUCCESS)
+			verdict = said;
+	}
+	/* A rank gone by now learns nothing: the others still agree. */
+	for (int r = 1; r < nranks; r++)
+		coll_send_all(conn[r], &verdict, sizeof(verdict));
+	return (tern_status_t)verdict;
+}
+
 static void coll_tune_connection(int fd)
 {
 	int on = 1;

@@ -244,6 +244,15 @@ tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
 			     struct coll_node *node, int *conn,
 			     int64_t deadline);
 
+/*
+ * Over the connections coll_meet_* left: each rank gives rank 0 its
+ * @status, and every rank returns the same, the first failure of any.
+ * Ends init, so that no rank goes on, or away, while another still takes
+ * in its areas; PEER_FAILED where rank 0 or a rank cannot be heard.
+ */
+tern_status_t coll_agree(int rank, int nranks, const int *conn,
+			 tern_status_t status, int64_t deadline);
+
 /* ---- rank.c: one rank per process ---- */
 
 /* TERN_COMM_INIT_TIMEOUT_MS, or -1 if it is not a number in range. */

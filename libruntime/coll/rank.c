@@ -9,7 +9,8 @@
  * then travel as SCM_RIGHTS, which only a Unix socket carries: an
  * abstract one named by the id's nonce, rank 0 listening, open only to
  * rank 0's user. Every rank imports its peers' areas and plans the same
- * rings tern_comm_init_all would. The TCP connections stay, to carry
+ * rings tern_comm_init_all would; the ranks return together, once all
+ * have imported, with one verdict. The TCP connections stay, to carry
  * failures (link.c). A rank that does not arrive within
  * TERN_COMM_INIT_TIMEOUT_MS (default 30000) fails every rank's init with
  * TERN_ERROR_PEER_FAILED. On both backends: the simulated machine's
@@ -353,6 +354,7 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	struct coll_id cid;
 	tern_status_t status;
 	int64_t timeout_ms = coll_init_timeout_ms(), deadline;
+	bool met = false;
 
 	if (!comm || !id || nranks < 1 || nranks > COLL_MAX_RANKS ||
 	    rank < 0 || rank >= nranks ||
@@ -383,8 +385,10 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		status = tern_buffer_export(c->scratch, &t->fds[rank][0]);
 		if (status == TERN_SUCCESS)
 			status = tern_buffer_export(c->sem, &t->fds[rank][1]);
-		if (status == TERN_SUCCESS)
+		if (status == TERN_SUCCESS) {
 			status = coll_rendezvous(t, &cid, rank, deadline);
+			met = status == TERN_SUCCESS;
+		}
 	}
 	for (int p = 0; status == TERN_SUCCESS && p < nranks; p++) {
 		if (p == rank)
@@ -407,6 +411,12 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 					    p);
 			status = TERN_ERROR_INVALID_ARGUMENT;
 		}
+	/*
+	 * On the simulator an area lives only while its process does, so
+	 * none may return before all have imported; and all fail alike.
+	 */
+	if (met)
+		status = coll_agree(rank, nranks, t->conn, status, deadline);
 	if (status == TERN_SUCCESS && nranks > 1)
 		status = coll_keep_links(c, t);
 	coll_table_close(t);
