@@ -39,11 +39,18 @@
 #include "tern_accel.h"
 
 /*
- * Bytes of one slot: the unit that flows through a ring step. A chunk must
- * keep a link busy well past the packets around it and, with two blocks
- * in flight, cover a hop's latency (256 KiB is 1 us on a 256 GB/s link).
+ * Bytes of one slot: the unit a send moves, and the most the one-step
+ * path takes.
  */
 #define COLL_CHUNK_BYTES	(256u << 10)
+/*
+ * A ring step's chunk, in the wider slots a rank keeps for its previous
+ * rank on each ring. It must keep a link busy past the packets around it
+ * and, with two blocks in flight, cover a hop's latency and the step's
+ * own packets: 512 KiB is 2 us on a 256 GB/s link, against 1.5 us a hop
+ * and 0.3 us of packets.
+ */
+#define COLL_RING_CHUNK_BYTES	(512u << 10)
 /* Slots per sender: how far a sender may run ahead of its receiver. */
 #define COLL_SLOTS		4u
 #define COLL_MAX_RANKS		64
@@ -59,6 +66,9 @@ struct coll_peer {
 	tern_buffer_t sem;		/* the peer's semaphores, imported */
 	uint64_t sent;			/* chunks we have sent it */
 	uint64_t received;		/* chunks we have taken from it */
+	/* Our slots in its scratch, and its slots in ours: where, how wide. */
+	uint64_t slots_there, slot_there_bytes;
+	uint64_t slots_here, slot_here_bytes;
 };
 
 /* The control words, in host memory the device reaches. */
@@ -117,6 +127,7 @@ struct tern_comm {
 	int nchannels;
 	int ring[COLL_MAX_CHANNELS][COLL_MAX_RANKS];
 	int pos[COLL_MAX_CHANNELS];
+	int ring_overlap;		/* ring blocks in flight at once */
 	uint64_t jobs;			/* jobs submitted: the chain's value */
 	/* The newest job, and its stream (only compared, never used). */
 	struct tern_fence *last;
@@ -322,9 +333,18 @@ struct coll_node {
  * Fills comm->nchannels and comm->ring[][] for @nodes (one per rank): the
  * physical ring both ways on a ring, four snakes (row and column, both
  * ways) on a complete 2D torus, else a walk over direct links where it can
- * and jumps where it cannot, both ways.
+ * and jumps where it cannot, both ways; then the ring blocks in flight and
+ * where each sender's slots lie (coll_plan_slots).
  */
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes);
+
+/*
+ * Bytes of a comm's scratch: COLL_SLOTS slots for each sender, the wide
+ * ones of a ring's previous rank for at most COLL_MAX_CHANNELS of them.
+ */
+size_t coll_scratch_bytes(int nranks);
+/* Lays out every rank's scratch for the comm's rings (prog.c). */
+void coll_plan_slots(struct tern_comm *comm);
 
 /* ---- prog.c: one rank's packet program ---- */
 
@@ -395,7 +415,7 @@ struct coll_call {
 	struct tern_stream *stream;
 	struct coll_op op;
 	size_t esize;			/* bytes per element */
-	size_t chunk_elems;		/* elements per slot */
+	size_t chunk_elems;		/* elements per ring chunk */
 	struct coll_prog prog;
 };
 

@@ -96,7 +96,7 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 			       struct tern_comm **out)
 {
 	struct tern_comm *comm = calloc(1, sizeof(*comm));
-	size_t scratch_bytes = (size_t)nranks * COLL_SLOTS * COLL_CHUNK_BYTES;
+	size_t scratch_bytes = coll_scratch_bytes(nranks);
 	tern_status_t status;
 	void *ctl = NULL;
 

@@ -163,6 +163,7 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
 	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
 	double b = (double)bytes, per_ch, chunk, blocks, step;
+	double segs, steps, overlap, wave;
 
 	if (far >= (double)COLL_FAR)
 		far = 1e9;
@@ -174,20 +175,25 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	case COLL_ALGO_RING:
 		/*
 		 * Blocks of n chunks per ring; 2(n-1) steps each for an
-		 * all-reduce (n-1 for its halves), every step a hop.
+		 * all-reduce (n-1 for its halves), every step a hop. With
+		 * blocks overlapping, a block starts every steps/overlap
+		 * waves, and a wave takes a step's hop or the chunks in
+		 * flight on the link, whichever is longer.
 		 */
 		per_ch = b / nch;
-		if (kind == COLL_ALL_REDUCE) {
-			chunk = per_ch / n < COLL_CHUNK_BYTES ?
-				coll_div_up(per_ch, n) : COLL_CHUNK_BYTES;
-			blocks = coll_div_up(per_ch, (double)n * COLL_CHUNK_BYTES);
-			step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-			return blocks * 2.0 * (n - 1) * step;
-		}
-		chunk = per_ch < COLL_CHUNK_BYTES ? per_ch : COLL_CHUNK_BYTES;
-		blocks = coll_div_up(per_ch, COLL_CHUNK_BYTES);
+		segs = kind == COLL_ALL_REDUCE ? n : 1;
+		steps = kind == COLL_ALL_REDUCE ? 2.0 * (n - 1) : n - 1;
+		chunk = per_ch < segs * COLL_RING_CHUNK_BYTES ?
+			coll_div_up(per_ch, segs) : COLL_RING_CHUNK_BYTES;
+		blocks = coll_div_up(per_ch, segs * COLL_RING_CHUNK_BYTES);
 		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-		return blocks * (n - 1) * step;
+		overlap = blocks < comm->ring_overlap ? blocks :
+							comm->ring_overlap;
+		wave = overlap * chunk / link * 1e9;
+		if (wave < step)
+			wave = step;
+		return ((blocks - 1) * coll_div_up(steps, overlap) + steps) *
+		       wave;
 	case COLL_ALGO_CHAIN:
 		/* n-1 hops to fill the chain, then a chunk per slot's turn */
 		per_ch = b / nch;

@@ -100,7 +100,7 @@ tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream
 		}
 		call.op = ops[i];
 		call.esize = tern_dtype_bytes(call.op.dtype);
-		call.chunk_elems = COLL_CHUNK_BYTES / call.esize;
+		call.chunk_elems = COLL_RING_CHUNK_BYTES / call.esize;
 		if (call.op.count)
 			coll_build(&call);
 	}

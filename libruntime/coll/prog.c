@@ -145,10 +145,54 @@ static uint64_t coll_credit_offset(const struct tern_comm *comm, int peer)
 	return 8ull * (uint64_t)(comm->nranks + peer);
 }
 
-/* Offset of slot @slot of sender @sender in a scratch area. */
-static uint64_t coll_slot_offset(int sender, uint64_t slot)
+size_t coll_scratch_bytes(int nranks)
 {
-	return ((uint64_t)sender * COLL_SLOTS + slot) * COLL_CHUNK_BYTES;
+	return COLL_SLOTS * ((size_t)nranks * COLL_CHUNK_BYTES +
+			     COLL_MAX_CHANNELS *
+			     (size_t)(COLL_RING_CHUNK_BYTES - COLL_CHUNK_BYTES));
+}
+
+/* Whether @sender comes just before @receiver on one of the rings. */
+static bool coll_ring_prev(const struct tern_comm *comm, int sender,
+			   int receiver)
+{
+	const int n = comm->nranks;
+
+	for (int c = 0; c < comm->nchannels; c++)
+		for (int i = 0; i < n; i++)
+			if (comm->ring[c][i] == receiver)
+				if (comm->ring[c][(i + n - 1) % n] == sender)
+					return true;
+	return false;
+}
+
+/*
+ * Where @sender's slots start in @receiver's scratch, and in *@bytes how
+ * wide they are: senders in rank order, a ring's previous rank wide.
+ */
+static uint64_t coll_slots_at(const struct tern_comm *comm, int sender,
+			      int receiver, uint64_t *bytes)
+{
+	uint64_t at = 0;
+
+	for (int s = 0; s < sender; s++)
+		at += COLL_SLOTS * (coll_ring_prev(comm, s, receiver) ?
+				    COLL_RING_CHUNK_BYTES : COLL_CHUNK_BYTES);
+	*bytes = coll_ring_prev(comm, sender, receiver) ?
+		 COLL_RING_CHUNK_BYTES : COLL_CHUNK_BYTES;
+	return at;
+}
+
+void coll_plan_slots(struct tern_comm *comm)
+{
+	for (int p = 0; p < comm->nranks; p++) {
+		struct coll_peer *cp = &comm->peers[p];
+
+		cp->slots_there = coll_slots_at(comm, comm->rank, p,
+						&cp->slot_there_bytes);
+		cp->slots_here = coll_slots_at(comm, p, comm->rank,
+					       &cp->slot_here_bytes);
+	}
 }
 
 /* Waits for a free slot at @peer; returns its address as we see it. */
@@ -162,8 +206,8 @@ static uint64_t coll_send_begin(struct coll_prog *p, int peer, uint64_t *seq)
 		coll_emit_wait(p, p->sem_va + coll_credit_offset(comm, peer),
 			       k - COLL_SLOTS + 1);
 	*seq = k + 1;
-	return cp->scratch->be->va +
-	       coll_slot_offset(comm->rank, k % COLL_SLOTS);
+	return cp->scratch->be->va + cp->slots_there +
+	       k % COLL_SLOTS * cp->slot_there_bytes;
 }
 
 static void coll_send_end(struct coll_prog *p, int peer, uint64_t seq)
@@ -205,7 +249,8 @@ uint64_t coll_recv_wait(struct coll_prog *p, int peer)
 	uint64_t k = cp->received;
 
 	coll_emit_wait(p, p->sem_va + coll_ready_offset(peer), k + 1);
-	return p->scratch_va + coll_slot_offset(peer, k % COLL_SLOTS);
+	return p->scratch_va + cp->slots_here +
+	       k % COLL_SLOTS * cp->slot_here_bytes;
 }
 
 void coll_recv_done(struct coll_prog *p, int peer)
@@ -221,7 +266,7 @@ void coll_recv_done(struct coll_prog *p, int peer)
 
 uint64_t coll_self_slot(struct coll_prog *p)
 {
-	return p->scratch_va + coll_slot_offset(p->comm->rank, 0);
+	return p->scratch_va + p->comm->peers[p->comm->rank].slots_here;
 }
 
 /*

@@ -21,9 +21,11 @@
  *
  * Every rank walks (wave, block, ring) in the same order and a chunk sent
  * at a step is taken at the next, one wave later, so each pair of ranks
- * sees its chunks in one order and the slots' credits never wait for a
- * later wave: no deadlock. Two blocks in flight send at most two chunks a
- * wave to each peer, within the four slots a sender has at each.
+ * sees its chunks in one order. A rank takes a chunk only after its own
+ * send of that step, so a wave must send fewer chunks to any one peer than
+ * the slots a sender has there: then a send waits only for a take of an
+ * earlier wave, and there is no deadlock. coll_plan_rings() picks the
+ * blocks in flight to keep it so (comm->ring_overlap).
  */
 #include "coll.h"
 
@@ -141,9 +143,6 @@ static void coll_ag_step(const struct coll_ring_job *job, int c, uint64_t b,
 	coll_recv_done(&call->prog, prev);
 }
 
-/* Blocks in flight at once: two chunks a wave per peer, in four slots. */
-#define COLL_RING_OVERLAP	2
-
 /* Step @k of block @b on every ring: reduce-scatter's, then all-gather's. */
 static void coll_ring_step(struct coll_ring_job *job, const uint64_t *blocks,
 			   uint64_t b, int k)
@@ -165,9 +164,9 @@ static void coll_ring_steps(struct coll_ring_job *job)
 {
 	const int n = job->call->comm->nranks;
 	const int steps = job->kind == RING_ALL_REDUCE ? 2 * n : n;
+	const uint64_t overlap = (uint64_t)job->call->comm->ring_overlap;
 	/* a block starts this many waves after the one before it */
-	const uint64_t stride = (steps + COLL_RING_OVERLAP - 1) /
-				COLL_RING_OVERLAP;
+	const uint64_t stride = ((uint64_t)steps + overlap - 1) / overlap;
 	uint64_t blocks[COLL_MAX_CHANNELS], most = 0, cs, cl, bsize, waves;
 
 	for (int c = 0; c < job->nch; c++) {

@@ -166,6 +166,35 @@ static void coll_plan_walk(struct tern_comm *comm,
 	coll_add_both_ways(comm, order);
 }
 
+/*
+ * Ring blocks in flight at once: two, or one where two rings share a link,
+ * so that a wave sends any one peer fewer chunks than COLL_SLOTS (see
+ * ring.c). Every rank plans the same rings, so gets the same.
+ */
+static int coll_ring_overlap(const struct tern_comm *comm)
+{
+	const int n = comm->nranks;
+	int share = 1;
+
+	/* The most rings in which one rank sends to one same next rank. */
+	for (int i = 0; i < n && comm->nchannels > 1; i++) {
+		for (int c = 0; c < comm->nchannels; c++) {
+			int r = comm->ring[c][i], next = comm->ring[c][(i + 1) % n];
+			int same = 0;
+
+			for (int d = 0; d < comm->nchannels; d++)
+				for (int j = 0; j < n; j++)
+					if (comm->ring[d][j] == r &&
+					    comm->ring[d][(j + 1) % n] == next)
+						same++;
+			if (same > share)
+				share = same;
+		}
+	}
+	/* Two at most: a third costs the engine more than the link gains. */
+	return 2 * share < (int)COLL_SLOTS ? 2 : 1;
+}
+
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 {
 	int grid[COLL_MAX_RANKS], rows, cols;
@@ -184,4 +213,6 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 		for (int i = 0; i < comm->nranks; i++)
 			if (comm->ring[c][i] == comm->rank)
 				comm->pos[c] = i;
+	comm->ring_overlap = coll_ring_overlap(comm);
+	coll_plan_slots(comm);
 }

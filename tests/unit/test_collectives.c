@@ -28,8 +28,10 @@
 #include "tern.h"
 
 #define MAX_RANKS	16
-/* libtern's COLL_CHUNK_BYTES: a ring moves one slot of a peer a step. */
+/* libtern's COLL_CHUNK_BYTES: the most the one-step path takes. */
 #define SLOT_BYTES	(256u << 10)
+/* libtern's COLL_RING_CHUNK_BYTES: what a ring moves a step. */
+#define RING_CHUNK_BYTES	(512u << 10)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static void check_status(tern_status_t got, tern_status_t want,
@@ -590,7 +592,7 @@ static void test_fabric_counters(void **state)
 	uint64_t before[MAX_RANKS][MAX_PORTS], after[MAX_RANKS][MAX_PORTS];
 	uint32_t ports[MAX_RANKS];
 	const int n = g.n, rings = n == 16 ? 4 : 2;
-	const size_t chunk_elems = SLOT_BYTES / 4;
+	const size_t chunk_elems = RING_CHUNK_BYTES / 4;
 	/* Per ring: blocks of n chunks, one segment (= chunk) per rank. */
 	const size_t blocks = 2, count = (size_t)rings * blocks * n * chunk_elems;
 	const uint64_t bytes = count * 4;
