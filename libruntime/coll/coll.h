@@ -128,6 +128,10 @@ struct tern_comm {
 	int ring[COLL_MAX_CHANNELS][COLL_MAX_RANKS];
 	int pos[COLL_MAX_CHANNELS];
 	int ring_overlap;		/* ring blocks in flight at once */
+	/* A complete torus: ranks by row, then column; rows 0 if not one. */
+	int grid[COLL_MAX_RANKS];
+	int grid_rows, grid_cols;
+	bool torus_rings;		/* its rows and columns can run rings */
 	uint64_t jobs;			/* jobs submitted: the chain's value */
 	/* The newest job, and its stream (only compared, never used). */
 	struct tern_fence *last;
@@ -345,6 +349,8 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes);
 size_t coll_scratch_bytes(int nranks);
 /* Lays out every rank's scratch for the comm's rings (prog.c). */
 void coll_plan_slots(struct tern_comm *comm);
+/* Whether @sender has ring-chunk slots in @receiver's scratch. */
+bool coll_wide_slots(const struct tern_comm *comm, int sender, int receiver);
 
 /* ---- prog.c: one rank's packet program ---- */
 
@@ -440,6 +446,7 @@ enum coll_algo {
 	COLL_ALGO_LOCAL,		/* one rank: a copy */
 	COLL_ALGO_DIRECT,		/* one step, every piece straight to its rank */
 	COLL_ALGO_RING,			/* pipelined rings, reduce-scatter + all-gather */
+	COLL_ALGO_TORUS,		/* all-reduce by rows and columns of a torus */
 	COLL_ALGO_CHAIN,		/* rooted: pipelined chains along the rings */
 	COLL_ALGO_PAIRWISE,		/* all-to-all: n-1 rounds of pairs */
 	COLL_ALGO_P2P,			/* send, recv: chunks through the slots */
@@ -496,6 +503,8 @@ void coll_local_run(struct coll_call *call);
 void coll_own_piece(struct coll_call *call);
 void coll_direct_run(struct coll_call *call);
 void coll_ring_run(struct coll_call *call, int nch);
+/* All-reduce by the torus's rows and columns (comm->torus_rings). */
+void coll_torus_run(struct coll_call *call);
 void coll_chain_run(struct coll_call *call, int nch);
 void coll_pairwise_run(struct coll_call *call);
 /* Send and recv ops, interleaved chunk by chunk (chunk k of every op in turn). */

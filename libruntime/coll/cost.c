@@ -163,7 +163,7 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
 	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
 	double b = (double)bytes, per_ch, chunk, blocks, step;
-	double segs, steps, overlap, wave;
+	double segs, steps, overlap, wave, side;
 
 	if (far >= (double)COLL_FAR)
 		far = 1e9;
@@ -194,6 +194,18 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 			wave = step;
 		return ((blocks - 1) * coll_div_up(steps, overlap) + steps) *
 		       wave;
+	case COLL_ALGO_TORUS:
+		/*
+		 * A quarter a ring: reduce-scatter along it, all-reduce the
+		 * piece along the ring across, gather back; the longer side
+		 * sets the steps.
+		 */
+		side = comm->grid_rows > comm->grid_cols ? comm->grid_rows :
+							   comm->grid_cols;
+		chunk = b / 4 / side;
+		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+		wave = hop + chunk / side / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+		return 2 * (side - 1) * step + 2 * (side - 1) * wave;
 	case COLL_ALGO_CHAIN:
 		/* n-1 hops to fill the chain, then a chunk per slot's turn */
 		per_ch = b / nch;

@@ -64,6 +64,9 @@ static void coll_build(struct coll_call *call)
 	case COLL_ALGO_RING:
 		coll_ring_run(call, plan.nch);
 		break;
+	case COLL_ALGO_TORUS:
+		coll_torus_run(call);
+		break;
 	case COLL_ALGO_CHAIN:
 		coll_chain_run(call, plan.nch);
 		break;

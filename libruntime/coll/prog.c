@@ -153,8 +153,7 @@ size_t coll_scratch_bytes(int nranks)
 }
 
 /* Whether @sender comes just before @receiver on one of the rings. */
-static bool coll_ring_prev(const struct tern_comm *comm, int sender,
-			   int receiver)
+bool coll_wide_slots(const struct tern_comm *comm, int sender, int receiver)
 {
 	const int n = comm->nranks;
 
@@ -176,9 +175,9 @@ static uint64_t coll_slots_at(const struct tern_comm *comm, int sender,
 	uint64_t at = 0;
 
 	for (int s = 0; s < sender; s++)
-		at += COLL_SLOTS * (coll_ring_prev(comm, s, receiver) ?
+		at += COLL_SLOTS * (coll_wide_slots(comm, s, receiver) ?
 				    COLL_RING_CHUNK_BYTES : COLL_CHUNK_BYTES);
-	*bytes = coll_ring_prev(comm, sender, receiver) ?
+	*bytes = coll_wide_slots(comm, sender, receiver) ?
 		 COLL_RING_CHUNK_BYTES : COLL_CHUNK_BYTES;
 	return at;
 }

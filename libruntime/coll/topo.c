@@ -195,17 +195,50 @@ static int coll_ring_overlap(const struct tern_comm *comm)
 	return 2 * share < (int)COLL_SLOTS ? 2 : 1;
 }
 
+/*
+ * Whether rings can run along the torus's rows and columns: three ranks
+ * or more each way (so both ways round are different neighbours), and
+ * every neighbour's slots at every rank wide enough for a ring's chunk.
+ * On a KxK torus the four big rings make every neighbour one.
+ */
+static bool coll_torus_rings_fit(const struct tern_comm *comm)
+{
+	const int rows = comm->grid_rows, cols = comm->grid_cols;
+
+	if (rows < 3 || cols < 3)
+		return false;
+	for (int y = 0; y < rows; y++) {
+		for (int x = 0; x < cols; x++) {
+			int r = comm->grid[y * cols + x];
+			int east = comm->grid[y * cols + (x + 1) % cols];
+			int south = comm->grid[((y + 1) % rows) * cols + x];
+
+			if (!coll_wide_slots(comm, r, east) ||
+			    !coll_wide_slots(comm, east, r) ||
+			    !coll_wide_slots(comm, r, south) ||
+			    !coll_wide_slots(comm, south, r))
+				return false;
+		}
+	}
+	return true;
+}
+
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 {
 	int grid[COLL_MAX_RANKS], rows, cols;
 
 	comm->nchannels = 0;
+	comm->grid_rows = comm->grid_cols = 0;
+	comm->torus_rings = false;
 	if (comm->nranks == 1) {
 		int self = 0;
 
 		coll_add_ring(comm, &self);
 	} else if (coll_torus_grid(comm, nodes, &rows, &cols, grid)) {
 		coll_plan_torus(comm, rows, cols, grid);
+		memcpy(comm->grid, grid, sizeof(int) * (size_t)comm->nranks);
+		comm->grid_rows = rows;
+		comm->grid_cols = cols;
 	} else {
 		coll_plan_walk(comm, nodes);
 	}
@@ -215,4 +248,5 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 				comm->pos[c] = i;
 	comm->ring_overlap = coll_ring_overlap(comm);
 	coll_plan_slots(comm);
+	comm->torus_rings = coll_torus_rings_fit(comm);
 }

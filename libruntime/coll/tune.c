@@ -10,7 +10,8 @@
  *   slots. Nothing to choose.
  * - The candidates: direct (one step, every piece straight to every rank
  *   that needs it; only while a rank's piece fits one slot), rings
- *   (all-reduce, reduce-scatter, all-gather) or chains along the rings
+ *   (all-reduce, reduce-scatter, all-gather), on a torus an all-reduce
+ *   by its rows and columns (medium sizes), or chains along the rings
  *   (broadcast, reduce) on all of the comm's rings, and pairwise rounds
  *   (all-to-all).
  */
@@ -24,6 +25,7 @@ static const char *const coll_algo_names[] = {
 	[COLL_ALGO_LOCAL] = "local",
 	[COLL_ALGO_DIRECT] = "direct",
 	[COLL_ALGO_RING] = "ring",
+	[COLL_ALGO_TORUS] = "torus",
 	[COLL_ALGO_CHAIN] = "chain",
 	[COLL_ALGO_PAIRWISE] = "pairwise",
 	[COLL_ALGO_P2P] = "p2p",
@@ -49,22 +51,28 @@ tern_status_t coll_forced_algo(int *algo)
 			return TERN_SUCCESS;
 		}
 	}
-	tern_set_last_error("TERN_ALGO=\"%s\" is none of direct, ring, chain or pairwise",
+	tern_set_last_error("TERN_ALGO=\"%s\" is none of direct, ring, torus, chain or pairwise",
 			    name);
 	return TERN_ERROR_INVALID_ARGUMENT;
 }
 
 /* Whether @algo can run @kind over @bytes (the call's count, as bytes). */
-static bool coll_algo_fits(enum coll_algo algo, enum coll_kind kind,
-			   uint64_t bytes)
+static bool coll_algo_fits(const struct tern_comm *comm, enum coll_algo algo,
+			   enum coll_kind kind, uint64_t bytes)
 {
 	bool rooted = kind == COLL_BROADCAST || kind == COLL_REDUCE;
+	int side = comm->grid_rows < comm->grid_cols ? comm->grid_rows :
+						       comm->grid_cols;
 
 	switch (algo) {
 	case COLL_ALGO_DIRECT:
 		return kind != COLL_ALL_TO_ALL && bytes <= COLL_CHUNK_BYTES;
 	case COLL_ALGO_RING:
 		return kind != COLL_ALL_TO_ALL && !rooted;
+	case COLL_ALGO_TORUS:
+		/* a quarter a ring, one block: a chunk for each member */
+		return kind == COLL_ALL_REDUCE && comm->torus_rings &&
+		       bytes <= 4ull * (uint64_t)side * COLL_RING_CHUNK_BYTES;
 	case COLL_ALGO_CHAIN:
 		return rooted;
 	case COLL_ALGO_PAIRWISE:
@@ -80,7 +88,7 @@ int coll_tune_candidates(const struct tern_comm *comm, enum coll_kind kind,
 	int count = 0;
 
 	for (int a = COLL_ALGO_DIRECT; a <= COLL_ALGO_PAIRWISE; a++) {
-		if (!coll_algo_fits((enum coll_algo)a, kind, bytes))
+		if (!coll_algo_fits(comm, (enum coll_algo)a, kind, bytes))
 			continue;
 		out[count].algo = (enum coll_algo)a;
 		out[count].ns = coll_cost_estimate(comm, kind,

@@ -545,7 +545,7 @@ coll_rows_ok() {
 	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 20 || $9 != "0" ||
 		($13 != "0" && $13 != "N/A") || $16 <= 0 || $18 <= 0 ||
 		$19 <= 0 || $19 > 1 ||
-		$20 !~ /^(direct|ring|chain|pairwise)$/')"
+		$20 !~ /^(direct|ring|torus|chain|pairwise)$/')"
 }
 
 if [ "$mode" = sim ]; then
@@ -579,15 +579,15 @@ if [ "$mode" = sim ]; then
 	run env TERN_SIM_TOPOLOGY=trn2 TERN_SIM_DEVICES=16 "$bench" all-reduce -b 8 -e 2M -f 512 -n 2 -w 1 -c 0
 	check "bench all-reduce on trn2: the same modelled times again" \
 		test "$(rows | awk '$1 != 4096 { print $6 }' | tr '\n' ' ')" = "$first"
-	check "bench all-reduce on trn2: direct up to a slot's piece, then rings" \
-		test "$(rows | awk '{ printf "%s ", $20 }')" = "direct direct ring "
+	check "bench all-reduce on trn2: direct up to a slot's piece, then by rows and columns" \
+		test "$(rows | awk '{ printf "%s ", $20 }')" = "direct direct torus "
 
 	run env TERN_SIM_DEVICES=4 TERN_ALGO=ring "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
 	check "bench all-reduce with TERN_ALGO=ring: rings at 8 B, exact" \
 		sh -c "[ $rc -eq 0 ] && [ \"\$(grep -v '^#' '$out' | awk '\$9 == 0 && \$13 == 0 { print \$20 }')\" = ring ]"
 	run env TERN_SIM_DEVICES=4 TERN_ALGO=fastest "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
 	check "bench all-reduce with TERN_ALGO=fastest: fails, names the choices" \
-		sh -c "[ $rc -eq 1 ] && grep -q 'TERN_ALGO=.fastest. is none of direct, ring, chain or pairwise' '$err'"
+		sh -c "[ $rc -eq 1 ] && grep -q 'TERN_ALGO=.fastest. is none of direct, ring, torus, chain or pairwise' '$err'"
 
 	for test in all-gather reduce-scatter broadcast reduce all-to-all; do
 		run env TERN_SIM_DEVICES=3 "$bench" $test -b 1K -e 96K -f 8 -n 1 -w 1 -r 2

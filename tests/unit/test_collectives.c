@@ -80,15 +80,17 @@ static const struct config configs[] = {
 	/* what the tuner would not pick, forced: exact all the same */
 	{ "torus-16-rings", "torus:4x4", 16, 16, false, false,
 	  "TERN_ALGO=ring" },
+	{ "torus-9-torus", "torus:3x3", 9, 9, false, false, "TERN_ALGO=torus" },
 	{ "ring-7-rings", "ring", 7, 7, false, false, "TERN_ALGO=ring" },
 	{ "ring-5-chains", "ring", 5, 5, false, false, "TERN_ALGO=chain" },
 };
 
 /*
  * Element counts: none, one, odd (these take the one-step path), and odd
- * past a slot of any dtype, split over the rings (the ring path; its
- * blocks in flight together are the fabric check's and the forced rings'
- * at small sizes). The large size runs every dtype and every op, but not every pair
+ * past a slot of any dtype, split over the rings (the ring path, or an
+ * all-reduce by rows and columns on the 4x4 torus; the ring's blocks in
+ * flight together are the fabric check's, and the forced algorithms run
+ * at every size). The large size runs every dtype and every op, but not every pair
  * of them, in place and out of place in turn: the ring steps are what
  * takes the simulator's time.
  */

@@ -1089,13 +1089,22 @@ static void test_algorithms(void **state)
 	assert_ok(tern_comm_init_all(world, 16, g.dev));
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, est,
 				       8, &count));
-	assert_int_equal(count, 2);
+	assert_int_equal(count, 3);
 	assert_string_equal(est[0].name, "direct");
 	assert_string_equal(est[1].name, "ring");
-	assert_true(est[0].us > 6.0 && est[0].us < est[1].us);
-	/* a piece past one slot: the rings alone */
+	assert_string_equal(est[2].name, "torus");
+	assert_true(est[0].us > 6.0 && est[0].us < est[1].us &&
+		    est[0].us < est[2].us);
+	/* a piece past one slot: by rows and columns, in fewer steps */
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 1u << 20,
 				       est, 8, &count));
+	assert_int_equal(count, 2);
+	assert_string_equal(est[0].name, "torus");
+	assert_string_equal(est[1].name, "ring");
+	assert_true(est[0].us < est[1].us);
+	/* past a ring chunk a member per quarter: the rings alone */
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE,
+				       (8u << 20) + 4, est, 8, &count));
 	assert_int_equal(count, 1);
 	assert_string_equal(est[0].name, "ring");
 	/* all-gather counts the whole array: 16 pieces of 64 KiB still fit */
@@ -1112,7 +1121,7 @@ static void test_algorithms(void **state)
 	/* asking how many, then fewer than there are */
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, NULL,
 				       0, &count));
-	assert_int_equal(count, 2);
+	assert_int_equal(count, 3);
 	memset(est, 0, sizeof(est));
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE, 8, est,
 				       1, &count));

@@ -22,6 +22,7 @@ factor=${TERN_COMPARE_FACTOR:-4}
 case $coll in
 broadcast|reduce) algos="direct chain" ;;
 all-to-all) algos="pairwise" ;;
+all-reduce) algos="direct ring torus" ;;
 *) algos="direct ring" ;;
 esac
 [ -x "$BUILD/tern-bench" ] || { echo "algorithms: run make userspace first" >&2; exit 2; }
