@@ -56,6 +56,9 @@
 #define COLL_MAX_RANKS		64
 /* A torus runs four rings (two cycles or snakes, both directions). */
 #define COLL_MAX_CHANNELS	4
+/* Dimensions of a torus an all-reduce may run by, and its parts. */
+#define COLL_TORUS_DIMS		3
+#define COLL_TORUS_PARTS	(2 * COLL_TORUS_DIMS)
 
 /* Values of the abort word: why the communicator's jobs must stop. */
 #define COLL_ABORT_LOCAL	TERN_SEM_ABORT_CANCEL	/* ours failed or were cancelled */
@@ -113,6 +116,12 @@ struct coll_fabric {
 	uint32_t latency_ns[COLL_MAX_RANKS][COLL_MAX_RANKS];
 	uint64_t out[COLL_MAX_RANKS];
 	uint64_t link;			/* the slowest link between two ranks */
+	/*
+	 * Seconds a byte a pair costs the busiest link when every rank
+	 * sends to every other at once (the one-step path), routed the
+	 * least-latency way.
+	 */
+	double every_pair_s;
 };
 
 struct tern_comm {
@@ -128,10 +137,15 @@ struct tern_comm {
 	int ring[COLL_MAX_CHANNELS][COLL_MAX_RANKS];
 	int pos[COLL_MAX_CHANNELS];
 	int ring_overlap;		/* ring blocks in flight at once */
-	/* A complete torus: ranks by row, then column; rows 0 if not one. */
+	/*
+	 * A complete torus of 2 or 3 dimensions (ports 0, 2 and 4 step +1
+	 * along each): rank at (x, y, z) is grid[x + side[0] * (y +
+	 * side[1] * z)]. torus_bytes: the largest all-reduce its rings by
+	 * dimension take (coll_torus_run), 0 where they cannot run.
+	 */
 	int grid[COLL_MAX_RANKS];
-	int grid_rows, grid_cols;
-	bool torus_rings;		/* its rows and columns can run rings */
+	int dims, side[COLL_TORUS_DIMS];
+	uint64_t torus_bytes;
 	uint64_t jobs;			/* jobs submitted: the chain's value */
 	/* The newest job, and its stream (only compared, never used). */
 	struct tern_fence *last;
@@ -446,7 +460,7 @@ enum coll_algo {
 	COLL_ALGO_LOCAL,		/* one rank: a copy */
 	COLL_ALGO_DIRECT,		/* one step, every piece straight to its rank */
 	COLL_ALGO_RING,			/* pipelined rings, reduce-scatter + all-gather */
-	COLL_ALGO_TORUS,		/* all-reduce by rows and columns of a torus */
+	COLL_ALGO_TORUS,		/* all-reduce by the dimensions of a torus */
 	COLL_ALGO_CHAIN,		/* rooted: pipelined chains along the rings */
 	COLL_ALGO_PAIRWISE,		/* all-to-all: n-1 rounds of pairs */
 	COLL_ALGO_P2P,			/* send, recv: chunks through the slots */
@@ -503,7 +517,7 @@ void coll_local_run(struct coll_call *call);
 void coll_own_piece(struct coll_call *call);
 void coll_direct_run(struct coll_call *call);
 void coll_ring_run(struct coll_call *call, int nch);
-/* All-reduce by the torus's rows and columns (comm->torus_rings). */
+/* All-reduce by the torus's dimensions (comm->torus_bytes). */
 void coll_torus_run(struct coll_call *call);
 void coll_chain_run(struct coll_call *call, int nch);
 void coll_pairwise_run(struct coll_call *call);

@@ -30,6 +30,53 @@ static int coll_rank_by_id(const struct coll_node *nodes, int n, int id)
 	return -1;
 }
 
+/*
+ * Routes every pair as the device model does (breadth first, ports in
+ * index order: fewest hops, ties to the lower port) and counts the pairs
+ * each directed link carries; the busiest over its bandwidth.
+ */
+static void coll_measure_every_pair(struct coll_fabric *f,
+				    const struct coll_node *nodes, int n)
+{
+	static _Thread_local uint32_t load[COLL_MAX_RANKS][16];
+
+	memset(load, 0, sizeof(load));
+	f->every_pair_s = 0;
+	for (int a = 0; a < n; a++) {
+		int from[COLL_MAX_RANKS], port[COLL_MAX_RANKS];
+		int queue[COLL_MAX_RANKS], head = 0, tail = 0;
+		bool seen[COLL_MAX_RANKS] = { false };
+
+		seen[a] = true;
+		queue[tail++] = a;
+		while (head < tail) {
+			int d = queue[head++];
+
+			for (uint32_t p = 0; p < nodes[d].port_count && p < 16; p++) {
+				int peer = coll_rank_by_id(nodes, n,
+							   nodes[d].neighbour[p]);
+
+				if (peer < 0 || seen[peer] || !nodes[d].bandwidth[p])
+					continue;
+				seen[peer] = true;
+				from[peer] = d;
+				port[peer] = (int)p;
+				queue[tail++] = peer;
+			}
+		}
+		for (int b = 0; b < n; b++)
+			for (int at = b; b != a && seen[b] && at != a; at = from[at])
+				load[from[at]][port[at]]++;
+	}
+	for (int a = 0; a < n; a++)
+		for (uint32_t p = 0; p < nodes[a].port_count && p < 16; p++)
+			if (load[a][p] && nodes[a].bandwidth[p] &&
+			    (double)load[a][p] / (double)nodes[a].bandwidth[p] >
+			    f->every_pair_s)
+				f->every_pair_s = (double)load[a][p] /
+						  (double)nodes[a].bandwidth[p];
+}
+
 void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes)
 {
 	struct coll_fabric *f = &comm->fabric;
@@ -62,6 +109,7 @@ void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes)
 				if (via < f->latency_ns[a][b])
 					f->latency_ns[a][b] = (uint32_t)via;
 			}
+	coll_measure_every_pair(f, nodes, n);
 }
 
 /* The farthest any rank is from @from (all ranks: @from < 0). */
@@ -163,15 +211,21 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
 	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
 	double b = (double)bytes, per_ch, chunk, blocks, step;
-	double segs, steps, overlap, wave, side;
+	double segs, steps, overlap, wave, bytes_ns;
 
 	if (far >= (double)COLL_FAR)
 		far = 1e9;
 	switch (algo) {
 	case COLL_ALGO_DIRECT:
-		/* every piece at once: the farthest, the bytes, the packets */
-		return far + (n - 1) * b / out * 1e9 +
-		       5.0 * (n - 1) * COLL_COST_PACKET_NS;
+		/*
+		 * every piece at once: the farthest, the bytes (the more of
+		 * the rank's own links or the busiest link's share of every
+		 * pair's), the packets
+		 */
+		bytes_ns = (n - 1) * b / out * 1e9;
+		if (f->every_pair_s * b * 1e9 > bytes_ns)
+			bytes_ns = f->every_pair_s * b * 1e9;
+		return far + bytes_ns + 5.0 * (n - 1) * COLL_COST_PACKET_NS;
 	case COLL_ALGO_RING:
 		/*
 		 * Blocks of n chunks per ring; 2(n-1) steps each for an
@@ -196,16 +250,18 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 		       wave;
 	case COLL_ALGO_TORUS:
 		/*
-		 * A quarter a ring: reduce-scatter along it, all-reduce the
-		 * piece along the ring across, gather back; the longer side
-		 * sets the steps.
+		 * A part on each ring through a rank, along one dimension
+		 * after another: 2(side-1) steps each (there and back, or an
+		 * all-reduce on the last), each phase's piece a side smaller.
 		 */
-		side = comm->grid_rows > comm->grid_cols ? comm->grid_rows :
-							   comm->grid_cols;
-		chunk = b / 4 / side;
-		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-		wave = hop + chunk / side / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-		return 2 * (side - 1) * step + 2 * (side - 1) * wave;
+		chunk = b / (2.0 * comm->dims);
+		wave = 0;
+		for (int d = 0; d < comm->dims; d++) {
+			chunk /= comm->side[d];
+			step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+			wave += 2.0 * (comm->side[d] - 1) * step;
+		}
+		return wave;
 	case COLL_ALGO_CHAIN:
 		/* n-1 hops to fill the chain, then a chunk per slot's turn */
 		per_ch = b / nch;

@@ -31,6 +31,9 @@
 
 enum coll_ring_kind { RING_ALL_REDUCE, RING_REDUCE_SCATTER, RING_ALL_GATHER };
 
+/* The comm's rings, or a torus's one a part (coll_torus_run). */
+#define COLL_RING_JOB_CHANNELS	COLL_TORUS_PARTS
+
 /* One ring of a job: its members, its share of the data, its steps. */
 struct coll_ring_chan {
 	const int *order;		/* ranks by position */
@@ -46,7 +49,7 @@ struct coll_ring_job {
 	enum coll_ring_kind kind;
 	uint64_t count;			/* reduce-scatter, all-gather: per rank */
 	int nch;
-	struct coll_ring_chan ch[COLL_MAX_CHANNELS];
+	struct coll_ring_chan ch[COLL_RING_JOB_CHANNELS];
 };
 
 struct coll_seg {
@@ -177,7 +180,7 @@ static void coll_ring_step(struct coll_ring_job *job, const uint64_t *blocks,
 static void coll_ring_steps(struct coll_ring_job *job)
 {
 	const uint64_t overlap = (uint64_t)job->call->comm->ring_overlap;
-	uint64_t blocks[COLL_MAX_CHANNELS], most = 0, bsize, waves, stride;
+	uint64_t blocks[COLL_RING_JOB_CHANNELS], most = 0, bsize, waves, stride;
 	int steps = 0;
 
 	for (int c = 0; c < job->nch; c++) {
@@ -226,42 +229,40 @@ void coll_ring_run(struct coll_call *call, int nch)
 	coll_ring_steps(&job);
 }
 
-/* The torus's four rings through us: east, west, south, north. */
+/* The torus's rings through us: +1 and -1 along each dimension. */
 struct coll_torus_rings {
-	int order[4][COLL_MAX_RANKS];
-	int m[4], pos[4];
+	int order[COLL_TORUS_PARTS][COLL_MAX_RANKS];
+	int m[COLL_TORUS_PARTS], pos[COLL_TORUS_PARTS];
 };
 
 static void coll_torus_rings(const struct tern_comm *comm,
 			     struct coll_torus_rings *t)
 {
-	const int rows = comm->grid_rows, cols = comm->grid_cols;
-	int x = 0, y = 0;
+	const int stride[COLL_TORUS_DIMS] = { 1, comm->side[0],
+					      comm->side[0] * comm->side[1] };
+	int me = 0;
 
-	for (int i = 0; i < rows * cols; i++)
-		if (comm->grid[i] == comm->rank) {
-			y = i / cols;
-			x = i % cols;
-		}
-	t->m[0] = t->m[1] = cols;
-	t->m[2] = t->m[3] = rows;
+	for (int c = 0; c < comm->nranks; c++)
+		if (comm->grid[c] == comm->rank)
+			me = c;
 	/*
 	 * The members of a ring must agree on its order (a segment is named
-	 * by position): the row or column from its first rank, and reversed
-	 * as coll_plan_rings reverses.
+	 * by position): along the dimension from index 0, and reversed as
+	 * coll_plan_rings reverses.
 	 */
-	for (int i = 0; i < cols; i++) {
-		t->order[0][i] = comm->grid[y * cols + i];
-		t->order[1][i] = comm->grid[y * cols + (cols - i) % cols];
+	for (int d = 0; d < comm->dims; d++) {
+		const int m = comm->side[d], at = (me / stride[d]) % m;
+		const int base = me - at * stride[d];
+
+		for (int i = 0; i < m; i++) {
+			t->order[2 * d][i] = comm->grid[base + i * stride[d]];
+			t->order[2 * d + 1][i] =
+				comm->grid[base + (m - i) % m * stride[d]];
+		}
+		t->m[2 * d] = t->m[2 * d + 1] = m;
+		t->pos[2 * d] = at;
+		t->pos[2 * d + 1] = (m - at) % m;
 	}
-	for (int i = 0; i < rows; i++) {
-		t->order[2][i] = comm->grid[i * cols + x];
-		t->order[3][i] = comm->grid[((rows - i) % rows) * cols + x];
-	}
-	t->pos[0] = x;
-	t->pos[1] = (cols - x) % cols;
-	t->pos[2] = y;
-	t->pos[3] = (rows - y) % rows;
 }
 
 /* Ring @r of @t as channel @ch of a job over elements [@start, +@len). */
@@ -280,55 +281,75 @@ static void coll_torus_chan(struct coll_ring_chan *ch,
 }
 
 /*
- * All-reduce by dimensions on a torus: a quarter of the message on each
- * of the four rings through us (east, west, south, north). Each quarter
- * is reduce-scattered along its ring, the piece it leaves us all-reduced
- * along the ring across (east's along south, and so on: every directed
- * link carries one quarter in every phase), and gathered back along the
- * first. 2(cols-1) + 2(rows-1) steps, against 2(n-1) round the whole
- * torus, for the same bytes. One block a ring: the tuner keeps it to
- * quarters of at most a ring chunk a member.
+ * All-reduce by dimensions on a torus of D dimensions: a part of the
+ * message on each of the 2D rings through us (+1 and -1 along each
+ * dimension). Part p takes the dimensions in turn from its own (d, d+1,
+ * ...): it is reduce-scattered along the first D-1, each narrowing it to
+ * the piece the ring leaves us, all-reduced along the last, and gathered
+ * back along the first D-1 in reverse. In every phase each part is on a
+ * ring of its own, so every directed link carries one part. Steps: twice
+ * the sum of (side - 1), against 2(n-1) round the whole torus, for the
+ * same bytes: 12 on a 4x4 torus (30 round it), 18 on a 4x4x4 (126). One
+ * block a ring: the tuner keeps it to comm->torus_bytes.
  */
 void coll_torus_run(struct coll_call *call)
 {
-	static const int across[4] = { 2, 3, 0, 1 };
+	const struct tern_comm *comm = call->comm;
 	const struct coll_op *op = &call->op;
+	const int dims = comm->dims, parts = 2 * dims;
 	struct coll_ring_job job = { .call = call, .kind = RING_ALL_REDUCE,
-				     .nch = 4 };
+				     .nch = parts };
+	uint64_t start[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
+	uint64_t len[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
 	struct coll_torus_rings t;
-	uint64_t start[4], len[4];
 
-	coll_torus_rings(call->comm, &t);
-	for (int r = 0; r < 4; r++)
-		coll_split(op->count, 4, (uint64_t)r, &start[r], &len[r]);
-	/* Reduce-scatter each quarter along its ring: partial sums. */
-	for (int r = 0; r < 4; r++) {
-		coll_torus_chan(&job.ch[r], &t, r, op->send, op->recv,
-				start[r], len[r]);
-		job.ch[r].first = 0;
-		job.ch[r].steps = t.m[r];
-		job.ch[r].final = false;
-	}
-	coll_ring_steps(&job);
-	/* All-reduce the piece each left us along the ring across it. */
-	for (int r = 0; r < 4; r++) {
-		uint64_t ss, sl;
+	coll_torus_rings(comm, &t);
+	for (int p = 0; p < parts; p++)
+		coll_split(op->count, (uint64_t)parts, (uint64_t)p, &start[p][0],
+			   &len[p][0]);
+	/* phase k of part p runs on ring of dimension p/2 + k, p's way */
+#define COLL_TORUS_RING(p, k)	(2 * (((p) / 2 + (k)) % dims) + (p) % 2)
+	/* Reduce-scatter along the first D-1: partial sums, narrowing. */
+	for (int k = 0; k < dims - 1; k++) {
+		for (int p = 0; p < parts; p++) {
+			const int r = COLL_TORUS_RING(p, k);
+			uint64_t ss, sl;
 
-		coll_split(len[r], (uint64_t)t.m[r], (uint64_t)t.pos[r], &ss,
-			   &sl);
-		coll_torus_chan(&job.ch[r], &t, across[r], op->recv, op->recv,
-				start[r] + ss, sl);
-		job.ch[r].first = 0;
-		job.ch[r].steps = 2 * t.m[across[r]];
-		job.ch[r].final = true;
+			coll_torus_chan(&job.ch[p], &t, r,
+					k ? op->recv : op->send, op->recv,
+					start[p][k], len[p][k]);
+			job.ch[p].first = 0;
+			job.ch[p].steps = t.m[r];
+			job.ch[p].final = false;
+			coll_split(len[p][k], (uint64_t)t.m[r],
+				   (uint64_t)t.pos[r], &ss, &sl);
+			start[p][k + 1] = start[p][k] + ss;
+			len[p][k + 1] = sl;
+		}
+		coll_ring_steps(&job);
+	}
+	/* All-reduce what is left along the last. */
+	for (int p = 0; p < parts; p++) {
+		const int r = COLL_TORUS_RING(p, dims - 1);
+
+		coll_torus_chan(&job.ch[p], &t, r, op->recv, op->recv,
+				start[p][dims - 1], len[p][dims - 1]);
+		job.ch[p].first = 0;
+		job.ch[p].steps = 2 * t.m[r];
+		job.ch[p].final = true;
 	}
 	coll_ring_steps(&job);
-	/* Gather each quarter back along its ring. */
-	for (int r = 0; r < 4; r++) {
-		coll_torus_chan(&job.ch[r], &t, r, op->send, op->recv,
-				start[r], len[r]);
-		job.ch[r].first = t.m[r];
-		job.ch[r].steps = t.m[r];
+	/* Gather back along the first D-1, in reverse. */
+	for (int k = dims - 2; k >= 0; k--) {
+		for (int p = 0; p < parts; p++) {
+			const int r = COLL_TORUS_RING(p, k);
+
+			coll_torus_chan(&job.ch[p], &t, r, op->recv, op->recv,
+					start[p][k], len[p][k]);
+			job.ch[p].first = t.m[r];
+			job.ch[p].steps = t.m[r];
+		}
+		coll_ring_steps(&job);
 	}
-	coll_ring_steps(&job);
+#undef COLL_TORUS_RING
 }

@@ -196,31 +196,98 @@ static int coll_ring_overlap(const struct tern_comm *comm)
 }
 
 /*
- * Whether rings can run along the torus's rows and columns: three ranks
- * or more each way (so both ways round are different neighbours), and
- * every neighbour's slots at every rank wide enough for a ring's chunk.
- * On a KxK torus the four big rings make every neighbour one.
+ * Fills comm->grid, dims and side[] if the ranks form a complete torus of
+ * two or three dimensions: from rank 0, ports 0, 2 and 4 lead one step
+ * along each, round cycles, and every rank's ports lead to the grid's
+ * next ranks. A third dimension is one where port 4 leads round a cycle
+ * of the comm's own ranks (the UltraServer's instances).
  */
-static bool coll_torus_rings_fit(const struct tern_comm *comm)
+static void coll_plan_grid(struct tern_comm *comm, const struct coll_node *nodes)
 {
-	const int rows = comm->grid_rows, cols = comm->grid_cols;
+	static const uint32_t port[COLL_TORUS_DIMS] = { 0, 2, 4 };
+	bool seen[COLL_MAX_RANKS] = { false };
+	int side[COLL_TORUS_DIMS] = { 1, 1, 1 }, dims = 0, total = 1;
+	int stride[COLL_TORUS_DIMS] = { 1, 1, 1 };
 
-	if (rows < 3 || cols < 3)
-		return false;
-	for (int y = 0; y < rows; y++) {
-		for (int x = 0; x < cols; x++) {
-			int r = comm->grid[y * cols + x];
-			int east = comm->grid[y * cols + (x + 1) % cols];
-			int south = comm->grid[((y + 1) % rows) * cols + x];
+	comm->dims = 0;
+	for (int d = 0; d < COLL_TORUS_DIMS; d++) {
+		int len = coll_cycle_length(comm, nodes, port[d]);
 
-			if (!coll_wide_slots(comm, r, east) ||
-			    !coll_wide_slots(comm, east, r) ||
-			    !coll_wide_slots(comm, r, south) ||
-			    !coll_wide_slots(comm, south, r))
-				return false;
+		if (len < 2)
+			break;
+		side[d] = len;
+		total *= len;
+		dims++;
+	}
+	if (dims < 2 || total != comm->nranks)
+		return;
+	/* Lay out the grid from rank 0, +1 along each dimension in turn. */
+	stride[1] = side[0];
+	stride[2] = side[0] * side[1];
+	comm->grid[0] = 0;
+	seen[0] = true;
+	for (int c = 1; c < total; c++) {
+		/* a step along the first dimension whose index is not 0 */
+		int d = 0;
+
+		while ((c / stride[d]) % side[d] == 0)
+			d++;
+		comm->grid[c] = coll_step(comm, nodes, comm->grid[c - stride[d]],
+					  port[d]);
+		if (comm->grid[c] < 0 || seen[comm->grid[c]])
+			return;
+		seen[comm->grid[c]] = true;
+	}
+	/* Every rank's every port leads to the grid's next rank. */
+	for (int c = 0; c < total; c++) {
+		for (int d = 0; d < dims; d++) {
+			int at = (c / stride[d]) % side[d];
+			int next = c + ((at + 1) % side[d] - at) * stride[d];
+
+			if (coll_step(comm, nodes, comm->grid[c], port[d]) !=
+			    comm->grid[next])
+				return;
 		}
 	}
-	return true;
+	comm->dims = dims;
+	for (int d = 0; d < COLL_TORUS_DIMS; d++)
+		comm->side[d] = side[d];
+}
+
+/*
+ * The largest all-reduce the torus's rings by dimension take: a part for
+ * each direction of each dimension, a block each, so no piece past the
+ * narrowest slot a neighbour has at a rank; none on a side under three
+ * (both ways round would be one neighbour).
+ */
+static uint64_t coll_torus_bytes(const struct tern_comm *comm)
+{
+	int stride[COLL_TORUS_DIMS] = { 1, comm->side[0],
+					comm->side[0] * comm->side[1] };
+	uint64_t slot = COLL_RING_CHUNK_BYTES;
+	int least = COLL_MAX_RANKS;
+
+	if (comm->dims < 2)
+		return 0;
+	for (int d = 0; d < comm->dims; d++) {
+		if (comm->side[d] < 3)
+			return 0;
+		if (comm->side[d] < least)
+			least = comm->side[d];
+	}
+	for (int c = 0; c < comm->nranks; c++) {
+		for (int d = 0; d < comm->dims; d++) {
+			int at = (c / stride[d]) % comm->side[d];
+			int next = comm->grid[c + ((at + 1) % comm->side[d] - at) *
+						   stride[d]];
+			int r = comm->grid[c];
+
+			if (!coll_wide_slots(comm, r, next) ||
+			    !coll_wide_slots(comm, next, r))
+				slot = COLL_CHUNK_BYTES;
+		}
+	}
+	return 2ull * (uint64_t)comm->dims * (uint64_t)least * slot;
 }
 
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
@@ -228,17 +295,12 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 	int grid[COLL_MAX_RANKS], rows, cols;
 
 	comm->nchannels = 0;
-	comm->grid_rows = comm->grid_cols = 0;
-	comm->torus_rings = false;
 	if (comm->nranks == 1) {
 		int self = 0;
 
 		coll_add_ring(comm, &self);
 	} else if (coll_torus_grid(comm, nodes, &rows, &cols, grid)) {
 		coll_plan_torus(comm, rows, cols, grid);
-		memcpy(comm->grid, grid, sizeof(int) * (size_t)comm->nranks);
-		comm->grid_rows = rows;
-		comm->grid_cols = cols;
 	} else {
 		coll_plan_walk(comm, nodes);
 	}
@@ -248,5 +310,6 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 				comm->pos[c] = i;
 	comm->ring_overlap = coll_ring_overlap(comm);
 	coll_plan_slots(comm);
-	comm->torus_rings = coll_torus_rings_fit(comm);
+	coll_plan_grid(comm, nodes);
+	comm->torus_bytes = coll_torus_bytes(comm);
 }

@@ -11,7 +11,7 @@
  * - The candidates: direct (one step, every piece straight to every rank
  *   that needs it; only while a rank's piece fits one slot), rings
  *   (all-reduce, reduce-scatter, all-gather), on a torus an all-reduce
- *   by its rows and columns (medium sizes), or chains along the rings
+ *   by its dimensions (medium sizes), or chains along the rings
  *   (broadcast, reduce) on all of the comm's rings, and pairwise rounds
  *   (all-to-all).
  */
@@ -61,8 +61,6 @@ static bool coll_algo_fits(const struct tern_comm *comm, enum coll_algo algo,
 			   enum coll_kind kind, uint64_t bytes)
 {
 	bool rooted = kind == COLL_BROADCAST || kind == COLL_REDUCE;
-	int side = comm->grid_rows < comm->grid_cols ? comm->grid_rows :
-						       comm->grid_cols;
 
 	switch (algo) {
 	case COLL_ALGO_DIRECT:
@@ -70,9 +68,7 @@ static bool coll_algo_fits(const struct tern_comm *comm, enum coll_algo algo,
 	case COLL_ALGO_RING:
 		return kind != COLL_ALL_TO_ALL && !rooted;
 	case COLL_ALGO_TORUS:
-		/* a quarter a ring, one block: a chunk for each member */
-		return kind == COLL_ALL_REDUCE && comm->torus_rings &&
-		       bytes <= 4ull * (uint64_t)side * COLL_RING_CHUNK_BYTES;
+		return kind == COLL_ALL_REDUCE && bytes <= comm->torus_bytes;
 	case COLL_ALGO_CHAIN:
 		return rooted;
 	case COLL_ALGO_PAIRWISE:
