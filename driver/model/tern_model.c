@@ -269,7 +269,8 @@ static int tern_run_copy(struct tern_model_job *job,
 		at = p->bytes - job->progress - chunk;
 	else
 		at = job->progress;
-	memmove(dst + at, src + at, chunk);
+	if (!mem->skip_data)
+		memmove(dst + at, src + at, chunk);
 	tern_account(mem, &src_access, false, chunk);
 	tern_account(mem, &dst_access, true, chunk);
 	job->progress += chunk;
@@ -303,8 +304,10 @@ static int tern_run_fill(struct tern_model_job *job,
 	}
 	dst = dst_access.ptr;
 	end = job->progress + tern_min_u64(p->bytes - job->progress, *budget);
-	if (pattern[0] == pattern[1] && pattern[0] == pattern[2] &&
-	    pattern[0] == pattern[3]) {
+	if (mem->skip_data) {
+		/* nothing written, counted below as if it were */
+	} else if (pattern[0] == pattern[1] && pattern[0] == pattern[2] &&
+		   pattern[0] == pattern[3]) {
 		memset(dst + job->progress, pattern[0], end - job->progress);
 	} else {
 		for (i = job->progress; i < end; i++)
@@ -351,15 +354,18 @@ static int tern_run_reduce(struct tern_model_job *job,
 	}
 	/* never 0: the run loop leaves a packet's cost, more than an element */
 	chunk = tern_min_u64(bytes - at, *budget - *budget % size);
-	if (p->header.flags & TERN_REDUCE_DIVIDE)
+	if (mem->skip_data) {
+		/* nothing reduced, counted below as if it were */
+	} else if (p->header.flags & TERN_REDUCE_DIVIDE) {
 		tern_model_reduce_divide(dst_access.ptr + at,
 					 src0_access.ptr + at,
 					 src1_access.ptr + at, chunk / size,
 					 p->dtype, p->divisor);
-	else
+	} else {
 		tern_model_reduce(dst_access.ptr + at, src0_access.ptr + at,
 				  src1_access.ptr + at, chunk / size, p->dtype,
 				  p->op);
+	}
 	tern_account(mem, &src0_access, false, chunk);
 	tern_account(mem, &src1_access, false, chunk);
 	tern_account(mem, &dst_access, true, chunk);

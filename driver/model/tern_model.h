@@ -42,6 +42,9 @@
  * @timing: the machine's timing model and @engine's clock in it, or NULL:
  *	then nothing is modelled (tern_timing.h).
  * @model_clock: TIMESTAMP writes the modelled clock rather than @clock.
+ * @skip_data: COPY, FILL and REDUCE move no bytes; translation, faults,
+ *	traffic counters and the timing model are as when they do. For
+ *	modelling schedules whose buffers the host could not hold.
  */
 struct tern_model_mem {
 	void *(*translate)(void *ctx, u64 va, u64 len, u32 *owner);
@@ -52,6 +55,7 @@ struct tern_model_mem {
 	struct tern_timing *timing;
 	struct tern_timing_engine *engine;
 	bool model_clock;
+	bool skip_data;
 };
 
 /**

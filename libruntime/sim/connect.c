@@ -92,6 +92,7 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	const char *name = getenv("TERN_SIM_MACHINE");
 	const char *dir = getenv("TERN_SIM_DIR");
 	const char *clock = getenv("TERN_SIM_CLOCK");
+	const char *data = getenv("TERN_SIM_DATA");
 	struct tern_fabric *fabric;
 	uint32_t unused = 0;
 	int n;
@@ -107,6 +108,12 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
 	s->model_clock = clock && strcmp(clock, "model") == 0;
+	if (data && *data && strcmp(data, "on") && strcmp(data, "off")) {
+		tern_set_last_error("TERN_SIM_DATA=\"%s\" is neither 'on' "
+				    "nor 'off'", data);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	s->skip_data = data && strcmp(data, "off") == 0;
 	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES,
 			    SIM_WANT_DEVICES, &s->want, &devices) ||
 	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, SIM_WANT_MEM_MB,

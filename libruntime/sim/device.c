@@ -137,7 +137,8 @@ static tern_status_t sim_open(int index, struct tern_be_device **out)
 {
 	struct sim_ctx_open req = {
 		.device = (uint32_t)index,
-		.flags = sim_settings.model_clock ? SIM_CTX_MODEL_CLOCK : 0,
+		.flags = (sim_settings.model_clock ? SIM_CTX_MODEL_CLOCK : 0) |
+			 (sim_settings.skip_data ? SIM_CTX_SKIP_DATA : 0),
 	};
 	struct sim_ctx_open_reply reply;
 	struct sim_context *ctx;

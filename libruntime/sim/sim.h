@@ -74,6 +74,7 @@ struct sim_settings {
 	char dir[108];			/* the machine's directory */
 	uint64_t idle_ms;		/* TERN_SIM_IDLE_MS */
 	bool model_clock;		/* TERN_SIM_CLOCK=model */
+	bool skip_data;			/* TERN_SIM_DATA=off */
 };
 tern_status_t sim_settings_read(struct sim_settings *s);
 /* A machine name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */

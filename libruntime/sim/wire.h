@@ -126,8 +126,13 @@ struct sim_reply {
 	uint32_t pad;
 };
 
-/* SIM_CTX_MODEL_CLOCK: its TIMESTAMPs read the timing model's clock. */
+/*
+ * SIM_CTX_MODEL_CLOCK: its TIMESTAMPs read the timing model's clock.
+ * SIM_CTX_SKIP_DATA: its jobs move no bytes (tern_model_mem.skip_data).
+ */
 #define SIM_CTX_MODEL_CLOCK	1u
+#define SIM_CTX_SKIP_DATA	2u
+#define SIM_CTX_FLAGS		(SIM_CTX_MODEL_CLOCK | SIM_CTX_SKIP_DATA)
 struct sim_ctx_open { uint32_t device; uint32_t flags; };
 struct sim_ctx_open_reply { struct sim_reply r; uint64_t ctx; };
 struct sim_ctx_ref { uint64_t ctx; };	/* CTX_CLOSE, QUERY, MEM_USAGE */

@@ -468,7 +468,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_TOPOLOGY=trn3"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -490,6 +490,10 @@ if [ "$mode" = sim ]; then
 	check "bench with TERN_SIM_CLOCK=fast: says what it takes" \
 		sh -c "[ $rc -eq 2 ] && grep -q 'TERN_SIM_CLOCK=.fast. is neither .wall. nor .model.' '$err' &&
 			grep -q 'TERN_SIM_CLOCK wall or model' '$err'"
+	run env TERN_SIM_DATA=maybe "$bench" copy -n 1
+	check "bench with TERN_SIM_DATA=maybe: says what it takes" \
+		sh -c "[ $rc -eq 2 ] && grep -q 'TERN_SIM_DATA=.maybe. is neither .on. nor .off.' '$err' &&
+			grep -q 'TERN_SIM_DATA on or off' '$err'"
 	run env TERN_SIM_TOPOLOGY=trn2-ultra TERN_SIM_DEVICES=16 "$inspect" list
 	check "inspect with trn2-ultra on 16 devices: names both" \
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='trn2-ultra'\" '$err' &&
@@ -581,6 +585,14 @@ if [ "$mode" = sim ]; then
 		test "$(rows | awk '$1 != 4096 { print $6 }' | tr '\n' ' ')" = "$first"
 	check "bench all-reduce on trn2: direct up to a slot's piece, then by rows and columns" \
 		test "$(rows | awk '{ printf "%s ", $20 }')" = "direct direct torus "
+
+	# timing only: the same modelled times with no byte moved, unchecked
+	run env TERN_SIM_TOPOLOGY=trn2 TERN_SIM_DEVICES=16 TERN_SIM_DATA=off "$bench" all-reduce -b 8 -e 2M -f 512 -n 2 -w 1 -c 0
+	check "bench all-reduce with TERN_SIM_DATA=off: the same modelled times" \
+		test "$(rows | awk '$1 != 4096 { print $6 }' | tr '\n' ' ')" = "$first"
+	run env TERN_SIM_TOPOLOGY=trn2 TERN_SIM_DEVICES=16 TERN_SIM_DATA=off "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
+	check "bench all-reduce with TERN_SIM_DATA=off and checks: refused, says -c 0" \
+		sh -c "[ $rc -eq 2 ] && grep -q 'TERN_SIM_DATA=off moves no data.*add -c 0' '$err'"
 
 	run env TERN_SIM_DEVICES=4 TERN_ALGO=ring "$bench" all-reduce -b 8 -e 8 -n 1 -w 0
 	check "bench all-reduce with TERN_ALGO=ring: rings at 8 B, exact" \

@@ -10,7 +10,8 @@
  * whose schedules the timing model makes deterministic
  * (Documentation/simulator.rst): the one-step path at 8 bytes, where no
  * transfer takes a turn on a link, and the rings, where each directed
- * link carries one engine's transfers.
+ * link carries one engine's transfers. With TERN_SIM_DATA=off the
+ * engines move no bytes, and the times are the same again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,6 +71,27 @@ static double bandwidth_bound_ns(tern_device_t dev, int n, size_t bytes)
 }
 
 /* The child: all-reduces on every device of the machine, timed. */
+/* Whether the sums landed in @recv, or (TERN_SIM_DATA=off) no byte did. */
+static bool result_moved(tern_buffer_t recv, size_t bytes)
+{
+	const char *data = getenv("TERN_SIM_DATA");
+	bool off = data && strcmp(data, "off") == 0;
+	const unsigned char *p;
+	size_t written = 0;
+	void *cpu;
+
+	CHECK(tern_buffer_map(recv, &cpu));
+	p = cpu;
+	for (size_t i = 0; i < bytes; i++)
+		written += p[i] != 0;
+	if (off ? written != 0 : written != bytes) {
+		fprintf(stderr, "TERN_SIM_DATA=%s: %zu of %zu result bytes written\n",
+			off ? "off" : "on", written, bytes);
+		return false;
+	}
+	return true;
+}
+
 static int child_main(void)
 {
 	tern_device_t dev[MAX_RANKS];
@@ -90,7 +112,7 @@ static int child_main(void)
 					&send[r]));
 		CHECK(tern_buffer_alloc(dev[r], TERN_MEMORY_DEVICE, max,
 					&recv[r]));
-		CHECK(tern_memset_async(send[r], 0, 0, max, stream[r]));
+		CHECK(tern_memset_async(send[r], 0, 0x3c, max, stream[r]));
 	}
 	CHECK(tern_comm_init_all(comm, n, dev));
 	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
@@ -134,6 +156,8 @@ static int child_main(void)
 		}
 		printf("%zu %.6f\n", sizes[s], slowest);
 	}
+	if (!result_moved(recv[0], max))
+		return 1;
 	for (int r = 0; r < n; r++) {
 		CHECK(tern_comm_destroy(comm[r]));
 		CHECK(tern_buffer_free(send[r]));
@@ -147,7 +171,7 @@ static int child_main(void)
 }
 
 /* Runs the child on @m; returns what it printed (the caller frees it). */
-static char *run_child(const struct machine *m)
+static char *run_child(const struct machine *m, const char *data)
 {
 	char *out = calloc(1, 4096);
 	size_t used = 0;
@@ -166,6 +190,7 @@ static char *run_child(const struct machine *m)
 		setenv("TERN_SIM_TOPOLOGY", m->topology, 1);
 		setenv("TERN_SIM_DEVICES", m->devices, 1);
 		setenv("TERN_SIM_MEM_MB", "64", 1);
+		setenv("TERN_SIM_DATA", data, 1);
 		execl("/proc/self/exe", "test_modelled", "--child", m->name,
 		      (char *)NULL);
 		_exit(127);
@@ -184,8 +209,8 @@ static void test_same_times_twice(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(machines); i++) {
-		char *first = run_child(&machines[i]);
-		char *second = run_child(&machines[i]);
+		char *first = run_child(&machines[i], "on");
+		char *second = run_child(&machines[i], "on");
 
 		printf("# %s (size, slowest rank's ms for %d):\n%s",
 		       machines[i].name, ITERS, first);
@@ -197,10 +222,27 @@ static void test_same_times_twice(void **state)
 	}
 }
 
+/* Moving no data changes no modelled time: the schedule is the same. */
+static void test_no_data(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(machines); i++) {
+		char *moved = run_child(&machines[i], "on");
+		char *timed = run_child(&machines[i], "off");
+
+		if (strcmp(moved, timed))
+			fail_msg("%s: TERN_SIM_DATA=off changed the times:\n%s---\n%s",
+				 machines[i].name, moved, timed);
+		free(moved);
+		free(timed);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_times_twice),
+		cmocka_unit_test(test_no_data),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)

@@ -98,6 +98,7 @@ struct coll_bench {
 	uint32_t links;	/* fewest up links on a rank; 0: no fabric */
 	struct coll_fabric_snapshot before, after;
 	int modelled;	/* device time is the timing model's */
+	int skip_data;	/* TERN_SIM_DATA=off: the engines move no bytes */
 };
 
 /* One size's figures for one placement. */
@@ -313,7 +314,9 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	if (in_place && b->kind->id == COLL_ALL_TO_ALL)
 		return TERN_SUCCESS;	/* libtern has no in-place all-to-all */
 	res->run = 1;
-	coll_prepare(b, s, in_place);
+	/* with no data moved, no page of the buffers is ever touched */
+	if (!b->skip_data)
+		coll_prepare(b, s, in_place);
 	status = coll_iterate(b, s, in_place, sweep->warmup_iters, 0);
 	/*
 	 * A peer reading from this rank's device counts on this rank's
@@ -803,6 +806,13 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 		break;
 	}
 	snprintf(prog, sizeof(prog), "tern-bench %s", kind->name);
+	b.skip_data = getenv("TERN_SIM_DATA") &&
+		      strcmp(getenv("TERN_SIM_DATA"), "off") == 0;
+	if (opts.check && b.skip_data) {
+		fprintf(stderr, "%s: TERN_SIM_DATA=off moves no data, so there is no result to check: add -c 0\n",
+			prog);
+		return EXIT_USAGE;
+	}
 	/* On the simulator, time what the fabric would take, unless told. */
 	setenv("TERN_SIM_CLOCK", "model", 0);
 	b.kind = kind;

@@ -137,7 +137,7 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
 		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
 		"TERN_SIM_MACHINE", "TERN_SIM_DIR", "TERN_SIM_IDLE_MS",
-		"TERN_SIM_CLOCK",
+		"TERN_SIM_CLOCK", "TERN_SIM_DATA",
 	};
 	tern_status_t status = tern_get_backend(backend);
 
@@ -164,7 +164,8 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_SIM_TOPOLOGY auto, ring, torus:RxC (R*C = the device "
 		"count), full (at most 17 devices), trn2 (16 devices), "
 		"trn2-ultra (64), none or custom:A-B[@GBPS[/NSns]],... "
-		"(devices that exist); TERN_SIM_CLOCK wall or model "
+		"(devices that exist); TERN_SIM_CLOCK wall or model; "
+		"TERN_SIM_DATA on or off "
 		"(see Documentation/simulator.rst)\n",
 		prog);
 	return EXIT_USAGE;

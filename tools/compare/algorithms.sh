@@ -9,15 +9,17 @@
 #
 #   tools/compare/algorithms.sh [TOPOLOGY [COLLECTIVE]]   default: trn2 all-reduce
 #
-# Sizes: TERN_COMPARE_MIN / TERN_COMPARE_MAX bytes (default 8 / 64M), by
-# factors of TERN_COMPARE_FACTOR (default 4).
+# Sizes: TERN_COMPARE_MIN / TERN_COMPARE_MAX bytes (default 8 / 1G), by
+# factors of TERN_COMPARE_FACTOR (default 4). Timing only (TERN_SIM_DATA=off,
+# Documentation/simulator.rst): the same modelled times as with data, and
+# no host memory for the buffers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 topology=${1:-trn2}
 coll=${2:-all-reduce}
 min=${TERN_COMPARE_MIN:-8}
-max=${TERN_COMPARE_MAX:-67108864}
+max=${TERN_COMPARE_MAX:-1073741824}
 factor=${TERN_COMPARE_FACTOR:-4}
 case $coll in
 broadcast|reduce) algos="direct chain" ;;
@@ -34,6 +36,7 @@ mem=$(( (max * 3) / 1048576 + 64 ))
 sweep() {
 	TERN_BACKEND=sim TERN_SIM_MACHINE=auto TERN_SIM_DIR="$tmp" \
 		TERN_SIM_TOPOLOGY="$topology" TERN_SIM_MEM_MB=$mem TERN_ALGO="$1" \
+		TERN_SIM_DATA=off \
 		"$BUILD/tern-bench" "$coll" -b "$min" -e "$max" -f "$factor" \
 		-n 2 -w 1 -c 0 | awk '!/^#/ { print $1, $6, $20, $18 }'
 }

@@ -479,7 +479,7 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 		return 0;
 	case SIM_MSG_CTX_OPEN:
 		if (len != sizeof(*open_req) ||
-		    (open_req->flags & ~SIM_CTX_MODEL_CLOCK)) {
+		    (open_req->flags & ~SIM_CTX_FLAGS)) {
 			opened.r.status = TERN_ERROR_INVALID_ARGUMENT;
 		} else {
 			opened.r.status = machine_context_open(client,

@@ -32,6 +32,7 @@ int machine_context_open(struct machine_client *client, uint32_t device,
 	ctx->dev = dev;
 	ctx->client = client;
 	ctx->model_clock = flags & SIM_CTX_MODEL_CLOCK;
+	ctx->skip_data = flags & SIM_CTX_SKIP_DATA;
 	pthread_rwlock_init(&ctx->va_lock, NULL);
 
 	pthread_mutex_lock(&dev->lock);

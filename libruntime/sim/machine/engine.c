@@ -235,6 +235,7 @@ static tern_status_t machine_job_run(struct machine_engine *engine,
 		.timing = m->timing,
 		.engine = &engine->timing,
 		.model_clock = ctx->model_clock,
+		.skip_data = ctx->skip_data,
 	};
 	uint64_t deadline = machine_clock_ns() + m->job_timeout_ns;
 	struct tern_model_job run;

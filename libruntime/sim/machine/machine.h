@@ -146,6 +146,7 @@ struct machine_context {
 	struct machine_context *next;	/* the client's contexts */
 	atomic_bool dead;		/* closing: its jobs end now */
 	bool model_clock;		/* SIM_CTX_MODEL_CLOCK */
+	bool skip_data;			/* SIM_CTX_SKIP_DATA */
 	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
 	struct machine_bo **bos;	/* sorted by address */
 	size_t bo_count, bo_cap;
