@@ -140,12 +140,18 @@ struct tern_comm {
 	/*
 	 * A complete torus of 2 or 3 dimensions (ports 0, 2 and 4 step +1
 	 * along each): rank at (x, y, z) is grid[x + side[0] * (y +
-	 * side[1] * z)]. torus_bytes: the largest all-reduce its rings by
-	 * dimension take (coll_torus_run), 0 where they cannot run.
+	 * side[1] * z)]; each dimension's slowest link (bytes/s each way)
+	 * and latency. torus_chunk: the bytes its rings by dimension send
+	 * at a time (coll_torus_run), 0 where they cannot run. slow_last:
+	 * the last dimension's links are the slowest (the UltraServer's
+	 * between instances), so the all-reduce goes hierarchical.
 	 */
 	int grid[COLL_MAX_RANKS];
 	int dims, side[COLL_TORUS_DIMS];
-	uint64_t torus_bytes;
+	uint64_t dim_bandwidth[COLL_TORUS_DIMS];
+	uint32_t dim_latency_ns[COLL_TORUS_DIMS];
+	uint64_t torus_chunk;
+	bool slow_last;
 	uint64_t jobs;			/* jobs submitted: the chain's value */
 	/* The newest job, and its stream (only compared, never used). */
 	struct tern_fence *last;
@@ -517,8 +523,18 @@ void coll_local_run(struct coll_call *call);
 void coll_own_piece(struct coll_call *call);
 void coll_direct_run(struct coll_call *call);
 void coll_ring_run(struct coll_call *call, int nch);
-/* All-reduce by the torus's dimensions (comm->torus_bytes). */
+/* All-reduce by the torus's dimensions (comm->torus_chunk). */
 void coll_torus_run(struct coll_call *call);
+/*
+ * The torus all-reduce's parts (coll_torus_run), and the dimension part
+ * @p runs along in phase @k (0 to dims-1: reduce-scatter along the first
+ * dims-1, all-reduce along the last; the gathers mirror them). topo.c.
+ */
+int coll_torus_parts(const struct tern_comm *comm);
+int coll_torus_dim(const struct tern_comm *comm, int p, int k);
+/* Whether a torus phase may run @o blocks in flight (ring.c). */
+bool coll_phase_fits(int steps, int o, int m, int first, int ring_steps,
+		     int share);
 void coll_chain_run(struct coll_call *call, int nch);
 void coll_pairwise_run(struct coll_call *call);
 /* Send and recv ops, interleaved chunk by chunk (chunk k of every op in turn). */

@@ -202,6 +202,101 @@ static double coll_div_up(double a, double b)
 	return whole < q ? whole + 1 : whole;
 }
 
+/*
+ * A ring's blocks through @steps steps each, @overlap of them in flight:
+ * the first block's @chain steps that send (each a hop, a chunk over the
+ * link and the packets), then a block for every turn of the busiest
+ * resource: the
+ * @steps/@overlap waves between one block's start and the next's, the
+ * @sends chunks a block puts on one link, or the @local chunks the steps
+ * of a block (on every ring) read and write in the engine's memory.
+ */
+static double coll_pipeline_ns(double chain, double steps, double overlap,
+			       double blocks, double chunk, double hop,
+			       double link, double sends, double local)
+{
+	double step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+	double turn = coll_div_up(steps, overlap) * step;
+	double on_link = sends * chunk / link * 1e9;
+	double in_memory = local * chunk /
+			   (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
+
+	if (on_link > turn)
+		turn = on_link;
+	if (in_memory > turn)
+		turn = in_memory;
+	return chain * step + (blocks - 1) * turn;
+}
+
+/* Chunks a ring's block reads and writes here in @m steps of one half. */
+static double coll_half_local(int m, bool gather)
+{
+	/*
+	 * A step that sends a sum reads two, the one that completes it also
+	 * writes one; one that passes a gathered chunk on and keeps it reads
+	 * two and writes one, the last only keeps it.
+	 */
+	return gather ? 3.0 * (m - 1) + 2 : 2.0 * (m - 1) + 3;
+}
+
+/*
+ * All-reduce by the torus's dimensions (ring.c): parts along one
+ * dimension after another, each phase as long as its slowest part, a
+ * pipeline of chunks on a ring of the dimension's side with as many
+ * blocks in flight as the phase takes.
+ */
+static double coll_torus_ns(const struct tern_comm *comm, double bytes)
+{
+	const int dims = comm->dims, parts = coll_torus_parts(comm);
+	const double chunk = (double)comm->torus_chunk;
+	double total = 0;
+
+	for (int k = 0; k < 2 * dims - 1; k++) {
+		/* reduce-scatter by the first D-1, all-reduce, gather back */
+		const int at = k < dims ? k : 2 * dims - 2 - k;
+		const int steps_of = k == dims - 1 ? 2 : 1;
+		double phase = 0;
+
+		for (int p = 0; p < parts; p++) {
+			const int d = coll_torus_dim(comm, p, at);
+			const int m = comm->side[d];
+			const int steps = steps_of * m;
+			double piece = bytes / parts, per_pos, c, blocks, ns;
+			double local = k < dims - 1 ? coll_half_local(m, false) :
+				       k > dims - 1 ? coll_half_local(m, true) :
+				       coll_half_local(m, false) +
+				       coll_half_local(m, true);
+			int o = (int)COLL_SLOTS, share = 0;
+
+			/* the parts on this part's ring, this way round */
+			for (int q = 0; q < parts; q++)
+				share += coll_torus_dim(comm, q, at) == d &&
+					 q % 2 == p % 2;
+			for (int j = 0; j < at; j++)
+				piece /= comm->side[coll_torus_dim(comm, p, j)];
+			per_pos = piece / m;
+			c = per_pos < chunk ? per_pos : chunk;
+			blocks = coll_div_up(per_pos, chunk);
+			while (o > 1 && !coll_phase_fits(steps, o, m,
+							 k > dims - 1 ? m : 0,
+							 steps, share))
+				o--;
+			if (blocks < o)
+				o = blocks < 1 ? 1 : (int)blocks;
+			ns = coll_pipeline_ns(steps_of * (m - 1.0), steps, o,
+					      blocks, c,
+					      comm->dim_latency_ns[d],
+					      (double)comm->dim_bandwidth[d],
+					      share * steps_of * (m - 1.0),
+					      parts * local);
+			if (ns > phase)
+				phase = ns;
+		}
+		total += phase;
+	}
+	return total;
+}
+
 double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 			  enum coll_algo algo, uint64_t bytes)
 {
@@ -211,7 +306,7 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
 	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
 	double b = (double)bytes, per_ch, chunk, blocks, step;
-	double segs, steps, overlap, wave, bytes_ns;
+	double segs, steps, overlap, local, bytes_ns;
 
 	if (far >= (double)COLL_FAR)
 		far = 1e9;
@@ -220,19 +315,20 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 		/*
 		 * every piece at once: the farthest, the bytes (the more of
 		 * the rank's own links or the busiest link's share of every
-		 * pair's), the packets
+		 * pair's), then the fold, n-1 reductions one after another
+		 * in the engine's memory (three operands each), the packets
 		 */
 		bytes_ns = (n - 1) * b / out * 1e9;
 		if (f->every_pair_s * b * 1e9 > bytes_ns)
 			bytes_ns = f->every_pair_s * b * 1e9;
+		bytes_ns += 3.0 * (n - 1) * b /
+			    (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
 		return far + bytes_ns + 5.0 * (n - 1) * COLL_COST_PACKET_NS;
 	case COLL_ALGO_RING:
 		/*
-		 * Blocks of n chunks per ring; 2(n-1) steps each for an
-		 * all-reduce (n-1 for its halves), every step a hop. With
-		 * blocks overlapping, a block starts every steps/overlap
-		 * waves, and a wave takes a step's hop or the chunks in
-		 * flight on the link, whichever is longer.
+		 * Blocks of n chunks per ring (one for all-gather and
+		 * reduce-scatter); 2(n-1) steps each for an all-reduce (n-1
+		 * for its halves), every step a hop, blocks overlapping.
 		 */
 		per_ch = b / nch;
 		segs = kind == COLL_ALL_REDUCE ? n : 1;
@@ -240,28 +336,15 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 		chunk = per_ch < segs * COLL_RING_CHUNK_BYTES ?
 			coll_div_up(per_ch, segs) : COLL_RING_CHUNK_BYTES;
 		blocks = coll_div_up(per_ch, segs * COLL_RING_CHUNK_BYTES);
-		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
 		overlap = blocks < comm->ring_overlap ? blocks :
 							comm->ring_overlap;
-		wave = overlap * chunk / link * 1e9;
-		if (wave < step)
-			wave = step;
-		return ((blocks - 1) * coll_div_up(steps, overlap) + steps) *
-		       wave;
+		local = kind == COLL_ALL_GATHER ? 0 : coll_half_local(n, false);
+		if (kind != COLL_REDUCE_SCATTER)
+			local += coll_half_local(n, true);
+		return coll_pipeline_ns(steps, steps, overlap, blocks, chunk, hop,
+					link, steps, nch * local);
 	case COLL_ALGO_TORUS:
-		/*
-		 * A part on each ring through a rank, along one dimension
-		 * after another: 2(side-1) steps each (there and back, or an
-		 * all-reduce on the last), each phase's piece a side smaller.
-		 */
-		chunk = b / (2.0 * comm->dims);
-		wave = 0;
-		for (int d = 0; d < comm->dims; d++) {
-			chunk /= comm->side[d];
-			step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-			wave += 2.0 * (comm->side[d] - 1) * step;
-		}
-		return wave;
+		return coll_torus_ns(comm, b);
 	case COLL_ALGO_CHAIN:
 		/* n-1 hops to fill the chain, then a chunk per slot's turn */
 		per_ch = b / nch;

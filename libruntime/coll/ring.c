@@ -3,9 +3,13 @@
  * Ring collectives: all-reduce (reduce-scatter then all-gather), all-gather
  * and reduce-scatter.
  *
- * The message is split across the comm's rings (channels) and, within a
- * ring, into blocks; a block is cut into one segment per rank, at most a
- * slot each. Segments are named by ring position. Reduce-scatter step s
+ * The message is split across the comm's rings (channels). An all-reduce
+ * cuts a ring's share into one piece per ring position, and each piece
+ * into chunks of at most a slot; block b is chunk b of every piece, its
+ * segments named by position. So the sums a reduce-scatter leaves at
+ * position q are one piece, in one place, whatever the blocks (as the
+ * torus's phases need, coll_torus_run). All-gather and reduce-scatter cut
+ * each rank's part into blocks of a slot. Reduce-scatter step s
  * (0..n-1) at position q: step 0 sends segment q-1; steps 1..n-2 take the
  * partial of segment q-1-s from the previous rank, reduce it with our own
  * data straight into the next rank's slot; step n-1 reduces segment q into
@@ -48,6 +52,8 @@ struct coll_ring_job {
 	struct coll_call *call;
 	enum coll_ring_kind kind;
 	uint64_t count;			/* reduce-scatter, all-gather: per rank */
+	uint64_t chunk;			/* elements: the most a segment holds */
+	int overlap;			/* blocks in flight (topo.c) */
 	int nch;
 	struct coll_ring_chan ch[COLL_RING_JOB_CHANNELS];
 };
@@ -57,16 +63,25 @@ struct coll_seg {
 	uint64_t len;			/* elements */
 };
 
-/* Elements per block of ring @c, and its blocks. */
-static uint64_t coll_blocks(const struct coll_ring_job *job, int c,
-			    uint64_t *block)
+/* Blocks of ring @c: chunks of its largest piece, or of a rank's part. */
+static uint64_t coll_blocks(const struct coll_ring_job *job, int c)
 {
 	const struct coll_ring_chan *ch = &job->ch[c];
+	uint64_t piece = ch->len;
 
-	*block = job->call->chunk_elems;
 	if (job->kind == RING_ALL_REDUCE)
-		*block *= (uint64_t)ch->m;
-	return (ch->len + *block - 1) / *block;
+		piece = (ch->len + (uint64_t)ch->m - 1) / (uint64_t)ch->m;
+	return (piece + job->chunk - 1) / job->chunk;
+}
+
+/* Chunk @b of [0, @len): where it starts, and its length (may be 0). */
+static uint64_t coll_chunk_of(uint64_t len, uint64_t chunk, uint64_t b,
+			      uint64_t *at)
+{
+	*at = b * chunk;
+	if (*at >= len)
+		return 0;
+	return len - *at < chunk ? len - *at : chunk;
 }
 
 static struct coll_seg coll_segment(const struct coll_ring_job *job, int c,
@@ -74,28 +89,26 @@ static struct coll_seg coll_segment(const struct coll_ring_job *job, int c,
 {
 	const struct coll_ring_chan *ch = &job->ch[c];
 	const uint64_t es = job->call->esize;
-	uint64_t bsize, bstart, blen, ss, sl, rank;
+	uint64_t ps, pl, at, rank;
 	struct coll_seg seg;
 
-	coll_blocks(job, c, &bsize);
-	bstart = ch->start + b * bsize;
-	blen = ch->len - b * bsize < bsize ? ch->len - b * bsize : bsize;
 	x = coll_mod(x, ch->m);
 	if (job->kind == RING_ALL_REDUCE) {
-		coll_split(blen, (uint64_t)ch->m, (uint64_t)x, &ss, &sl);
-		seg.send = ch->send + (bstart + ss) * es;
-		seg.recv = ch->recv + (bstart + ss) * es;
-		seg.len = sl;
+		coll_split(ch->len, (uint64_t)ch->m, (uint64_t)x, &ps, &pl);
+		seg.len = coll_chunk_of(pl, job->chunk, b, &at);
+		seg.send = ch->send + (ch->start + ps + at) * es;
+		seg.recv = ch->recv + (ch->start + ps + at) * es;
 		return seg;
 	}
 	rank = (uint64_t)ch->order[x];
-	seg.len = blen;
+	seg.len = coll_chunk_of(ch->len, job->chunk, b, &at);
+	at += ch->start;
 	if (job->kind == RING_REDUCE_SCATTER) {
-		seg.send = ch->send + (rank * job->count + bstart) * es;
-		seg.recv = ch->recv + bstart * es;
+		seg.send = ch->send + (rank * job->count + at) * es;
+		seg.recv = ch->recv + at * es;
 	} else {
-		seg.send = ch->send + bstart * es;
-		seg.recv = ch->recv + (rank * job->count + bstart) * es;
+		seg.send = ch->send + at * es;
+		seg.recv = ch->recv + (rank * job->count + at) * es;
 	}
 	return seg;
 }
@@ -177,14 +190,64 @@ static void coll_ring_step(struct coll_ring_job *job, const uint64_t *blocks,
 	}
 }
 
+/*
+ * Whether @o blocks in flight keep a wave of a phase of @steps waves under
+ * COLL_SLOTS chunks to a ring's next rank, for @share parts on a ring of
+ * @m that run its steps @first to @first + @ring_steps. A ring of m sends
+ * at steps 0..m-2 of each half, so a short ring's last step in each half
+ * sends nothing, and more blocks may overlap than round a long one.
+ */
+bool coll_phase_fits(int steps, int o, int m, int first, int ring_steps,
+		     int share)
+{
+	const int stride = (steps + o - 1) / o;
+
+	for (int k = 0; k < steps; k++) {
+		int sends = 0;
+
+		for (int s = k; s >= 0; s -= stride)
+			if (s < ring_steps && (first + s) % m != m - 1)
+				sends += share;
+		if (sends >= (int)COLL_SLOTS)
+			return false;
+	}
+	return true;
+}
+
+/* As many blocks in flight as every ring of a torus phase takes. */
+static int coll_phase_overlap(const struct coll_ring_job *job)
+{
+	int steps = 0, o;
+
+	for (int c = 0; c < job->nch; c++)
+		if (job->ch[c].steps > steps)
+			steps = job->ch[c].steps;
+	for (o = (int)COLL_SLOTS; o > 1; o--) {
+		bool fits = true;
+
+		for (int c = 0; c < job->nch && fits; c++) {
+			const struct coll_ring_chan *ch = &job->ch[c];
+			int share = 0;
+
+			for (int d = 0; d < job->nch; d++)
+				share += job->ch[d].order == ch->order;
+			fits = coll_phase_fits(steps, o, ch->m, ch->first,
+					       ch->steps, share);
+		}
+		if (fits)
+			break;
+	}
+	return o;
+}
+
 static void coll_ring_steps(struct coll_ring_job *job)
 {
-	const uint64_t overlap = (uint64_t)job->call->comm->ring_overlap;
-	uint64_t blocks[COLL_RING_JOB_CHANNELS], most = 0, bsize, waves, stride;
+	const uint64_t overlap = (uint64_t)job->overlap;
+	uint64_t blocks[COLL_RING_JOB_CHANNELS], most = 0, waves, stride;
 	int steps = 0;
 
 	for (int c = 0; c < job->nch; c++) {
-		blocks[c] = coll_blocks(job, c, &bsize);
+		blocks[c] = coll_blocks(job, c);
 		if (blocks[c] > most)
 			most = blocks[c];
 		if (job->ch[c].steps > steps)
@@ -208,7 +271,10 @@ void coll_ring_run(struct coll_call *call, int nch)
 {
 	const struct coll_op *op = &call->op;
 	const struct tern_comm *comm = call->comm;
-	struct coll_ring_job job = { .call = call, .count = op->count, .nch = nch };
+	struct coll_ring_job job = {
+		.call = call, .count = op->count, .nch = nch,
+		.chunk = call->chunk_elems, .overlap = comm->ring_overlap,
+	};
 
 	job.kind = op->kind == COLL_ALL_REDUCE ? RING_ALL_REDUCE :
 		   op->kind == COLL_REDUCE_SCATTER ? RING_REDUCE_SCATTER :
@@ -227,6 +293,13 @@ void coll_ring_run(struct coll_call *call, int nch)
 		ch->final = true;
 	}
 	coll_ring_steps(&job);
+}
+
+/* One phase of a torus's all-reduce, as many blocks in flight as it may. */
+static void coll_phase_run(struct coll_ring_job *job)
+{
+	job->overlap = coll_phase_overlap(job);
+	coll_ring_steps(job);
 }
 
 /* The torus's rings through us: +1 and -1 along each dimension. */
@@ -289,16 +362,20 @@ static void coll_torus_chan(struct coll_ring_chan *ch,
  * back along the first D-1 in reverse. In every phase each part is on a
  * ring of its own, so every directed link carries one part. Steps: twice
  * the sum of (side - 1), against 2(n-1) round the whole torus, for the
- * same bytes: 12 on a 4x4 torus (30 round it), 18 on a 4x4x4 (126). One
- * block a ring: the tuner keeps it to comm->torus_bytes.
+ * same bytes: 12 on a 4x4 torus (30 round it), 18 on a 4x4x4 (126).
+ * Within a phase blocks overlap as round the comm's rings; as each
+ * directed link carries one part, a wave sends a peer a chunk per block
+ * in flight.
  */
 void coll_torus_run(struct coll_call *call)
 {
 	const struct tern_comm *comm = call->comm;
 	const struct coll_op *op = &call->op;
-	const int dims = comm->dims, parts = 2 * dims;
-	struct coll_ring_job job = { .call = call, .kind = RING_ALL_REDUCE,
-				     .nch = parts };
+	const int dims = comm->dims, parts = coll_torus_parts(comm);
+	struct coll_ring_job job = {
+		.call = call, .kind = RING_ALL_REDUCE, .nch = parts,
+		.chunk = comm->torus_chunk / call->esize,
+	};
 	uint64_t start[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
 	uint64_t len[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
 	struct coll_torus_rings t;
@@ -307,8 +384,8 @@ void coll_torus_run(struct coll_call *call)
 	for (int p = 0; p < parts; p++)
 		coll_split(op->count, (uint64_t)parts, (uint64_t)p, &start[p][0],
 			   &len[p][0]);
-	/* phase k of part p runs on ring of dimension p/2 + k, p's way */
-#define COLL_TORUS_RING(p, k)	(2 * (((p) / 2 + (k)) % dims) + (p) % 2)
+	/* phase k of part p runs on its dimension's ring, p's way */
+#define COLL_TORUS_RING(p, k)	(2 * coll_torus_dim(comm, p, k) + (p) % 2)
 	/* Reduce-scatter along the first D-1: partial sums, narrowing. */
 	for (int k = 0; k < dims - 1; k++) {
 		for (int p = 0; p < parts; p++) {
@@ -326,7 +403,7 @@ void coll_torus_run(struct coll_call *call)
 			start[p][k + 1] = start[p][k] + ss;
 			len[p][k + 1] = sl;
 		}
-		coll_ring_steps(&job);
+		coll_phase_run(&job);
 	}
 	/* All-reduce what is left along the last. */
 	for (int p = 0; p < parts; p++) {
@@ -338,7 +415,7 @@ void coll_torus_run(struct coll_call *call)
 		job.ch[p].steps = 2 * t.m[r];
 		job.ch[p].final = true;
 	}
-	coll_ring_steps(&job);
+	coll_phase_run(&job);
 	/* Gather back along the first D-1, in reverse. */
 	for (int k = dims - 2; k >= 0; k--) {
 		for (int p = 0; p < parts; p++) {
@@ -349,7 +426,7 @@ void coll_torus_run(struct coll_call *call)
 			job.ch[p].first = t.m[r];
 			job.ch[p].steps = t.m[r];
 		}
-		coll_ring_steps(&job);
+		coll_phase_run(&job);
 	}
 #undef COLL_TORUS_RING
 }

@@ -210,6 +210,7 @@ static void coll_plan_grid(struct tern_comm *comm, const struct coll_node *nodes
 	int stride[COLL_TORUS_DIMS] = { 1, 1, 1 };
 
 	comm->dims = 0;
+	comm->slow_last = false;
 	for (int d = 0; d < COLL_TORUS_DIMS; d++) {
 		int len = coll_cycle_length(comm, nodes, port[d]);
 
@@ -239,42 +240,48 @@ static void coll_plan_grid(struct tern_comm *comm, const struct coll_node *nodes
 		seen[comm->grid[c]] = true;
 	}
 	/* Every rank's every port leads to the grid's next rank. */
+	memset(comm->dim_bandwidth, 0, sizeof(comm->dim_bandwidth));
+	memset(comm->dim_latency_ns, 0, sizeof(comm->dim_latency_ns));
 	for (int c = 0; c < total; c++) {
 		for (int d = 0; d < dims; d++) {
+			const struct coll_node *node = &nodes[comm->grid[c]];
 			int at = (c / stride[d]) % side[d];
 			int next = c + ((at + 1) % side[d] - at) * stride[d];
 
 			if (coll_step(comm, nodes, comm->grid[c], port[d]) !=
-			    comm->grid[next])
+			    comm->grid[next] || !node->bandwidth[port[d]])
 				return;
+			if (!comm->dim_bandwidth[d] ||
+			    node->bandwidth[port[d]] < comm->dim_bandwidth[d])
+				comm->dim_bandwidth[d] = node->bandwidth[port[d]];
+			if (node->latency_ns[port[d]] > comm->dim_latency_ns[d])
+				comm->dim_latency_ns[d] = node->latency_ns[port[d]];
 		}
 	}
 	comm->dims = dims;
 	for (int d = 0; d < COLL_TORUS_DIMS; d++)
 		comm->side[d] = side[d];
+	comm->slow_last = dims == 3 &&
+			  comm->dim_bandwidth[2] < comm->dim_bandwidth[0] &&
+			  comm->dim_bandwidth[2] < comm->dim_bandwidth[1];
 }
 
 /*
- * The largest all-reduce the torus's rings by dimension take: a part for
- * each direction of each dimension, a block each, so no piece past the
- * narrowest slot a neighbour has at a rank; none on a side under three
- * (both ways round would be one neighbour).
+ * The chunk the torus's rings by dimension send: the narrowest slot a
+ * neighbour along a dimension has at a rank. 0 where they cannot run: on
+ * a side under three both ways round would be one neighbour.
  */
-static uint64_t coll_torus_bytes(const struct tern_comm *comm)
+static uint64_t coll_torus_chunk(const struct tern_comm *comm)
 {
 	int stride[COLL_TORUS_DIMS] = { 1, comm->side[0],
 					comm->side[0] * comm->side[1] };
 	uint64_t slot = COLL_RING_CHUNK_BYTES;
-	int least = COLL_MAX_RANKS;
 
 	if (comm->dims < 2)
 		return 0;
-	for (int d = 0; d < comm->dims; d++) {
+	for (int d = 0; d < comm->dims; d++)
 		if (comm->side[d] < 3)
 			return 0;
-		if (comm->side[d] < least)
-			least = comm->side[d];
-	}
 	for (int c = 0; c < comm->nranks; c++) {
 		for (int d = 0; d < comm->dims; d++) {
 			int at = (c / stride[d]) % comm->side[d];
@@ -287,7 +294,29 @@ static uint64_t coll_torus_bytes(const struct tern_comm *comm)
 				slot = COLL_CHUNK_BYTES;
 		}
 	}
-	return 2ull * (uint64_t)comm->dims * (uint64_t)least * slot;
+	return slot;
+}
+
+/*
+ * Each part starts along a dimension of its own and takes the others in
+ * turn, a part each way along each: every directed link carries one part
+ * in every phase. Where the last dimension is the slow one, the parts go
+ * round the others only, and along it last, when what is left of each is
+ * a piece of a plane's share: the UltraServer's hierarchy (reduce-scatter
+ * within each instance, all-reduce between them, all-gather within).
+ */
+int coll_torus_parts(const struct tern_comm *comm)
+{
+	return 2 * (comm->slow_last ? comm->dims - 1 : comm->dims);
+}
+
+int coll_torus_dim(const struct tern_comm *comm, int p, int k)
+{
+	const int turn = comm->slow_last ? comm->dims - 1 : comm->dims;
+
+	if (comm->slow_last && k == comm->dims - 1)
+		return comm->dims - 1;
+	return (p / 2 + k) % turn;
 }
 
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
@@ -311,5 +340,5 @@ void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 	comm->ring_overlap = coll_ring_overlap(comm);
 	coll_plan_slots(comm);
 	coll_plan_grid(comm, nodes);
-	comm->torus_bytes = coll_torus_bytes(comm);
+	comm->torus_chunk = coll_torus_chunk(comm);
 }

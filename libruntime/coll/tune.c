@@ -11,7 +11,7 @@
  * - The candidates: direct (one step, every piece straight to every rank
  *   that needs it; only while a rank's piece fits one slot), rings
  *   (all-reduce, reduce-scatter, all-gather), on a torus an all-reduce
- *   by its dimensions (medium sizes), or chains along the rings
+ *   by its dimensions, or chains along the rings
  *   (broadcast, reduce) on all of the comm's rings, and pairwise rounds
  *   (all-to-all).
  */
@@ -68,7 +68,7 @@ static bool coll_algo_fits(const struct tern_comm *comm, enum coll_algo algo,
 	case COLL_ALGO_RING:
 		return kind != COLL_ALL_TO_ALL && !rooted;
 	case COLL_ALGO_TORUS:
-		return kind == COLL_ALL_REDUCE && bytes <= comm->torus_bytes;
+		return kind == COLL_ALL_REDUCE && comm->torus_chunk;
 	case COLL_ALGO_CHAIN:
 		return rooted;
 	case COLL_ALGO_PAIRWISE:

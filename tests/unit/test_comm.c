@@ -1102,11 +1102,20 @@ static void test_algorithms(void **state)
 	assert_string_equal(est[0].name, "torus");
 	assert_string_equal(est[1].name, "ring");
 	assert_true(est[0].us < est[1].us);
-	/* past a ring chunk a member per quarter: the rings alone */
+	/* many blocks a piece: still by dimensions, its fewer steps */
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE,
 				       (8u << 20) + 4, est, 8, &count));
-	assert_int_equal(count, 1);
+	assert_int_equal(count, 2);
+	assert_string_equal(est[0].name, "torus");
+	/*
+	 * the largest: the rings round the whole torus, whose steps nearly
+	 * all send, where a dimension's ring of four idles one step in four
+	 */
+	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_REDUCE,
+				       1u << 30, est, 8, &count));
+	assert_int_equal(count, 2);
 	assert_string_equal(est[0].name, "ring");
+	assert_true(est[0].us < est[1].us);
 	/* all-gather counts the whole array: 16 pieces of 64 KiB still fit */
 	assert_ok(tern_comm_algorithms(world[0], TERN_COLL_ALL_GATHER, 1u << 20,
 				       est, 8, &count));
