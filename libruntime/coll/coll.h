@@ -531,6 +531,9 @@ void coll_torus_run(struct coll_call *call);
  * dims-1, all-reduce along the last; the gathers mirror them). topo.c.
  */
 int coll_torus_parts(const struct tern_comm *comm);
+/* The ranks of the grid's line along dimension @d through us, in its
+ * order; returns how many. topo.c. */
+int coll_grid_line(const struct tern_comm *comm, int d, int *group);
 int coll_torus_dim(const struct tern_comm *comm, int p, int k);
 /* Whether a torus phase may run @o blocks in flight (ring.c). */
 bool coll_phase_fits(int steps, int o, int m, int first, int ring_steps,

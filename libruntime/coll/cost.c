@@ -35,13 +35,12 @@ static int coll_rank_by_id(const struct coll_node *nodes, int n, int id)
  * index order: fewest hops, ties to the lower port) and counts the pairs
  * each directed link carries; the busiest over its bandwidth.
  */
-static void coll_measure_every_pair(struct coll_fabric *f,
-				    const struct coll_node *nodes, int n)
+static double coll_measure_every_pair(const struct coll_node *nodes, int n)
 {
 	static _Thread_local uint32_t load[COLL_MAX_RANKS][16];
+	double busiest = 0;
 
 	memset(load, 0, sizeof(load));
-	f->every_pair_s = 0;
 	for (int a = 0; a < n; a++) {
 		int from[COLL_MAX_RANKS], port[COLL_MAX_RANKS];
 		int queue[COLL_MAX_RANKS], head = 0, tail = 0;
@@ -72,9 +71,10 @@ static void coll_measure_every_pair(struct coll_fabric *f,
 		for (uint32_t p = 0; p < nodes[a].port_count && p < 16; p++)
 			if (load[a][p] && nodes[a].bandwidth[p] &&
 			    (double)load[a][p] / (double)nodes[a].bandwidth[p] >
-			    f->every_pair_s)
-				f->every_pair_s = (double)load[a][p] /
-						  (double)nodes[a].bandwidth[p];
+			    busiest)
+				busiest = (double)load[a][p] /
+					  (double)nodes[a].bandwidth[p];
+	return busiest;
 }
 
 void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes)
@@ -109,7 +109,7 @@ void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes)
 				if (via < f->latency_ns[a][b])
 					f->latency_ns[a][b] = (uint32_t)via;
 			}
-	coll_measure_every_pair(f, nodes, n);
+	f->every_pair_s = coll_measure_every_pair(nodes, n);
 }
 
 /* The farthest any rank is from @from (all ranks: @from < 0). */
@@ -297,6 +297,48 @@ static double coll_torus_ns(const struct tern_comm *comm, double bytes)
 	return total;
 }
 
+/*
+ * One step of the one-step path among @m ranks of @group: the farthest
+ * of them, the bytes over the rank's links there (@out) or the busiest
+ * link's share of every pair's (@every_pair_s), the fold, the packets.
+ */
+static double coll_direct_step_ns(const struct tern_comm *comm,
+				  const int *group, int m, double bytes,
+				  double out, double every_pair_s)
+{
+	double far = 0, ns = (m - 1) * bytes / out * 1e9;
+
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < m; j++)
+			if (comm->fabric.latency_ns[group[i]][group[j]] > far)
+				far = comm->fabric.latency_ns[group[i]][group[j]];
+	if (every_pair_s * bytes * 1e9 > ns)
+		ns = every_pair_s * bytes * 1e9;
+	ns += 3.0 * (m - 1) * bytes / (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
+	return far + ns + 5.0 * (m - 1) * COLL_COST_PACKET_NS;
+}
+
+/*
+ * The one-step all-reduce a step per dimension (direct.c): each along a
+ * ring of the side's ranks, whose busiest directed link carries the pairs
+ * of every distance up to half the side one way.
+ */
+static double coll_direct_lines_ns(const struct tern_comm *comm,
+				   double bytes)
+{
+	int group[COLL_MAX_RANKS];
+	double ns = 0;
+
+	for (int d = 0; d < comm->dims; d++) {
+		const int m = coll_grid_line(comm, d, group), half = m / 2;
+		const double link = (double)comm->dim_bandwidth[d];
+
+		ns += coll_direct_step_ns(comm, group, m, bytes, 2.0 * link,
+					  half * (half + 1) / 2 / link);
+	}
+	return ns;
+}
+
 double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 			  enum coll_algo algo, uint64_t bytes)
 {
@@ -312,6 +354,8 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 		far = 1e9;
 	switch (algo) {
 	case COLL_ALGO_DIRECT:
+		if (comm->dims && kind == COLL_ALL_REDUCE)
+			return coll_direct_lines_ns(comm, b);
 		/*
 		 * every piece at once: the farthest, the bytes (the more of
 		 * the rank's own links or the busiest link's share of every

@@ -319,6 +319,21 @@ int coll_torus_dim(const struct tern_comm *comm, int p, int k)
 	return (p / 2 + k) % turn;
 }
 
+int coll_grid_line(const struct tern_comm *comm, int d, int *group)
+{
+	const int stride[COLL_TORUS_DIMS] = { 1, comm->side[0],
+					      comm->side[0] * comm->side[1] };
+	int me = 0;
+
+	for (int c = 0; c < comm->nranks; c++)
+		if (comm->grid[c] == comm->rank)
+			me = c;
+	me -= (me / stride[d]) % comm->side[d] * stride[d];
+	for (int i = 0; i < comm->side[d]; i++)
+		group[i] = comm->grid[me + i * stride[d]];
+	return comm->side[d];
+}
+
 void coll_plan_rings(struct tern_comm *comm, const struct coll_node *nodes)
 {
 	int grid[COLL_MAX_RANKS], rows, cols;

@@ -30,7 +30,8 @@ esac
 [ -x "$BUILD/tern-bench" ] || { echo "algorithms: run make userspace first" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mem=$(( (max * 3) / 1048576 + 64 ))
+# the buffers, and the slots of up to 64 ranks
+mem=$(( (max * 3) / 1048576 + 128 ))
 
 # size, modelled time, algorithm that ran, bound, for one TERN_ALGO
 sweep() {
