@@ -311,26 +311,19 @@ struct coll_torus_rings {
 static void coll_torus_rings(const struct tern_comm *comm,
 			     struct coll_torus_rings *t)
 {
-	const int stride[COLL_TORUS_DIMS] = { 1, comm->side[0],
-					      comm->side[0] * comm->side[1] };
-	int me = 0;
-
-	for (int c = 0; c < comm->nranks; c++)
-		if (comm->grid[c] == comm->rank)
-			me = c;
 	/*
 	 * The members of a ring must agree on its order (a segment is named
 	 * by position): along the dimension from index 0, and reversed as
 	 * coll_plan_rings reverses.
 	 */
 	for (int d = 0; d < comm->dims; d++) {
-		const int m = comm->side[d], at = (me / stride[d]) % m;
-		const int base = me - at * stride[d];
+		const int m = coll_grid_line(comm, d, t->order[2 * d]);
+		int at = 0;
 
 		for (int i = 0; i < m; i++) {
-			t->order[2 * d][i] = comm->grid[base + i * stride[d]];
-			t->order[2 * d + 1][i] =
-				comm->grid[base + (m - i) % m * stride[d]];
+			t->order[2 * d + 1][i] = t->order[2 * d][(m - i) % m];
+			if (t->order[2 * d][i] == comm->rank)
+				at = i;
 		}
 		t->m[2 * d] = t->m[2 * d + 1] = m;
 		t->pos[2 * d] = at;
