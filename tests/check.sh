@@ -229,6 +229,10 @@ step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests to
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----
+# The suites set their machines' shapes and algorithms themselves; what a
+# user's shell carries (TERN_SIM_DATA=off, say) would change the answers.
+unset TERN_ALGO TERN_SIM_CLOCK TERN_SIM_DATA TERN_SIM_DEVICES \
+	TERN_SIM_TOPOLOGY TERN_SIM_JOB_TIMEOUT_MS
 export TERN_BACKEND=sim TERN_SIM_MEM_MB=64
 # The suites' simulated machines: their own directory, one machine per
 # shape (TERN_SIM_MACHINE=auto), gone a few seconds after their last use.
