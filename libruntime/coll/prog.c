@@ -329,7 +329,7 @@ tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream,
 			       uint32_t *submitted)
 {
 	struct tern_comm *comm = p->comm;
-	const size_t room = stream->device->info.max_submit_bytes;
+	size_t room = stream->device->info.max_submit_bytes;
 	tern_status_t status = TERN_SUCCESS;
 	size_t at, part;
 	uint8_t *job;
@@ -341,6 +341,9 @@ tern_status_t coll_prog_submit(struct coll_prog *p, struct tern_stream *stream,
 		return TERN_SUCCESS;
 	if (room <= COLL_GATE_BYTES)
 		return TERN_ERROR_NOT_SUPPORTED;
+	/* A job holds at most the program and its gate. */
+	room = p->size + COLL_GATE_BYTES < room ? p->size + COLL_GATE_BYTES :
+						  room;
 	job = malloc(room);
 	if (!job)
 		return TERN_ERROR_OUT_OF_MEMORY;
