@@ -2,7 +2,8 @@
 /*
  * Simulator fences, as this process sees them: a slot of the fence table
  * (wire.h), a memfd shared with the machine, which ends the fence by
- * writing the slot and waking its futex. Waiting costs no round trip. A
+ * writing the slot, and wakes its futex if the process sleeps there.
+ * Waiting costs no round trip. A
  * wait also looks, every 50 ms, whether the machine is still there: if it
  * went, every pending fence reads as TERN_ERROR_BACKEND instead of
  * waiting forever. Fences are the process's, usable by any device.
@@ -113,7 +114,7 @@ struct sim_fence *sim_fence_create(struct sim_conn *conn)
 	pthread_mutex_lock(&conn->fence_lock);
 	slot = sim_slot_take(conn);
 	if (slot != UINT32_MAX) {
-		fence->gen = ++conn->gens[slot] & 0x7fffffff;
+		fence->gen = ++conn->gens[slot] & SIM_FENCE_GEN_MASK;
 		__atomic_store_n(&conn->fences[slot],
 				 sim_fence_word_pending(fence->gen),
 				 __ATOMIC_RELEASE);
@@ -195,6 +196,26 @@ static bool sim_fence_spin(const struct sim_fence *fence, int64_t start)
 	return false;
 }
 
+/*
+ * Marks the pending slot as slept on, so that the machine wakes it; false
+ * if it is done already.
+ */
+static bool sim_fence_sleeping(const struct sim_fence *fence, uint64_t *word)
+{
+	uint64_t *slot = &fence->conn->fences[fence->slot];
+
+	while (!(*word & SIM_FENCE_SLEEPING)) {
+		if (sim_fence_done(fence, *word))
+			return false;
+		if (__atomic_compare_exchange_n(slot, word,
+						*word | SIM_FENCE_SLEEPING,
+						false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			*word |= SIM_FENCE_SLEEPING;
+	}
+	return true;
+}
+
 tern_status_t sim_fence_wait(struct tern_fence *bfence, int64_t timeout_ns)
 {
 	struct sim_fence *fence = sim_fence(bfence);
@@ -212,6 +233,8 @@ tern_status_t sim_fence_wait(struct tern_fence *bfence, int64_t timeout_ns)
 			timeout_ns - (sim_now_ns() - start);
 		if (left <= 0)
 			return TERN_ERROR_NOT_READY;
+		if (!sim_fence_sleeping(fence, &word))
+			return TERN_SUCCESS;
 		slice = left < SIM_FENCE_LOOK_NS ? left : SIM_FENCE_LOOK_NS;
 		{
 			struct timespec ts = { slice / 1000000000ll,

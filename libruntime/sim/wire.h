@@ -26,7 +26,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	4
+#define SIM_WIRE_VERSION	5
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -34,25 +34,30 @@
 /*
  * The fence table: SIM_FENCE_SLOTS 64-bit words in a sealed memfd the
  * process makes and hands over in HELLO. Word layout: bits 0-31 the
- * futex word, (generation << 1) | done; bits 32-63 the job's
- * tern_status_t once done. The machine ends a fence with one
- * compare-and-swap from (gen << 1) to the done value, so a slot the
- * process has reused for a newer generation is never overwritten. After
- * the SIM_FENCE_SLOTS words, as many more: word SIM_FENCE_SLOTS + slot
- * holds the modelled time the job ended at (tern_timing.h), written
- * before the slot is marked done.
+ * futex word, (generation << 2) | sleeping << 1 | done; bits 32-63 the
+ * job's tern_status_t once done. A process about to sleep on a pending
+ * slot sets its sleeping bit first; the machine ends a fence with a
+ * compare-and-swap from pending (either way) to the done value, so a slot
+ * the process has reused for a newer generation is never overwritten,
+ * and wakes the futex only if someone sleeps on it. After the
+ * SIM_FENCE_SLOTS words, as many more: word SIM_FENCE_SLOTS + slot holds
+ * the modelled time the job ended at (tern_timing.h), written before the
+ * slot is marked done.
  */
 #define SIM_FENCE_SLOTS		(1u << 20)
 #define SIM_FENCE_TABLE_BYTES	((uint64_t)SIM_FENCE_SLOTS * 16)
+#define SIM_FENCE_GEN_MASK	0x3fffffffu
+#define SIM_FENCE_SLEEPING	2u
 
 static inline uint64_t sim_fence_word_pending(uint32_t gen)
 {
-	return (uint64_t)(gen << 1);
+	return (uint64_t)((gen & SIM_FENCE_GEN_MASK) << 2);
 }
 
 static inline uint64_t sim_fence_word_done(uint32_t gen, tern_status_t status)
 {
-	return ((uint64_t)(uint32_t)status << 32) | (gen << 1) | 1u;
+	return ((uint64_t)(uint32_t)status << 32) |
+	       ((gen & SIM_FENCE_GEN_MASK) << 2) | 1u;
 }
 
 enum sim_msg_type {

@@ -3,7 +3,7 @@
  * The machine's fences: signalled once, with the job's status, by the
  * engine that ran the job. The process that submitted the job learns of
  * it through its fence table (wire.h): one compare-and-swap of its slot
- * from pending to done, then a futex wake. Engines whose next job depends
+ * from pending to done, then a futex wake if it sleeps there. Engines whose next job depends
  * on a fence ask to be woken when it signals; the machine's own waiters
  * (a queue going away) use the condition variable.
  *
@@ -94,25 +94,34 @@ void machine_fence_put(struct machine_fence *fence)
 	free(fence);
 }
 
-/* Tells the process: its slot goes from pending to done, and it wakes. */
+/*
+ * Tells the process: its slot goes from pending to done, and a sleeper
+ * wakes. The process may set the sleeping bit meanwhile, so the swap is
+ * tried from both forms of pending; a slot already reused for a newer
+ * fence keeps its own time and state.
+ */
 static void machine_fence_report(struct machine_fence *fence,
 				 tern_status_t status, uint64_t end_ns)
 {
-	uint64_t *word, expected;
+	const uint64_t pending = sim_fence_word_pending(fence->gen);
+	uint64_t *word, seen;
 
 	if (!fence->table || fence->slot >= SIM_FENCE_SLOTS)
 		return;
 	word = &fence->table->words[fence->slot];
-	expected = sim_fence_word_pending(fence->gen);
-	/* A slot already reused for a newer fence keeps its own time. */
-	if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == expected)
-		__atomic_store_n(&fence->table->words[SIM_FENCE_SLOTS +
-						      fence->slot],
-				 end_ns, __ATOMIC_RELAXED);
-	if (__atomic_compare_exchange_n(word, &expected,
-					sim_fence_word_done(fence->gen, status),
-					false, __ATOMIC_SEQ_CST,
-					__ATOMIC_SEQ_CST))
+	seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	if ((seen & ~(uint64_t)SIM_FENCE_SLEEPING) != pending)
+		return;
+	__atomic_store_n(&fence->table->words[SIM_FENCE_SLOTS + fence->slot],
+			 end_ns, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(word, &seen,
+					    sim_fence_word_done(fence->gen,
+								status),
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST))
+		if ((seen & ~(uint64_t)SIM_FENCE_SLEEPING) != pending)
+			return;
+	if (seen & SIM_FENCE_SLEEPING)
 		syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX,
 			NULL, NULL, 0);
 }
