@@ -470,7 +470,7 @@ tern_status_t sim_connect(const struct sim_settings *s, bool start,
 		sim_disconnect(conn);
 		return status;
 	}
-	conn->pid = getpid();
+	conn->pid = sim_self_pid();
 	pthread_mutex_init(&conn->call_lock, NULL);
 	pthread_mutex_init(&conn->send_lock, NULL);
 	return TERN_SUCCESS;

@@ -68,7 +68,7 @@ static void sim_fence_release(struct tern_fence *bfence)
 	struct sim_fence_ref ref = { fence->slot, fence->gen };
 
 	/* The machine lets go first; the slot's next use has a new gen. */
-	if (conn->pid == getpid() && conn->fences)
+	if (conn->pid == sim_self_pid() && conn->fences)
 		sim_send(conn, SIM_MSG_FENCE_PUT, &ref, sizeof(ref), NULL, 0);
 	pthread_mutex_lock(&conn->fence_lock);
 	if (conn->free_count < conn->free_cap)

@@ -37,6 +37,7 @@ struct sim_conn {
 	uint32_t next_slot;
 	struct sim_hello_reply machine;	/* what HELLO said */
 	uint64_t host_ns;		/* modelled time seen: fence ends */
+	uint64_t alive_at;		/* when the socket last looked alive */
 };
 
 struct sim_context {
@@ -89,6 +90,8 @@ tern_status_t sim_connect(const struct sim_settings *s, bool start,
 void sim_disconnect(struct sim_conn *conn);
 
 /* device.c */
+/* This process's pid, without a system call. */
+pid_t sim_self_pid(void);
 /* The process's connection, made again in a fork child; NULL if none. */
 struct sim_conn *sim_conn_get(void);
 /*
