@@ -4,7 +4,8 @@
  * a corrupt socket, a directory not the user's alone, a machine of
  * another version and another user are each refused with a sentence
  * saying why; a process killed at any point leaves nothing held and the
- * others go on; a process cannot reach another's buffers.
+ * others go on; a process cannot reach another's buffers; a job waiting
+ * on a semaphore holds no CPU of the machine's.
  *
  * This program holds machine "m-PID" (2 devices) open for the whole run;
  * the cases that need a process of their own run this program again as a
@@ -422,6 +423,75 @@ static void test_cannot_reach_other_process(void **state)
 	assert_ok(tern_device_close(fresh));
 }
 
+/* ---- engines ---- */
+
+static pid_t machine_pid(void)
+{
+	tern_sim_machine_t m[64];
+	uint32_t n = 0;
+
+	assert_ok(tern_sim_machine_list(m, 64, &n));
+	for (uint32_t i = 0; i < n && i < 64; i++)
+		if (strcmp(m[i].name, machine_name) == 0)
+			return m[i].pid;
+	fail_msg("machine %s is not listed", machine_name);
+	return -1;
+}
+
+/* CPU seconds @pid has used, user and system. */
+static double cpu_seconds(pid_t pid)
+{
+	unsigned long utime = 0, stime = 0;
+	char path[64], line[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	/* After "(comm)": state is field 3, utime 14 and stime 15. */
+	p = strrchr(line, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				"%*u %*u %lu %lu", &utime, &stime), 2);
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * A job stalled on a semaphore nothing writes for a second: the machine
+ * sleeps meanwhile (well under a third of a CPU, where watching would
+ * take all of one), and the job still passes once the host writes it.
+ */
+static void test_waiting_job_holds_no_cpu(void **state)
+{
+	struct timespec second = { 1, 0 };
+	struct tern_packet_builder b;
+	uint8_t packets[64];
+	tern_buffer_t host;
+	uint64_t *word, va;
+	double before, used;
+	pid_t pid = machine_pid();
+
+	(void)state;
+	assert_ok(tern_buffer_alloc(dev[0], TERN_MEMORY_HOST, 4096, &host));
+	assert_ok(tern_buffer_device_address(host, &va));
+	assert_ok(tern_buffer_map(host, (void **)&word));
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_sem_wait(&b, va, 1, false);
+	assert_ok(tern_stream_submit(stream, packets, b.size, NULL, 0, NULL));
+	before = cpu_seconds(pid);
+	nanosleep(&second, NULL);
+	used = cpu_seconds(pid) - before;
+	assert_status(tern_stream_query(stream), TERN_ERROR_NOT_READY);
+	if (used > 0.3)
+		fail_msg("the machine used %.2f s of CPU in 1 s while its "
+			 "only job waited", used);
+	__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
+	assert_ok(tern_stream_synchronize(stream));
+	assert_ok(tern_buffer_free(host));
+}
+
 /* ---- the machine as tern-inspect sim sees it ---- */
 
 static void test_admin_lists_and_refuses(void **state)
@@ -605,6 +675,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_killed_process_leaves_nothing),
 		cmocka_unit_test(test_cannot_reach_other_process),
+		cmocka_unit_test(test_waiting_job_holds_no_cpu),
 		cmocka_unit_test(test_admin_lists_and_refuses),
 		cmocka_unit_test(test_fault_and_state_refuse_garbage),
 		cmocka_unit_test(test_events),

@@ -20,7 +20,6 @@ int machine_context_open(struct machine_client *client, uint32_t device,
 	struct machine *m = client->machine;
 	struct machine_context *ctx;
 	struct machine_device *dev;
-	tern_status_t status = TERN_SUCCESS;
 
 	if (device >= (uint32_t)m->device_count)
 		return TERN_ERROR_INVALID_DEVICE;
@@ -35,17 +34,6 @@ int machine_context_open(struct machine_client *client, uint32_t device,
 	ctx->skip_data = flags & SIM_CTX_SKIP_DATA;
 	pthread_rwlock_init(&ctx->va_lock, NULL);
 
-	pthread_mutex_lock(&dev->lock);
-	if (dev->open_count == 0)
-		status = machine_engines_start(dev);
-	if (status == TERN_SUCCESS)
-		dev->open_count++;
-	pthread_mutex_unlock(&dev->lock);
-	if (status) {
-		pthread_rwlock_destroy(&ctx->va_lock);
-		free(ctx);
-		return status;
-	}
 	/* Listed last, so that tern-inspect shows contexts in open order. */
 	pthread_mutex_lock(&m->lock);
 	{
@@ -97,11 +85,6 @@ void machine_context_close(struct machine_context *ctx)
 	free(ctx->bos);
 	pthread_rwlock_destroy(&ctx->va_lock);
 	free(ctx);
-
-	pthread_mutex_lock(&dev->lock);
-	if (--dev->open_count == 0)
-		machine_engines_stop(dev);
-	pthread_mutex_unlock(&dev->lock);
 }
 
 void machine_context_query(struct machine_context *ctx,

@@ -1,39 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
- * The machine's engines: one thread per engine, running jobs with the
- * device model. Each queue's jobs run in submission order; among the
- * queues of an engine, the oldest job whose dependencies have all
- * signalled goes next, and runs to its end before the engine takes
- * another (as tern.ko's engines do). A job whose SEM_WAIT does not pass
- * sleeps on the semaphore until an engine writes it (or a bounded timeout,
- * for host writes). A job still unfinished at the job timeout fails with
- * TERN_ERROR_TIMEOUT and resets the engine; one that faults fails with
- * TERN_ERROR_DEVICE_FAULT, one that addresses a peer's memory no up link
- * reaches with TERN_ERROR_NO_ROUTE, one whose SEM_WAIT_ABORT finds its
- * abort word set with TERN_ERROR_CANCELLED (TERN_SEM_ABORT_CANCEL) or
- * TERN_ERROR_PEER_FAILED, one whose context is closing (its process went)
- * with TERN_ERROR_CANCELLED. A dependency's failure does not stop the jobs
- * waiting for it.
+ * The machine's engines: their queues, and what an engine does with its
+ * jobs when a worker (sched.c) gives it a turn. Each queue's jobs run in
+ * submission order; among the queues of an engine, the oldest job whose
+ * dependencies have all signalled goes next, and runs to its end before
+ * the engine takes another (as tern.ko's engines do). A job whose SEM_WAIT
+ * does not pass parks its engine until an engine writes the semaphore (or
+ * a bounded look, for host writes). A job still unfinished at the job
+ * timeout fails with TERN_ERROR_TIMEOUT and resets the engine; one that
+ * faults fails with TERN_ERROR_DEVICE_FAULT, one that addresses a peer's
+ * memory no up link reaches with TERN_ERROR_NO_ROUTE, one whose
+ * SEM_WAIT_ABORT finds its abort word set with TERN_ERROR_CANCELLED
+ * (TERN_SEM_ABORT_CANCEL) or TERN_ERROR_PEER_FAILED, one whose context is
+ * closing (its process went) with TERN_ERROR_CANCELLED. A dependency's
+ * failure does not stop the jobs waiting for it.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "machine.h"
 #include "tern_model.h"
 
-void machine_engine_kick(struct machine_engine *engine)
-{
-	pthread_mutex_lock(&engine->lock);
-	__atomic_store_n(&engine->kicked, true, __ATOMIC_RELEASE);
-	pthread_cond_signal(&engine->cond);
-	pthread_mutex_unlock(&engine->lock);
-}
+/* Looks at a semaphore no engine wrote: 1 ms, doubling to 16 ms. */
+#define MACHINE_LOOK_MIN_US	1000
+#define MACHINE_LOOK_MAX_US	16000
 
 static uint64_t machine_model_clock(void *ctx)
 {
@@ -41,166 +32,33 @@ static uint64_t machine_model_clock(void *ctx)
 	return machine_clock_ns();
 }
 
-static void machine_sleep_us(unsigned int us)
-{
-	struct timespec ts = { 0, (long)us * 1000 };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /*
- * A stalled SEM_WAIT sleeps on its semaphore's low word (a futex, shared:
- * the memory is the processes' too) rather than polling: every short sleep
- * arms a timer, which is costly (most of all in a VM) and takes the CPU
- * from the engines with work. An engine wakes a semaphore's sleepers once
- * an 8-byte access (a SEM_SIGNAL's, or one that needs no wake) has landed,
- * i.e. at its next translate or at the end of the run. The timeout catches
- * semaphores a process writes through its mapping, SEM_WAIT_ABORT's abort
- * word, which nothing wakes, and a context that is closing: each is read
- * again at the next run, within one timeout (at most 16 ms).
+ * The word an 8-byte access wrote: its waiters are woken once it has
+ * landed, at the engine's next access or the end of its run. The worker
+ * runs one engine at a time, so the thread's own record serves.
  */
-static atomic_int machine_sem_sleepers;
-static __thread void *machine_sem_written;
+static __thread void *machine_written;
+static __thread struct machine_sched *machine_written_sched;
 
-/*
- * A thread that sleeps is woken by another CPU's interrupt, which on an
- * idle CPU costs tens of microseconds (most of all in a VM): more than the
- * work of a small collective. So a waiting engine first watches for a
- * while, when there are CPUs to spare: fewer engines running jobs than
- * CPUs online. With more, the CPU is better left to them.
- */
-#define MACHINE_SPIN_NS		20000
-static atomic_int machine_running;
-
-static bool machine_may_spin(void)
+static void machine_written_flush(void)
 {
-	static int cpus;
-
-	if (!cpus)
-		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return atomic_load_explicit(&machine_running, memory_order_relaxed) <
-	       cpus;
+	if (machine_written)
+		machine_sched_written(machine_written_sched, machine_written);
+	machine_written = NULL;
 }
 
-/* Watches @done(@arg) for MACHINE_SPIN_NS; whether it came true. */
-static bool machine_spin(bool (*done)(const void *arg), const void *arg)
-{
-	uint64_t until;
-
-	if (!machine_may_spin())
-		return false;
-	until = machine_clock_ns() + MACHINE_SPIN_NS;
-	do {
-		for (int i = 0; i < 64; i++) {
-			if (done(arg))
-				return true;
-			tern_cpu_relax();
-		}
-	} while (machine_clock_ns() < until);
-	return false;
-}
-
-struct machine_sem_watch {
-	const uint64_t *word, *abort_word;
-	uint64_t value;
-	bool equal;
-};
-
-static bool machine_sem_moved(const void *arg)
-{
-	const struct machine_sem_watch *w = arg;
-	uint64_t now = __atomic_load_n(w->word, __ATOMIC_ACQUIRE);
-
-	if (w->abort_word && __atomic_load_n(w->abort_word, __ATOMIC_ACQUIRE))
-		return true;
-	return w->equal ? now == w->value : now >= w->value;
-}
-
-static bool machine_engine_kicked(const void *arg)
-{
-	const struct machine_engine *engine = arg;
-
-	return __atomic_load_n(&engine->kicked, __ATOMIC_ACQUIRE);
-}
-
-static void machine_sem_wake(void)
-{
-	/*
-	 * The model's store is a release store, which may pass the load of
-	 * the sleeper count below; the fence keeps a sleeper that has just
-	 * read the old value from being missed.
-	 */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (machine_sem_written && atomic_load(&machine_sem_sleepers))
-		syscall(SYS_futex, machine_sem_written, FUTEX_WAKE, INT_MAX,
-			NULL, NULL, 0);
-	machine_sem_written = NULL;
-}
-
-static void *machine_translate_waking(void *ctx, uint64_t va, uint64_t len,
-				      uint32_t *owner)
+static void *machine_translate_watched(void *ctx, uint64_t va, uint64_t len,
+				       uint32_t *owner)
 {
 	void *ptr;
 
-	machine_sem_wake();
+	machine_written_flush();
+	/* Between packets: a long turn shares the engines it holds up. */
+	machine_sched_share(machine_written_sched);
 	ptr = machine_translate(ctx, va, len, owner);
 	if (len == sizeof(uint64_t) && ptr && !((uintptr_t)ptr & 3))
-		machine_sem_written = ptr;
+		machine_written = ptr;
 	return ptr;
-}
-
-/*
- * Sleeps until the stalled SEM_WAIT or SEM_WAIT_ABORT at @offset may pass,
- * or @timeout_us; not at all when a SEM_WAIT_ABORT's abort word is set.
- */
-static void machine_sem_sleep(struct machine_context *ctx,
-			      const struct machine_job *job, uint32_t offset,
-			      unsigned int timeout_us)
-{
-	/* SEM_WAIT_ABORT begins as SEM_WAIT does: header, addr, value */
-	const struct drm_tern_packet_sem_wait *p =
-		(const void *)((const uint8_t *)job->packets + offset);
-	const struct drm_tern_packet_sem_wait_abort *pa = (const void *)p;
-	struct timespec ts = { timeout_us / 1000000,
-			       (long)(timeout_us % 1000000) * 1000 };
-	uint64_t *abort_word = NULL;
-	uint32_t owner;
-	uint64_t now;
-	void *ptr;
-
-	if (p->header.opcode != TERN_OP_SEM_WAIT &&
-	    p->header.opcode != TERN_OP_SEM_WAIT_ABORT) {
-		machine_sleep_us(timeout_us);
-		return;
-	}
-	pthread_rwlock_rdlock(&ctx->va_lock);
-	ptr = machine_translate(ctx, p->addr, sizeof(uint64_t), &owner);
-	if (p->header.opcode == TERN_OP_SEM_WAIT_ABORT)
-		abort_word = machine_translate(ctx, pa->abort,
-					       sizeof(uint64_t), &owner);
-	pthread_rwlock_unlock(&ctx->va_lock);
-	if (!ptr || ((uintptr_t)ptr & 3)) {
-		machine_sleep_us(timeout_us);
-		return;
-	}
-	{
-		struct machine_sem_watch w = {
-			ptr, abort_word, p->value,
-			p->header.flags & TERN_SEM_WAIT_EQ,
-		};
-
-		if (machine_spin(machine_sem_moved, &w))
-			return;
-	}
-	atomic_fetch_add(&machine_sem_sleepers, 1);
-	now = __atomic_load_n((uint64_t *)ptr, __ATOMIC_SEQ_CST);
-	if ((!abort_word || !__atomic_load_n(abort_word, __ATOMIC_SEQ_CST)) &&
-	    !((p->header.flags & TERN_SEM_WAIT_EQ) ? now == p->value :
-						      now >= p->value))
-		syscall(SYS_futex, ptr, FUTEX_WAIT, (uint32_t)now, &ts,
-			NULL, 0);
-	atomic_fetch_sub(&machine_sem_sleepers, 1);
 }
 
 static tern_status_t machine_status_of(int ret)
@@ -218,63 +76,6 @@ static tern_status_t machine_status_of(int ret)
 		return TERN_ERROR_PEER_FAILED;
 	default:
 		return TERN_ERROR_BACKEND;
-	}
-}
-
-static tern_status_t machine_job_run(struct machine_engine *engine,
-				     struct machine_context *ctx,
-				     struct machine_job *job)
-{
-	struct machine *m = ctx->dev->machine;
-	const struct tern_model_mem mem = {
-		.translate = machine_translate_waking,
-		.clock = machine_model_clock,
-		.ctx = ctx,
-		.fabric = &m->fabric,
-		.device = (u32)ctx->dev->index,
-		.timing = m->timing,
-		.engine = &engine->timing,
-		.model_clock = ctx->model_clock,
-		.skip_data = ctx->skip_data,
-	};
-	uint64_t deadline = machine_clock_ns() + m->job_timeout_ns;
-	struct tern_model_job run;
-	unsigned int backoff_us = 1000;
-	uint64_t progress = 0;
-	uint32_t offset = 0;
-	int ret;
-
-	if (job->early)
-		return job->early;
-	tern_model_job_init(&run, job->packets, job->size);
-	for (;;) {
-		if (atomic_load(&ctx->dead))
-			return TERN_ERROR_CANCELLED;
-		if (atomic_load(&engine->hung)) {
-			/* engine_hang: nothing moves until the timeout. */
-			ret = TERN_MODEL_STALLED;
-			machine_sleep_us(1000);
-		} else {
-			pthread_rwlock_rdlock(&ctx->va_lock);
-			ret = tern_model_run(&run, &mem);
-			pthread_rwlock_unlock(&ctx->va_lock);
-			machine_sem_wake();
-		}
-		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
-			return machine_status_of(ret);
-		if (machine_clock_ns() >= deadline)
-			return TERN_ERROR_TIMEOUT;
-		if (run.offset != offset || run.progress != progress) {
-			/* The stream moved on: the next wait is a new one. */
-			offset = run.offset;
-			progress = run.progress;
-			backoff_us = 1000;
-		}
-		if (ret == TERN_MODEL_STALLED && !atomic_load(&engine->hung)) {
-			machine_sem_sleep(ctx, job, run.offset, backoff_us);
-			if (backoff_us < 16000)
-				backoff_us *= 2;
-		}
 	}
 }
 
@@ -336,16 +137,6 @@ static struct machine_queue *machine_engine_pick(struct machine_engine *engine)
 	return best;
 }
 
-static bool machine_engine_idle(struct machine_engine *engine)
-{
-	struct machine_queue *q;
-
-	for (q = engine->queues; q; q = q->next)
-		if (q->head)
-			return false;
-	return true;
-}
-
 /* Counts a job's end on its engine and its context. Engine lock held. */
 static void machine_engine_account(struct machine_engine *engine,
 				   struct machine_context *ctx,
@@ -381,116 +172,186 @@ static void machine_engine_guilty(struct machine_engine *engine,
 	guilty->resets = engine->stats.resets;
 }
 
-static void *machine_engine_main(void *arg)
+/*
+ * The word the stalled SEM_WAIT or SEM_WAIT_ABORT at @offset waits on, or
+ * NULL. Nothing wakes a SEM_WAIT_ABORT for a store into its abort word:
+ * that is seen at the next look.
+ */
+static const void *machine_wait_word(struct machine_context *ctx,
+				     const struct machine_job *job,
+				     uint32_t offset)
 {
-	struct machine_engine *engine = arg;
-	struct machine_guilty guilty;
-	struct machine_context *ctx;
+	/* SEM_WAIT_ABORT begins as SEM_WAIT does: header, addr, value */
+	const struct drm_tern_packet_sem_wait *p =
+		(const void *)((const uint8_t *)job->packets + offset);
+	uint32_t owner;
+	void *ptr;
+
+	if (p->header.opcode != TERN_OP_SEM_WAIT &&
+	    p->header.opcode != TERN_OP_SEM_WAIT_ABORT)
+		return NULL;
+	pthread_rwlock_rdlock(&ctx->va_lock);
+	ptr = machine_translate(ctx, p->addr, sizeof(uint64_t), &owner);
+	pthread_rwlock_unlock(&ctx->va_lock);
+	return ptr;
+}
+
+/* Takes the next ready job; false if none (*@poll: look again soon). */
+static bool machine_engine_start(struct machine_engine *engine, bool *poll)
+{
+	struct machine_run *run = &engine->run;
 	struct machine_queue *q;
 	struct machine_job *job;
-	tern_status_t status;
-	uint64_t start;
-	bool spun = false;	/* watched for a kick since the last job */
 
 	pthread_mutex_lock(&engine->lock);
-	for (;;) {
-		q = machine_engine_pick(engine);
-		if (!q) {
-			if (engine->stop && machine_engine_idle(engine))
-				break;
-			if (engine->poll) {
-				engine->poll = false;
-				pthread_mutex_unlock(&engine->lock);
-				machine_sleep_us(1000);
-				pthread_mutex_lock(&engine->lock);
-			} else if (!machine_engine_kicked(engine)) {
-				if (!spun) {
-					/*
-					 * Then everything again under the
-					 * lock: a stop or kick while it was
-					 * let go is not missed.
-					 */
-					spun = true;
-					pthread_mutex_unlock(&engine->lock);
-					machine_spin(machine_engine_kicked,
-						     engine);
-					pthread_mutex_lock(&engine->lock);
-					continue;
-				}
-				pthread_cond_wait(&engine->cond, &engine->lock);
-			}
-			spun = false;
-			__atomic_store_n(&engine->kicked, false, __ATOMIC_RELAXED);
-			continue;
-		}
-		spun = false;
-		job = q->head;
-		q->head = job->next;
-		if (!q->head)
-			q->tail = NULL;
-		ctx = q->ctx;
-		engine->busy = ctx;
+	q = machine_engine_pick(engine);
+	if (!q) {
+		*poll = engine->poll;
+		engine->poll = false;
 		pthread_mutex_unlock(&engine->lock);
-
-		/* The queue stays until its last fence signals. */
-		start = machine_clock_ns();
-		machine_job_start_time(engine, job);
-		atomic_fetch_add(&machine_running, 1);
-		status = machine_job_run(engine, ctx, job);
-		atomic_fetch_sub(&machine_running, 1);
-		tern_timing_job_end(&engine->timing);
-
-		pthread_mutex_lock(&engine->lock);
-		engine->busy = NULL;
-		machine_engine_account(engine, ctx, status,
-				       machine_clock_ns() - start);
-		if (status == TERN_ERROR_TIMEOUT)
-			machine_engine_guilty(engine, ctx, &guilty);
-		pthread_mutex_unlock(&engine->lock);
-		machine_fence_signal(job->fence, status, engine->timing.now);
-		machine_job_free(job);
-		if (status == TERN_ERROR_TIMEOUT)
-			machine_reset_event(engine, &guilty);
-		pthread_mutex_lock(&engine->lock);
+		return false;
 	}
+	job = q->head;
+	q->head = job->next;
+	if (!q->head)
+		q->tail = NULL;
+	run->ctx = q->ctx;
+	engine->busy = q->ctx;
 	pthread_mutex_unlock(&engine->lock);
-	return NULL;
+
+	/* The queue stays until its last fence signals. */
+	run->job = job;
+	run->start_ns = machine_clock_ns();
+	run->deadline_ns = run->start_ns +
+			   engine->dev->machine->job_timeout_ns;
+	run->offset = 0;
+	run->progress = 0;
+	run->backoff_us = MACHINE_LOOK_MIN_US;
+	tern_model_job_init(&run->model, job->packets, job->size);
+	machine_job_start_time(engine, job);
+	return true;
 }
 
-tern_status_t machine_engines_start(struct machine_device *dev)
+/* Ends the engine's job with @status; the fence goes last. */
+static void machine_engine_finish(struct machine_engine *engine,
+				  tern_status_t status)
 {
-	unsigned int i;
+	struct machine_run *run = &engine->run;
+	struct machine_context *ctx = run->ctx;
+	struct machine_job *job = run->job;
+	struct machine_guilty guilty;
 
-	for (i = 0; i < MACHINE_ENGINES; i++) {
-		struct machine_engine *engine = &dev->engines[i];
+	tern_timing_job_end(&engine->timing);
+	pthread_mutex_lock(&engine->lock);
+	engine->busy = NULL;
+	machine_engine_account(engine, ctx, status,
+			       machine_clock_ns() - run->start_ns);
+	if (status == TERN_ERROR_TIMEOUT)
+		machine_engine_guilty(engine, ctx, &guilty);
+	pthread_mutex_unlock(&engine->lock);
+	run->job = NULL;
+	run->ctx = NULL;
+	machine_fence_signal(job->fence, status, engine->timing.now);
+	machine_job_free(job);
+	if (status == TERN_ERROR_TIMEOUT)
+		machine_reset_event(engine, &guilty);
+}
 
-		engine->stop = false;
-		__atomic_store_n(&engine->kicked, false, __ATOMIC_RELAXED);
-		if (pthread_create(&engine->thread, NULL, machine_engine_main,
-				   engine)) {
-			machine_engines_stop(dev);
-			return TERN_ERROR_OUT_OF_MEMORY;
-		}
-		engine->running = true;
+/*
+ * Runs the engine's job from where it stopped: TERN_MODEL_STALLED or
+ * TERN_MODEL_YIELD when it must run again, else 0 or the model's error.
+ */
+static int machine_engine_step(struct machine_engine *engine)
+{
+	struct machine_run *run = &engine->run;
+	struct machine_context *ctx = run->ctx;
+	struct machine *m = ctx->dev->machine;
+	const struct tern_model_mem mem = {
+		.translate = machine_translate_watched,
+		.clock = machine_model_clock,
+		.ctx = ctx,
+		.fabric = &m->fabric,
+		.device = (u32)ctx->dev->index,
+		.timing = m->timing,
+		.engine = &engine->timing,
+		.model_clock = ctx->model_clock,
+		.skip_data = ctx->skip_data,
+	};
+	int ret;
+
+	if (atomic_load(&ctx->dead))
+		return -ECANCELED;
+	/* engine_hang: nothing moves until the timeout. */
+	if (atomic_load(&engine->hung))
+		return TERN_MODEL_STALLED;
+	machine_written_sched = &m->sched;
+	pthread_rwlock_rdlock(&ctx->va_lock);
+	ret = tern_model_run(&run->model, &mem);
+	pthread_rwlock_unlock(&ctx->va_lock);
+	machine_written_flush();
+	return ret;
+}
+
+/* The job waits: where to park, or false once it has timed out. */
+static bool machine_engine_stalled(struct machine_engine *engine,
+				   struct machine_park *park)
+{
+	struct machine_run *run = &engine->run;
+	uint64_t now = machine_clock_ns(), look;
+
+	if (now >= run->deadline_ns)
+		return false;
+	if (run->model.offset != run->offset ||
+	    run->model.progress != run->progress) {
+		/* The stream moved on: the next wait is a new one. */
+		run->offset = run->model.offset;
+		run->progress = run->model.progress;
+		run->backoff_us = MACHINE_LOOK_MIN_US;
 	}
-	return TERN_SUCCESS;
+	look = now + run->backoff_us * 1000ull;
+	park->look_ns = look < run->deadline_ns ? look : run->deadline_ns;
+	park->word = atomic_load(&engine->hung) ? NULL :
+		     machine_wait_word(run->ctx, run->job, run->model.offset);
+	if (run->backoff_us < MACHINE_LOOK_MAX_US)
+		run->backoff_us *= 2;
+	return true;
 }
 
-void machine_engines_stop(struct machine_device *dev)
+enum machine_turn machine_engine_turn(struct machine_engine *engine,
+				      struct machine_park *park)
 {
-	unsigned int i;
+	struct machine_sched *s = &engine->dev->machine->sched;
+	struct machine_run *run = &engine->run;
+	bool poll = false;
+	int ret;
 
-	for (i = 0; i < MACHINE_ENGINES; i++) {
-		struct machine_engine *engine = &dev->engines[i];
-
-		if (!engine->running)
+	for (;;) {
+		if (!run->job && !machine_engine_start(engine, &poll)) {
+			if (!poll)
+				return MACHINE_TURN_IDLE;
+			/* A dependency it could not watch: look in 1 ms. */
+			park->word = NULL;
+			park->look_ns = machine_clock_ns() +
+					MACHINE_LOOK_MIN_US * 1000ull;
+			machine_sched_writes(s, park);
+			return MACHINE_TURN_PARK;
+		}
+		if (run->job->early) {
+			machine_engine_finish(engine, run->job->early);
 			continue;
-		pthread_mutex_lock(&engine->lock);
-		engine->stop = true;
-		pthread_cond_signal(&engine->cond);
-		pthread_mutex_unlock(&engine->lock);
-		pthread_join(engine->thread, NULL);
-		engine->running = false;
+		}
+		machine_sched_writes(s, park);
+		ret = machine_engine_step(engine);
+		if (ret == TERN_MODEL_YIELD)
+			return MACHINE_TURN_YIELD;
+		if (ret != TERN_MODEL_STALLED)
+			machine_engine_finish(engine, machine_status_of(ret));
+		else if (machine_engine_stalled(engine, park))
+			return MACHINE_TURN_PARK;
+		else
+			machine_engine_finish(engine, TERN_ERROR_TIMEOUT);
+		if (machine_sched_contended(s))
+			return MACHINE_TURN_YIELD;
 	}
 }
 
@@ -579,7 +440,6 @@ void machine_job_queue(struct machine_queue *q, struct machine_job *job)
 	if (q->last)
 		machine_fence_put(q->last);
 	q->last = machine_fence_get(job->fence);
-	__atomic_store_n(&e->kicked, true, __ATOMIC_RELEASE);
-	pthread_cond_signal(&e->cond);
 	pthread_mutex_unlock(&e->lock);
+	machine_engine_kick(e);
 }

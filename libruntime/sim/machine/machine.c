@@ -90,10 +90,13 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 			dev->engines[e].dev = dev;
 			dev->engines[e].index = (uint32_t)e;
 			pthread_mutex_init(&dev->engines[e].lock, NULL);
-			pthread_cond_init(&dev->engines[e].cond, NULL);
 		}
 	}
 	m->device_count = (int)shape->devices;
+	if (machine_sched_start(m)) {
+		snprintf(reason, reason_len, "cannot start the engines' workers");
+		return -ENOMEM;
+	}
 	return 0;
 }
 

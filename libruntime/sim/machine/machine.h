@@ -89,30 +89,57 @@ struct machine_engine_stats {
 	uint64_t jobs_completed, jobs_failed, timeouts, resets, hang_resets;
 };
 
+/*
+ * Where an engine is, for the workers (sched.c) that run every engine:
+ * engines are not threads, so that a job waiting on a semaphore holds no
+ * thread and no CPU, and a write wakes its waiter without a context switch.
+ */
+enum machine_engine_state {
+	MACHINE_ENGINE_IDLE,	/* nothing to run: a kick queues it */
+	MACHINE_ENGINE_QUEUED,	/* in the run queue */
+	MACHINE_ENGINE_RUNNING,	/* a worker has it */
+	MACHINE_ENGINE_PARKED,	/* its job waits: a write or its look queues it */
+};
+
+/* The job an engine has started: its worker's alone. */
+struct machine_run {
+	struct machine_job *job;	/* NULL: none started */
+	struct machine_context *ctx;
+	struct tern_model_job model;
+	uint64_t start_ns, deadline_ns;
+	uint32_t offset;		/* where it last stalled */
+	uint64_t progress;
+	unsigned int backoff_us;	/* next look at a semaphore no one wrote */
+};
+
 struct machine_engine {
 	struct machine_device *dev;
 	uint32_t index;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t thread;
-	bool running, stop, kicked;
+	pthread_mutex_t lock;		/* queues, busy, poll, stats */
 	bool poll;			/* a dependency could not be watched */
 	struct machine_queue *queues;
 	uint64_t next_seq;
 	struct machine_context *busy;	/* running a job of, or NULL */
 	atomic_bool hung;		/* engine_hang: no progress */
 	struct machine_engine_stats stats;	/* engine lock */
-	struct tern_timing_engine timing;	/* the engine thread's */
+	struct tern_timing_engine timing;	/* its worker's */
+	struct machine_run run;
+	/* The scheduler's, under its lock. */
+	enum machine_engine_state state;
+	bool again;			/* kicked while a worker had it */
+	struct machine_engine *run_next;
+	const void *waits_on;		/* parked: the semaphore's word */
+	uint64_t look_ns;		/* parked: look again then */
+	unsigned int parked_at;		/* parked: index in sched.parked */
 };
 
 struct machine_device {
 	struct machine *machine;
 	int index;
 	uint64_t mem_total;
-	pthread_mutex_t lock;	/* memory, open_count, engine threads, errors */
+	pthread_mutex_t lock;	/* memory, errors */
 	uint64_t mem_used, mem_host_used;
 	uint32_t buffer_count;
-	unsigned int open_count;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	atomic_uint health_reasons;	/* as last announced (event.c) */
 	struct machine_engine engines[MACHINE_ENGINES];
@@ -180,6 +207,34 @@ struct machine_client {
 	uint64_t events_lost;		/* since the last it got */
 };
 
+#define MACHINE_MAX_WORKERS	64
+#define MACHINE_PARK_HASH	256
+
+/*
+ * The workers: a thread per CPU, each taking the next engine with work
+ * and running its job until it ends, waits or has had its share.
+ */
+struct machine_sched {
+	pthread_mutex_t lock;
+	uint32_t seq;			/* workers with nothing to run sleep on it */
+	struct machine_engine *run_head, *run_tail;
+	/* Changed under the lock, also read without it (machine_share). */
+	atomic_uint queued;		/* engines in the run queue */
+	atomic_uint_fast64_t waiting_since;	/* when the queue last filled */
+	atomic_uint_fast64_t shared_for;	/* the backlog a worker was woken for */
+	uint64_t parallel_at;		/* when two workers last ran engines */
+	struct machine_engine *parked[MACHINE_MAX_DEVICES * MACHINE_ENGINES];
+	atomic_uint parked_count;
+	/* Parked engines by their word's hash: a writer looks only there. */
+	atomic_uint parked_on[MACHINE_PARK_HASH];
+	atomic_uint_fast64_t writes;	/* 8-byte writes landed: see park */
+	uint64_t next_look;		/* the earliest parked look */
+	unsigned int active;		/* workers running an engine */
+	atomic_uint sleepers, spinners;
+	unsigned int cpus, workers;
+	pthread_t threads[MACHINE_MAX_WORKERS];
+};
+
 struct machine {
 	struct sim_shape shape;
 	bool persistent;		/* stays with no client */
@@ -191,6 +246,7 @@ struct machine {
 	bool has_reduce;		/* the model knows REDUCE */
 	int device_count;
 	struct machine_device devices[MACHINE_MAX_DEVICES];
+	struct machine_sched sched;
 
 	pthread_mutex_t lock;		/* clients, ids, stopping */
 	pthread_cond_t cond;		/* a client went */
@@ -277,9 +333,6 @@ bool machine_fence_ready_or_watch(struct machine_fence *fence,
 void machine_fence_wait(struct machine_fence *fence);
 
 /* engine.c: the engines, their queues, jobs */
-tern_status_t machine_engines_start(struct machine_device *dev);
-void machine_engines_stop(struct machine_device *dev);
-void machine_engine_kick(struct machine_engine *engine);
 tern_status_t machine_queue_create(struct machine_context *ctx,
 				   uint32_t engine,
 				   struct machine_queue **out);
@@ -289,6 +342,49 @@ struct machine_queue *machine_queue_find(struct machine_context *ctx,
 					 uint64_t id);
 /* Queues @job (its fence and dependencies set) behind @q's others. */
 void machine_job_queue(struct machine_queue *q, struct machine_job *job);
+
+/* How a worker's turn on an engine ended. */
+enum machine_turn {
+	MACHINE_TURN_IDLE,	/* no job ready */
+	MACHINE_TURN_YIELD,	/* more to do, after the others' turns */
+	MACHINE_TURN_PARK,	/* its job waits: see struct machine_park */
+};
+
+/*
+ * A parked engine runs again when an engine writes @word (NULL: no word
+ * to watch) or at @look_ns, whichever comes first. @writes is the
+ * scheduler's count of writes when its job last read the semaphore, @own
+ * the worker's own part of it: a write by another since then means it
+ * must look again at once.
+ */
+struct machine_park {
+	const void *word;
+	uint64_t look_ns;
+	uint64_t writes, own;
+};
+
+/*
+ * Runs @engine's jobs until none is ready, its job waits (*@park says
+ * on what) or others should have their turn.
+ */
+enum machine_turn machine_engine_turn(struct machine_engine *engine,
+				      struct machine_park *park);
+
+/* sched.c: the workers that run the engines */
+int machine_sched_start(struct machine *m);
+/* @engine may have work: a job queued, a dependency or a context ended. */
+void machine_engine_kick(struct machine_engine *engine);
+/* Counts the 8-byte writes landed so far into @park. */
+void machine_sched_writes(struct machine_sched *s, struct machine_park *park);
+/* An engine's 8-byte write to @word landed: its waiters run again. */
+void machine_sched_written(struct machine_sched *s, const void *word);
+/* Whether other engines are waiting for a worker. */
+bool machine_sched_contended(struct machine_sched *s);
+/*
+ * Called now and then during a turn: wakes another worker if engines have
+ * waited long for one. No lock held.
+ */
+void machine_sched_share(struct machine_sched *s);
 
 /* event.c: events and health, as tern.ko announces them */
 /* Whose job an engine reset failed, and the engine's resets so far. */

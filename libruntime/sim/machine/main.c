@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,11 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	umask(077);
+	/*
+	 * Jobs are made on one thread and freed on another: without this,
+	 * each thread's heap shrinks on a free and grows on the next job.
+	 */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (!o.foreground && simd_detach(&o))
 		return 1;
 	lock = simd_lock(&o);

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workers that run the machine's engines: a thread per CPU, not one
+ * per engine. A worker takes the engine at the head of the run queue and
+ * gives it a turn (engine.c): its jobs run until none is ready, the job
+ * waits on a semaphore, or other engines are waiting for a worker. An
+ * engine whose job waits is parked, holding no thread; the engine that
+ * writes its semaphore queues it again, so that a collective's ranks hand
+ * over to one another within one worker, without a context switch, and
+ * sixteen devices' engines on two CPUs take turns instead of preempting
+ * each other. A parked engine also runs again at its look (host writes
+ * through a mapping, an abort word, the job timeout).
+ *
+ * Parking is guarded by the count of writes: an engine parks only if no
+ * write landed since its job last read the semaphore, and a writer looks
+ * for parked waiters after counting its write, so no wake-up is lost
+ * between the two. A writer takes the lock only if an engine is parked
+ * on a word of the same hash.
+ *
+ * Waking a sleeping thread costs tens of microseconds, more than a small
+ * collective's work, so workers are woken sparingly: when all sleep, or
+ * when engines have waited 50 us for a worker (machine_sched_share). A
+ * worker with nothing to run watches the run queue a while before it
+ * sleeps, when a CPU is spare or workers have lately run engines side by
+ * side; one watches at a time.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "machine.h"
+
+#define MACHINE_SPIN_NS		20000ull
+/* Engines waiting this long for a worker are worth waking another. */
+#define MACHINE_SHARE_NS	50000ull
+/* After workers ran side by side, idle ones watch this long. */
+#define MACHINE_BUSY_NS		1000000ull
+/* The longest sleep: a worker looks at its parked engines this often. */
+#define MACHINE_SLEEP_MAX_NS	100000000ull
+
+/* Wakes a sleeping worker: the sleepers' word moves, then its futex. */
+static void machine_wake_one(struct machine_sched *s)
+{
+	__atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &s->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/*
+ * Wakes another worker if every worker sleeps, or if engines have been
+ * waiting for one for a while: the workers awake do not keep up, one of
+ * them in a long turn. Waking one costs tens of microseconds, more than a
+ * small job, so a collective's short jobs hand over on one worker, with
+ * no lock to contend for, and long copies or many busy devices spread
+ * over every CPU. One wake-up per backlog: the queue must empty before
+ * the next. With or without the lock (then its counts are a hint).
+ */
+void machine_sched_share(struct machine_sched *s)
+{
+	uint64_t since;
+
+	if (!atomic_load_explicit(&s->sleepers, memory_order_relaxed) ||
+	    !atomic_load_explicit(&s->queued, memory_order_relaxed))
+		return;
+	since = atomic_load_explicit(&s->waiting_since, memory_order_relaxed);
+	if (atomic_load_explicit(&s->sleepers, memory_order_relaxed) ==
+	    s->workers) {
+		machine_wake_one(s);
+		return;
+	}
+	if (atomic_load_explicit(&s->spinners, memory_order_relaxed) ||
+	    atomic_load_explicit(&s->shared_for, memory_order_relaxed) ==
+	    since || machine_clock_ns() - since < MACHINE_SHARE_NS)
+		return;
+	atomic_store_explicit(&s->shared_for, since, memory_order_relaxed);
+	machine_wake_one(s);
+}
+
+/* Queues @e (not queued, not running). Sched lock held. */
+static void machine_run_push(struct machine_sched *s, struct machine_engine *e)
+{
+	e->state = MACHINE_ENGINE_QUEUED;
+	e->run_next = NULL;
+	if (s->run_tail)
+		s->run_tail->run_next = e;
+	else
+		s->run_head = e;
+	s->run_tail = e;
+	if (!s->queued++)
+		s->waiting_since = machine_clock_ns();
+	machine_sched_share(s);
+}
+
+static struct machine_engine *machine_run_pop(struct machine_sched *s)
+{
+	struct machine_engine *e = s->run_head;
+
+	if (!e)
+		return NULL;
+	s->run_head = e->run_next;
+	if (!s->run_head)
+		s->run_tail = NULL;
+	s->queued--;
+	return e;
+}
+
+static unsigned int machine_park_hash(const void *word)
+{
+	return (unsigned int)(((uintptr_t)word >> 3) * 0x9e3779b1u) %
+	       MACHINE_PARK_HASH;
+}
+
+static void machine_unpark(struct machine_sched *s, struct machine_engine *e)
+{
+	unsigned int last = atomic_load(&s->parked_count) - 1;
+
+	s->parked[e->parked_at] = s->parked[last];
+	s->parked[e->parked_at]->parked_at = e->parked_at;
+	atomic_store(&s->parked_count, last);
+	atomic_fetch_sub(&s->parked_on[machine_park_hash(e->waits_on)], 1);
+}
+
+/* Sched lock held. */
+static void machine_kick_locked(struct machine_sched *s,
+				struct machine_engine *e)
+{
+	switch (e->state) {
+	case MACHINE_ENGINE_PARKED:
+		machine_unpark(s, e);
+		/* fall through */
+	case MACHINE_ENGINE_IDLE:
+		machine_run_push(s, e);
+		break;
+	case MACHINE_ENGINE_RUNNING:
+		e->again = true;
+		break;
+	case MACHINE_ENGINE_QUEUED:
+		break;
+	}
+}
+
+void machine_engine_kick(struct machine_engine *engine)
+{
+	struct machine_sched *s = &engine->dev->machine->sched;
+
+	pthread_mutex_lock(&s->lock);
+	machine_kick_locked(s, engine);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The writes this worker counted itself. An engine's own accesses (its
+ * SEM_WAIT reads its semaphore, and reads are counted as writes too) do
+ * not stop it parking: it saw them in order.
+ */
+static __thread uint64_t machine_own_writes;
+
+void machine_sched_writes(struct machine_sched *s, struct machine_park *park)
+{
+	park->own = machine_own_writes;
+	park->writes = atomic_load(&s->writes);
+}
+
+/* Whether another worker counted a write since @park's count. */
+static bool machine_written_since(struct machine_sched *s,
+				  const struct machine_park *park)
+{
+	return atomic_load(&s->writes) - park->writes !=
+	       machine_own_writes - park->own;
+}
+
+void machine_sched_written(struct machine_sched *s, const void *word)
+{
+	unsigned int i;
+
+	machine_own_writes++;
+	atomic_fetch_add(&s->writes, 1);
+	if (!atomic_load(&s->parked_on[machine_park_hash(word)]))
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < atomic_load(&s->parked_count);) {
+		struct machine_engine *e = s->parked[i];
+
+		if (e->waits_on != word) {
+			i++;
+			continue;
+		}
+		machine_unpark(s, e);	/* moves the last into i */
+		machine_run_push(s, e);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool machine_sched_contended(struct machine_sched *s)
+{
+	return atomic_load_explicit(&s->queued, memory_order_relaxed) != 0;
+}
+
+/*
+ * Parks @e, unless a write landed since its job read the semaphore: the
+ * hash count goes up before that check, as a writer counts its write
+ * before it looks at the hash (both sequentially consistent), so one of
+ * the two sees the other. Sched lock held.
+ */
+static bool machine_park(struct machine_sched *s, struct machine_engine *e,
+			 const struct machine_park *park)
+{
+	atomic_uint *on = &s->parked_on[machine_park_hash(park->word)];
+
+	atomic_fetch_add(on, 1);
+	if (park->word && machine_written_since(s, park)) {
+		atomic_fetch_sub(on, 1);
+		return false;
+	}
+	e->state = MACHINE_ENGINE_PARKED;
+	e->waits_on = park->word;
+	e->look_ns = park->look_ns;
+	e->parked_at = atomic_load(&s->parked_count);
+	s->parked[e->parked_at] = e;
+	atomic_fetch_add(&s->parked_count, 1);
+	if (park->look_ns < s->next_look)
+		s->next_look = park->look_ns;
+	return true;
+}
+
+/* Where a turn leaves @e. Sched lock held. */
+static void machine_after_turn(struct machine_sched *s,
+			       struct machine_engine *e, enum machine_turn turn,
+			       const struct machine_park *park)
+{
+	bool again = e->again;
+
+	e->again = false;
+	if (turn == MACHINE_TURN_IDLE && !again)
+		e->state = MACHINE_ENGINE_IDLE;
+	else if (turn != MACHINE_TURN_PARK || again || !machine_park(s, e, park))
+		machine_run_push(s, e);
+}
+
+/* Queues the parked engines due by @now; the next look after. */
+static uint64_t machine_due(struct machine_sched *s, uint64_t now)
+{
+	uint64_t next = now + MACHINE_SLEEP_MAX_NS;
+	unsigned int i;
+
+	for (i = 0; i < atomic_load(&s->parked_count);) {
+		struct machine_engine *e = s->parked[i];
+
+		if (e->look_ns > now) {
+			if (e->look_ns < next)
+				next = e->look_ns;
+			i++;
+			continue;
+		}
+		machine_unpark(s, e);
+		machine_run_push(s, e);
+	}
+	return next;
+}
+
+/* Whether workers have lately run engines side by side. */
+static bool machine_parallel(struct machine_sched *s, uint64_t now)
+{
+	return now - s->parallel_at < MACHINE_BUSY_NS;
+}
+
+/*
+ * Whether an idle worker should watch rather than sleep: when no other
+ * watches, and a CPU is spare or workers have lately run engines side by
+ * side (then the next job is likely soon, and a wake-up late).
+ */
+static bool machine_may_spin(struct machine_sched *s, uint64_t now)
+{
+	return s->spinners == 0 &&
+	       (s->active + 1 < s->cpus || machine_parallel(s, now));
+}
+
+/* Watches the run queue until @until. Lock held, let go meanwhile. */
+static void machine_spin(struct machine_sched *s, uint64_t until)
+{
+	bool moved = false;
+
+	pthread_mutex_unlock(&s->lock);
+	do {
+		for (int k = 0; k < 64 && !moved; k++) {
+			moved = machine_sched_contended(s);
+			tern_cpu_relax();
+		}
+	} while (!moved && machine_clock_ns() < until);
+	pthread_mutex_lock(&s->lock);
+}
+
+/*
+ * Nothing to run: watch a while (once: *@spun), else sleep until @next.
+ * Lock held, let go meanwhile.
+ */
+static void machine_idle(struct machine_sched *s, uint64_t next, bool *spun)
+{
+	uint64_t now = machine_clock_ns(), wait;
+	uint32_t seq;
+
+	if ((!*spun || machine_parallel(s, now)) && machine_may_spin(s, now)) {
+		uint64_t until = now + MACHINE_SPIN_NS;
+
+		*spun = true;
+		s->spinners++;
+		machine_spin(s, until < next ? until : next);
+		s->spinners--;
+		return;
+	}
+	*spun = false;
+	seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+	wait = next > now ? next - now : 0;
+	s->sleepers++;
+	pthread_mutex_unlock(&s->lock);
+	{
+		struct timespec ts = { (time_t)(wait / 1000000000ull),
+				       (long)(wait % 1000000000ull) };
+
+		syscall(SYS_futex, &s->seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL,
+			0);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->sleepers--;
+}
+
+static void *machine_worker_main(void *arg)
+{
+	struct machine_sched *s = arg;
+	struct machine_park park;
+	enum machine_turn turn;
+	struct machine_engine *e;
+	bool spun = false;	/* watched since it last ran an engine */
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		uint64_t now = machine_clock_ns();
+
+		if (now >= s->next_look)
+			s->next_look = machine_due(s, now);
+		e = machine_run_pop(s);
+		if (!e) {
+			machine_idle(s, s->next_look, &spun);
+			continue;
+		}
+		spun = false;
+		e->state = MACHINE_ENGINE_RUNNING;
+		if (s->active++)
+			s->parallel_at = now;
+		pthread_mutex_unlock(&s->lock);
+		turn = machine_engine_turn(e, &park);
+		pthread_mutex_lock(&s->lock);
+		s->active--;
+		machine_after_turn(s, e, turn, &park);
+		machine_sched_share(s);
+	}
+	return NULL;
+}
+
+int machine_sched_start(struct machine *m)
+{
+	struct machine_sched *s = &m->sched;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int i;
+	int ret;
+
+	pthread_mutex_init(&s->lock, NULL);
+	s->cpus = cpus < 1 ? 1 : cpus > MACHINE_MAX_WORKERS ?
+		  MACHINE_MAX_WORKERS : (unsigned int)cpus;
+	for (i = 0; i < s->cpus; i++) {
+		ret = pthread_create(&s->threads[i], NULL,
+				     machine_worker_main, s);
+		if (ret)
+			return i ? 0 : -ret;	/* fewer workers still run */
+		s->workers++;
+	}
+	return 0;
+}
