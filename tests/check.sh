@@ -10,11 +10,11 @@
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_modelled,
-#                     test_machine and test_ranks, native
+#                     test_machine, test_ring and test_ranks, native
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives, test_comm,
 #                     test_modelled,
-#                     test_machine and test_ranks
+#                     test_machine, test_ring and test_ranks
 #                     (simulator)
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
@@ -251,6 +251,7 @@ suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
 suite unit/modelled "$BUILD/tests/test_modelled"
 suite unit/machine "$BUILD/tests/test_machine"
+suite unit/ring "$BUILD/tests/test_ring"
 suite unit/ranks "$BUILD/tests/test_ranks"
 # The sanitizer suites' machine is a sanitizer build too, in a directory
 # of its own so that no native machine is shared with them.
@@ -267,6 +268,7 @@ suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
+suite asan/ring "$ASAN_BUILD/tests/test_ring"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 TERN_SIM_DIR=$NATIVE_SIM_DIR

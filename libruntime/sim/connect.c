@@ -352,7 +352,7 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 {
 	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
 	struct sim_hello_reply *reply = &conn->machine;
-	int fds[SIM_WIRE_MAX_FDS], table, ret, i;
+	int fds[SIM_WIRE_MAX_FDS], shared[2], ret, i;
 	tern_status_t status;
 	uint32_t type, len;
 
@@ -361,15 +361,23 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
 	hello.want = s->want;
 	hello.shape = s->shape;
-	status = sim_fences_init(conn, &table);
+	status = sim_fences_init(conn, &shared[0]);
 	if (status)
 		return status;
+	status = sim_ring_init(conn, &shared[1]);
+	if (status) {
+		close(shared[0]);
+		return status;
+	}
 	ret = sim_wire_send(conn->sock, SIM_MSG_HELLO, &hello, sizeof(hello),
-			    NULL, 0, &table, 1);
-	close(table);
+			    NULL, 0, shared, 2);
+	close(shared[0]);
+	close(shared[1]);
 	if (!ret)
 		ret = sim_wire_recv(conn->sock, &type, reply, sizeof(*reply),
 				    &len, fds);
+	if (!ret && fds[0] >= 0)
+		sim_doorbell_map(conn, fds[0]);
 	for (i = 0; !ret && i < SIM_WIRE_MAX_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -482,4 +490,5 @@ void sim_disconnect(struct sim_conn *conn)
 		close(conn->sock);
 	conn->sock = -1;
 	sim_fences_fini(conn);
+	sim_ring_fini(conn);
 }

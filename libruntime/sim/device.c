@@ -56,6 +56,7 @@ struct sim_conn *sim_conn_get(void)
 			close(conn->sock);
 		conn->sock = -1;
 		conn->fences = NULL;
+		conn->ring = NULL;
 		if (sim_connect(&sim_settings, true, false, conn))
 			conn = NULL;
 	}
@@ -92,11 +93,14 @@ bool sim_conn_alive(struct sim_conn *conn)
 tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
 		       uint32_t len, const void *extra, uint32_t extra_len)
 {
-	int ret;
+	int ret = 0;
 
 	pthread_mutex_lock(&conn->send_lock);
-	ret = sim_wire_send(conn->sock, type, req, len, extra, extra_len,
-			    NULL, 0);
+	if (!sim_ring_push(conn, type, req, len, extra, extra_len)) {
+		ret = sim_wire_send(conn->sock, type, req, len, extra,
+				    extra_len, NULL, 0);
+		conn->sent++;
+	}
 	pthread_mutex_unlock(&conn->send_lock);
 	if (ret)
 		__atomic_store_n(&conn->dead, true, __ATOMIC_RELAXED);
@@ -117,6 +121,7 @@ tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 	pthread_mutex_lock(&conn->send_lock);
 	ret = sim_wire_send(conn->sock, type, req, len, NULL, 0, &fd_out,
 			    fd_out >= 0 ? 1 : 0);
+	conn->sent++;
 	pthread_mutex_unlock(&conn->send_lock);
 	if (!ret)
 		ret = sim_wire_recv(conn->sock, &got_type, reply, reply_len,

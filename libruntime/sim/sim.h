@@ -38,6 +38,13 @@ struct sim_conn {
 	struct sim_hello_reply machine;	/* what HELLO said */
 	uint64_t host_ns;		/* modelled time seen: fence ends */
 	uint64_t alive_at;		/* when the socket last looked alive */
+	/* The submission ring (ring.c), under send_lock. */
+	struct sim_ring_ctl *ring;
+	uint8_t *ring_data;
+	uint64_t ring_tail;
+	uint64_t sent;			/* messages on the socket, as served */
+	struct sim_doorbell *bell;	/* the machine's doorbell page */
+	uint32_t rang;			/* the last bell it rang */
 };
 
 struct sim_context {
@@ -103,7 +110,7 @@ struct sim_conn *sim_conn_get(void);
 tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 		       int fd_out, void *reply, uint32_t reply_len,
 		       int *fd_in);
-/* A message without reply (SUBMIT, FENCE_PUT). */
+/* A message without reply (SUBMIT, FENCE_PUT): into the ring if it fits. */
 tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
 		       uint32_t len, const void *extra, uint32_t extra_len);
 bool sim_conn_alive(struct sim_conn *conn);
@@ -135,6 +142,20 @@ tern_status_t sim_fence_import(struct tern_be_device *bdev,
 /* Sets up and tears down @conn's fence table; its memfd in *@fd. */
 tern_status_t sim_fences_init(struct sim_conn *conn, int *fd);
 void sim_fences_fini(struct sim_conn *conn);
+
+/* ring.c: the submission ring (wire.h) */
+/* Sets up @conn's ring; its memfd in *@fd. */
+tern_status_t sim_ring_init(struct sim_conn *conn, int *fd);
+void sim_ring_fini(struct sim_conn *conn);
+/* Maps the machine's doorbell page, @fd (HELLO's reply), if it is one. */
+void sim_doorbell_map(struct sim_conn *conn, int fd);
+/*
+ * Writes one record into the ring, ringing the doorbell if the machine
+ * asks for it; false if it does not fit (then it goes on the socket).
+ * send_lock held.
+ */
+bool sim_ring_push(struct sim_conn *conn, uint32_t type, const void *payload,
+		   uint32_t len, const void *extra, uint32_t extra_len);
 
 /* submit.c */
 tern_status_t sim_queue_create(struct tern_be_device *bdev, uint32_t engine,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Simulator queues and submission. A queue lives on one of the machine's
- * engines; a submission is one message on the socket with no reply: the
- * job's fence is a slot of this process's fence table, which the machine
- * ends when the job does (fence.c). Packets are checked here as tern.ko
+ * engines; a submission is one record with no reply, in the submission
+ * ring (ring.c) or on the socket: the job's fence is a slot of this
+ * process's fence table, which the machine ends when the job does
+ * (fence.c). Packets are checked here as tern.ko
  * checks them in its SUBMIT ioctl, so that a malformed stream is refused
  * at once; the machine checks them again, trusting no process.
  */

@@ -7,11 +7,14 @@
  * tern.ko: when it closes (the process exits or dies), the machine frees
  * everything it held. Every message is a header and a payload; file
  * descriptors travel with it (SCM_RIGHTS). A request gets exactly one
- * reply, except SUBMIT and FENCE_PUT, which get none: a job's result is
- * written into the process's fence table, a shared page the process waits
- * on with a futex, so that the hot path is one write on the socket. After
- * EVENTS and its reply, the machine sends that connection an EVENT for
- * each event and serves it nothing more.
+ * reply, except SUBMIT, FENCE_PUT and DOORBELL, which get none: a job's
+ * result is written into the process's fence table, shared memory the
+ * process waits on with a futex. SUBMIT and FENCE_PUT usually go not on
+ * the socket but into the process's submission ring, also shared memory,
+ * which the machine's workers watch while they have work, so that the
+ * hot path makes no system call at all. After EVENTS and its reply, the
+ * machine sends that connection an EVENT for each event and serves it
+ * nothing more.
  *
  * The machine and the library must be the same build (version and
  * SIM_WIRE_VERSION): HELLO refuses anything else.
@@ -26,7 +29,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	5
+#define SIM_WIRE_VERSION	6
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -60,6 +63,50 @@ static inline uint64_t sim_fence_word_done(uint32_t gen, tern_status_t status)
 	       ((gen & SIM_FENCE_GEN_MASK) << 2) | 1u;
 }
 
+/*
+ * The submission ring: a sealed memfd of SIM_RING_MAP_BYTES the process
+ * makes and hands over in HELLO beside the fence table. Its first page
+ * is struct sim_ring_ctl; SIM_RING_BYTES of records follow, each a struct
+ * sim_msg_header and its payload as on the socket (SUBMIT, FENCE_PUT, or
+ * RING_PAD, which fills the ring's end when the next record would not
+ * fit before it), padded to 8 bytes, never wrapping. The process writes
+ * records and then @tail; the machine copies each record out before it
+ * reads it, and then moves @head.
+ *
+ * The process's order holds across the ring and the socket. The machine
+ * takes every record in the ring before it serves a message from the
+ * socket, then counts the message in @served (all but HELLO and
+ * DOORBELL). A record goes on the socket instead of the ring when it is
+ * too large for it, finds it full, or when the machine has not yet served
+ * every message the process sent: a record in the ring must not overtake
+ * them.
+ *
+ * @doorbell: set by the machine when no worker is watching the rings:
+ * then a process that wrote records wakes a worker through the machine's
+ * doorbell page (struct sim_doorbell), once for each value the machine
+ * sets (an even number, new each time its workers go to sleep). It is
+ * SIM_RING_BELL_SOCKET for a ring the workers do not watch: then every
+ * record is followed by DOORBELL on the socket. A process that lies
+ * about @tail or writes garbage breaks only its own connection: the
+ * machine closes it.
+ */
+#define SIM_RING_BYTES		(1u << 20)
+#define SIM_RING_DATA		4096u
+#define SIM_RING_MAP_BYTES	((uint64_t)SIM_RING_DATA + SIM_RING_BYTES)
+/* The largest record that goes into the ring. */
+#define SIM_RING_RECORD_MAX	(64u << 10)
+
+#define SIM_RING_BELL_SOCKET	1u
+
+struct sim_ring_ctl {
+	uint64_t tail;			/* the process's: bytes written */
+	uint64_t pad0[7];		/* a cache line each */
+	uint64_t head;			/* the machine's: bytes taken */
+	uint64_t served;		/* the machine's: socket messages */
+	uint32_t doorbell;		/* the machine's: ring the bell */
+	uint32_t pad1[11];
+};
+
 enum sim_msg_type {
 	SIM_MSG_HELLO = 1,
 	SIM_MSG_CTX_OPEN,
@@ -78,6 +125,8 @@ enum sim_msg_type {
 	SIM_MSG_STOP,
 	SIM_MSG_INSPECT,
 	SIM_MSG_EVENTS,		/* the connection follows the events from now */
+	SIM_MSG_DOORBELL,	/* no reply: records wait in the ring */
+	SIM_MSG_RING_PAD,	/* in the ring only: skip to its end */
 	SIM_MSG_TYPE_COUNT,
 	SIM_MSG_REPLY = 0x100,
 	SIM_MSG_EVENT = 0x200,	/* machine to follower, unasked: tern_sim_event_t */
@@ -86,6 +135,19 @@ enum sim_msg_type {
 struct sim_msg_header {
 	uint32_t type;
 	uint32_t size;		/* payload bytes that follow */
+};
+
+/*
+ * The machine's doorbell page: a sealed memfd of SIM_DOORBELL_BYTES the
+ * machine hands every process in HELLO's reply. Its workers sleep on
+ * @seq (a futex); whoever wants one awake adds 1 to it and wakes it. The
+ * page holds nothing else the machine relies on: a process that writes
+ * it can only wake workers for nothing, as its user could anyway.
+ */
+#define SIM_DOORBELL_BYTES	4096u
+
+struct sim_doorbell {
+	uint32_t seq;
 };
 
 /* What a machine is: fixed when it starts. */
@@ -103,7 +165,10 @@ struct sim_shape {
 #define SIM_WANT_TIMEOUT	(1u << 2)
 #define SIM_WANT_TOPOLOGY	(1u << 3)
 
-/* HELLO, with the fence table's memfd. */
+/*
+ * HELLO, with the fence table's memfd and the submission ring's; its
+ * reply carries the doorbell page's.
+ */
 struct sim_hello {
 	char magic[8];
 	uint32_t wire_version;

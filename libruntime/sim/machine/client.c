@@ -32,9 +32,19 @@ union machine_request {
 	uint64_t raw[SIM_WIRE_MAX_PAYLOAD / 8];
 };
 
+/* The message being served is done with: count it before its reply. */
+static void machine_served(struct machine_client *client)
+{
+	if (client->serving) {
+		client->serving = false;
+		machine_ring_served(&client->ring);
+	}
+}
+
 static int machine_reply(struct machine_client *client, const void *reply,
 			 uint32_t len, int fd)
 {
+	machine_served(client);
 	return sim_wire_send(client->sock, SIM_MSG_REPLY, reply, len, NULL, 0,
 			     &fd, fd >= 0 ? 1 : 0);
 }
@@ -127,7 +137,8 @@ static void machine_hello_check(struct machine *m, const struct sim_hello *h,
 }
 
 static int machine_hello(struct machine_client *client,
-			 const struct sim_hello *hello, uint32_t len, int fd)
+			 const struct sim_hello *hello, uint32_t len,
+			 const int *fds)
 {
 	struct machine *m = client->machine;
 	struct sim_hello_reply reply = { .status = TERN_SUCCESS };
@@ -158,11 +169,18 @@ static int machine_hello(struct machine_client *client,
 				    sizeof(reply.reason));
 		if (reply.reason[0])
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
-		else if (fd < 0 ||
-			 !(client->fences = machine_fence_table_map(fd)))
+		else if (fds[0] < 0 || fds[1] < 0 ||
+			 !(client->fences = machine_fence_table_map(fds[0])) ||
+			 machine_ring_map(&client->ring, fds[1]))
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
+		else if (!machine_sched_ring_add(&m->sched, client))
+			/* No worker watches it: every record rings here. */
+			__atomic_store_n(&client->ring.ctl->doorbell,
+					 SIM_RING_BELL_SOCKET,
+					 __ATOMIC_SEQ_CST);
 	}
-	machine_reply(client, &reply, sizeof(reply), -1);
+	machine_reply(client, &reply, sizeof(reply),
+		      reply.status == TERN_SUCCESS ? m->sched.bell_fd : -1);
 	return reply.status == TERN_SUCCESS ? 0 : -1;
 }
 
@@ -287,6 +305,22 @@ fail:
 	machine_fence_put(job->fence);
 	free(job);
 	return -1;
+}
+
+int machine_client_post(struct machine_client *client, uint32_t type,
+			const void *payload, uint32_t len)
+{
+	switch (type) {
+	case SIM_MSG_SUBMIT:
+		return machine_submit(client, payload, len);
+	case SIM_MSG_FENCE_PUT:
+		if (len != sizeof(struct sim_fence_ref))
+			return -1;
+		machine_drop(client, payload);
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 static void machine_bo_request(struct machine_client *client, uint32_t type,
@@ -471,12 +505,10 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 
 	switch (type) {
 	case SIM_MSG_SUBMIT:
-		return machine_submit(client, &req->submit, len);
 	case SIM_MSG_FENCE_PUT:
-		if (len != sizeof(struct sim_fence_ref))
-			return -1;
-		machine_drop(client, (const void *)req);
-		return 0;
+		return machine_client_post(client, type, req, len);
+	case SIM_MSG_DOORBELL:
+		return len ? -1 : 0;	/* the ring was emptied before this */
 	case SIM_MSG_CTX_OPEN:
 		if (len != sizeof(*open_req) ||
 		    (open_req->flags & ~SIM_CTX_FLAGS)) {
@@ -527,20 +559,28 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 	}
 }
 
-/* Everything the process held goes; then the connection itself. */
+/*
+ * Everything the process held goes; then the connection itself. Called
+ * with the client lock held, which goes too.
+ */
 static void machine_client_end(struct machine_client *client)
 {
 	struct machine *m = client->machine;
 	struct machine_client **link;
 	uint32_t i;
 
+	/* Workers only try the lock: they let go of the ring at once. */
+	machine_sched_ring_remove(&m->sched, client);
 	while (client->contexts)
 		machine_context_close(client->contexts);
 	for (i = 0; i < client->held_cap; i++)
 		machine_fence_put(client->held[i].fence);
 	free(client->held);
 	machine_fence_table_put(client->fences);
+	machine_ring_unmap(&client->ring);
 	close(client->sock);
+	pthread_mutex_unlock(&client->lock);
+	pthread_mutex_destroy(&client->lock);
 
 	pthread_mutex_lock(&m->lock);
 	for (link = &m->clients; *link; link = &(*link)->next) {
@@ -556,6 +596,10 @@ static void machine_client_end(struct machine_client *client)
 	free(client);
 }
 
+/*
+ * Serves the connection: the ring's records before each message, so that
+ * the process's order holds, and once more before waiting for the next.
+ */
 void *machine_client_main(void *arg)
 {
 	struct machine_client *client = arg;
@@ -563,23 +607,36 @@ void *machine_client_main(void *arg)
 	int fds[SIM_WIRE_MAX_FDS];
 	uint32_t type, len;
 	bool greeted = false;
-	int ret, i;
+	int ret = 0, i;
 
 	machine_client_identify(client);
-	while (req) {
+	pthread_mutex_lock(&client->lock);
+	while (req && machine_ring_drain(client) == 0) {
+		pthread_mutex_unlock(&client->lock);
+		/* Written while the lock was held, when no worker could take it. */
+		if (machine_ring_pending(&client->ring)) {
+			pthread_mutex_lock(&client->lock);
+			continue;
+		}
 		ret = sim_wire_recv(client->sock, &type, req, sizeof(*req),
 				    &len, fds);
+		pthread_mutex_lock(&client->lock);
 		if (ret)
 			break;
 		if (!greeted) {
 			ret = type == SIM_MSG_HELLO ?
-			      machine_hello(client, &req->hello, len, fds[0]) :
+			      machine_hello(client, &req->hello, len, fds) :
 			      -1;
 			greeted = ret == 0;
 		} else if (client->following) {
 			ret = -1;	/* a follower asks nothing more */
 		} else {
-			ret = machine_dispatch(client, type, req, len, fds);
+			ret = machine_ring_drain(client);
+			client->serving = type != SIM_MSG_DOORBELL;
+			if (ret == 0)
+				ret = machine_dispatch(client, type, req, len,
+						       fds);
+			machine_served(client);
 		}
 		for (i = 0; i < SIM_WIRE_MAX_FDS; i++)
 			if (fds[i] >= 0)

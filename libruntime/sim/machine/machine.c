@@ -120,6 +120,8 @@ int machine_client_start(struct machine *m, int sock)
 		return -ENOMEM;
 	client->machine = m;
 	client->sock = sock;
+	client->ring.slot = -1;
+	pthread_mutex_init(&client->lock, NULL);
 	client->id = machine_next_id(m);
 	pthread_mutex_lock(&m->lock);
 	client->next = m->clients;
@@ -139,6 +141,7 @@ int machine_client_start(struct machine *m, int sock)
 		if (--m->client_count == 0)
 			m->idle_since_ns = machine_clock_ns();
 		pthread_mutex_unlock(&m->lock);
+		pthread_mutex_destroy(&client->lock);
 		free(client);
 		return -ret;
 	}

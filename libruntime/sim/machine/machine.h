@@ -189,9 +189,30 @@ struct machine_fence_entry {
 	struct machine_fence *fence;
 };
 
+/* A process's submission ring (ring.c), mapped. */
+struct machine_ring {
+	struct sim_ring_ctl *ctl;	/* NULL: the process has none */
+	const uint8_t *data;
+	atomic_uint_fast64_t head;	/* taken: the shared copy is only told */
+	uint64_t served;		/* socket messages served */
+	atomic_bool broken;		/* it wrote nonsense: never read again */
+	void *buf;			/* the record being taken, copied out */
+	/* The scheduler's, under its lock. */
+	unsigned int users;		/* workers about to take it */
+	int slot;			/* in sched.rings, or -1 */
+};
+
 struct machine_client {
 	struct machine *machine;
 	uint64_t id;
+	/*
+	 * Held by the client's thread except while it waits for a message,
+	 * so that workers taking its ring (which need it too) never find
+	 * its contexts, queues or fences half changed.
+	 */
+	pthread_mutex_t lock;
+	struct machine_ring ring;
+	bool serving;			/* a message not yet counted served */
 	int sock;
 	int32_t pid;
 	uint32_t uid;
@@ -209,6 +230,8 @@ struct machine_client {
 
 #define MACHINE_MAX_WORKERS	64
 #define MACHINE_PARK_HASH	256
+/* Processes with a submission ring; the others use the socket alone. */
+#define MACHINE_MAX_RINGS	1024
 
 /*
  * The workers: a thread per CPU, each taking the next engine with work
@@ -216,7 +239,9 @@ struct machine_client {
  */
 struct machine_sched {
 	pthread_mutex_t lock;
-	uint32_t seq;			/* workers with nothing to run sleep on it */
+	/* Workers with nothing to run sleep on its seq (wire.h). */
+	struct sim_doorbell *bell;
+	int bell_fd;			/* handed to every process */
 	struct machine_engine *run_head, *run_tail;
 	/* Changed under the lock, also read without it (machine_share). */
 	atomic_uint queued;		/* engines in the run queue */
@@ -231,6 +256,11 @@ struct machine_sched {
 	uint64_t next_look;		/* the earliest parked look */
 	unsigned int active;		/* workers running an engine */
 	atomic_uint sleepers, spinners;
+	/* The processes' submission rings: NULL slots are free. */
+	struct machine_client *rings[MACHINE_MAX_RINGS];
+	unsigned int ring_slots;	/* slots ever used */
+	uint32_t doorbell;		/* the rings' bell: 0, or even */
+	uint32_t bell_last;		/* the last bell set */
 	unsigned int cpus, workers;
 	pthread_t threads[MACHINE_MAX_WORKERS];
 };
@@ -276,6 +306,24 @@ void machine_wait_until_done(struct machine *m);
 
 /* client.c: one process's connection */
 void *machine_client_main(void *arg);
+
+/*
+ * A record that needs no reply (SUBMIT, FENCE_PUT), from the ring or the
+ * socket. Client lock held. 0, or -1: the process broke the protocol.
+ */
+int machine_client_post(struct machine_client *client, uint32_t type,
+			const void *payload, uint32_t len);
+
+/* ring.c: a process's submission ring */
+/* Maps @fd, a sealed memfd of the size wire.h sets; -1 if it is not. */
+int machine_ring_map(struct machine_ring *ring, int fd);
+void machine_ring_unmap(struct machine_ring *ring);
+/* Whether records wait in @ring (a hint: taking them needs the lock). */
+bool machine_ring_pending(struct machine_ring *ring);
+/* A message from the socket was served: the ring may take records again. */
+void machine_ring_served(struct machine_ring *ring);
+/* Takes every record written. Client lock held. 0, or -1: broken. */
+int machine_ring_drain(struct machine_client *client);
 
 /* context.c: opening and closing a device */
 int machine_context_open(struct machine_client *client, uint32_t device,
@@ -385,6 +433,12 @@ bool machine_sched_contended(struct machine_sched *s);
  * waited long for one. No lock held.
  */
 void machine_sched_share(struct machine_sched *s);
+/* The workers watch @client's ring from now; false if there is no room. */
+bool machine_sched_ring_add(struct machine_sched *s,
+			    struct machine_client *client);
+/* ... and no longer: none is taking it once this returns. */
+void machine_sched_ring_remove(struct machine_sched *s,
+			       struct machine_client *client);
 
 /* event.c: events and health, as tern.ko announces them */
 /* Whose job an engine reset failed, and the engine's resets so far. */

@@ -20,13 +20,18 @@
  * Waking a sleeping thread costs tens of microseconds, more than a small
  * collective's work, so workers are woken sparingly: when all sleep, or
  * when engines have waited 50 us for a worker (machine_sched_share). A
- * worker with nothing to run watches the run queue a while before it
- * sleeps, when a CPU is spare or workers have lately run engines side by
- * side; one watches at a time.
+ * worker with nothing to run watches the run queue and the rings a while
+ * before it sleeps, when a CPU is spare or workers have lately run
+ * engines side by side; one watches at a time. Workers sleep on the
+ * doorbell page's futex, which processes share, so that a process whose
+ * ring no worker watches wakes one itself, with no message to the
+ * machine.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,11 +46,11 @@
 /* The longest sleep: a worker looks at its parked engines this often. */
 #define MACHINE_SLEEP_MAX_NS	100000000ull
 
-/* Wakes a sleeping worker: the sleepers' word moves, then its futex. */
+/* Wakes a sleeping worker: the doorbell's seq moves, then its futex. */
 static void machine_wake_one(struct machine_sched *s)
 {
-	__atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &s->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	__atomic_fetch_add(&s->bell->seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &s->bell->seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /*
@@ -260,6 +265,93 @@ static uint64_t machine_due(struct machine_sched *s, uint64_t now)
 	return next;
 }
 
+bool machine_sched_ring_add(struct machine_sched *s,
+			    struct machine_client *client)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->ring_slots && s->rings[i]; i++)
+		;
+	if (i == MACHINE_MAX_RINGS) {
+		pthread_mutex_unlock(&s->lock);
+		return false;
+	}
+	if (i == s->ring_slots)
+		s->ring_slots++;
+	s->rings[i] = client;
+	client->ring.slot = (int)i;
+	__atomic_store_n(&client->ring.ctl->doorbell, s->doorbell,
+			 __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&s->lock);
+	return true;
+}
+
+void machine_sched_ring_remove(struct machine_sched *s,
+			       struct machine_client *client)
+{
+	struct timespec pause = { 0, 20000 };
+
+	if (client->ring.slot < 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->rings[client->ring.slot] = NULL;
+	client->ring.slot = -1;
+	while (client->ring.users) {
+		pthread_mutex_unlock(&s->lock);
+		nanosleep(&pause, NULL);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Takes the records waiting in every ring whose client's lock is free
+ * (a client's thread that holds it takes them itself). Lock held, let
+ * go meanwhile.
+ */
+static void machine_rings_take(struct machine_sched *s)
+{
+	for (unsigned int i = 0; i < s->ring_slots; i++) {
+		struct machine_client *c = s->rings[i];
+
+		if (!c || !machine_ring_pending(&c->ring))
+			continue;
+		c->ring.users++;
+		pthread_mutex_unlock(&s->lock);
+		if (pthread_mutex_trylock(&c->lock) == 0) {
+			machine_ring_drain(c);
+			pthread_mutex_unlock(&c->lock);
+		}
+		pthread_mutex_lock(&s->lock);
+		c->ring.users--;
+	}
+}
+
+/* Whether a ring has records. Lock held. */
+static bool machine_rings_pending(struct machine_sched *s)
+{
+	for (unsigned int i = 0; i < s->ring_slots; i++)
+		if (s->rings[i] && machine_ring_pending(&s->rings[i]->ring))
+			return true;
+	return false;
+}
+
+/*
+ * Asks every process to ring (or not) after writing its ring: a new bell
+ * each time, which each process rings once. Lock held.
+ */
+static void machine_rings_bell(struct machine_sched *s, bool on)
+{
+	if (on)
+		s->bell_last = s->bell_last + 2 ? s->bell_last + 2 : 2;
+	s->doorbell = on ? s->bell_last : 0;	/* even, never 0 */
+	for (unsigned int i = 0; i < s->ring_slots; i++)
+		if (s->rings[i])
+			__atomic_store_n(&s->rings[i]->ring.ctl->doorbell,
+					 s->doorbell, __ATOMIC_SEQ_CST);
+}
+
 /* Whether workers have lately run engines side by side. */
 static bool machine_parallel(struct machine_sched *s, uint64_t now)
 {
@@ -277,24 +369,39 @@ static bool machine_may_spin(struct machine_sched *s, uint64_t now)
 	       (s->active + 1 < s->cpus || machine_parallel(s, now));
 }
 
-/* Watches the run queue until @until. Lock held, let go meanwhile. */
+/*
+ * Watches the run queue and the rings until @until; the rings are held
+ * (their users counted) meanwhile, so that none goes while it is read.
+ * Lock held, let go meanwhile.
+ */
 static void machine_spin(struct machine_sched *s, uint64_t until)
 {
+	struct machine_client *watched[MACHINE_MAX_RINGS];
+	unsigned int n = 0, i;
 	bool moved = false;
 
+	for (i = 0; i < s->ring_slots; i++)
+		if (s->rings[i]) {
+			watched[n++] = s->rings[i];
+			s->rings[i]->ring.users++;
+		}
 	pthread_mutex_unlock(&s->lock);
 	do {
-		for (int k = 0; k < 64 && !moved; k++) {
+		for (int k = 0; k < 16 && !moved; k++) {
 			moved = machine_sched_contended(s);
+			for (i = 0; i < n && !moved; i++)
+				moved = machine_ring_pending(&watched[i]->ring);
 			tern_cpu_relax();
 		}
 	} while (!moved && machine_clock_ns() < until);
 	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < n; i++)
+		watched[i]->ring.users--;
 }
 
 /*
- * Nothing to run: watch a while (once: *@spun), else sleep until @next.
- * Lock held, let go meanwhile.
+ * Nothing to run: watch a while (once: *@spun), else sleep on the doorbell
+ * until @next. Lock held, let go meanwhile.
  */
 static void machine_idle(struct machine_sched *s, uint64_t next, bool *spun)
 {
@@ -311,7 +418,13 @@ static void machine_idle(struct machine_sched *s, uint64_t next, bool *spun)
 		return;
 	}
 	*spun = false;
-	seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&s->bell->seq, __ATOMIC_SEQ_CST);
+	if (!s->active && !s->spinners && !s->doorbell) {
+		/* No one will look: bells from now, then one last look. */
+		machine_rings_bell(s, true);
+		if (machine_rings_pending(s))
+			return;
+	}
 	wait = next > now ? next - now : 0;
 	s->sleepers++;
 	pthread_mutex_unlock(&s->lock);
@@ -319,11 +432,13 @@ static void machine_idle(struct machine_sched *s, uint64_t next, bool *spun)
 		struct timespec ts = { (time_t)(wait / 1000000000ull),
 				       (long)(wait % 1000000000ull) };
 
-		syscall(SYS_futex, &s->seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL,
+		syscall(SYS_futex, &s->bell->seq, FUTEX_WAIT, seq, &ts, NULL,
 			0);
 	}
 	pthread_mutex_lock(&s->lock);
 	s->sleepers--;
+	if (s->doorbell)
+		machine_rings_bell(s, false);
 }
 
 static void *machine_worker_main(void *arg)
@@ -340,6 +455,7 @@ static void *machine_worker_main(void *arg)
 
 		if (now >= s->next_look)
 			s->next_look = machine_due(s, now);
+		machine_rings_take(s);
 		e = machine_run_pop(s);
 		if (!e) {
 			machine_idle(s, s->next_look, &spun);
@@ -359,6 +475,31 @@ static void *machine_worker_main(void *arg)
 	return NULL;
 }
 
+/* The doorbell page: a sealed memfd every process maps (wire.h). */
+static int machine_bell_make(struct machine_sched *s)
+{
+	int fd = memfd_create("tern-sim-doorbell",
+			      MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *map;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, SIM_DOORBELL_BYTES) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		close(fd);
+		return -EIO;
+	}
+	map = mmap(NULL, SIM_DOORBELL_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->bell = map;
+	s->bell_fd = fd;
+	return 0;
+}
+
 int machine_sched_start(struct machine *m)
 {
 	struct machine_sched *s = &m->sched;
@@ -367,6 +508,9 @@ int machine_sched_start(struct machine *m)
 	int ret;
 
 	pthread_mutex_init(&s->lock, NULL);
+	ret = machine_bell_make(s);
+	if (ret)
+		return ret;
 	s->cpus = cpus < 1 ? 1 : cpus > MACHINE_MAX_WORKERS ?
 		  MACHINE_MAX_WORKERS : (unsigned int)cpus;
 	for (i = 0; i < s->cpus; i++) {

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How jobs reach the simulated machine: through the process's submission
+ * ring, or on the socket when they are too large for it.
+ *
+ * - Jobs keep their queue's order when ring and socket mix.
+ * - A process that writes nonsense into its ring loses its connection,
+ *   and only it: the machine serves everyone else as before.
+ *
+ * This program holds machine "r-PID" (1 device) for the whole run, in
+ * TERN_SIM_DIR (made here when not set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "packets.h"
+#include "sim/wire.h"
+#include "submit.h"
+#include "tern.h"
+
+/* Jobs of the order test: every third too large for the ring. */
+#define ORDER_JOBS	60
+#define BIG_NOP_UNITS	9000	/* 72 KiB of NOP: above SIM_RING_RECORD_MAX */
+
+static char machine_name[64];
+static tern_device_t dev;
+static tern_stream_t stream;
+static tern_buffer_t host;	/* 4 KiB of semaphores */
+static uint64_t host_va;
+static volatile uint64_t *host_cpu;
+
+#define assert_status(call, want) do { \
+	tern_status_t s_ = (call); \
+	if (s_ != (want)) \
+		fail_msg("%s returned %s, want %s (%s)", #call, \
+			 tern_status_name(s_), tern_status_name(want), \
+			 tern_get_last_error()); \
+} while (0)
+#define assert_ok(call) assert_status(call, TERN_SUCCESS)
+
+/*
+ * Job i waits for the counter to be i and sets it to i + 1: a job run
+ * before the one ahead of it in its queue waits for good, and the queue
+ * behind it with it, until the job timeout fails them.
+ */
+static void test_order_across_ring_and_socket(void **state)
+{
+	static uint64_t packets[(BIG_NOP_UNITS + 64)];
+	struct tern_packet_builder b;
+
+	(void)state;
+	host_cpu[0] = 0;
+	for (uint64_t i = 0; i < ORDER_JOBS; i++) {
+		tern_packets_init(&b, packets, sizeof(packets));
+		tern_packet_sem_wait(&b, host_va, i, true);
+		if (i % 3 == 1)
+			tern_packet_nop(&b, BIG_NOP_UNITS);
+		tern_packet_sem_signal(&b, host_va, i + 1, false);
+		assert_false(b.overflow);
+		assert_ok(tern_stream_submit(stream, packets, b.size, NULL, 0,
+					     NULL));
+	}
+	assert_ok(tern_stream_synchronize(stream));
+	assert_int_equal(host_cpu[0], ORDER_JOBS);
+}
+
+/* ---- a process of our own making, speaking the wire by hand ---- */
+
+struct raw_client {
+	int sock;
+	struct sim_ring_ctl *ring;
+	uint8_t *data;
+};
+
+static int sealed_memfd(const char *name, uint64_t bytes)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW),
+			 0);
+	return fd;
+}
+
+static void raw_connect(struct raw_client *c)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
+	struct sim_hello_reply reply;
+	int fds[SIM_WIRE_MAX_FDS], shared[2];
+	uint32_t type, len;
+	void *map;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.sock",
+		 getenv("TERN_SIM_DIR"), machine_name);
+	c->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(c->sock >= 0);
+	assert_int_equal(connect(c->sock, (struct sockaddr *)&addr,
+				 sizeof(addr)), 0);
+	shared[0] = sealed_memfd("fences", SIM_FENCE_TABLE_BYTES);
+	shared[1] = sealed_memfd("ring", SIM_RING_MAP_BYTES);
+	map = mmap(NULL, SIM_RING_MAP_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, shared[1], 0);
+	assert_true(map != MAP_FAILED);
+	c->ring = map;
+	c->data = (uint8_t *)map + SIM_RING_DATA;
+	memcpy(hello.magic, SIM_WIRE_MAGIC, sizeof(hello.magic));
+	snprintf(hello.lib_version, sizeof(hello.lib_version), "%d.%d.%d",
+		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
+	assert_int_equal(sim_wire_send(c->sock, SIM_MSG_HELLO, &hello,
+				       sizeof(hello), NULL, 0, shared, 2), 0);
+	close(shared[0]);
+	close(shared[1]);
+	assert_int_equal(sim_wire_recv(c->sock, &type, &reply, sizeof(reply),
+				       &len, fds), 0);
+	assert_int_equal(len, sizeof(reply));
+	assert_int_equal(reply.status, TERN_SUCCESS);
+}
+
+/*
+ * Whether the machine closes the connection within 10 s: the end of the
+ * stream, or a reset when it closed with our DOORBELL still unread.
+ */
+static bool raw_closed(struct raw_client *c)
+{
+	struct pollfd pfd = { .fd = c->sock, .events = POLLIN };
+	char byte;
+	ssize_t n;
+
+	if (poll(&pfd, 1, 10000) != 1)
+		return false;
+	n = recv(c->sock, &byte, 1, 0);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+static void raw_close(struct raw_client *c)
+{
+	munmap(c->ring, SIM_RING_MAP_BYTES);
+	close(c->sock);
+}
+
+/* Writes a record header at @at, moves the tail to @tail and rings. */
+static void raw_record(struct raw_client *c, uint64_t at, uint32_t type,
+		       uint32_t size, uint64_t tail)
+{
+	struct sim_msg_header h = { type, size };
+
+	memcpy(c->data + at % SIM_RING_BYTES, &h, sizeof(h));
+	__atomic_store_n(&c->ring->tail, tail, __ATOMIC_SEQ_CST);
+	assert_int_equal(sim_wire_send(c->sock, SIM_MSG_DOORBELL, NULL, 0,
+				       NULL, 0, NULL, 0), 0);
+}
+
+static void test_ring_nonsense_closes_only_its_connection(void **state)
+{
+	const struct {
+		const char *what;
+		uint64_t at;
+		uint32_t type, size;
+		uint64_t tail;
+	} cases[] = {
+		{ "tail past the ring", 0, SIM_MSG_FENCE_PUT, 8,
+		  SIM_RING_BYTES + 8 },
+		{ "record past the ring's end", 0, SIM_MSG_FENCE_PUT,
+		  SIM_RING_BYTES, 64 },
+		{ "record past the tail", 0, SIM_MSG_FENCE_PUT, 64, 16 },
+		{ "record larger than a ring record", 0, SIM_MSG_SUBMIT,
+		  SIM_RING_RECORD_MAX, SIM_RING_RECORD_MAX + 8 },
+		{ "a request that needs a reply", 0, SIM_MSG_CTX_OPEN, 8, 16 },
+		{ "an unknown type", 0, 0x7777, 0, 8 },
+		{ "padding short of the end", 0, SIM_MSG_RING_PAD, 8, 16 },
+		{ "a fence put of the wrong size", 0, SIM_MSG_FENCE_PUT, 16,
+		  24 },
+	};
+	uint8_t packets[64];
+	struct tern_packet_builder b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct raw_client c;
+
+		raw_connect(&c);
+		raw_record(&c, cases[i].at, cases[i].type, cases[i].size,
+			   cases[i].tail);
+		if (!raw_closed(&c))
+			fail_msg("%s: the connection stayed open",
+				 cases[i].what);
+		raw_close(&c);
+
+		/* Everyone else is served as before. */
+		host_cpu[1] = 0;
+		tern_packets_init(&b, packets, sizeof(packets));
+		tern_packet_sem_signal(&b, host_va + 8, i + 1, false);
+		assert_ok(tern_stream_submit(stream, packets, b.size, NULL, 0,
+					     NULL));
+		assert_ok(tern_stream_synchronize(stream));
+		assert_int_equal(host_cpu[1], i + 1);
+	}
+}
+
+static int open_fixture(void **state)
+{
+	void *cpu;
+
+	(void)state;
+	if (tern_device_open(0, &dev) || tern_stream_create(dev, &stream) ||
+	    tern_buffer_alloc(dev, TERN_MEMORY_HOST, 4096, &host) ||
+	    tern_buffer_device_address(host, &host_va) ||
+	    tern_buffer_map(host, &cpu))
+		return -1;
+	host_cpu = cpu;
+	return 0;
+}
+
+static int close_fixture(void **state)
+{
+	(void)state;
+	tern_buffer_free(host);
+	tern_stream_destroy(stream);
+	tern_device_close(dev);
+	tern_sim_machine_stop(machine_name, 1, NULL);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_across_ring_and_socket),
+		cmocka_unit_test(test_ring_nonsense_closes_only_its_connection),
+	};
+	static char dir[] = "/tmp/tern-ring.XXXXXX";
+
+	if (!getenv("TERN_SIM_DIR")) {
+		if (!mkdtemp(dir))
+			return 1;
+		setenv("TERN_SIM_DIR", dir, 1);
+	}
+	snprintf(machine_name, sizeof(machine_name), "r-%d", (int)getpid());
+	setenv("TERN_SIM_MACHINE", machine_name, 1);
+	setenv("TERN_BACKEND", "sim", 1);
+	setenv("TERN_SIM_DEVICES", "1", 1);
+	setenv("TERN_SIM_MEM_MB", "16", 1);
+	setenv("TERN_SIM_JOB_TIMEOUT_MS", "2000", 1);
+	return cmocka_run_group_tests_name("ring", tests, open_fixture,
+					   close_fixture) ? 1 : 0;
+}
