@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "packets.h"
+#include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
 
@@ -42,15 +43,6 @@ static char machine_name[64];
 static tern_device_t dev[2];
 static tern_stream_t stream;
 static tern_buffer_t scratch;
-
-#define assert_status(call, want) do { \
-	tern_status_t s_ = (call); \
-	if (s_ != (want)) \
-		fail_msg("%s returned %s, want %s (%s)", #call, \
-			 tern_status_name(s_), tern_status_name(want), \
-			 tern_get_last_error()); \
-} while (0)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
 
 static uint64_t now_ns(void)
 {
@@ -680,20 +672,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fault_and_state_refuse_garbage),
 		cmocka_unit_test(test_events),
 	};
-	static char dir[] = "/tmp/tern-machine.XXXXXX";
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return child_main(argv[2]);
-	if (!getenv("TERN_SIM_DIR")) {
-		if (!mkdtemp(dir))
-			return 1;
-		setenv("TERN_SIM_DIR", dir, 1);
-	}
-	snprintf(machine_name, sizeof(machine_name), "m-%d", (int)getpid());
-	setenv("TERN_SIM_MACHINE", machine_name, 1);
-	setenv("TERN_BACKEND", "sim", 1);
-	setenv("TERN_SIM_DEVICES", "2", 1);
-	setenv("TERN_SIM_MEM_MB", "64", 1);
+	if (sim_own_machine("m", machine_name, sizeof(machine_name), "2",
+			    "64"))
+		return 1;
 	return cmocka_run_group_tests_name("machine", tests, open_fixture,
 					   close_fixture) ? 1 : 0;
 }

@@ -29,6 +29,7 @@
 
 #include "packets.h"
 #include "sim/wire.h"
+#include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
 
@@ -42,15 +43,6 @@ static tern_stream_t stream;
 static tern_buffer_t host;	/* 4 KiB of semaphores */
 static uint64_t host_va;
 static volatile uint64_t *host_cpu;
-
-#define assert_status(call, want) do { \
-	tern_status_t s_ = (call); \
-	if (s_ != (want)) \
-		fail_msg("%s returned %s, want %s (%s)", #call, \
-			 tern_status_name(s_), tern_status_name(want), \
-			 tern_get_last_error()); \
-} while (0)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
 
 /*
  * Job i waits for the counter to be i and sets it to i + 1: a job run
@@ -243,18 +235,10 @@ int main(void)
 		cmocka_unit_test(test_order_across_ring_and_socket),
 		cmocka_unit_test(test_ring_nonsense_closes_only_its_connection),
 	};
-	static char dir[] = "/tmp/tern-ring.XXXXXX";
 
-	if (!getenv("TERN_SIM_DIR")) {
-		if (!mkdtemp(dir))
-			return 1;
-		setenv("TERN_SIM_DIR", dir, 1);
-	}
-	snprintf(machine_name, sizeof(machine_name), "r-%d", (int)getpid());
-	setenv("TERN_SIM_MACHINE", machine_name, 1);
-	setenv("TERN_BACKEND", "sim", 1);
-	setenv("TERN_SIM_DEVICES", "1", 1);
-	setenv("TERN_SIM_MEM_MB", "16", 1);
+	if (sim_own_machine("r", machine_name, sizeof(machine_name), "1",
+			    "16"))
+		return 1;
 	setenv("TERN_SIM_JOB_TIMEOUT_MS", "2000", 1);
 	return cmocka_run_group_tests_name("ring", tests, open_fixture,
 					   close_fixture) ? 1 : 0;
