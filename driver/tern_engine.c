@@ -86,20 +86,44 @@ static u64 tern_engine_clock(void *ctx)
 }
 
 /*
- * Runs the job for one step. Returns 0 when it is done, TERN_MODEL_YIELD or
- * TERN_MODEL_STALLED when it must run again, or the error that ends it.
+ * Runs @model, a stream of @vm's, for one step on @engine: 0 when it is
+ * done, TERN_MODEL_YIELD or TERN_MODEL_STALLED when it must run again,
+ * or the error that ends it. The file is charged for the time.
  */
-static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
+int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
+		    struct tern_model_job *model)
 {
 	const struct tern_model_mem mem = {
 		.translate = tern_vm_translate,
 		.clock = tern_engine_clock,
-		.ctx = job->vm,
+		.ctx = vm,
 		.fabric = engine->tdev->fabric,
 		.device = engine->tdev->fabric_id,
 	};
-	int error, ret, idx;
+	int ret, idx;
 	u64 start;
+
+	if (!drm_dev_enter(&engine->tdev->drm, &idx))
+		return -ENODEV;
+
+	start = ktime_get_ns();
+	if (tern_vm_begin_run(vm)) {
+		ret = tern_model_run(model, &mem);
+		tern_vm_end_run(vm);
+	} else {
+		ret = -ECANCELED;
+	}
+	atomic64_add(ktime_get_ns() - start,
+		     &vm->usage.engine_busy_ns[engine->index]);
+
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/* Runs the job for one step: as tern_engine_run(). */
+static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
+{
+	int error;
 
 	/* The scheduler may have failed the job before handing it over. */
 	error = READ_ONCE(job->base.s_fence->finished.error);
@@ -109,22 +133,7 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
 		return -ETIMEDOUT;
 	if (READ_ONCE(job->queue->banned))
 		return -EIO;
-
-	if (!drm_dev_enter(&engine->tdev->drm, &idx))
-		return -ENODEV;
-
-	start = ktime_get_ns();
-	if (tern_vm_begin_run(job->vm)) {
-		ret = tern_model_run(&job->model, &mem);
-		tern_vm_end_run(job->vm);
-	} else {
-		ret = -ECANCELED;
-	}
-	atomic64_add(ktime_get_ns() - start,
-		     &job->vm->usage.engine_busy_ns[engine->index]);
-
-	drm_dev_exit(idx);
-	return ret;
+	return tern_engine_run(engine, job->vm, &job->model);
 }
 
 /* Takes @job off the engine, counts it and signals its hardware fence. */
@@ -304,16 +313,16 @@ void tern_engine_hang(struct tern_engine *engine)
 }
 
 /*
- * Resets the engine after @guilty ran past the job timeout: the engine
- * makes progress again and fails @guilty (already marked timed out) with
- * -ETIMEDOUT; the other jobs go on. A reset of a hung engine is also a
- * hang reset. Called from the job timeout: allocates nothing and takes
- * only the engine's spinlock; the announcement follows from a work item.
- * The caller holds a reference to @guilty.
+ * Resets the engine after a job of @owner's ran past the job timeout: the
+ * engine makes progress again and the job (already marked timed out)
+ * fails with -ETIMEDOUT; the other jobs go on. A reset of a hung engine is
+ * also a hang reset. Called from the job timeout: allocates nothing and
+ * takes only the engine's spinlock; the announcement follows from a work
+ * item. The caller holds a reference to the job, and so to @owner.
  */
-void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty)
+void tern_engine_reset(struct tern_engine *engine,
+		       const struct tern_usage *owner)
 {
-	const struct tern_usage *owner = &guilty->vm->usage;
 	bool was_hung;
 
 	spin_lock(&engine->lock);

@@ -115,10 +115,16 @@ struct tern_engine_stats {
 	u64 hang_resets;
 };
 
+struct tern_model_job;
+struct tern_usage;
+
 void tern_engine_stats_read(struct tern_engine *engine,
 			    struct tern_engine_stats *stats);
 void tern_engine_hang(struct tern_engine *engine);
-void tern_engine_reset(struct tern_engine *engine, struct tern_job *guilty);
+void tern_engine_reset(struct tern_engine *engine,
+		       const struct tern_usage *owner);
+int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
+		    struct tern_model_job *model);
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);

@@ -46,29 +46,19 @@
  */
 static int tern_job_reserve(struct tern_job *job)
 {
-	struct tern_usage *usage = &job->vm->usage;
+	int ret = tern_usage_reserve(&job->vm->usage, job->packets_size);
 
-	if (atomic_inc_return(&usage->jobs_active) > TERN_MAX_JOBS_PER_FILE ||
-	    atomic64_add_return(job->packets_size, &usage->packet_bytes_active) >
-	    TERN_MAX_PACKET_BYTES_PER_FILE) {
-		atomic_dec(&usage->jobs_active);
-		atomic64_sub(job->packets_size, &usage->packet_bytes_active);
-		return -EBUSY;
-	}
-	job->in_flight = true;
-	return 0;
+	job->in_flight = !ret;
+	return ret;
 }
 
 /* The job has ended (or never will run): it leaves the limits. */
 void tern_job_ended(struct tern_job *job)
 {
-	struct tern_usage *usage = &job->vm->usage;
-
 	if (!job->in_flight)
 		return;
 	job->in_flight = false;
-	atomic_dec(&usage->jobs_active);
-	atomic64_sub(job->packets_size, &usage->packet_bytes_active);
+	tern_usage_release(&job->vm->usage, job->packets_size);
 }
 
 static void tern_job_release(struct kref *ref)
@@ -376,7 +366,7 @@ tern_job_timedout(struct drm_sched_job *sched_job)
 		atomic64_inc(&job->engine->timeouts);
 		tern_queue_count_timeout(job->queue);
 		/* The reset ends the job, with -ETIMEDOUT. */
-		tern_engine_reset(job->engine, job);
+		tern_engine_reset(job->engine, &job->vm->usage);
 	}
 	dma_fence_end_signalling(signalling);
 

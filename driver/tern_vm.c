@@ -85,6 +85,28 @@ static void tern_vm_release(struct kref *ref)
 	kfree(vm);
 }
 
+/*
+ * Counts a job of @bytes of packets in the file's in-flight limits:
+ * -EBUSY if it would go past either. Scheduler jobs and ring jobs alike.
+ */
+int tern_usage_reserve(struct tern_usage *usage, u32 bytes)
+{
+	if (atomic_inc_return(&usage->jobs_active) > TERN_MAX_JOBS_PER_FILE ||
+	    atomic64_add_return(bytes, &usage->packet_bytes_active) >
+	    TERN_MAX_PACKET_BYTES_PER_FILE) {
+		tern_usage_release(usage, bytes);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* The job has ended: it leaves the limits. */
+void tern_usage_release(struct tern_usage *usage, u32 bytes)
+{
+	atomic_dec(&usage->jobs_active);
+	atomic64_sub(bytes, &usage->packet_bytes_active);
+}
+
 void tern_vm_put(struct tern_vm *vm)
 {
 	kref_put(&vm->ref, tern_vm_release);

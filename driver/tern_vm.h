@@ -80,6 +80,9 @@ struct tern_vm {
 	struct tern_usage usage;
 };
 
+int tern_usage_reserve(struct tern_usage *usage, u32 bytes);
+void tern_usage_release(struct tern_usage *usage, u32 bytes);
+
 struct tern_vm *tern_vm_create(struct drm_device *drm);
 void tern_vm_put(struct tern_vm *vm);
 void tern_vm_close(struct tern_vm *vm);
