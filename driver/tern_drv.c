@@ -24,6 +24,7 @@
 #include "tern_job.h"
 #include "tern_netlink.h"
 #include "tern_queue.h"
+#include "tern_ring.h"
 #include "tern_vm.h"
 
 #define TERN_MAX_MOCK_DEVICES		64
@@ -77,7 +78,8 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	tdev->fabric_id = index;
 	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
 			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE |
-			     TERN_CAP_SEM_WAIT_ABORT | TERN_CAP_REDUCE_DIVIDE;
+			     TERN_CAP_SEM_WAIT_ABORT | TERN_CAP_REDUCE_DIVIDE |
+			     TERN_CAP_USER_RING;
 	if (config->mock)
 		tdev->capabilities |= TERN_CAP_MOCK;
 	if (tdev->fabric)
@@ -137,8 +139,9 @@ static void tern_file_release(struct kref *ref)
 {
 	struct tern_file *tfile = container_of(ref, struct tern_file, ref);
 
-	/* Each queue left the table as it went. */
+	/* Each queue and ring left its table as it went. */
 	xa_destroy(&tfile->queues);
+	xa_destroy(&tfile->rings);
 	/* Jobs still running hold the address space until they end. */
 	tern_vm_put(tfile->vm);
 	kfree(tfile);
@@ -177,6 +180,7 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 		return ret;
 	}
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
+	xa_init_flags(&tfile->rings, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
 	atomic_inc(&to_tern_device(drm)->client_count);
 	return 0;
@@ -190,6 +194,7 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 	/* Waits for a client dump reading it. */
 	xa_erase(&to_tern_device(drm)->clients, tfile->vm->usage.client_id);
 	tern_queues_close(tfile);
+	tern_rings_close(tfile);
 	tern_file_put(tfile);
 	atomic_dec(&to_tern_device(drm)->client_count);
 }
@@ -219,6 +224,14 @@ static const struct drm_ioctl_desc tern_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_SUBMIT, tern_submit_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TERN_TOPOLOGY, tern_topology_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_RING_CREATE, tern_ring_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_RING_DESTROY, tern_ring_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_RING_KICK, tern_ring_kick_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TERN_RING_WAIT, tern_ring_wait_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations tern_fops = {

@@ -128,12 +128,17 @@ struct tern_device {
  *	file uses (&tern_vm.usage), which its jobs may update after it closed
  * @queues: the file's queues by id, from QUEUE_CREATE until each is freed
  * @next_queue_id: where xa_alloc_cyclic() looks for the next id
+ * @rings: the file's user rings by id, from RING_CREATE until each is
+ *	freed (tern_ring.c)
+ * @next_ring_id: where xa_alloc_cyclic() looks for the next ring id
  */
 struct tern_file {
 	struct kref ref;
 	struct tern_vm *vm;
 	struct xarray queues;
 	u32 next_queue_id;
+	struct xarray rings;
+	u32 next_ring_id;
 };
 
 struct tern_file *tern_file_get(struct tern_file *tfile);

@@ -88,7 +88,8 @@ static u64 tern_engine_clock(void *ctx)
 /*
  * Runs @model, a stream of @vm's, for one step on @engine: 0 when it is
  * done, TERN_MODEL_YIELD or TERN_MODEL_STALLED when it must run again,
- * or the error that ends it. The file is charged for the time.
+ * or the error that ends it. The file is charged for the time. Shared by
+ * the scheduler's jobs and the rings' (tern_ring.c).
  */
 int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		    struct tern_model_job *model)
@@ -144,8 +145,7 @@ static void tern_engine_end(struct tern_engine *engine, struct tern_job *job,
 
 	spin_lock(&engine->lock);
 	list_del(&job->engine_link);
-	engine->queued--;
-	if (list_empty(&engine->jobs))
+	if (!--engine->queued)
 		engine->busy_ns += ktime_get_ns() - engine->busy_since_ns;
 	spin_unlock(&engine->lock);
 
@@ -266,14 +266,28 @@ struct dma_fence *tern_engine_push(struct tern_engine *engine,
 {
 	kref_get(&job->ref);
 	spin_lock(&engine->lock);
-	if (list_empty(&engine->jobs))
+	if (!engine->queued++)
 		engine->busy_since_ns = ktime_get_ns();
 	list_add_tail(&job->engine_link, &engine->jobs);
-	engine->queued++;
 	spin_unlock(&engine->lock);
 
 	queue_work(engine->wq, &engine->work);
 	return dma_fence_get(job->hw_fence);
+}
+
+/*
+ * A ring's job starts (@start) or ends on the engine: it counts in the
+ * engine's jobs and busy time as the scheduler's do.
+ */
+void tern_engine_ring_job(struct tern_engine *engine, bool start)
+{
+	spin_lock(&engine->lock);
+	engine->ring_jobs += start ? 1 : -1;
+	if (start && !engine->queued++)
+		engine->busy_since_ns = ktime_get_ns();
+	else if (!start && !--engine->queued)
+		engine->busy_ns += ktime_get_ns() - engine->busy_since_ns;
+	spin_unlock(&engine->lock);
 }
 
 /* Makes the engine make a pass now. */
@@ -286,7 +300,7 @@ void tern_engine_stats_read(struct tern_engine *engine,
 			    struct tern_engine_stats *stats)
 {
 	spin_lock(&engine->lock);
-	stats->busy = !list_empty(&engine->jobs);
+	stats->busy = engine->queued > 0;
 	stats->hung = engine->hung;
 	stats->jobs_queued = engine->queued;
 	stats->busy_ns = engine->busy_ns;
@@ -300,6 +314,17 @@ void tern_engine_stats_read(struct tern_engine *engine,
 	stats->jobs_failed = atomic64_read(&engine->jobs_failed);
 	stats->timeouts = atomic64_read(&engine->timeouts);
 	stats->resets = atomic64_read(&engine->resets);
+}
+
+/* Whether the engine is hung (fault injection) and awaits a reset. */
+bool tern_engine_hung(struct tern_engine *engine)
+{
+	bool hung;
+
+	spin_lock(&engine->lock);
+	hung = engine->hung;
+	spin_unlock(&engine->lock);
+	return hung;
 }
 
 /* Fault injection: the engine stops before its next step, until a reset. */
@@ -316,9 +341,10 @@ void tern_engine_hang(struct tern_engine *engine)
  * Resets the engine after a job of @owner's ran past the job timeout: the
  * engine makes progress again and the job (already marked timed out)
  * fails with -ETIMEDOUT; the other jobs go on. A reset of a hung engine is
- * also a hang reset. Called from the job timeout: allocates nothing and
- * takes only the engine's spinlock; the announcement follows from a work
- * item. The caller holds a reference to the job, and so to @owner.
+ * also a hang reset. Called from the scheduler's job timeout, and by a
+ * ring whose job timed out (tern_ring.c): allocates nothing and takes only
+ * the engine's spinlock; the announcement follows from a work item. The
+ * caller holds a reference to the job, and so to @owner.
  */
 void tern_engine_reset(struct tern_engine *engine,
 		       const struct tern_usage *owner)
@@ -370,6 +396,7 @@ static int tern_engine_init(struct tern_engine *engine,
 
 	engine->tdev = tdev;
 	engine->index = index;
+	engine->timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	snprintf(engine->name, sizeof(engine->name), "tern%u-e%u",
 		 tdev->index, index);
 	spin_lock_init(&engine->lock);
@@ -467,8 +494,9 @@ int tern_engines_show(struct seq_file *m, void *unused)
 		struct tern_job *job;
 
 		spin_lock(&engine->lock);
-		seq_printf(m, "%s: queued %u%s, timeout %s\n", engine->name,
-			   engine->queued, engine->hung ? " hung" : "",
+		seq_printf(m, "%s: queued %u (of user rings %u)%s, timeout %s\n",
+			   engine->name, engine->queued, engine->ring_jobs,
+			   engine->hung ? " hung" : "",
 			   delayed_work_pending(&sched->work_tdr) ?
 			   "armed" : "idle");
 		list_for_each_entry(job, &engine->jobs, engine_link)

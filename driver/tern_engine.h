@@ -39,17 +39,20 @@ struct tern_engine_guilty {
  * @index: engine number, as userspace names it
  * @name: for the scheduler and its workers
  * @sched: orders the jobs of every queue on this engine
- * @wq: ordered: one pass at a time
+ * @wq: ordered: one pass, or one ring's turn (tern_ring.c), at a time; a
+ *	ring's KICK may also run its jobs on the caller's thread, beside it
  * @work: runs one pass: a step of the first job of each queue
  * @retry: wakes @work again while every such job waits on a semaphore
  * @backoff_ns: current wait between two looks at those semaphores
  * @lock: protects @jobs, @queued, @hung, @pass_count, @guilty and the
  *	busy times
  * @jobs: jobs handed over by the scheduler, in that order
- * @queued: entries in @jobs
+ * @queued: entries in @jobs, and jobs of user rings running on the engine
+ *	(tern_ring.c)
+ * @ring_jobs: those jobs of user rings
  * @hung: the engine makes no progress (fault injection) until it is reset
- * @busy_since_ns: when @jobs last became non-empty
- * @busy_ns: total of the ended stretches during which @jobs was non-empty
+ * @busy_since_ns: when @queued last became non-zero
+ * @busy_ns: total of the ended stretches during which @queued was non-zero
  * @pass_count: passes made so far; names the current one
  * @pass: the jobs of the current pass (only @work uses it)
  * @jobs_completed: jobs that ended without error
@@ -63,6 +66,7 @@ struct tern_engine_guilty {
  * @reset_work: announces the last reset and updates the device's health,
  *	outside the job timeout, which must not allocate or sleep on locks
  * @fence_lock: lock of the hardware fences
+ * @timeout_ns: how long a job may run (module parameter job_timeout_ms)
  */
 struct tern_engine {
 	struct tern_device *tdev;
@@ -76,6 +80,7 @@ struct tern_engine {
 	spinlock_t lock;		/* protects jobs, hung, guilty, ... */
 	struct list_head jobs;
 	u32 queued;
+	u32 ring_jobs;
 	bool hung;
 	u64 busy_since_ns;
 	u64 busy_ns;
@@ -89,6 +94,7 @@ struct tern_engine {
 	struct tern_engine_guilty guilty;
 	struct work_struct reset_work;
 	spinlock_t fence_lock;		/* of the hardware fences */
+	u64 timeout_ns;
 };
 
 /**
@@ -121,10 +127,12 @@ struct tern_usage;
 void tern_engine_stats_read(struct tern_engine *engine,
 			    struct tern_engine_stats *stats);
 void tern_engine_hang(struct tern_engine *engine);
+bool tern_engine_hung(struct tern_engine *engine);
 void tern_engine_reset(struct tern_engine *engine,
 		       const struct tern_usage *owner);
 int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		    struct tern_model_job *model);
+void tern_engine_ring_job(struct tern_engine *engine, bool start);
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);

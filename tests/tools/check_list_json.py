@@ -22,7 +22,7 @@ DEVICE_KEYS = {
 }
 CAPABILITIES = {"mock", "host_memory", "semaphore", "timestamp", "fabric",
                 "reduce", "peer_memory", "sem_wait_abort",
-                "reduce_divide"}
+                "reduce_divide", "user_ring"}
 HEALTH = {"ok", "degraded", "failed"}
 REASONS = {"link_down", "link_errors", "engine_reset", "engine_hung",
            "mem_uncorrected"}

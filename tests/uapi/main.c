@@ -79,5 +79,6 @@ int main(void)
 	failed += uapi_reduce_tests();
 	failed += uapi_robust_tests();
 	failed += uapi_abort_tests();
+	failed += uapi_ring_tests();
 	return failed ? 1 : 0;
 }

@@ -254,6 +254,61 @@ static void test_peer_closed_import_faults(void **state)
 				      PEER_COPY_BYTES), -EFAULT);
 }
 
+/*
+ * A user ring lives in the device's own memory, and so do its fence
+ * words: an import is refused as a ring's buffer (-EINVAL), and a fence
+ * word in one stops the ring (-EFAULT) once the job has run.
+ */
+static void test_peer_import_not_for_rings(void **state)
+{
+	const uint32_t size = TERN_RING_MIN_SIZE;
+	struct drm_tern_ring_create create = { .size = size };
+	struct drm_tern_ring_kick kick = { 0 };
+	struct drm_tern_ring_record rec = { 0 };
+	struct drm_tern_ring_ctl *ctl;
+	struct uapi_stream s = { .size = 0 };
+	struct uapi_bo far_ring, ring;
+	uint32_t import;
+	int fd;
+
+	NEED_PEER(state);
+	memset(peer.exported.cpu, 0, 8);
+	uapi_bo_create(peer.far, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + size, &far_ring);
+	assert_int_equal(drmPrimeHandleToFD(peer.far, far_ring.handle,
+					    DRM_CLOEXEC | DRM_RDWR, &fd), 0);
+	assert_int_equal(drmPrimeFDToHandle(peer.near, fd, &import), 0);
+	close(fd);
+	create.handle = import;
+	assert_errno(uapi_ioctl(peer.near, DRM_IOCTL_TERN_RING_CREATE,
+				&create), EINVAL);
+
+	uapi_bo_create(peer.near, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + size, &ring);
+	create.handle = ring.handle;
+	assert_ioctl_ok(uapi_ioctl(peer.near, DRM_IOCTL_TERN_RING_CREATE,
+				   &create));
+	ctl = (struct drm_tern_ring_ctl *)ring.cpu;
+	uapi_emit_fill(&s, peer.local.va, 8, 5);
+	rec.size = s.size;
+	rec.fence_va = peer.import_va;
+	rec.fence_value = 0x10000;
+	memcpy(ring.cpu + TERN_RING_DATA_OFFSET, &rec, sizeof(rec));
+	memcpy(ring.cpu + TERN_RING_DATA_OFFSET + sizeof(rec), s.words, s.size);
+	__atomic_store_n(&ctl->tail, sizeof(rec) + s.size, __ATOMIC_SEQ_CST);
+	kick.ring_id = create.ring_id;
+	for (int i = 0; i < 1000 && !__atomic_load_n(&ctl->error,
+						     __ATOMIC_SEQ_CST); i++) {
+		uapi_ioctl(peer.near, DRM_IOCTL_TERN_RING_KICK, &kick);
+		usleep(1000);
+	}
+	assert_int_equal(ctl->error, -EFAULT);
+	assert_int_equal(*(uint64_t *)peer.local.cpu, 0x0000000500000005ull);
+	assert_int_equal(*(uint64_t *)peer.exported.cpu, 0);
+	uapi_bo_close(peer.near, &ring);
+	uapi_bo_close(peer.far, &far_ring);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, peer_setup, peer_teardown)
 
 int uapi_peer_tests(void)
@@ -266,6 +321,7 @@ int uapi_peer_tests(void)
 		T(test_peer_import_mmap),
 		T(test_peer_import_outlives_exporter),
 		T(test_peer_closed_import_faults),
+		T(test_peer_import_not_for_rings),
 	};
 
 	return cmocka_run_group_tests_name("uapi_peer", tests, NULL, NULL);

@@ -117,5 +117,6 @@ int uapi_peer_tests(void);
 int uapi_reduce_tests(void);
 int uapi_robust_tests(void);
 int uapi_abort_tests(void);
+int uapi_ring_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */

@@ -188,6 +188,7 @@ static const struct {
 	{ TERN_CAP_PEER_MEMORY, "peer_memory" },
 	{ TERN_CAP_SEM_WAIT_ABORT, "sem_wait_abort" },
 	{ TERN_CAP_REDUCE_DIVIDE, "reduce_divide" },
+	{ TERN_CAP_USER_RING, "user_ring" },
 };
 
 #define INSPECT_CAPABILITY_COUNT \

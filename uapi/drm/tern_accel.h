@@ -53,6 +53,10 @@ extern "C" {
 #define DRM_TERN_QUEUE_DESTROY	0x04
 #define DRM_TERN_SUBMIT		0x05
 #define DRM_TERN_TOPOLOGY	0x06
+#define DRM_TERN_RING_CREATE	0x07
+#define DRM_TERN_RING_DESTROY	0x08
+#define DRM_TERN_RING_KICK	0x09
+#define DRM_TERN_RING_WAIT	0x0a
 
 #define DRM_IOCTL_TERN_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_GET_INFO, struct drm_tern_info)
@@ -68,6 +72,14 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_SUBMIT, struct drm_tern_submit)
 #define DRM_IOCTL_TERN_TOPOLOGY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_TOPOLOGY, struct drm_tern_topology)
+#define DRM_IOCTL_TERN_RING_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TERN_RING_CREATE, struct drm_tern_ring_create)
+#define DRM_IOCTL_TERN_RING_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_RING_DESTROY, struct drm_tern_ring_destroy)
+#define DRM_IOCTL_TERN_RING_KICK \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_RING_KICK, struct drm_tern_ring_kick)
+#define DRM_IOCTL_TERN_RING_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_RING_WAIT, struct drm_tern_ring_wait)
 
 /* Capability bits reported in &drm_tern_info.capabilities. */
 /** @TERN_CAP_MOCK: the device is mock hardware, not a chip. */
@@ -91,6 +103,11 @@ extern "C" {
 #define TERN_CAP_SEM_WAIT_ABORT	(1ULL << 7)
 /** @TERN_CAP_REDUCE_DIVIDE: REDUCE takes the TERN_REDUCE_DIVIDE flag. */
 #define TERN_CAP_REDUCE_DIVIDE	(1ULL << 8)
+/**
+ * @TERN_CAP_USER_RING: jobs can be written into a ring in a buffer of the
+ * file's (DRM_IOCTL_TERN_RING_CREATE) instead of submitted one ioctl each.
+ */
+#define TERN_CAP_USER_RING	(1ULL << 9)
 
 /** @TERN_PACKET_VERSION: the packet format this header describes. */
 #define TERN_PACKET_VERSION	1
@@ -297,6 +314,194 @@ struct drm_tern_submit {
 	__u32 out_syncobj;
 	/** @pad: must be zero. */
 	__u32 pad;
+};
+
+/**
+ * DOC: user rings
+ *
+ * A user ring is a queue whose jobs userspace writes into memory it shares
+ * with the engine, as a chip's command ring is written, instead of
+ * submitting each with an ioctl. The ring lives in a buffer of the file's
+ * own (DRM_IOCTL_TERN_BO_CREATE): &struct drm_tern_ring_ctl at offset 0,
+ * then the ring's records from TERN_RING_DATA_OFFSET. Userspace writes
+ * records, then &drm_tern_ring_ctl.tail; the engine takes them in order
+ * and runs each as a job of the ring, which ends by writing its fence
+ * word. DRM_IOCTL_TERN_RING_KICK tells the engine to look when
+ * &drm_tern_ring_ctl.kick says it is not looking already, and may run
+ * the first jobs on the calling thread; DRM_IOCTL_TERN_RING_WAIT sleeps
+ * until enough of the ring's jobs have ended.
+ *
+ * Nothing userspace writes into the buffer is trusted: the kernel keeps
+ * its own head, copies each record out before it checks it, checks it as
+ * SUBMIT checks a stream, and writes the fence word through the file's
+ * own address space like any packet's write. A record that fails a check
+ * stops the ring (&drm_tern_ring_ctl.error): that record and all after it
+ * never run. Jobs of a ring count in the file's in-flight limits; records
+ * past them wait in the ring, in the file's memory, until jobs end.
+ */
+
+/** @TERN_RING_DATA_OFFSET: where a ring's records start in its buffer. */
+#define TERN_RING_DATA_OFFSET	4096
+/** @TERN_RING_MIN_SIZE: the smallest ring, in bytes of records. */
+#define TERN_RING_MIN_SIZE	(64u << 10)
+/** @TERN_RING_MAX_SIZE: the largest ring, in bytes of records. */
+#define TERN_RING_MAX_SIZE	(16u << 20)
+
+/**
+ * struct drm_tern_ring_ctl - the first bytes of a ring's buffer
+ *
+ * Userspace writes @tail; the kernel writes the rest, for userspace to
+ * read, and never reads them back.
+ */
+struct drm_tern_ring_ctl {
+	/** @tail: userspace, bytes of records written, ever. */
+	__u64 tail;
+	/** @pad0: on a cache line of its own. */
+	__u64 pad0[7];
+	/** @head: kernel, bytes of records taken, ever. */
+	__u64 head;
+	/** @done: kernel, records whose jobs have ended, ever. */
+	__u64 done;
+	/**
+	 * @error: kernel, 0, or the negative errno that stopped the ring:
+	 * -EINVAL for a record that failed a check, -EFAULT for a fence word
+	 * outside the file's buffers, -EIO for a ring banned after
+	 * queue_ban_timeouts of its jobs timed out.
+	 */
+	__s32 error;
+	/**
+	 * @kick: kernel, 1 when no engine will look at the ring again by
+	 * itself: after writing @tail, call DRM_IOCTL_TERN_RING_KICK.
+	 */
+	__u32 kick;
+	/** @pad1: reserved. */
+	__u64 pad1[5];
+};
+
+/** @TERN_RING_RECORD_PAD: the record fills the ring to its end; skipped. */
+#define TERN_RING_RECORD_PAD	(1u << 0)
+/** @TERN_RING_FENCE_ERROR_MASK: the fence value's bits a failure sets. */
+#define TERN_RING_FENCE_ERROR_MASK	0xffffULL
+
+/**
+ * struct drm_tern_ring_record - one job in a ring, its packets after it
+ *
+ * Records start 8-byte aligned and never wrap: one that would pass the
+ * ring's end is preceded by a TERN_RING_RECORD_PAD record that fills it.
+ */
+struct drm_tern_ring_record {
+	/**
+	 * @size: bytes of packets after the record: a non-zero multiple of 8,
+	 * at most &drm_tern_info.max_submit_bytes, and with the record at
+	 * most the ring's size. With TERN_RING_RECORD_PAD, the bytes to skip
+	 * after the record, to the ring's end.
+	 */
+	__u32 size;
+	/** @flags: TERN_RING_RECORD_PAD or 0. */
+	__u32 flags;
+	/**
+	 * @fence_va: 0, or the device address of an 8-byte aligned word in a
+	 * buffer of the file in this device's memory (not an import), which
+	 * the engine writes when the job ends.
+	 */
+	__u64 fence_va;
+	/**
+	 * @fence_value: what the engine writes at @fence_va: this when the job
+	 * succeeded, this | (-errno & TERN_RING_FENCE_ERROR_MASK) when it
+	 * failed (the errors of `Job errors` in Documentation/uapi.rst).
+	 * Bits 0-15 must be zero. A SEM_WAIT for @fence_value waits for
+	 * the job's end either way.
+	 */
+	__u64 fence_value;
+};
+
+/**
+ * struct drm_tern_ring_create - make a ring of a buffer, on an engine
+ *
+ * Jobs of the ring run in the order of its records, one after the
+ * other; like a queue's, they do not wait for other queues' or rings'.
+ * The ring holds its buffer until it is destroyed, whatever becomes of the
+ * handle, and starts empty: the kernel zeroes the tail, head, done and
+ * error of &struct drm_tern_ring_ctl. A ring counts as a queue in
+ * TERN_MAX_QUEUES_PER_FILE.
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad, an @engine not below
+ * &drm_tern_info.engine_count, a @size that is not a power of two from
+ * TERN_RING_MIN_SIZE to TERN_RING_MAX_SIZE, a buffer smaller than
+ * TERN_RING_DATA_OFFSET + @size, or one imported from another device;
+ * -ENOENT for an unknown @handle; -ENOSPC if the file has
+ * TERN_MAX_QUEUES_PER_FILE queues and rings already.
+ */
+struct drm_tern_ring_create {
+	/** @engine: in, engine index. */
+	__u32 engine;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @handle: in, the buffer: &struct drm_tern_ring_ctl, then records. */
+	__u32 handle;
+	/** @size: in, bytes of records: a power of two. */
+	__u32 size;
+	/** @ring_id: out, non-zero ring id. */
+	__u32 ring_id;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tern_ring_destroy - destroy a ring
+ *
+ * Returns at once. The ring takes no more records; jobs already taken
+ * still end and write their fence words.
+ *
+ * Errors: -EINVAL for non-zero @flags; -ENOENT for an unknown @ring_id.
+ */
+struct drm_tern_ring_destroy {
+	/** @ring_id: in. */
+	__u32 ring_id;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_tern_ring_kick - tell the engine records are waiting
+ *
+ * The engine takes the records written up to &drm_tern_ring_ctl.tail
+ * (within the file's in-flight limits) and runs them. It may run the
+ * first of them on the calling thread before returning, as far as they go
+ * without waiting and for about 200 us (a step of a job, up to 4 MiB
+ * moved, may pass it); the rest run on the engine.
+ *
+ * Errors: -EINVAL for non-zero @flags; -ENOENT for an unknown @ring_id;
+ * -EIO if the ring is stopped (&drm_tern_ring_ctl.error says why).
+ */
+struct drm_tern_ring_kick {
+	/** @ring_id: in. */
+	__u32 ring_id;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_tern_ring_wait - sleep until a ring's jobs have ended
+ *
+ * Returns once &drm_tern_ring_ctl.done is at least @done.
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad; -ENOENT for an unknown
+ * @ring_id; -ETIME if @timeout_ns passed first; -EIO if the ring is
+ * stopped, or another thread destroyed it, and the jobs it took have all
+ * ended short of @done; -ERESTARTSYS for a signal.
+ */
+struct drm_tern_ring_wait {
+	/** @ring_id: in. */
+	__u32 ring_id;
+	/** @flags: in, must be zero. */
+	__u32 flags;
+	/** @done: in, the count of ended jobs to wait for. */
+	__u64 done;
+	/** @timeout_ns: in, absolute CLOCK_MONOTONIC nanoseconds. */
+	__s64 timeout_ns;
+	/** @pad: must be zero. */
+	__u64 pad;
 };
 
 /** enum drm_tern_port_state - state of a fabric port's link */

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tern user rings.
+ *
+ * A ring is a queue whose jobs userspace writes into a buffer of its own,
+ * as a chip's command ring is written, instead of passing each through
+ * SUBMIT and the scheduler: no ioctl per job while the engine has work,
+ * no wake-up of the scheduler's thread, and a job that does not wait runs
+ * on the thread that kicked the ring, before the KICK returns.
+ *
+ * The ring runs one job at a time, in the order of its records: it takes
+ * a record (copied out, then checked as SUBMIT checks a stream), runs it
+ * with the device model, writes its fence word and counts it done, then
+ * takes the next. Whoever holds @run_lock runs it, once: a KICK's caller,
+ * on its own thread beside the engine's work, for about 200 us, or the
+ * ring's work on the engine's ordered workqueue, where it takes turns with
+ * the engine's passes over the scheduler's jobs, 1 ms at a time. What is
+ * left goes back to the work; a job stalled on a semaphore is looked at
+ * again after a short, growing pause, as the engine's are. A job past the
+ * job timeout fails, whether it waits or keeps moving.
+ *
+ * Nothing in the buffer is trusted: the kernel keeps its own head and
+ * done count, and reads only the tail and the records. A record that
+ * fails a check stops the ring for good (ctl->error): that record and all
+ * after it never run; so does a fence word outside the device's memory in
+ * the file's buffers, and queue_ban_timeouts jobs past the job timeout. A
+ * job taken counts in the file's in-flight limits until it ends; a record
+ * past them waits in the ring, in the file's memory. A closed file's jobs
+ * end with -ECANCELED, the ring takes no more, and it goes once its work
+ * is done.
+ *
+ * The ring's work and its retry timer each hold a reference while they
+ * are pending, so the ring outlives them; the last reference frees it on
+ * the system's workqueue (the engine's is where memory reclaim may wait).
+ * It also counts in the device's live jobs, which the engines' teardown
+ * waits for.
+ */
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+
+#include "tern_accel.h"
+#include "tern_compat.h"
+#include "tern_drv.h"
+#include "tern_engine.h"
+#include "tern_gem.h"
+#include "tern_ring.h"
+#include "tern_vm.h"
+
+/* Pause between two looks at a stalled job. */
+#define TERN_RING_BACKOFF_MIN_NS	(100 * NSEC_PER_USEC)
+#define TERN_RING_BACKOFF_MAX_NS	(1 * NSEC_PER_MSEC)
+/*
+ * Pause between two looks at the file's in-flight limits: nothing says
+ * when a job of the file ends, and a full file may have many rings.
+ */
+#define TERN_RING_LIMITS_NS		(8 * NSEC_PER_MSEC)
+/* How long a KICK runs the ring on its caller's thread, about. */
+#define TERN_RING_INLINE_NS		(200 * NSEC_PER_USEC)
+/* How long the ring's work runs before the engine's other work's turn. */
+#define TERN_RING_TURN_NS		(1 * NSEC_PER_MSEC)
+
+/* What running the ring left it waiting for. */
+enum tern_ring_state {
+	TERN_RING_IDLE,		/* no record: a kick brings more */
+	TERN_RING_OUT_OF_TIME,	/* more to do: its work goes on */
+	TERN_RING_STALLED,	/* its job waits on a semaphore: look again */
+	TERN_RING_AT_LIMITS,	/* the file's limits: look again later */
+};
+
+/*
+ * The last reference went, perhaps on the engine's workqueue, where
+ * memory reclaim may wait and nothing may block on what frees memory:
+ * the buffer, the address space and the file go on the system's.
+ */
+static void tern_ring_free(struct work_struct *work)
+{
+	struct tern_ring *ring = container_of(work, struct tern_ring,
+					      free_work);
+	struct tern_device *tdev = to_tern_device(ring->obj->dev);
+	struct tern_file *tfile = ring->tfile;
+
+	drm_WARN_ON(&tdev->drm, ring->has_job);
+	xa_erase(&tfile->rings, ring->id);
+	kvfree(ring->job.packets);
+	drm_gem_object_put(ring->obj);
+	tern_vm_put(ring->vm);
+	mutex_destroy(&ring->run_lock);
+	kfree(ring);
+	tern_file_put(tfile);
+	/* Device teardown waits for this; @tdev may go once it is zero. */
+	if (atomic_dec_and_test(&tdev->live_jobs))
+		wake_up_var(&tdev->live_jobs);
+}
+
+static void tern_ring_release(struct kref *ref)
+{
+	struct tern_ring *ring = container_of(ref, struct tern_ring, ref);
+
+	INIT_WORK(&ring->free_work, tern_ring_free);
+	queue_work(system_wq, &ring->free_work);
+}
+
+static void tern_ring_put(struct tern_ring *ring)
+{
+	kref_put(&ring->ref, tern_ring_release);
+}
+
+/* The ring @id of @tfile, held, or NULL if there is none (or destroyed). */
+static struct tern_ring *tern_ring_lookup(struct tern_file *tfile, u32 id)
+{
+	struct tern_ring *ring;
+
+	xa_lock(&tfile->rings);
+	ring = xa_load(&tfile->rings, id);
+	if (ring && !ring->destroyed)
+		kref_get(&ring->ref);
+	else
+		ring = NULL;
+	xa_unlock(&tfile->rings);
+	return ring;
+}
+
+/* Runs the ring on the engine's workqueue; the work holds a reference. */
+static void tern_ring_queue(struct tern_ring *ring)
+{
+	kref_get(&ring->ref);
+	if (!queue_work(ring->engine->wq, &ring->work))
+		tern_ring_put(ring);	/* already pending, with its own */
+}
+
+static enum hrtimer_restart tern_ring_retry(struct hrtimer *timer)
+{
+	struct tern_ring *ring = container_of(timer, struct tern_ring, retry);
+
+	/* The timer's reference goes to the work, or is dropped: never last. */
+	if (!queue_work(ring->engine->wq, &ring->work))
+		tern_ring_put(ring);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Looks again after @pause_ns. Only the holder of the run lock arms the
+ * timer, so it is either queued, or its callback is passing the ring to
+ * the work (which looks again), or free: arming it now is never lost.
+ */
+static void tern_ring_arm(struct tern_ring *ring, u64 pause_ns)
+{
+	if (hrtimer_is_queued(&ring->retry))
+		return;
+	kref_get(&ring->ref);
+	hrtimer_start(&ring->retry, ns_to_ktime(pause_ns), HRTIMER_MODE_REL);
+}
+
+/* Stops the ring for good with @error. Run lock held. */
+static void tern_ring_stop(struct tern_ring *ring, int error)
+{
+	if (!ring->error) {
+		WRITE_ONCE(ring->error, error);
+		WRITE_ONCE(ring->ctl->error, error);
+	}
+	wake_up_all(&ring->wait);
+}
+
+/* Whether @rec is a job record the engine may take. */
+static bool tern_ring_record_ok(const struct drm_tern_ring_record *rec)
+{
+	return !rec->flags && rec->size && !(rec->size % 8) &&
+	       rec->size <= TERN_MODEL_MAX_SUBMIT_BYTES &&
+	       !(rec->fence_va % 8) &&
+	       !(rec->fence_value & TERN_RING_FENCE_ERROR_MASK);
+}
+
+/*
+ * Takes the next record as the ring's job: 1 when it did, 0 when there is
+ * none (or the ring is stopped), -EBUSY when the file's limits are
+ * reached. When there is none it asks for a kick, then looks once more,
+ * so a record written meanwhile is either seen here or kicked for. Run
+ * lock held.
+ */
+static int tern_ring_take(struct tern_ring *ring)
+{
+	const size_t hdr = sizeof(struct drm_tern_ring_record);
+	struct drm_tern_ring_record rec;
+	u64 tail, at, left;
+
+	for (;;) {
+		if (ring->error || ring->closed)
+			return 0;
+		/* The tail, then the records it covers. */
+		tail = smp_load_acquire(&ring->ctl->tail);
+		if (tail == ring->head) {
+			WRITE_ONCE(ring->ctl->kick, 1);
+			smp_mb();	/* the kick asked for, then the tail */
+			tail = smp_load_acquire(&ring->ctl->tail);	/* as above */
+			if (tail == ring->head)
+				return 0;
+		}
+		WRITE_ONCE(ring->ctl->kick, 0);
+		if (tail - ring->head > ring->size || (tail - ring->head) % 8)
+			goto bad;
+		at = ring->head & (ring->size - 1);
+		left = ring->size - at;
+		/* No room for a header before the end: the ring wraps. */
+		if (left < hdr) {
+			if (tail - ring->head < left)
+				goto bad;
+			ring->head += left;
+			continue;
+		}
+		if (tail - ring->head < hdr)
+			goto bad;
+		memcpy(&rec, ring->data + at, hdr);
+		if (rec.flags == TERN_RING_RECORD_PAD) {
+			if (rec.size != left - hdr || tail - ring->head < left)
+				goto bad;
+			ring->head += left;
+			continue;
+		}
+		if (!tern_ring_record_ok(&rec) || hdr + rec.size > left ||
+		    hdr + rec.size > tail - ring->head)
+			goto bad;
+		if (tern_usage_reserve(&ring->vm->usage, rec.size))
+			return -EBUSY;
+		memcpy(ring->job.packets, ring->data + at + hdr, rec.size);
+		if (tern_model_validate(ring->job.packets, rec.size, NULL)) {
+			tern_usage_release(&ring->vm->usage, rec.size);
+			goto bad;
+		}
+		ring->job.size = rec.size;
+		ring->job.fence_va = rec.fence_va;
+		ring->job.fence_value = rec.fence_value;
+		ring->job.deadline_ns = ktime_get_ns() +
+					ring->engine->timeout_ns;
+		tern_model_job_init(&ring->job.model, ring->job.packets,
+				    rec.size);
+		WRITE_ONCE(ring->has_job, true);
+		tern_engine_ring_job(ring->engine, true);
+		ring->head += hdr + rec.size;
+		WRITE_ONCE(ring->ctl->head, ring->head);
+		atomic64_inc(&ring->vm->usage.jobs_submitted);
+		return 1;
+	}
+bad:
+	tern_ring_stop(ring, -EINVAL);
+	return 0;
+}
+
+/*
+ * Writes the job's fence word, @error folded in, through the file's own
+ * address space. It must be the device's own memory: a word outside the
+ * file's buffers, or in another device's (an import, which only the
+ * fabric reaches), stops the ring. A closed file's job writes nothing:
+ * nobody is left to read it.
+ */
+static void tern_ring_fence(struct tern_ring *ring, int error)
+{
+	struct tern_ring_job *job = &ring->job;
+	u64 value = job->fence_value;
+	u32 owner;
+	u64 *word;
+
+	if (!job->fence_va)
+		return;
+	if (error)
+		value |= (u64)-error & TERN_RING_FENCE_ERROR_MASK;
+	if (!tern_vm_begin_run(ring->vm))
+		return;
+	word = tern_vm_translate(ring->vm, job->fence_va, sizeof(*word),
+				 &owner);
+	if (word && owner != ring->engine->tdev->fabric_id)
+		word = NULL;
+	if (word)
+		WRITE_ONCE(*word, value);
+	tern_vm_end_run(ring->vm);
+	if (!word)
+		tern_ring_stop(ring, -EFAULT);
+}
+
+/* Ends the ring's job with @error: its fence, its count, its waiters. */
+static void tern_ring_end(struct tern_ring *ring, int error)
+{
+	struct tern_engine *engine = ring->engine;
+
+	tern_ring_fence(ring, error);
+	atomic64_inc(error ? &engine->jobs_failed : &engine->jobs_completed);
+	tern_usage_release(&ring->vm->usage, ring->job.size);
+	tern_engine_ring_job(engine, false);
+	WRITE_ONCE(ring->has_job, false);
+	ring->backoff_ns = 0;
+	/* The fence word before the count that says it is written. */
+	smp_wmb();
+	WRITE_ONCE(ring->done, ring->done + 1);
+	WRITE_ONCE(ring->ctl->done, ring->done);
+	wake_up_all(&ring->wait);
+}
+
+/*
+ * The job ran past the job timeout: it fails, the engine is reset as for
+ * a scheduler's job (ending a hang), and the ring is banned at its
+ * queue_ban_timeouts-th. Run lock held.
+ */
+static void tern_ring_timeout(struct tern_ring *ring)
+{
+	struct tern_engine *engine = ring->engine;
+	const struct tern_usage *owner = &ring->vm->usage;
+
+	atomic64_inc(&engine->timeouts);
+	tern_engine_reset(engine, owner);
+	tern_ring_end(ring, -ETIMEDOUT);
+	if (++ring->timeouts == tern_queue_ban_timeouts) {
+		dev_notice_ratelimited(engine->tdev->drm.dev,
+				       "%s: ring %u of %s[%d] banned after %u timeouts\n",
+				       engine->name, ring->id, owner->comm,
+				       pid_nr(owner->pid),
+				       tern_queue_ban_timeouts);
+		tern_ring_stop(ring, -EIO);
+	}
+}
+
+/*
+ * Runs the ring's jobs for about @budget_ns (a step of a job, up to
+ * TERN_MODEL_BUDGET moved, may pass it). A job past the job timeout fails,
+ * whether it waits or keeps moving. Run lock held.
+ */
+static enum tern_ring_state tern_ring_run(struct tern_ring *ring,
+					  u64 budget_ns)
+{
+	u64 until = ktime_get_ns() + budget_ns;
+	int ret;
+
+	for (;;) {
+		if (!ring->has_job) {
+			ret = tern_ring_take(ring);
+			if (ret == -EBUSY)
+				return TERN_RING_AT_LIMITS;
+			if (!ret)
+				return TERN_RING_IDLE;
+		}
+		if (tern_engine_hung(ring->engine))
+			ret = TERN_MODEL_STALLED;	/* until a reset */
+		else
+			ret = tern_engine_run(ring->engine, ring->vm,
+					      &ring->job.model);
+		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
+			tern_ring_end(ring, ret);
+		else if (ktime_get_ns() >= ring->job.deadline_ns)
+			tern_ring_timeout(ring);
+		else if (ret == TERN_MODEL_STALLED)
+			return TERN_RING_STALLED;
+		if (ktime_get_ns() >= until)
+			return TERN_RING_OUT_OF_TIME;
+	}
+}
+
+/*
+ * Runs the ring, once, unless another holds it: that one passes the ring
+ * on to the work when it lets go, having seen the kick. What is left
+ * goes to the ring's work, or to its timer.
+ */
+static void tern_ring_serve(struct tern_ring *ring, u64 budget_ns)
+{
+	enum tern_ring_state state;
+
+	if (!mutex_trylock(&ring->run_lock))
+		return;
+	atomic_set(&ring->kicked, 0);
+	state = tern_ring_run(ring, budget_ns);
+	switch (state) {
+	case TERN_RING_STALLED:
+		ring->backoff_ns = clamp(ring->backoff_ns * 2,
+					 TERN_RING_BACKOFF_MIN_NS,
+					 TERN_RING_BACKOFF_MAX_NS);
+		tern_ring_arm(ring, ring->backoff_ns);
+		break;
+	case TERN_RING_AT_LIMITS:
+		tern_ring_arm(ring, TERN_RING_LIMITS_NS);
+		break;
+	case TERN_RING_OUT_OF_TIME:
+		tern_ring_queue(ring);
+		break;
+	case TERN_RING_IDLE:
+		break;
+	}
+	mutex_unlock(&ring->run_lock);
+	smp_mb();	/* let go, then look at the kick's flag */
+	if (atomic_read(&ring->kicked))
+		tern_ring_queue(ring);
+}
+
+static void tern_ring_work(struct work_struct *work)
+{
+	struct tern_ring *ring = container_of(work, struct tern_ring, work);
+
+	tern_ring_serve(ring, TERN_RING_TURN_NS);
+	tern_ring_put(ring);	/* the work's */
+}
+
+static int tern_ring_args_check(struct tern_device *tdev,
+				const struct drm_tern_ring_create *args)
+{
+	if (args->flags || args->pad || args->engine >= tdev->engine_count ||
+	    !is_power_of_2(args->size) || args->size < TERN_RING_MIN_SIZE ||
+	    args->size > TERN_RING_MAX_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+int tern_ring_create_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_ring_create *args = data;
+	struct drm_gem_object *obj;
+	struct tern_ring *ring;
+	int ret;
+
+	ret = tern_ring_args_check(tdev, args);
+	if (ret)
+		return ret;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	/* The device's own memory, mapped for the ring's life. */
+	if (obj->size < (size_t)TERN_RING_DATA_OFFSET + args->size ||
+	    !to_tern_bo(obj)->vaddr || to_tern_bo(obj)->peer) {
+		ret = -EINVAL;
+		goto err_put_obj;
+	}
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring) {
+		ret = -ENOMEM;
+		goto err_put_obj;
+	}
+	/*
+	 * Room for any job's packets, now: the ring's work runs where memory
+	 * reclaim may wait for the engine, and must not allocate.
+	 */
+	ring->job.packets = kvmalloc(TERN_MODEL_MAX_SUBMIT_BYTES,
+				     GFP_KERNEL_ACCOUNT);
+	if (!ring->job.packets) {
+		ret = -ENOMEM;
+		goto err_free_ring;
+	}
+	/* Rings count as queues. */
+	if (atomic_inc_return(&tfile->vm->usage.queues) >
+	    TERN_MAX_QUEUES_PER_FILE) {
+		ret = -ENOSPC;
+		goto err_unqueue;
+	}
+
+	kref_init(&ring->ref);
+	mutex_init(&ring->run_lock);
+	init_waitqueue_head(&ring->wait);
+	INIT_WORK(&ring->work, tern_ring_work);
+	tern_hrtimer_setup(&ring->retry, tern_ring_retry);
+	ring->engine = &tdev->engines[args->engine];
+	ring->vm = tern_vm_get(tfile->vm);
+	ring->obj = obj;
+	ring->ctl = to_tern_bo(obj)->vaddr;
+	ring->data = (const u8 *)ring->ctl + TERN_RING_DATA_OFFSET;
+	ring->size = args->size;
+	/* Whatever the buffer held, the ring starts empty. */
+	WRITE_ONCE(ring->ctl->tail, 0);
+	WRITE_ONCE(ring->ctl->head, 0);
+	WRITE_ONCE(ring->ctl->done, 0);
+	WRITE_ONCE(ring->ctl->error, 0);
+	WRITE_ONCE(ring->ctl->kick, 1);
+	ring->tfile = tern_file_get(tfile);
+	atomic_inc(&tdev->live_jobs);
+
+	/* Visible from here: held until the ioctl has answered. */
+	kref_get(&ring->ref);
+	ret = xa_alloc_cyclic(&tfile->rings, &ring->id, ring,
+			      XA_LIMIT(1, U32_MAX), &tfile->next_ring_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		/* Never visible: both references go; release frees it. */
+		atomic_dec(&tfile->vm->usage.queues);
+		ring->id = 0;
+		tern_ring_put(ring);
+		tern_ring_put(ring);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	args->ring_id = ring->id;
+	tern_ring_put(ring);
+	return 0;
+
+err_unqueue:
+	atomic_dec(&tfile->vm->usage.queues);
+err_free_ring:
+	kvfree(ring->job.packets);
+	kfree(ring);
+err_put_obj:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/*
+ * Closes @ring, which the caller took out of the table (destroyed): once
+ * a job being taken is taken, no other will be, so RING_WAIT can tell
+ * that the ring's count will not move past its job. Drops the table's
+ * reference.
+ */
+static void tern_ring_close(struct tern_ring *ring)
+{
+	atomic_dec(&ring->tfile->vm->usage.queues);
+	mutex_lock(&ring->run_lock);
+	WRITE_ONCE(ring->closed, true);
+	mutex_unlock(&ring->run_lock);
+	wake_up_all(&ring->wait);
+	tern_ring_put(ring);
+}
+
+int tern_ring_destroy_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_ring_destroy *args = data;
+	struct tern_ring *ring;
+
+	if (args->flags)
+		return -EINVAL;
+	/* Taken out of the table at once: a second DESTROY finds nothing. */
+	xa_lock(&tfile->rings);
+	ring = xa_load(&tfile->rings, args->ring_id);
+	if (ring && !ring->destroyed)
+		ring->destroyed = true;
+	else
+		ring = NULL;
+	xa_unlock(&tfile->rings);
+	if (!ring)
+		return -ENOENT;
+	tern_ring_close(ring);
+	return 0;
+}
+
+/*
+ * The file is closing: lets every ring go. A job still running ends with
+ * -ECANCELED at its next look (the address space is closed), which the
+ * retry timer of a stalled job brings within a millisecond. Postclose:
+ * no ioctl of the file runs any more.
+ */
+void tern_rings_close(struct tern_file *tfile)
+{
+	struct tern_ring *ring;
+	unsigned long index;
+
+	xa_lock(&tfile->rings);
+	xa_for_each(&tfile->rings, index, ring) {
+		if (ring->destroyed)
+			continue;
+		ring->destroyed = true;
+		xa_unlock(&tfile->rings);
+		tern_ring_close(ring);
+		xa_lock(&tfile->rings);
+	}
+	xa_unlock(&tfile->rings);
+}
+
+int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_ring_kick *args = data;
+	struct tern_ring *ring;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+	ring = tern_ring_lookup(tfile, args->ring_id);
+	if (!ring)
+		return -ENOENT;
+	atomic_set(&ring->kicked, 1);
+	smp_mb();	/* the flag, then the try for the lock */
+	tern_ring_serve(ring, TERN_RING_INLINE_NS);
+	if (READ_ONCE(ring->error))
+		ret = -EIO;
+	tern_ring_put(ring);
+	return ret;
+}
+
+/*
+ * What RING_WAIT for @done has come to: 0 nothing yet, 1 the count is
+ * there, -EIO it never will be (the ring stopped, or was destroyed, and
+ * has no job running). Either of the last two ends the wait.
+ */
+static int tern_ring_waited(struct tern_ring *ring, u64 done)
+{
+	if (READ_ONCE(ring->done) >= done)
+		return 1;
+	if ((READ_ONCE(ring->error) || READ_ONCE(ring->closed)) &&
+	    !READ_ONCE(ring->has_job))
+		return -EIO;
+	return 0;
+}
+
+int tern_ring_wait_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct tern_file *tfile = file->driver_priv;
+	struct drm_tern_ring_wait *args = data;
+	struct tern_ring *ring;
+	s64 now = ktime_get_ns(), left = 0;
+	int ret;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	ring = tern_ring_lookup(tfile, args->ring_id);
+	if (!ring)
+		return -ENOENT;
+	/* Compared first: a deadline far in the past must not wrap round. */
+	if (args->timeout_ns > now)
+		left = args->timeout_ns - now;
+	ret = wait_event_interruptible_hrtimeout(ring->wait,
+						 tern_ring_waited(ring,
+								  args->done),
+						 ns_to_ktime(left));
+	if (!ret)
+		ret = min(tern_ring_waited(ring, args->done), 0);
+	tern_ring_put(ring);
+	return ret;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tern user rings: queues whose jobs userspace writes into a buffer.
+ */
+#ifndef TERN_RING_H
+#define TERN_RING_H
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "model/tern_model.h"
+
+struct drm_device;
+struct drm_file;
+struct drm_gem_object;
+struct drm_tern_ring_ctl;
+struct tern_engine;
+struct tern_file;
+struct tern_vm;
+
+/**
+ * struct tern_ring_job - the job a ring runs
+ * @packets: the kernel's copy of the record's packets: room for the
+ *	largest, made with the ring
+ * @size: bytes of them
+ * @model: how far the engine has run them
+ * @fence_va: where the job's end is written, or 0
+ * @fence_value: what is written there
+ * @deadline_ns: when the job times out (CLOCK_MONOTONIC)
+ */
+struct tern_ring_job {
+	void *packets;
+	u32 size;
+	struct tern_model_job model;
+	u64 fence_va;
+	u64 fence_value;
+	u64 deadline_ns;
+};
+
+/**
+ * struct tern_ring - a user ring of one file
+ * @ref: held by the file's table until RING_DESTROY or close, by ioctls in
+ *	progress, and by the ring's work and timer while they are pending;
+ *	the last one frees the ring from @free_work
+ * @tfile: the file; held
+ * @id: the ring's id in &tern_file.rings
+ * @engine: the engine its jobs run on
+ * @vm: the file's address space; held
+ * @obj: the ring's buffer; held, so its mapping lives as long as the ring
+ * @ctl: the buffer's first bytes, where userspace writes the tail
+ * @data: the records, @size bytes after @ctl
+ * @size: bytes of records, a power of two
+ * @run_lock: whoever runs the ring's jobs holds it: an ioctl's caller
+ *	(KICK) or the ring's work, never both
+ * @head: bytes of records taken (under @run_lock); @ctl only reports it
+ * @done: jobs ended (under @run_lock); also read by RING_WAIT
+ * @job: the job running, if @has_job (under @run_lock)
+ * @has_job: a record has been taken and its job has not ended
+ * @error: 0, or why the ring stopped (-EINVAL, -EFAULT, -EIO); set
+ *	under @run_lock
+ * @destroyed: RING_DESTROY ran, or the file closed: out of the table
+ *	(under its lock)
+ * @closed: then set under @run_lock: no record is taken any more
+ * @kicked: set by a kick that found @run_lock taken; its holder passes
+ *	the ring to @work when it lets go
+ * @timeouts: its jobs that ran past the job timeout (under @run_lock)
+ * @backoff_ns: current wait between two looks at a stalled job
+ * @work: runs the ring's jobs on the engine's workqueue
+ * @retry: queues @work again after a pause
+ * @free_work: frees the ring, on the system's workqueue
+ * @wait: RING_WAIT sleeps here; woken at every job's end and at a stop
+ */
+struct tern_ring {
+	struct kref ref;
+	struct tern_file *tfile;
+	u32 id;
+	struct tern_engine *engine;
+	struct tern_vm *vm;
+	struct drm_gem_object *obj;
+	struct drm_tern_ring_ctl *ctl;
+	const u8 *data;
+	u32 size;
+	struct mutex run_lock;		/* one runner at a time */
+	u64 head;
+	u64 done;
+	struct tern_ring_job job;
+	bool has_job;
+	int error;
+	bool destroyed;
+	bool closed;
+	atomic_t kicked;
+	u32 timeouts;
+	u64 backoff_ns;
+	struct work_struct work;
+	struct hrtimer retry;
+	struct work_struct free_work;
+	wait_queue_head_t wait;
+};
+
+void tern_rings_close(struct tern_file *tfile);
+
+int tern_ring_create_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int tern_ring_destroy_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int tern_ring_wait_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+
+#endif /* TERN_RING_H */

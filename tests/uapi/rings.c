@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: MIT
+/*
+ * User rings: RING_CREATE, RING_DESTROY, RING_KICK and RING_WAIT, one case
+ * per error path; what a ring does with its records (order, wrapping,
+ * fence words, a failing job); and every record the engine must refuse,
+ * each of which stops the ring with nothing after it run.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "uapi.h"
+
+#define RING_SIZE	TERN_RING_MIN_SIZE
+#define HDR		sizeof(struct drm_tern_ring_record)
+
+/* A ring of the test's file, its buffer mapped, and where userspace is. */
+struct ring {
+	struct uapi_bo bo;
+	uint32_t id;
+	uint32_t size;
+	uint64_t tail;
+	struct drm_tern_ring_ctl *ctl;
+	uint8_t *data;
+};
+
+static int ring_create_args(struct drm_tern_ring_create *args)
+{
+	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_CREATE, args);
+}
+
+static void ring_make(struct ring *r, uint32_t size)
+{
+	struct drm_tern_ring_create args = { .size = size };
+
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, TERN_RING_DATA_OFFSET + size,
+		       &r->bo);
+	args.handle = r->bo.handle;
+	assert_ioctl_ok(ring_create_args(&args));
+	assert_int_not_equal(args.ring_id, 0);
+	r->id = args.ring_id;
+	r->size = size;
+	r->tail = 0;
+	r->ctl = (struct drm_tern_ring_ctl *)r->bo.cpu;
+	r->data = r->bo.cpu + TERN_RING_DATA_OFFSET;
+	assert_int_equal(r->ctl->kick, 1);
+	assert_int_equal(r->ctl->done, 0);
+}
+
+static int ring_kick(uint32_t id, uint32_t flags)
+{
+	struct drm_tern_ring_kick args = { .ring_id = id, .flags = flags };
+
+	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_KICK, &args);
+}
+
+static int ring_wait(uint32_t id, uint64_t done, int64_t timeout_ns)
+{
+	struct drm_tern_ring_wait args = {
+		.ring_id = id, .done = done, .timeout_ns = timeout_ns,
+	};
+
+	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &args);
+}
+
+static int ring_destroy(uint32_t id, uint32_t flags)
+{
+	struct drm_tern_ring_destroy args = { .ring_id = id, .flags = flags };
+
+	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_DESTROY, &args);
+}
+
+/* Room before the ring's end, filled with a PAD record (or skipped). */
+static void ring_pad_to_end(struct ring *r)
+{
+	uint64_t at = r->tail % r->size, left = r->size - at;
+
+	if (left >= HDR) {
+		struct drm_tern_ring_record pad = {
+			.size = (uint32_t)(left - HDR),
+			.flags = TERN_RING_RECORD_PAD,
+		};
+
+		memcpy(r->data + at, &pad, HDR);
+	}
+	r->tail += left;
+}
+
+/*
+ * Writes @rec and @size bytes of @packets at the tail, padding first when
+ * they would pass the ring's end; moves the tail only if @publish.
+ */
+static void ring_put(struct ring *r, const struct drm_tern_ring_record *rec,
+		     const void *packets, uint32_t size, bool publish)
+{
+	if (r->size - r->tail % r->size < HDR + size)
+		ring_pad_to_end(r);
+	memcpy(r->data + r->tail % r->size, rec, HDR);
+	memcpy(r->data + r->tail % r->size + HDR, packets, size);
+	r->tail += HDR + size;
+	if (publish)
+		__atomic_store_n(&r->ctl->tail, r->tail, __ATOMIC_SEQ_CST);
+}
+
+/* A job of @s whose end writes @value at @fence_va. */
+static void ring_job(struct ring *r, const struct uapi_stream *s,
+		     uint64_t fence_va, uint64_t value)
+{
+	struct drm_tern_ring_record rec = {
+		.size = s->size, .fence_va = fence_va, .fence_value = value,
+	};
+
+	ring_put(r, &rec, s->words, s->size, true);
+}
+
+/* Kicks @r and waits (bounded) until @done of its jobs have ended. */
+static void ring_run(struct ring *r, uint64_t done)
+{
+	assert_ioctl_ok(ring_kick(r->id, 0));
+	assert_ioctl_ok(ring_wait(r->id, done, monotonic_ns() + 10000000000ll));
+	assert_int_equal(r->ctl->done, done);
+}
+
+/* ---- RING_CREATE ---- */
+
+static void test_ring_create_flags(void **state)
+{
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	for (int bit = 0; bit < 32; bit++) {
+		struct drm_tern_ring_create args = {
+			.flags = 1u << bit, .handle = bo.handle,
+			.size = RING_SIZE,
+		};
+
+		assert_errno(ring_create_args(&args), EINVAL);
+	}
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+static void test_ring_create_pad(void **state)
+{
+	struct uapi_bo bo;
+	struct drm_tern_ring_create args = { .size = RING_SIZE, .pad = 1 };
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	args.handle = bo.handle;
+	assert_errno(ring_create_args(&args), EINVAL);
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+static void test_ring_create_engine(void **state)
+{
+	const uint32_t bad[] = {
+		uapi.info.engine_count, uapi.info.engine_count + 1, 0xffffffffu,
+	};
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct drm_tern_ring_create args = {
+			.engine = bad[i], .handle = bo.handle,
+			.size = RING_SIZE,
+		};
+
+		assert_errno(ring_create_args(&args), EINVAL);
+	}
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+static void test_ring_create_size(void **state)
+{
+	const uint32_t bad[] = {
+		0, 8, TERN_RING_MIN_SIZE / 2, TERN_RING_MIN_SIZE + 8,
+		3 * TERN_RING_MIN_SIZE, TERN_RING_MAX_SIZE * 2, 0x80000000u,
+		0xffffffffu,
+	};
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + 4 * RING_SIZE, &bo);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct drm_tern_ring_create args = {
+			.handle = bo.handle, .size = bad[i],
+		};
+
+		assert_errno(ring_create_args(&args), EINVAL);
+	}
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+static void test_ring_create_buffer_too_small(void **state)
+{
+	struct uapi_bo bo;
+	struct drm_tern_ring_create args = { .size = RING_SIZE };
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, RING_SIZE, &bo);
+	args.handle = bo.handle;
+	assert_errno(ring_create_args(&args), EINVAL);
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+static void test_ring_create_unknown_handle(void **state)
+{
+	struct drm_tern_ring_create args = { .handle = 0x7fff, .size = RING_SIZE };
+
+	(void)state;
+	assert_errno(ring_create_args(&args), ENOENT);
+	args.handle = 0;
+	assert_errno(ring_create_args(&args), ENOENT);
+}
+
+/* Rings and queues share TERN_MAX_QUEUES_PER_FILE. */
+static void test_ring_create_too_many(void **state)
+{
+	struct drm_tern_ring_create args = { .size = RING_SIZE };
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	args.handle = bo.handle;
+	for (int i = 0; i < TERN_MAX_QUEUES_PER_FILE - 1; i++)
+		uapi_queue_create(uapi.fd, 0);
+	assert_ioctl_ok(ring_create_args(&args));
+	assert_errno(ring_create_args(&args), ENOSPC);
+	assert_ioctl_ok(ring_destroy(args.ring_id, 0));
+	assert_ioctl_ok(ring_create_args(&args));
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+/* A buffer that held another ring's records: the new ring starts empty. */
+static void test_ring_create_starts_empty(void **state)
+{
+	struct drm_tern_ring_create args = { .size = RING_SIZE };
+	struct drm_tern_ring_ctl *ctl;
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	memset(bo.cpu, 0xa5, bo.size);
+	ctl = (struct drm_tern_ring_ctl *)bo.cpu;
+	args.handle = bo.handle;
+	assert_ioctl_ok(ring_create_args(&args));
+	assert_int_equal(ctl->tail, 0);
+	assert_int_equal(ctl->head, 0);
+	assert_int_equal(ctl->done, 0);
+	assert_int_equal(ctl->error, 0);
+	assert_ioctl_ok(ring_kick(args.ring_id, 0));
+	assert_int_equal(ctl->error, 0);
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+/* ---- RING_DESTROY, RING_KICK, RING_WAIT: their own arguments ---- */
+
+static void test_ring_destroy_args(void **state)
+{
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	assert_errno(ring_destroy(r.id, 1), EINVAL);
+	assert_errno(ring_destroy(r.id + 1, 0), ENOENT);
+	assert_errno(ring_destroy(0, 0), ENOENT);
+	assert_ioctl_ok(ring_destroy(r.id, 0));
+	assert_errno(ring_destroy(r.id, 0), ENOENT);
+	assert_errno(ring_kick(r.id, 0), ENOENT);
+	assert_errno(ring_wait(r.id, 0, monotonic_ns()), ENOENT);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+static void test_ring_kick_args(void **state)
+{
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	for (int bit = 0; bit < 32; bit++)
+		assert_errno(ring_kick(r.id, 1u << bit), EINVAL);
+	assert_errno(ring_kick(r.id + 1, 0), ENOENT);
+	assert_ioctl_ok(ring_kick(r.id, 0));	/* nothing written: nothing run */
+	assert_int_equal(r.ctl->done, 0);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+static void test_ring_wait_args(void **state)
+{
+	struct drm_tern_ring_wait args = { .done = 1 };
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	args.ring_id = r.id;
+	args.timeout_ns = monotonic_ns();
+	args.flags = 1;
+	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &args),
+		     EINVAL);
+	args.flags = 0;
+	args.pad = 1;
+	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &args),
+		     EINVAL);
+	assert_errno(ring_wait(r.id + 1, 0, monotonic_ns()), ENOENT);
+	/* Nothing will end: the deadline passes, now and a little later. */
+	assert_errno(ring_wait(r.id, 1, monotonic_ns()), ETIME);
+	assert_errno(ring_wait(r.id, 1, monotonic_ns() + 20000000), ETIME);
+	assert_errno(ring_wait(r.id, 1, -1), ETIME);
+	/* far in the past: no wrap into a wait without end */
+	assert_errno(ring_wait(r.id, 1, INT64_MIN), ETIME);
+	assert_ioctl_ok(ring_wait(r.id, 0, monotonic_ns()));
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/* ---- what a ring does ---- */
+
+/*
+ * One job: it runs, its fence word gets the value, done and head move,
+ * and the engine asks for a kick again once it has nothing left.
+ */
+static void test_ring_runs_a_job(void **state)
+{
+	struct uapi_stream s = { .size = 0 };
+	uint64_t *words;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	words = (uint64_t *)bo.cpu;
+	uapi_emit_fill(&s, bo.va + 8, 64, 0x5a5a5a5a);
+	ring_job(&r, &s, bo.va, 0x10000);
+	ring_run(&r, 1);
+	assert_int_equal(words[0], 0x10000);
+	assert_int_equal(words[1], 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(r.ctl->head, r.tail);
+	assert_int_equal(r.ctl->error, 0);
+	/* asked for once nothing is left: at once or after the job's end */
+	for (int i = 0; i < 100 && !__atomic_load_n(&r.ctl->kick,
+						    __ATOMIC_SEQ_CST); i++)
+		usleep(10000);
+	assert_int_equal(r.ctl->kick, 1);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/*
+ * Jobs going round the ring three times: each waits for a counter at its
+ * number and sets it to the next, so a job run out of order stalls the
+ * ring. Records of 2000 to 2040 bytes make the ring's end fall anywhere:
+ * on PAD records and on too few bytes for a header. Whenever the ring is
+ * nearly full, what is in it runs.
+ */
+static void test_ring_runs_in_order_round_the_ring(void **state)
+{
+	const uint32_t jobs = 3 * RING_SIZE / 2000;
+	uint64_t *counter;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	counter = (uint64_t *)bo.cpu;
+	for (uint32_t i = 0; i < jobs; i++) {
+		struct uapi_stream s = { .size = 0 };
+
+		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, bo.va, i);
+		uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bo.va, i + 1);
+		uapi_emit_nop(&s, (uint16_t)(240 + i % 6));
+		if (r.tail + 2 * 2048 - r.ctl->head > r.size)
+			ring_run(&r, i);
+		ring_job(&r, &s, 0, 0);
+	}
+	ring_run(&r, jobs);
+	assert_int_equal(*counter, jobs);
+	assert_int_equal(r.ctl->error, 0);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/*
+ * A job that faults fails alone: its fence word carries -EFAULT, and the
+ * next job runs.
+ */
+static void test_ring_failing_job(void **state)
+{
+	struct uapi_stream bad = { .size = 0 }, good = { .size = 0 };
+	uint64_t *words;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	words = (uint64_t *)bo.cpu;
+	uapi_emit_fill(&bad, uapi_unmapped_va(), 8, 1);
+	uapi_emit_fill(&good, bo.va + 16, 8, 2);
+	ring_job(&r, &bad, bo.va, 0x20000);
+	ring_job(&r, &good, bo.va + 8, 0x30000);
+	ring_run(&r, 2);
+	assert_int_equal(words[0], 0x20000 | (EFAULT & 0xffff));
+	assert_int_equal(words[1], 0x30000);
+	assert_int_equal(words[2], 0x0000000200000002ull);
+	assert_int_equal(r.ctl->error, 0);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/*
+ * A job that waits does not hold up the KICK: it returns, the job ends
+ * once the host writes the semaphore, and RING_WAIT sees it end.
+ */
+static void test_ring_stalled_job_ends_later(void **state)
+{
+	struct uapi_stream s = { .size = 0 };
+	uint64_t *words;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	words = (uint64_t *)bo.cpu;
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	ring_job(&r, &s, bo.va + 8, 0x40000);
+	assert_ioctl_ok(ring_kick(r.id, 0));
+	assert_errno(ring_wait(r.id, 1, monotonic_ns() + 20000000), ETIME);
+	assert_int_equal(r.ctl->kick, 0);
+	__atomic_store_n(&words[0], 1, __ATOMIC_SEQ_CST);
+	assert_ioctl_ok(ring_wait(r.id, 1, monotonic_ns() + 10000000000ll));
+	assert_int_equal(words[1], 0x40000);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/* RING_DESTROY returns at once; a job already taken still ends. */
+static void test_ring_destroy_lets_the_job_end(void **state)
+{
+	struct uapi_stream s = { .size = 0 };
+	uint64_t *words;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	words = (uint64_t *)bo.cpu;
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	ring_job(&r, &s, bo.va + 8, 0x50000);
+	assert_ioctl_ok(ring_kick(r.id, 0));
+	assert_ioctl_ok(ring_destroy(r.id, 0));
+	__atomic_store_n(&words[0], 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 1000 && !__atomic_load_n(&words[1],
+						     __ATOMIC_SEQ_CST); i++)
+		usleep(10000);
+	assert_int_equal(words[1], 0x50000);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/* A job past the job timeout fails with -ETIMEDOUT; the next runs. */
+static void test_ring_job_timeout(void **state)
+{
+	struct uapi_stream stall = { .size = 0 }, good = { .size = 0 };
+	uint64_t *words;
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	words = (uint64_t *)bo.cpu;
+	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
+	uapi_emit_fill(&good, bo.va + 24, 8, 7);
+	ring_job(&r, &stall, bo.va + 8, 0x60000);
+	ring_job(&r, &good, bo.va + 16, 0x70000);
+	ring_run(&r, 2);
+	assert_int_equal(words[1], 0x60000 | (ETIMEDOUT & 0xffff));
+	assert_int_equal(words[2], 0x70000);
+	assert_int_equal(r.ctl->error, 0);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/*
+ * A file closed with a job stalled in its ring: the close does not wait
+ * for the job timeout, and another file sees the device as before.
+ */
+static void test_ring_close_with_stalled_job(void **state)
+{
+	struct uapi_stream s = { .size = 0 };
+	struct uapi_bo bo;
+	struct ring r;
+	int64_t start;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
+	ring_job(&r, &s, bo.va + 8, 0x80000);
+	assert_ioctl_ok(ring_kick(r.id, 0));
+	munmap(bo.cpu, bo.size);
+	munmap(r.bo.cpu, r.bo.size);
+	start = monotonic_ns();
+	close(uapi.fd);
+	uapi.fd = uapi_open();
+	/* well within a job timeout (2 s in the suites) */
+	assert_true(monotonic_ns() - start < 1000000000ll);
+	ring_make(&r, RING_SIZE);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+/* ---- records the engine refuses ---- */
+
+enum bad_record {
+	BAD_FLAGS, BAD_SIZE_ZERO, BAD_SIZE_ODD, BAD_SIZE_BIG, BAD_FENCE_VA,
+	BAD_FENCE_VALUE, BAD_PAST_TAIL, BAD_TAIL_AHEAD, BAD_TAIL_ODD,
+	BAD_PACKET, BAD_PAD, BAD_COUNT,
+};
+
+static const char *const bad_names[BAD_COUNT] = {
+	"unknown flag", "size 0", "size not a multiple of 8",
+	"size above max_submit_bytes", "fence_va misaligned",
+	"fence_value with error bits", "record past the tail",
+	"tail past the ring", "tail not a multiple of 8", "malformed packet",
+	"PAD short of the end",
+};
+
+/* Writes the refused record after one good job, then kicks. */
+static void write_bad(struct ring *r, enum bad_record bad, uint64_t fence_va)
+{
+	struct drm_tern_ring_record rec = { .fence_va = fence_va,
+					    .fence_value = 0x90000 };
+	struct uapi_stream s = { .size = 0 };
+	uint32_t size;
+
+	uapi_emit_nop(&s, 1);
+	size = s.size;
+	switch (bad) {
+	case BAD_FLAGS:
+		rec.flags = 2;
+		break;
+	case BAD_SIZE_ZERO:
+		size = 0;
+		break;
+	case BAD_SIZE_ODD:
+		/* the tail itself stays a multiple of 8 */
+		rec.size = 12;
+		ring_put(r, &rec, s.words, 16, true);
+		return;
+	case BAD_SIZE_BIG:
+		rec.size = uapi.info.max_submit_bytes + 8;
+		ring_put(r, &rec, s.words, 0, false);
+		r->tail = r->tail + 4096;
+		__atomic_store_n(&r->ctl->tail, r->tail, __ATOMIC_SEQ_CST);
+		return;
+	case BAD_FENCE_VA:
+		rec.fence_va = fence_va + 4;
+		break;
+	case BAD_FENCE_VALUE:
+		rec.fence_value |= 1;
+		break;
+	case BAD_PAST_TAIL:
+		rec.size = size;
+		ring_put(r, &rec, s.words, size, false);
+		__atomic_store_n(&r->ctl->tail, r->tail - 8, __ATOMIC_SEQ_CST);
+		return;
+	case BAD_TAIL_AHEAD:
+		__atomic_store_n(&r->ctl->tail, r->tail + r->size + 8,
+				 __ATOMIC_SEQ_CST);
+		return;
+	case BAD_TAIL_ODD:
+		rec.size = size;
+		ring_put(r, &rec, s.words, size, false);
+		__atomic_store_n(&r->ctl->tail, r->tail + 4, __ATOMIC_SEQ_CST);
+		return;
+	case BAD_PACKET:
+		uapi_packet(&s, 0)->opcode = 0x7f;
+		break;
+	case BAD_PAD:
+		rec.flags = TERN_RING_RECORD_PAD;
+		size = 8;
+		break;
+	case BAD_COUNT:
+		return;
+	}
+	rec.size = size;
+	ring_put(r, &rec, s.words, size, true);
+}
+
+/*
+ * Each refused record stops the ring with -EINVAL: the good job before it
+ * ran, it did not, KICK says -EIO, and RING_WAIT for it says -EIO. A tail
+ * that makes no sense stops the ring before it takes anything: no record
+ * under it can be trusted.
+ */
+static void test_ring_refuses_bad_records(void **state)
+{
+	struct uapi_stream good = { .size = 0 };
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_fill(&good, bo.va + 8, 8, 3);
+	for (int bad = 0; bad < BAD_COUNT; bad++) {
+		uint64_t *words = (uint64_t *)bo.cpu;
+		struct ring r;
+		bool tail;
+
+		memset(bo.cpu, 0, 64);
+		ring_make(&r, RING_SIZE);
+		ring_job(&r, &good, bo.va + 16, 0xa0000);
+		write_bad(&r, (enum bad_record)bad, bo.va + 24);
+		/* The kick may stop it at once, or its work soon after. */
+		if (ring_kick(r.id, 0) == 0)
+			assert_errno(ring_wait(r.id, 2, monotonic_ns() +
+					       10000000000ll), EIO);
+		if (ring_kick(r.id, 0) != EIO)
+			fail_msg("%s: KICK did not fail with EIO",
+				 bad_names[bad]);
+		tail = bad == BAD_TAIL_AHEAD || bad == BAD_TAIL_ODD;
+		if (r.ctl->error != -EINVAL || r.ctl->done != (tail ? 0 : 1))
+			fail_msg("%s: error %d, done %llu", bad_names[bad],
+				 r.ctl->error,
+				 (unsigned long long)r.ctl->done);
+		assert_int_equal(words[2], tail ? 0 : 0xa0000);
+		assert_int_equal(words[3], 0);	/* the refused one: no fence */
+		assert_errno(ring_wait(r.id, 2, monotonic_ns() + 10000000000ll),
+			     EIO);
+		uapi_bo_close(uapi.fd, &r.bo);
+	}
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+/* A fence word outside the file's buffers: the job runs, the ring stops. */
+static void test_ring_fence_outside_buffers(void **state)
+{
+	struct uapi_stream s = { .size = 0 };
+	struct uapi_bo bo;
+	struct ring r;
+
+	(void)state;
+	ring_make(&r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_fill(&s, bo.va, 8, 9);
+	ring_job(&r, &s, uapi_unmapped_va() & ~7ull, 0xb0000);
+	if (ring_kick(r.id, 0) == 0)	/* its end, then the stop */
+		assert_ioctl_ok(ring_wait(r.id, 1, monotonic_ns() +
+					  10000000000ll));
+	assert_errno(ring_kick(r.id, 0), EIO);
+	assert_int_equal(r.ctl->error, -EFAULT);
+	assert_int_equal(*(uint64_t *)bo.cpu, 0x0000000900000009ull);
+	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, uapi_setup, uapi_teardown)
+
+int uapi_ring_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_ring_create_flags),
+		T(test_ring_create_pad),
+		T(test_ring_create_engine),
+		T(test_ring_create_size),
+		T(test_ring_create_buffer_too_small),
+		T(test_ring_create_unknown_handle),
+		T(test_ring_create_too_many),
+		T(test_ring_create_starts_empty),
+		T(test_ring_destroy_args),
+		T(test_ring_kick_args),
+		T(test_ring_wait_args),
+		T(test_ring_runs_a_job),
+		T(test_ring_runs_in_order_round_the_ring),
+		T(test_ring_failing_job),
+		T(test_ring_stalled_job_ends_later),
+		T(test_ring_destroy_lets_the_job_end),
+		T(test_ring_job_timeout),
+		T(test_ring_close_with_stalled_job),
+		T(test_ring_refuses_bad_records),
+		T(test_ring_fence_outside_buffers),
+	};
+
+	return cmocka_run_group_tests_name("uapi_rings", tests, NULL, NULL);
+}
