@@ -51,6 +51,10 @@ enum fuzz_call {
 	CALL_TERN_SUBMIT_MUTATED,
 	CALL_TERN_SUBMIT_STALL,
 	CALL_TERN_TOPOLOGY,
+	CALL_TERN_RING_CREATE,
+	CALL_TERN_RING_DESTROY,
+	CALL_TERN_RING_KICK,
+	CALL_TERN_RING_WAIT,
 	CALL_TERN_RAW,
 	CALL_GEM_CLOSE,
 	CALL_PRIME_HANDLE_TO_FD,
@@ -181,6 +185,28 @@ struct pool_queue {
 	uint32_t id;
 };
 
+/*
+ * A user ring, with its buffer mapped: the ring's own, written only with
+ * the pool locked and the ring still in it (pool_with()), and unmapped by
+ * whoever takes the ring out, so that no thread writes into memory that
+ * was unmapped meanwhile and perhaps reused.
+ */
+struct pool_ring {
+	uint32_t file;
+	uint32_t id;
+	uint32_t handle;		/* of its buffer, when it was made */
+	uint8_t *addr;			/* drm_tern_ring_ctl, then records */
+	size_t len;			/* bytes mapped */
+	uint32_t size;			/* bytes of records, a power of two */
+	uint64_t tail;			/* bytes of records written, ever */
+	uint64_t jobs;			/* records written as jobs, ever */
+};
+
+/* What tells rings apart: their file and id, the bytes before handle. */
+#define POOL_RING_KEY_BYTES	offsetof(struct pool_ring, handle)
+/* Rings remembered: each holds up to a MiB of buffer, 256 KiB in the kernel. */
+#define FUZZ_POOL_RINGS		16
+
 struct pool_syncobj {
 	uint32_t file;
 	uint32_t handle;
@@ -201,8 +227,8 @@ struct pool_map {
 	int prot;			/* as mapped: what touching may do */
 };
 
-enum pool_kind { POOL_FILE, POOL_BO, POOL_QUEUE, POOL_SYNCOBJ, POOL_FD,
-		 POOL_MAP, POOL_KINDS };
+enum pool_kind { POOL_FILE, POOL_BO, POOL_QUEUE, POOL_RING, POOL_SYNCOBJ,
+		 POOL_FD, POOL_MAP, POOL_KINDS };
 
 struct pool_set {
 	void *items;
@@ -230,14 +256,24 @@ bool pool_pick(struct pool *pool, enum pool_kind kind, struct rng *rng,
 /* The same, and the item is forgotten. */
 bool pool_take(struct pool *pool, enum pool_kind kind, struct rng *rng,
 	       uint32_t file, void *out);
-/* Forgets the item equal to @item's first @cmp_len bytes, if there. */
-void pool_forget(struct pool *pool, enum pool_kind kind, const void *item,
+/* Forgets the item equal to @item's first @cmp_len bytes; false if none. */
+bool pool_forget(struct pool *pool, enum pool_kind kind, const void *item,
 		 size_t cmp_len);
+/*
+ * Runs @fn on the item equal to @item's first @cmp_len bytes with the pool
+ * locked, so that no thread takes it meanwhile; @fn may change the item,
+ * and must call no pool function. False if the item is not there.
+ */
+bool pool_with(struct pool *pool, enum pool_kind kind, const void *item,
+	       size_t cmp_len, void (*fn)(void *item, void *ctx), void *ctx);
 /* Copies up to @max items of file @file to @out; returns how many. */
 unsigned int pool_collect(struct pool *pool, enum pool_kind kind,
 			  uint32_t file, void *out, unsigned int max);
 unsigned int pool_count(struct pool *pool, enum pool_kind kind);
-/* Forgets every buffer, queue and syncobj of file @file. */
+/*
+ * Forgets every buffer, queue, ring and syncobj of file @file, and unmaps
+ * its rings' buffers.
+ */
 void pool_forget_file(struct pool *pool, uint32_t file);
 /*
  * Runs @fn on a random mapping with the pool locked, so that no thread
@@ -367,6 +403,11 @@ void op_submit_stall(struct fuzz_thread *t);
 void op_topology(struct fuzz_thread *t);
 void op_tern_raw(struct fuzz_thread *t);
 
+void op_ring_create(struct fuzz_thread *t);
+void op_ring_destroy(struct fuzz_thread *t);
+void op_ring_kick(struct fuzz_thread *t);
+void op_ring_wait(struct fuzz_thread *t);
+
 void op_gem_close(struct fuzz_thread *t);
 void op_prime_handle_to_fd(struct fuzz_thread *t);
 void op_prime_fd_to_handle(struct fuzz_thread *t);
@@ -410,6 +451,11 @@ void release_file(struct fuzz_thread *t, const struct pool_file *file);
 void release_bo(struct fuzz_thread *t, const struct pool_bo *bo);
 /* Catches SIGSEGV and SIGBUS on a mapping being touched (ops_mem.c). */
 void touch_install_handler(void);
+/*
+ * Runs @fn, which touches mappings the kernel gave us: EFAULT if that
+ * faulted (and @fn was cut short), else 0.
+ */
+int fault_guard(void (*fn)(void *ctx), void *ctx);
 
 /* ---- the racer (racer.c) ---- */
 

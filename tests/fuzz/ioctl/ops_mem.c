@@ -179,27 +179,33 @@ void touch_install_handler(void)
 	sigaction(SIGSEGV, &sa, NULL);
 }
 
+int fault_guard(void (*fn)(void *ctx), void *ctx)
+{
+	sigjmp_buf jump;
+
+	if (sigsetjmp(jump, 1)) {
+		touch_jump = NULL;
+		return EFAULT;
+	}
+	touch_jump = &jump;
+	fn(ctx);
+	touch_jump = NULL;
+	return 0;
+}
+
 struct touch {
 	struct fuzz_thread *t;
+	const struct pool_map *map;
 	int err;
 };
 
-static void touch_map(const struct pool_map *map, void *ctx)
+static void touch_pages(void *ctx)
 {
 	struct touch *touch = ctx;
+	const struct pool_map *map = touch->map;
 	struct rng *rng = &touch->t->rng;
 	volatile uint8_t *bytes = map->addr;
-	sigjmp_buf jump;
 
-	touch->err = 0;
-	if (!(map->prot & PROT_READ))
-		return;
-	if (sigsetjmp(jump, 1)) {
-		touch_jump = NULL;
-		touch->err = EFAULT;
-		return;
-	}
-	touch_jump = &jump;
 	for (unsigned int i = 0; i < TOUCH_PAGES; i++) {
 		size_t at = i == 0 ? 0 : i == 1 ? map->len - 1 :
 			    (size_t)rng_below(rng, map->len);
@@ -209,7 +215,17 @@ static void touch_map(const struct pool_map *map, void *ctx)
 		else
 			(void)bytes[at];
 	}
-	touch_jump = NULL;
+}
+
+static void touch_map(const struct pool_map *map, void *ctx)
+{
+	struct touch *touch = ctx;
+
+	touch->err = 0;
+	if (!(map->prot & PROT_READ))
+		return;
+	touch->map = map;
+	touch->err = fault_guard(touch_pages, touch);
 }
 
 void op_touch(struct fuzz_thread *t)

@@ -377,8 +377,9 @@ void op_topology(struct fuzz_thread *t)
 /*
  * Random bytes are fine wherever the kernel only reads; the fields it
  * acts on in ways that could hurt the fuzzer itself are made safe: the
- * pointer TOPOLOGY writes through, and a host buffer size that could
- * take all of RAM.
+ * pointer TOPOLOGY writes through, a host buffer size that could take
+ * all of RAM, and RING_WAIT's deadline, which could be days away (ring
+ * ids are small numbers: random bytes name a live ring often enough).
  */
 static void raw_make_safe(struct fuzz_thread *t, unsigned int nr,
 			  uint8_t *buf, uint32_t size)
@@ -388,6 +389,16 @@ static void raw_make_safe(struct fuzz_thread *t, unsigned int nr,
 
 		memcpy(buf + offsetof(struct drm_tern_topology, ports), &ports,
 		       sizeof(ports));
+	}
+	if (nr == DRM_TERN_RING_WAIT &&
+	    size > offsetof(struct drm_tern_ring_wait, timeout_ns)) {
+		size_t at = offsetof(struct drm_tern_ring_wait, timeout_ns);
+		int64_t deadline = value_deadline(&t->rng);
+
+		if (size >= at + sizeof(deadline))
+			memcpy(buf + at, &deadline, sizeof(deadline));
+		else	/* the kernel reads the rest as zeroes: long past */
+			memset(buf + at, 0, size - at);
 	}
 	if (nr == DRM_TERN_BO_CREATE) {
 		uint64_t bytes;
@@ -407,6 +418,10 @@ void op_tern_raw(struct fuzz_thread *t)
 		sizeof(struct drm_tern_bo_info), sizeof(struct drm_tern_queue_create),
 		sizeof(struct drm_tern_queue_destroy), sizeof(struct drm_tern_submit),
 		sizeof(struct drm_tern_topology),
+		sizeof(struct drm_tern_ring_create),
+		sizeof(struct drm_tern_ring_destroy),
+		sizeof(struct drm_tern_ring_kick),
+		sizeof(struct drm_tern_ring_wait),
 	};
 	static const unsigned int dirs[] = {
 		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE,

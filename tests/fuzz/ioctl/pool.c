@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a worker remembers: files, buffers, queues, syncobjs, file
+ * What a worker remembers: files, buffers, queues, rings, syncobjs, file
  * descriptors and mappings, shared by its threads under one lock. Items
  * are copied in and out, so a thread works on its copy while another may
  * close the real thing: that race is part of what is fuzzed.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fuzz.h"
 
@@ -17,6 +18,7 @@ static const struct {
 	[POOL_FILE] = { sizeof(struct pool_file), 12 },
 	[POOL_BO] = { sizeof(struct pool_bo), 64 },
 	[POOL_QUEUE] = { sizeof(struct pool_queue), 32 },
+	[POOL_RING] = { sizeof(struct pool_ring), FUZZ_POOL_RINGS },
 	[POOL_SYNCOBJ] = { sizeof(struct pool_syncobj), 48 },
 	[POOL_FD] = { sizeof(struct pool_fd), 32 },
 	[POOL_MAP] = { sizeof(struct pool_map), 32 },
@@ -136,19 +138,42 @@ bool pool_take(struct pool *pool, enum pool_kind kind, struct rng *rng,
 	return pick_or_take(pool, kind, rng, file, out, true);
 }
 
-void pool_forget(struct pool *pool, enum pool_kind kind, const void *item,
+/* Index of the item equal to @item's first @cmp_len bytes, or -1; locked. */
+static int find_locked(struct pool_set *set, const void *item, size_t cmp_len)
+{
+	for (unsigned int i = 0; i < set->count; i++) {
+		if (!memcmp(slot(set, i), item, cmp_len))
+			return (int)i;
+	}
+	return -1;
+}
+
+bool pool_forget(struct pool *pool, enum pool_kind kind, const void *item,
 		 size_t cmp_len)
 {
 	struct pool_set *set = &pool->set[kind];
+	int i;
 
 	pthread_mutex_lock(&pool->lock);
-	for (unsigned int i = 0; i < set->count; i++) {
-		if (!memcmp(slot(set, i), item, cmp_len)) {
-			remove_at(set, i);
-			break;
-		}
-	}
+	i = find_locked(set, item, cmp_len);
+	if (i >= 0)
+		remove_at(set, (unsigned int)i);
 	pthread_mutex_unlock(&pool->lock);
+	return i >= 0;
+}
+
+bool pool_with(struct pool *pool, enum pool_kind kind, const void *item,
+	       size_t cmp_len, void (*fn)(void *item, void *ctx), void *ctx)
+{
+	struct pool_set *set = &pool->set[kind];
+	int i;
+
+	pthread_mutex_lock(&pool->lock);
+	i = find_locked(set, item, cmp_len);
+	if (i >= 0)
+		fn(slot(set, (unsigned int)i), ctx);
+	pthread_mutex_unlock(&pool->lock);
+	return i >= 0;
 }
 
 unsigned int pool_collect(struct pool *pool, enum pool_kind kind,
@@ -179,15 +204,24 @@ unsigned int pool_count(struct pool *pool, enum pool_kind kind)
 
 void pool_forget_file(struct pool *pool, uint32_t file)
 {
-	static const enum pool_kind kinds[] = { POOL_BO, POOL_QUEUE, POOL_SYNCOBJ };
+	static const enum pool_kind kinds[] = {
+		POOL_BO, POOL_QUEUE, POOL_RING, POOL_SYNCOBJ,
+	};
 
 	pthread_mutex_lock(&pool->lock);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct pool_set *set = &pool->set[kinds[k]];
 
 		for (unsigned int i = set->count; i-- > 0;) {
-			if (item_file(set, i) == file)
-				remove_at(set, i);
+			if (item_file(set, i) != file)
+				continue;
+			/* locked: nobody writes into it meanwhile */
+			if (kinds[k] == POOL_RING) {
+				const struct pool_ring *ring = slot(set, i);
+
+				munmap(ring->addr, ring->len);
+			}
+			remove_at(set, i);
 		}
 	}
 	pthread_mutex_unlock(&pool->lock);
