@@ -160,6 +160,26 @@ static tern_status_t kbe_count(int *count)
 	return kbe_denied_count ? TERN_ERROR_PERMISSION : TERN_ERROR_NO_DEVICE;
 }
 
+/*
+ * Whether queues are user rings: when the driver has them, unless
+ * TERN_KERNEL_RINGS=off asks for SUBMIT (to compare the two). -1 for a
+ * value that is neither on nor off.
+ */
+static int kbe_rings_wanted(const struct drm_tern_info *info)
+{
+	const char *env = getenv("TERN_KERNEL_RINGS");
+
+	if (env && *env && strcmp(env, "on") && strcmp(env, "off")) {
+		tern_set_last_error("TERN_KERNEL_RINGS=\"%s\" is neither 'on' "
+				    "nor 'off'", env);
+		return -1;
+	}
+	return (info->capabilities & TERN_CAP_USER_RING) &&
+	       !(env && strcmp(env, "off") == 0);
+}
+
+static void kbe_close(struct tern_be_device *bdev);
+
 static tern_status_t kbe_open(int index, struct tern_be_device **out)
 {
 	struct kbe_device *dev;
@@ -188,6 +208,20 @@ static tern_status_t kbe_open(int index, struct tern_be_device **out)
 	dev->fabric_id = kbe_fabric_id(dev->fd);
 	pthread_mutex_init(&dev->handles_lock, NULL);
 	pthread_mutex_init(&dev->syncobjs_lock, NULL);
+	err = kbe_rings_wanted(&dev->info);
+	if (err < 0) {
+		kbe_close(&dev->base);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	dev->rings = err;
+	if (dev->rings) {
+		tern_status_t status = kbe_fence_table_init(dev);
+
+		if (status) {
+			kbe_close(&dev->base);
+			return status;
+		}
+	}
 	*out = &dev->base;
 	return TERN_SUCCESS;
 }
@@ -196,6 +230,8 @@ static void kbe_close(struct tern_be_device *bdev)
 {
 	struct kbe_device *dev = kbe_device(bdev);
 
+	if (dev->rings)
+		kbe_fence_table_fini(dev);
 	/* closing the file destroys its syncobjs, the spare ones too */
 	close(dev->fd);
 	free(dev->handle_refs);
@@ -233,7 +269,9 @@ static tern_status_t kbe_query(struct tern_be_device *bdev,
 	info->clock_hz = k->engine_clock_hz;
 	info->engine_count = k->engine_count;
 	info->fabric_port_count = k->fabric_port_count;
-	info->max_submit_bytes = k->max_submit_bytes;
+	/* A ring job's waits are packets in front of its own (ring.c). */
+	info->max_submit_bytes = k->max_submit_bytes -
+				 (dev->rings ? KBE_RING_WAIT_BYTES : 0);
 	info->max_waits = k->max_in_syncobjs;
 	info->fabric_id = dev->fabric_id;
 	return TERN_SUCCESS;

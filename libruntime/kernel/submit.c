@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Kernel backend queues and jobs: QUEUE_CREATE/DESTROY, and SUBMIT with a
- * fresh syncobj (fence.c) as each job's out-fence.
+ * Kernel backend queues and jobs: user rings (ring.c) with a word of the
+ * fence table as each job's fence where the driver has them, else
+ * QUEUE_CREATE/DESTROY and SUBMIT with a fresh syncobj (fence.c) as each
+ * job's out-fence.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,10 +19,22 @@ tern_status_t kbe_queue_create(struct tern_be_device *bdev,
 			       struct tern_be_queue **out)
 {
 	struct drm_tern_queue_create args = { .engine = engine };
+	struct kbe_device *dev = kbe_device(bdev);
 	struct kbe_queue *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return TERN_ERROR_OUT_OF_MEMORY;
+	if (dev->rings) {
+		tern_status_t status = kbe_ring_create(dev, engine, &q->ring);
+
+		if (status) {
+			free(q);
+			return status;
+		}
+		q->base.engine = engine;
+		*out = &q->base;
+		return TERN_SUCCESS;
+	}
 	if (drmIoctl(kbe_device(bdev)->fd, DRM_IOCTL_TERN_QUEUE_CREATE, &args)) {
 		int err = errno;
 
@@ -39,6 +53,11 @@ void kbe_queue_destroy(struct tern_be_device *bdev,
 	struct kbe_queue *q = kbe_queue(bqueue);
 	struct drm_tern_queue_destroy args = { .queue_id = q->id };
 
+	if (q->ring) {
+		kbe_ring_destroy(q->ring);
+		free(q);
+		return;
+	}
 	if (drmIoctl(kbe_device(bdev)->fd, DRM_IOCTL_TERN_QUEUE_DESTROY, &args))
 		tern_debug("QUEUE_DESTROY %u: %s", q->id, strerror(errno));
 	free(q);
@@ -80,6 +99,45 @@ static int kbe_submit_ioctl(int fd, struct drm_tern_submit *args)
 	return 0;
 }
 
+/*
+ * A ring job: the waits still pending become SEM_WAIT packets on their
+ * words, but another device file's, which this file's engine cannot
+ * read, are waited for here; the job gets a fresh fence word.
+ */
+static tern_status_t kbe_ring_job(struct kbe_device *dev, struct kbe_ring *ring,
+				  const void *packets, uint32_t size,
+				  struct tern_fence *const *waits,
+				  uint32_t wait_count, struct tern_fence **out)
+{
+	struct tern_fence *pending[TERN_MODEL_MAX_IN_SYNCOBJS];
+	uint32_t n = 0, i;
+	struct kbe_fence *fence;
+	tern_status_t status;
+
+	if (wait_count > TERN_MODEL_MAX_IN_SYNCOBJS)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	for (i = 0; i < wait_count; i++) {
+		struct kbe_fence *w = kbe_fence(waits[i]);
+
+		if (kbe_fence_status(waits[i]) != TERN_ERROR_NOT_READY)
+			continue;
+		if (w->dev == dev && !w->syncobj)
+			pending[n++] = waits[i];
+		else
+			kbe_fence_wait(waits[i], TERN_WAIT_FOREVER);
+	}
+	status = kbe_fence_create_word(dev, &fence);
+	if (status)
+		return status;
+	status = kbe_ring_submit(ring, packets, size, pending, n, fence);
+	if (status) {
+		tern_fence_put(&fence->base);
+		return status;
+	}
+	*out = &fence->base;
+	return TERN_SUCCESS;
+}
+
 tern_status_t kbe_submit(struct tern_be_device *bdev,
 			 struct tern_be_queue *bqueue, const void *packets,
 			 uint32_t size, struct tern_fence *const *waits,
@@ -98,6 +156,9 @@ tern_status_t kbe_submit(struct tern_be_device *bdev,
 	uint32_t i;
 	int ret;
 
+	if (kbe_queue(bqueue)->ring)
+		return kbe_ring_job(dev, kbe_queue(bqueue)->ring, packets, size,
+				    waits, wait_count, out);
 	if (wait_count > TERN_MODEL_MAX_IN_SYNCOBJS) {
 		handles = malloc(wait_count * sizeof(*handles));
 		if (!handles)
