@@ -125,6 +125,18 @@ static void ring_run(struct ring *r, uint64_t done)
 	assert_int_equal(r->ctl->done, done);
 }
 
+/* Waits, 10 s at most, for *@word to be @value; what it last read. */
+static uint64_t word_await(const uint64_t *word, uint64_t value)
+{
+	uint64_t now = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+
+	for (int i = 0; i < 1000 && now != value; i++) {
+		usleep(10000);
+		now = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+	}
+	return now;
+}
+
 /* ---- RING_CREATE ---- */
 
 static void test_ring_create_flags(void **state)
@@ -326,6 +338,29 @@ static void test_ring_wait_args(void **state)
 
 /* ---- what a ring does ---- */
 
+/* A ring and a buffer of words for its jobs: each test's own. */
+static struct {
+	struct ring r;
+	struct uapi_bo bo;
+	uint64_t *words;
+} tc;
+
+static int ring_case_setup(void **state)
+{
+	uapi_setup(state);
+	ring_make(&tc.r, RING_SIZE);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &tc.bo);
+	tc.words = (uint64_t *)tc.bo.cpu;
+	return 0;
+}
+
+static int ring_case_teardown(void **state)
+{
+	uapi_bo_close(uapi.fd, &tc.bo);
+	uapi_bo_close(uapi.fd, &tc.r.bo);
+	return uapi_teardown(state);
+}
+
 /*
  * One job: it runs, its fence word gets the value, done and head move,
  * and the engine asks for a kick again once it has nothing left.
@@ -333,28 +368,20 @@ static void test_ring_wait_args(void **state)
 static void test_ring_runs_a_job(void **state)
 {
 	struct uapi_stream s = { .size = 0 };
-	uint64_t *words;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	words = (uint64_t *)bo.cpu;
-	uapi_emit_fill(&s, bo.va + 8, 64, 0x5a5a5a5a);
-	ring_job(&r, &s, bo.va, 0x10000);
-	ring_run(&r, 1);
-	assert_int_equal(words[0], 0x10000);
-	assert_int_equal(words[1], 0x5a5a5a5a5a5a5a5aull);
-	assert_int_equal(r.ctl->head, r.tail);
-	assert_int_equal(r.ctl->error, 0);
+	uapi_emit_fill(&s, tc.bo.va + 8, 64, 0x5a5a5a5a);
+	ring_job(&tc.r, &s, tc.bo.va, 0x10000);
+	ring_run(&tc.r, 1);
+	assert_int_equal(tc.words[0], 0x10000);
+	assert_int_equal(tc.words[1], 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(tc.r.ctl->head, tc.r.tail);
+	assert_int_equal(tc.r.ctl->error, 0);
 	/* asked for once nothing is left: at once or after the job's end */
-	for (int i = 0; i < 100 && !__atomic_load_n(&r.ctl->kick,
-						    __ATOMIC_SEQ_CST); i++)
+	for (int i = 0; i < 100 && !__atomic_load_n(&tc.r.ctl->kick,
+						 __ATOMIC_SEQ_CST); i++)
 		usleep(10000);
-	assert_int_equal(r.ctl->kick, 1);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	assert_int_equal(tc.r.ctl->kick, 1);
 }
 
 /*
@@ -367,29 +394,21 @@ static void test_ring_runs_a_job(void **state)
 static void test_ring_runs_in_order_round_the_ring(void **state)
 {
 	const uint32_t jobs = 3 * RING_SIZE / 2000;
-	uint64_t *counter;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	counter = (uint64_t *)bo.cpu;
 	for (uint32_t i = 0; i < jobs; i++) {
 		struct uapi_stream s = { .size = 0 };
 
-		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, bo.va, i);
-		uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bo.va, i + 1);
+		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, tc.bo.va, i);
+		uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, tc.bo.va, i + 1);
 		uapi_emit_nop(&s, (uint16_t)(240 + i % 6));
-		if (r.tail + 2 * 2048 - r.ctl->head > r.size)
-			ring_run(&r, i);
-		ring_job(&r, &s, 0, 0);
+		if (tc.r.tail + 2 * 2048 - tc.r.ctl->head > tc.r.size)
+			ring_run(&tc.r, i);
+		ring_job(&tc.r, &s, 0, 0);
 	}
-	ring_run(&r, jobs);
-	assert_int_equal(*counter, jobs);
-	assert_int_equal(r.ctl->error, 0);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	ring_run(&tc.r, jobs);
+	assert_int_equal(tc.words[0], jobs);
+	assert_int_equal(tc.r.ctl->error, 0);
 }
 
 /*
@@ -399,25 +418,17 @@ static void test_ring_runs_in_order_round_the_ring(void **state)
 static void test_ring_failing_job(void **state)
 {
 	struct uapi_stream bad = { .size = 0 }, good = { .size = 0 };
-	uint64_t *words;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	words = (uint64_t *)bo.cpu;
 	uapi_emit_fill(&bad, uapi_unmapped_va(), 8, 1);
-	uapi_emit_fill(&good, bo.va + 16, 8, 2);
-	ring_job(&r, &bad, bo.va, 0x20000);
-	ring_job(&r, &good, bo.va + 8, 0x30000);
-	ring_run(&r, 2);
-	assert_int_equal(words[0], 0x20000 | (EFAULT & 0xffff));
-	assert_int_equal(words[1], 0x30000);
-	assert_int_equal(words[2], 0x0000000200000002ull);
-	assert_int_equal(r.ctl->error, 0);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	uapi_emit_fill(&good, tc.bo.va + 16, 8, 2);
+	ring_job(&tc.r, &bad, tc.bo.va, 0x20000);
+	ring_job(&tc.r, &good, tc.bo.va + 8, 0x30000);
+	ring_run(&tc.r, 2);
+	assert_int_equal(tc.words[0], 0x20000 | (EFAULT & 0xffff));
+	assert_int_equal(tc.words[1], 0x30000);
+	assert_int_equal(tc.words[2], 0x0000000200000002ull);
+	assert_int_equal(tc.r.ctl->error, 0);
 }
 
 /*
@@ -427,73 +438,46 @@ static void test_ring_failing_job(void **state)
 static void test_ring_stalled_job_ends_later(void **state)
 {
 	struct uapi_stream s = { .size = 0 };
-	uint64_t *words;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	words = (uint64_t *)bo.cpu;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
-	ring_job(&r, &s, bo.va + 8, 0x40000);
-	assert_ioctl_ok(ring_kick(r.id, 0));
-	assert_errno(ring_wait(r.id, 1, monotonic_ns() + 20000000), ETIME);
-	assert_int_equal(r.ctl->kick, 0);
-	__atomic_store_n(&words[0], 1, __ATOMIC_SEQ_CST);
-	assert_ioctl_ok(ring_wait(r.id, 1, monotonic_ns() + 10000000000ll));
-	assert_int_equal(words[1], 0x40000);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
+	ring_job(&tc.r, &s, tc.bo.va + 8, 0x40000);
+	assert_ioctl_ok(ring_kick(tc.r.id, 0));
+	assert_errno(ring_wait(tc.r.id, 1, monotonic_ns() + 20000000), ETIME);
+	assert_int_equal(tc.r.ctl->kick, 0);
+	__atomic_store_n(&tc.words[0], 1, __ATOMIC_SEQ_CST);
+	assert_ioctl_ok(ring_wait(tc.r.id, 1, monotonic_ns() + 10000000000ll));
+	assert_int_equal(tc.words[1], 0x40000);
 }
 
 /* RING_DESTROY returns at once; a job already taken still ends. */
 static void test_ring_destroy_lets_the_job_end(void **state)
 {
 	struct uapi_stream s = { .size = 0 };
-	uint64_t *words;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	words = (uint64_t *)bo.cpu;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
-	ring_job(&r, &s, bo.va + 8, 0x50000);
-	assert_ioctl_ok(ring_kick(r.id, 0));
-	assert_ioctl_ok(ring_destroy(r.id, 0));
-	__atomic_store_n(&words[0], 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < 1000 && !__atomic_load_n(&words[1],
-						     __ATOMIC_SEQ_CST); i++)
-		usleep(10000);
-	assert_int_equal(words[1], 0x50000);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
+	ring_job(&tc.r, &s, tc.bo.va + 8, 0x50000);
+	assert_ioctl_ok(ring_kick(tc.r.id, 0));
+	assert_ioctl_ok(ring_destroy(tc.r.id, 0));
+	__atomic_store_n(&tc.words[0], 1, __ATOMIC_SEQ_CST);
+	assert_int_equal(word_await(&tc.words[1], 0x50000), 0x50000);
 }
 
 /* A job past the job timeout fails with -ETIMEDOUT; the next runs. */
 static void test_ring_job_timeout(void **state)
 {
 	struct uapi_stream stall = { .size = 0 }, good = { .size = 0 };
-	uint64_t *words;
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	words = (uint64_t *)bo.cpu;
-	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
-	uapi_emit_fill(&good, bo.va + 24, 8, 7);
-	ring_job(&r, &stall, bo.va + 8, 0x60000);
-	ring_job(&r, &good, bo.va + 16, 0x70000);
-	ring_run(&r, 2);
-	assert_int_equal(words[1], 0x60000 | (ETIMEDOUT & 0xffff));
-	assert_int_equal(words[2], 0x70000);
-	assert_int_equal(r.ctl->error, 0);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, tc.bo.va, UINT64_MAX);
+	uapi_emit_fill(&good, tc.bo.va + 24, 8, 7);
+	ring_job(&tc.r, &stall, tc.bo.va + 8, 0x60000);
+	ring_job(&tc.r, &good, tc.bo.va + 16, 0x70000);
+	ring_run(&tc.r, 2);
+	assert_int_equal(tc.words[1], 0x60000 | (ETIMEDOUT & 0xffff));
+	assert_int_equal(tc.words[2], 0x70000);
+	assert_int_equal(tc.r.ctl->error, 0);
 }
 
 /*
@@ -650,25 +634,21 @@ static void test_ring_refuses_bad_records(void **state)
 static void test_ring_fence_outside_buffers(void **state)
 {
 	struct uapi_stream s = { .size = 0 };
-	struct uapi_bo bo;
-	struct ring r;
 
 	(void)state;
-	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	uapi_emit_fill(&s, bo.va, 8, 9);
-	ring_job(&r, &s, uapi_unmapped_va() & ~7ull, 0xb0000);
-	if (ring_kick(r.id, 0) == 0)	/* its end, then the stop */
-		assert_ioctl_ok(ring_wait(r.id, 1, monotonic_ns() +
+	uapi_emit_fill(&s, tc.bo.va, 8, 9);
+	ring_job(&tc.r, &s, uapi_unmapped_va() & ~7ull, 0xb0000);
+	if (ring_kick(tc.r.id, 0) == 0)	/* its end, then the stop */
+		assert_ioctl_ok(ring_wait(tc.r.id, 1, monotonic_ns() +
 					  10000000000ll));
-	assert_errno(ring_kick(r.id, 0), EIO);
-	assert_int_equal(r.ctl->error, -EFAULT);
-	assert_int_equal(*(uint64_t *)bo.cpu, 0x0000000900000009ull);
-	uapi_bo_close(uapi.fd, &bo);
-	uapi_bo_close(uapi.fd, &r.bo);
+	assert_errno(ring_kick(tc.r.id, 0), EIO);
+	assert_int_equal(tc.r.ctl->error, -EFAULT);
+	assert_int_equal(*(uint64_t *)tc.bo.cpu, 0x0000000900000009ull);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, uapi_setup, uapi_teardown)
+#define TC(f) cmocka_unit_test_setup_teardown(f, ring_case_setup, \
+					      ring_case_teardown)
 
 int uapi_ring_tests(void)
 {
@@ -684,15 +664,15 @@ int uapi_ring_tests(void)
 		T(test_ring_destroy_args),
 		T(test_ring_kick_args),
 		T(test_ring_wait_args),
-		T(test_ring_runs_a_job),
-		T(test_ring_runs_in_order_round_the_ring),
-		T(test_ring_failing_job),
-		T(test_ring_stalled_job_ends_later),
-		T(test_ring_destroy_lets_the_job_end),
-		T(test_ring_job_timeout),
+		TC(test_ring_runs_a_job),
+		TC(test_ring_runs_in_order_round_the_ring),
+		TC(test_ring_failing_job),
+		TC(test_ring_stalled_job_ends_later),
+		TC(test_ring_destroy_lets_the_job_end),
+		TC(test_ring_job_timeout),
 		T(test_ring_close_with_stalled_job),
 		T(test_ring_refuses_bad_records),
-		T(test_ring_fence_outside_buffers),
+		TC(test_ring_fence_outside_buffers),
 	};
 
 	return cmocka_run_group_tests_name("uapi_rings", tests, NULL, NULL);
