@@ -361,14 +361,29 @@ static enum tern_ring_state tern_ring_run(struct tern_ring *ring,
 }
 
 /*
+ * Lets go of the run lock, then passes the ring to its work if someone
+ * wanted to run it meanwhile: whoever finds the lock taken leaves that to
+ * its holder.
+ */
+static void tern_ring_unlock(struct tern_ring *ring)
+{
+	mutex_unlock(&ring->run_lock);
+	smp_mb();	/* let go, then look at the flag */
+	if (atomic_read(&ring->kicked))
+		tern_ring_queue(ring);
+}
+
+/*
  * Runs the ring, once, unless another holds it: that one passes the ring
- * on to the work when it lets go, having seen the kick. What is left
- * goes to the ring's work, or to its timer.
+ * on to the work when it lets go. What is left goes to the ring's work,
+ * or to its timer.
  */
 static void tern_ring_serve(struct tern_ring *ring, u64 budget_ns)
 {
 	enum tern_ring_state state;
 
+	atomic_set(&ring->kicked, 1);
+	smp_mb();	/* the flag, then the try for the lock */
 	if (!mutex_trylock(&ring->run_lock))
 		return;
 	atomic_set(&ring->kicked, 0);
@@ -389,10 +404,7 @@ static void tern_ring_serve(struct tern_ring *ring, u64 budget_ns)
 	case TERN_RING_IDLE:
 		break;
 	}
-	mutex_unlock(&ring->run_lock);
-	smp_mb();	/* let go, then look at the kick's flag */
-	if (atomic_read(&ring->kicked))
-		tern_ring_queue(ring);
+	tern_ring_unlock(ring);
 }
 
 static void tern_ring_work(struct work_struct *work)
@@ -515,7 +527,7 @@ static void tern_ring_close(struct tern_ring *ring)
 	atomic_dec(&ring->tfile->vm->usage.queues);
 	mutex_lock(&ring->run_lock);
 	WRITE_ONCE(ring->closed, true);
-	mutex_unlock(&ring->run_lock);
+	tern_ring_unlock(ring);
 	wake_up_all(&ring->wait);
 	tern_ring_put(ring);
 }
@@ -579,8 +591,6 @@ int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
 	ring = tern_ring_lookup(tfile, args->ring_id);
 	if (!ring)
 		return -ENOENT;
-	atomic_set(&ring->kicked, 1);
-	smp_mb();	/* the flag, then the try for the lock */
 	tern_ring_serve(ring, TERN_RING_INLINE_NS);
 	if (READ_ONCE(ring->error))
 		ret = -EIO;

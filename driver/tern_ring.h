@@ -64,8 +64,9 @@ struct tern_ring_job {
  * @destroyed: RING_DESTROY ran, or the file closed: out of the table
  *	(under its lock)
  * @closed: then set under @run_lock: no record is taken any more
- * @kicked: set by a kick that found @run_lock taken; its holder passes
- *	the ring to @work when it lets go
+ * @kicked: set by whoever wants the ring run (a kick, its work) before
+ *	trying @run_lock; a holder that sees it on letting go passes the
+ *	ring to @work, so a try that finds the lock taken loses nothing
  * @timeouts: its jobs that ran past the job timeout (under @run_lock)
  * @backoff_ns: current wait between two looks at a stalled job
  * @work: runs the ring's jobs on the engine's workqueue

@@ -6,11 +6,13 @@
  * each of which stops the ring with nothing after it run.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "uapi.h"
@@ -464,6 +466,51 @@ static void test_ring_destroy_lets_the_job_end(void **state)
 	assert_int_equal(word_await(&tc.words[1], 0x50000), 0x50000);
 }
 
+/*
+ * RING_DESTROY while the ring's work runs a long job, again and again,
+ * with every CPU busy: the destroy, put off while it waits for the ring's
+ * lock, holds it just as the work comes back for its next turn, and the
+ * job must still end, its fence word written.
+ */
+static void test_ring_destroy_while_running(void **state)
+{
+	const uint64_t bytes = 1 << 20;
+	pid_t busy[2];
+	struct uapi_bo big;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, bytes, &big);
+	for (int b = 0; b < 2; b++) {
+		busy[b] = fork();
+		assert_true(busy[b] >= 0);
+		if (!busy[b])
+			for (;;)
+				;
+	}
+	for (uint64_t i = 1; i <= 100; i++) {
+		struct uapi_stream s = { .size = 0 };
+		struct ring r;
+
+		ring_make(&r, RING_SIZE);
+		for (int f = 0; f < 8; f++)
+			uapi_emit_fill(&s, big.va, bytes, (uint32_t)i);
+		ring_job(&r, &s, tc.bo.va, i << 16);
+		assert_ioctl_ok(ring_kick(r.id, 0));
+		assert_ioctl_ok(ring_destroy(r.id, 0));
+		if (word_await(&tc.words[0], i << 16) != i << 16) {
+			for (int b = 0; b < 2; b++)
+				kill(busy[b], SIGKILL);
+			fail_msg("ring %u: its job never ended", r.id);
+		}
+		uapi_bo_close(uapi.fd, &r.bo);
+	}
+	for (int b = 0; b < 2; b++) {
+		kill(busy[b], SIGKILL);
+		waitpid(busy[b], NULL, 0);
+	}
+	uapi_bo_close(uapi.fd, &big);
+}
+
 /* A job past the job timeout fails with -ETIMEDOUT; the next runs. */
 static void test_ring_job_timeout(void **state)
 {
@@ -669,6 +716,7 @@ int uapi_ring_tests(void)
 		TC(test_ring_failing_job),
 		TC(test_ring_stalled_job_ends_later),
 		TC(test_ring_destroy_lets_the_job_end),
+		TC(test_ring_destroy_while_running),
 		TC(test_ring_job_timeout),
 		T(test_ring_close_with_stalled_job),
 		T(test_ring_refuses_bad_records),
