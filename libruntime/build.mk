@@ -15,7 +15,8 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	packets.c fabric.c simulated.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) \
-	$(sort $(wildcard libruntime/coll/*.c))
+	$(sort $(wildcard libruntime/coll/*.c)) \
+	$(sort $(wildcard libruntime/net/ofi/*.c))
 MODEL_OBJS := $(addprefix $(BUILD)/driver/model/, \
 	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) $(MODEL_OBJS)
@@ -34,7 +35,7 @@ LIBTERN_SO := $(BUILD)/libtern.so.$(LIBTERN_VERSION)
 LIBTERN_A := $(BUILD)/libtern.a
 LIBTERN_PC := $(BUILD)/tern.pc
 # What a program linking libtern statically needs after $(LIBTERN_A).
-LIBTERN_LIBS := $(LDLIBS_DRM) -lpthread
+LIBTERN_LIBS := $(LDLIBS_DRM) -ldl -lpthread
 
 $(LIBTERN_SO): $(LIBTERN_OBJS) libruntime/libtern.map
 	$(CC) -shared -Wl,-soname,$(LIBTERN_SONAME) \

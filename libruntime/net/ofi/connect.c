@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Connections over one reliable datagram endpoint. A listen is a number
+ * and a receive always posted for connect messages to it; its handle is
+ * the endpoint's name and that number. Connecting inserts the listener's
+ * address and sends it a connect message naming ours and the new
+ * connection's id; accepting takes the next such message and inserts the
+ * sender's address, so either side's messages can name the other.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ofi.h"
+
+#define OFI_HANDLE_MAGIC	"ternofh1"
+#define OFI_CONNECT_MAGIC	"ternofc1"
+
+int ofi_post_own(struct tern_net *net, struct tern_net_req *req)
+{
+	ssize_t ret;
+
+	if (req->kind == OFI_REQ_LISTEN)
+		ret = fi_trecv(net->ep, &req->msg, sizeof(req->msg), NULL,
+			       FI_ADDR_UNSPEC, OFI_TAG_CONNECT | req->listen->id,
+			       0, &req->ctx);
+	else
+		ret = fi_tsend(net->ep, &req->msg, sizeof(req->msg), NULL,
+			       req->peer, req->tag, &req->ctx);
+	if (ret == -FI_EAGAIN) {
+		ofi_list_move(&net->deferred, req);
+		return 0;
+	}
+	/* Posted: a connect message is the net's until its end. */
+	if (req->kind == OFI_REQ_LISTEN)
+		ofi_list_move(NULL, req);
+	else if (ret == 0)
+		ofi_req_adopt(net, req);
+	return (int)ret;
+}
+
+void ofi_post_deferred(struct tern_net *net)
+{
+	struct tern_net_req *req = net->deferred, *next;
+
+	/* Oldest last on the list: post from the tail so order holds. */
+	while (req && req->next)
+		req = req->next;
+	for (; req; req = next) {
+		next = req->prev;
+		if (ofi_post_own(net, req)) {
+			/* The peer never hears of it: its comm's sends fail. */
+			ofi_list_move(NULL, req);
+			if (req->kind == OFI_REQ_LISTEN)
+				ofi_listen_complete(net, req, FI_EIO);
+			else
+				ofi_req_free(req);
+		}
+		if (net->deferred == req)
+			break;		/* still no room */
+	}
+}
+
+void ofi_listen_complete(struct tern_net *net, struct tern_net_req *req,
+			 int err)
+{
+	struct tern_net_listen *listen = req->listen;
+	struct ofi_pending *p;
+
+	if (!err && memcmp(req->msg.magic, OFI_CONNECT_MAGIC, 8) == 0 &&
+	    req->msg.name_len <= OFI_NAME_BYTES &&
+	    (p = calloc(1, sizeof(*p)))) {
+		p->msg = req->msg;
+		*listen->pending_tail = p;
+		listen->pending_tail = &p->next;
+	}
+	if (ofi_post_own(net, req))
+		tern_set_last_error("network: a listen on %s stopped taking connections",
+				    net->description);
+}
+
+tern_status_t ofi_listen(struct tern_net *net, struct tern_net_handle *handle,
+			 struct tern_net_listen **out)
+{
+	struct tern_net_listen *listen;
+	struct ofi_handle h = { 0 };
+	int err;
+
+	if (!net || !handle || !out)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	listen = calloc(1, sizeof(*listen));
+	if (!listen)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	listen->recv = ofi_req_new(OFI_REQ_LISTEN);
+	if (!listen->recv) {
+		free(listen);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
+	listen->net = net;
+	listen->pending_tail = &listen->pending;
+	listen->recv->listen = listen;
+	pthread_mutex_lock(&net->lock);
+	listen->id = net->next_listen_id++;
+	err = ofi_post_own(net, listen->recv);
+	if (!err) {
+		listen->next = net->listens;
+		net->listens = listen;
+		net->users++;
+	}
+	pthread_mutex_unlock(&net->lock);
+	if (err) {
+		tern_set_last_error("network: listening on %s failed: %s",
+				    net->description, ofi_strerror(err));
+		ofi_req_free(listen->recv);
+		free(listen);
+		return TERN_ERROR_BACKEND;
+	}
+	memcpy(h.magic, OFI_HANDLE_MAGIC, sizeof(h.magic));
+	h.listen_id = listen->id;
+	h.name_len = (uint32_t)net->name_len;
+	memcpy(h.name, net->name, net->name_len);
+	memset(handle, 0, sizeof(*handle));
+	memcpy(handle->bytes, &h, sizeof(h));
+	*out = listen;
+	return TERN_SUCCESS;
+}
+
+void ofi_close_listen(struct tern_net_listen *listen)
+{
+	struct tern_net *net;
+	struct tern_net_listen **p;
+
+	if (!listen)
+		return;
+	net = listen->net;
+	pthread_mutex_lock(&net->lock);
+	for (p = &net->listens; *p; p = &(*p)->next) {
+		if (*p == listen) {
+			*p = listen->next;
+			break;
+		}
+	}
+	/* Its receive comes back cancelled, and is freed then. */
+	listen->recv->listen = NULL;
+	ofi_req_orphan(net, listen->recv);
+	ofi_progress(net);
+	while (listen->pending) {
+		struct ofi_pending *q = listen->pending;
+
+		listen->pending = q->next;
+		free(q);
+	}
+	net->users--;
+	pthread_mutex_unlock(&net->lock);
+	free(listen);
+}
+
+static struct tern_net_comm *ofi_comm_new(struct tern_net *net, bool sender)
+{
+	struct tern_net_comm *comm = calloc(1, sizeof(*comm));
+
+	if (comm) {
+		comm->net = net;
+		comm->sender = sender;
+	}
+	return comm;
+}
+
+/* Lock held. */
+static void ofi_comm_add(struct tern_net *net, struct tern_net_comm *comm)
+{
+	comm->next = net->comms;
+	net->comms = comm;
+	net->users++;
+}
+
+tern_status_t ofi_connect(struct tern_net *net,
+			  const struct tern_net_handle *handle,
+			  struct tern_net_comm **out)
+{
+	struct tern_net_comm *comm;
+	struct tern_net_req *req;
+	struct ofi_handle h;
+	ssize_t ret;
+
+	if (!net || !handle || !out)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	memcpy(&h, handle->bytes, sizeof(h));
+	if (memcmp(h.magic, OFI_HANDLE_MAGIC, sizeof(h.magic)) ||
+	    h.name_len == 0 || h.name_len > OFI_NAME_BYTES)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	comm = ofi_comm_new(net, true);
+	req = ofi_req_new(OFI_REQ_CONNECT_SEND);
+	if (!comm || !req) {
+		free(comm);
+		ofi_req_free(req);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
+	pthread_mutex_lock(&net->lock);
+	comm->peer = ofi_peer_addr(net, h.name, h.name_len);
+	if (comm->peer == FI_ADDR_NOTAVAIL || net->next_comm_id > OFI_COMM_ID_MAX) {
+		pthread_mutex_unlock(&net->lock);
+		tern_set_last_error("network: %s cannot take the peer's address",
+				    net->description);
+		free(comm);
+		ofi_req_free(req);
+		return TERN_ERROR_BACKEND;
+	}
+	comm->id = net->next_comm_id++;
+	memcpy(req->msg.magic, OFI_CONNECT_MAGIC, sizeof(req->msg.magic));
+	req->msg.comm_id = comm->id;
+	req->msg.name_len = (uint32_t)net->name_len;
+	memcpy(req->msg.name, net->name, net->name_len);
+	req->peer = comm->peer;
+	req->tag = OFI_TAG_CONNECT | h.listen_id;
+	ret = ofi_post_own(net, req);
+	if (ret == 0)
+		ofi_comm_add(net, comm);
+	pthread_mutex_unlock(&net->lock);
+	if (ret) {
+		tern_set_last_error("network: connecting over %s failed: %s",
+				    net->description, ofi_strerror((int)ret));
+		free(comm);
+		ofi_req_free(req);
+		return TERN_ERROR_PEER_FAILED;
+	}
+	*out = comm;
+	return TERN_SUCCESS;
+}
+
+tern_status_t ofi_accept(struct tern_net_listen *listen,
+			 struct tern_net_comm **out)
+{
+	struct tern_net *net;
+	struct tern_net_comm *comm;
+	struct ofi_pending *p;
+
+	if (!listen || !out)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	net = listen->net;
+	comm = ofi_comm_new(net, false);
+	if (!comm)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&net->lock);
+	if (!listen->pending)
+		ofi_progress(net);
+	p = listen->pending;
+	if (!p) {
+		pthread_mutex_unlock(&net->lock);
+		free(comm);
+		return TERN_ERROR_NOT_READY;
+	}
+	listen->pending = p->next;
+	if (!listen->pending)
+		listen->pending_tail = &listen->pending;
+	comm->id = p->msg.comm_id;
+	comm->peer = ofi_peer_addr(net, p->msg.name, p->msg.name_len);
+	if (comm->peer != FI_ADDR_NOTAVAIL)
+		ofi_comm_add(net, comm);
+	pthread_mutex_unlock(&net->lock);
+	free(p);
+	if (comm->peer == FI_ADDR_NOTAVAIL) {
+		tern_set_last_error("network: %s cannot take a connecting peer's address",
+				    net->description);
+		free(comm);
+		return TERN_ERROR_BACKEND;
+	}
+	*out = comm;
+	return TERN_SUCCESS;
+}
+
+void ofi_close_comm(struct tern_net_comm *comm)
+{
+	struct tern_net *net;
+	struct tern_net_comm **p;
+
+	if (!comm)
+		return;
+	net = comm->net;
+	pthread_mutex_lock(&net->lock);
+	for (p = &net->comms; *p; p = &(*p)->next) {
+		if (*p == comm) {
+			*p = comm->next;
+			break;
+		}
+	}
+	ofi_comm_orphan(comm);
+	ofi_progress(net);
+	net->users--;
+	pthread_mutex_unlock(&net->lock);
+	free(comm);
+}
