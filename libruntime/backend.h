@@ -91,6 +91,12 @@ struct tern_backend_ops {
 	void (*device_close)(struct tern_be_device *dev);
 	tern_status_t (*device_query)(struct tern_be_device *dev,
 				      struct tern_be_info *info);
+	/*
+	 * Names, in @buf, the machine whose devices this process uses, where
+	 * one host may hold several (simulated machines): processes whose
+	 * names differ share no memory. NULL where the host is the machine.
+	 */
+	void (*machine_name)(char *buf, size_t len);
 	tern_status_t (*memory_usage)(struct tern_be_device *dev,
 				      uint64_t *used, uint64_t *total);
 

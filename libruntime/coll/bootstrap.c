@@ -319,19 +319,31 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 
 /* ---- who is where ---- */
 
-/* The kernel's boot id and network namespace: one host, one value. */
+/*
+ * The kernel's boot id, the machine (a host may run several simulated
+ * ones) and the network namespace: ranks with the same value share
+ * memory and reach each other's abstract sockets.
+ */
 static void coll_host_key(uint8_t key[COLL_HOST_BYTES])
 {
+	const struct tern_backend_ops *ops;
+	char machine[192] = "";
+	uint32_t hash = 2166136261u;	/* FNV-1a */
 	struct stat st;
 	FILE *f;
 
 	memset(key, 0, COLL_HOST_BYTES);
 	f = fopen("/proc/sys/kernel/random/boot_id", "re");
 	if (f) {
-		if (!fgets((char *)key, COLL_HOST_BYTES - 8, f))
+		if (!fgets((char *)key, COLL_HOST_BYTES - 12, f))
 			key[0] = 0;
 		fclose(f);
 	}
+	if (tern_backend_ops_get(&ops) == TERN_SUCCESS && ops->machine_name)
+		ops->machine_name(machine, sizeof(machine));
+	for (const char *p = machine; *p; p++)
+		hash = (hash ^ (uint8_t)*p) * 16777619u;
+	memcpy(key + COLL_HOST_BYTES - 12, &hash, sizeof(hash));
 	if (stat("/proc/self/ns/net", &st) == 0)
 		memcpy(key + COLL_HOST_BYTES - 8, &st.st_ino,
 		       sizeof(st.st_ino) < 8 ? sizeof(st.st_ino) : 8);
@@ -572,7 +584,7 @@ static tern_status_t coll_verdict(struct coll_gathering *g)
 	for (int r = 1; r < g->nranks; r++) {
 		if (memcmp(g->host[r], g->host[0], COLL_HOST_BYTES) == 0)
 			continue;
-		tern_set_last_error("bootstrap: rank %d is on another host than rank 0; a communicator's ranks share one host",
+		tern_set_last_error("bootstrap: rank %d is on another host than rank 0 (or another simulated machine); a communicator's ranks share one host",
 				    r);
 		return TERN_ERROR_NOT_SUPPORTED;
 	}

@@ -369,6 +369,11 @@ static tern_status_t sim_device_state(int device_index,
 	return TERN_SUCCESS;
 }
 
+static void sim_machine_name(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", sim_settings.dir, sim_settings.name);
+}
+
 const struct tern_backend_ops tern_sim_backend = {
 	.kind = TERN_BACKEND_SIM,
 	.init = sim_init,
@@ -376,6 +381,7 @@ const struct tern_backend_ops tern_sim_backend = {
 	.device_open = sim_open,
 	.device_close = sim_close,
 	.device_query = sim_query,
+	.machine_name = sim_machine_name,
 	.memory_usage = sim_memory_usage,
 	.buffer_create = sim_buffer_create,
 	.buffer_map = sim_buffer_map,
