@@ -10,13 +10,14 @@
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_modelled,
-#                     test_machine, test_ring, test_ranks and test_net
-#                     (libfabric's tcp and shm), native
+#                     test_machine, test_ring, test_ranks, test_net
+#                     (libfabric's tcp and shm) and test_hosts (tcp,
+#                     shm), native
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives, test_comm,
 #                     test_modelled,
-#                     test_machine, test_ring, test_ranks and test_net
-#                     (simulator)
+#                     test_machine, test_ring, test_ranks, test_net and
+#                     test_hosts (tcp) (simulator)
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
 #                     under AddressSanitizer and UBSan
@@ -255,6 +256,8 @@ suite unit/machine "$BUILD/tests/test_machine"
 suite unit/ring "$BUILD/tests/test_ring"
 suite unit/ranks "$BUILD/tests/test_ranks"
 suite unit/net "$BUILD/tests/test_net"
+suite unit/hosts-tcp "$BUILD/tests/test_hosts" tcp
+suite unit/hosts-shm "$BUILD/tests/test_hosts" shm
 # The sanitizer suites' machine is a sanitizer build too, in a directory
 # of its own so that no native machine is shared with them.
 TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)
@@ -273,6 +276,7 @@ suite asan/machine "$ASAN_BUILD/tests/test_machine"
 suite asan/ring "$ASAN_BUILD/tests/test_ring"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/net "$ASAN_BUILD/tests/test_net"
+suite asan/hosts-tcp "$ASAN_BUILD/tests/test_hosts" tcp
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 TERN_SIM_DIR=$NATIVE_SIM_DIR
 TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd

@@ -10,7 +10,9 @@
  * Rank 0 listens there: on that very socket when its process made the id,
  * or on one of its own bound beside it (the kernel lets only the same user
  * do that) when another process did. Every other rank connects and says
- * who it is; rank 0 answers each with everyone's hello and its verdict.
+ * who it is and where (its host); rank 0 answers each with everyone's hello
+ * and its verdict. Ranks with the same host share memory and the chip
+ * fabric; a communicator may span hosts that each hold as many ranks.
  * Rank 0 reads the hellos of all connections at once, so a connection that
  * says nothing (a port scanner, say) delays no one. The connections stay,
  * a star around rank 0, to carry failures (link.c).
@@ -350,7 +352,8 @@ static void coll_host_key(uint8_t key[COLL_HOST_BYTES])
 }
 
 static void coll_hello_init(struct coll_hello *h, const struct coll_id *cid,
-			    int rank, int nranks, const struct coll_node *node)
+			    int rank, int nranks, const struct coll_node *node,
+			    const uint8_t host[COLL_HOST_BYTES])
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, COLL_HELLO_MAGIC, sizeof(h->magic));
@@ -358,7 +361,7 @@ static void coll_hello_init(struct coll_hello *h, const struct coll_id *cid,
 	h->rank = rank;
 	h->nranks = nranks;
 	h->node = *node;
-	coll_host_key(h->host);
+	memcpy(h->host, host, COLL_HOST_BYTES);
 }
 
 static bool coll_hello_fits(const struct coll_hello *h,
@@ -447,6 +450,27 @@ tern_status_t coll_agree(int rank, int nranks, const int *conn,
 	return (tern_status_t)verdict;
 }
 
+tern_status_t coll_star_allgather(int rank, int nranks, const int *conn,
+				  void *all, size_t len, int64_t deadline)
+{
+	uint8_t *at = all;
+
+	if (rank != 0) {
+		if (!coll_send_all(conn[rank], at + (size_t)rank * len, len) ||
+		    !coll_recv_all(conn[rank], all, (size_t)nranks * len,
+				   deadline))
+			return TERN_ERROR_PEER_FAILED;
+		return TERN_SUCCESS;
+	}
+	for (int r = 1; r < nranks; r++)
+		if (!coll_recv_all(conn[r], at + (size_t)r * len, len, deadline))
+			return TERN_ERROR_PEER_FAILED;
+	for (int r = 1; r < nranks; r++)
+		if (!coll_send_all(conn[r], all, (size_t)nranks * len))
+			return TERN_ERROR_PEER_FAILED;
+	return TERN_SUCCESS;
+}
+
 static void coll_tune_connection(int fd)
 {
 	int on = 1;
@@ -493,7 +517,7 @@ struct coll_gathering {
 	int nranks, joined;
 	struct coll_node *node;
 	int *conn;
-	uint8_t host[COLL_MAX_RANKS][COLL_HOST_BYTES];
+	uint8_t (*host)[COLL_HOST_BYTES];
 	struct coll_pending pend[COLL_PENDING_MAX];
 	int npend;
 };
@@ -578,21 +602,63 @@ static bool coll_gather_hellos(struct coll_gathering *g, int listener,
 	return true;
 }
 
-/* SUCCESS if every rank shares rank 0's host. */
+void coll_map_hosts(int nranks, const uint8_t (*host)[COLL_HOST_BYTES],
+		    struct coll_hostmap *map)
+{
+	int first[COLL_MAX_RANKS], count[COLL_MAX_RANKS] = { 0 };
+
+	map->nhosts = 0;
+	for (int r = 0; r < nranks; r++) {
+		int h = 0;
+
+		while (h < map->nhosts &&
+		       memcmp(host[first[h]], host[r], COLL_HOST_BYTES) != 0)
+			h++;
+		if (h == map->nhosts)
+			first[map->nhosts++] = r;
+		map->host_of[r] = h;
+		map->local_rank[r] = count[h]++;
+	}
+	map->local_size = count[0];
+	for (int h = 1; h < map->nhosts; h++)
+		if (count[h] != map->local_size)
+			map->local_size = 0;
+}
+
+int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
+		     int local_rank)
+{
+	for (int r = 0; r < nranks; r++)
+		if (map->host_of[r] == host && map->local_rank[r] == local_rank)
+			return r;
+	return -1;
+}
+
+/*
+ * SUCCESS if the ranks are on one host, or on hosts that each hold as
+ * many: the shards of a collective across hosts go between the ranks at
+ * one position on each (rails), so every host needs every position.
+ */
 static tern_status_t coll_verdict(struct coll_gathering *g)
 {
+	struct coll_hostmap map;
+
+	coll_map_hosts(g->nranks, g->host, &map);
+	if (map.local_size)
+		return TERN_SUCCESS;
 	for (int r = 1; r < g->nranks; r++) {
-		if (memcmp(g->host[r], g->host[0], COLL_HOST_BYTES) == 0)
+		if (map.host_of[r] == 0)
 			continue;
-		tern_set_last_error("bootstrap: rank %d is on another host than rank 0 (or another simulated machine); a communicator's ranks share one host",
+		tern_set_last_error("bootstrap: rank %d's host holds another number of ranks than rank 0's; a communicator across hosts needs as many on each",
 				    r);
-		return TERN_ERROR_NOT_SUPPORTED;
+		break;
 	}
-	return TERN_SUCCESS;
+	return TERN_ERROR_NOT_SUPPORTED;
 }
 
 tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
-			     struct coll_node *node, int *conn,
+			     struct coll_node *node,
+			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
 			     int64_t deadline)
 {
 	struct coll_gathering *g = calloc(1, sizeof(*g));
@@ -610,6 +676,7 @@ tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
 	g->nranks = nranks;
 	g->node = node;
 	g->conn = conn;
+	g->host = host;
 	coll_host_key(g->host[0]);
 	if (!coll_gather_hellos(g, listener, deadline)) {
 		tern_set_last_error("bootstrap: %d of %d ranks came to rank 0 in time; see TERN_COMM_INIT_TIMEOUT_MS",
@@ -621,7 +688,7 @@ tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
 		for (int q = 0; q < nranks; q++) {
 			struct coll_hello h;
 
-			coll_hello_init(&h, cid, q, nranks, &node[q]);
+			coll_hello_init(&h, cid, q, nranks, &node[q], host[q]);
 			h.verdict = status;
 			if (!coll_send_all(conn[p], &h, sizeof(h))) {
 				status = TERN_ERROR_PEER_FAILED;
@@ -668,7 +735,8 @@ static int coll_connect(const struct coll_id *cid, int64_t deadline)
 }
 
 tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
-			     struct coll_node *node, int *conn,
+			     struct coll_node *node,
+			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
 			     int64_t deadline)
 {
 	struct coll_hello h;
@@ -681,7 +749,8 @@ tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
 				    rank, where);
 		return TERN_ERROR_PEER_FAILED;
 	}
-	coll_hello_init(&h, cid, rank, nranks, &node[rank]);
+	coll_host_key(host[rank]);
+	coll_hello_init(&h, cid, rank, nranks, &node[rank], host[rank]);
 	if (!coll_send_all(*conn, &h, sizeof(h)))
 		return TERN_ERROR_PEER_FAILED;
 	for (int q = 0; q < nranks; q++) {
@@ -698,6 +767,7 @@ tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
 		}
 		if (q != rank)
 			node[q] = h.node;
+		memcpy(host[q], h.host, COLL_HOST_BYTES);
 	}
 	return TERN_SUCCESS;
 }

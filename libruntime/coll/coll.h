@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "net/net.h"
 #include "tern_accel.h"
 
 /*
@@ -87,6 +88,7 @@ struct coll_inflight {
 };
 
 struct coll_link;
+struct coll_hosts;
 
 /* A split's contribution from one rank (split.c). */
 struct coll_split_entry {
@@ -163,6 +165,13 @@ struct tern_comm {
 	const struct tern_backend_ops *ops;	/* outlives a closed device */
 	struct coll_fabric fabric;
 	int forced_algo;		/* TERN_ALGO's enum coll_algo, or -1 */
+	/*
+	 * A comm across hosts has no areas of its own: its ranks on this
+	 * host form @local (fabric, peer memory), the rest is reached over
+	 * the network (@hosts). @local's failures are @parent's.
+	 */
+	struct tern_comm *local, *parent;
+	struct coll_hosts *hosts;
 };
 
 /* What a collective call asks for, once its arguments are checked. */
@@ -267,17 +276,41 @@ void coll_id_format(const struct coll_id *cid, char *buf, size_t len);
 void coll_id_release(const tern_unique_id_t *id);
 /*
  * Rank 0: waits for the other ranks' hellos at @cid's address, answers
- * each with everyone's @node, and leaves each rank's connection in
- * @conn[rank]. NOT_SUPPORTED (every rank's answer) when a rank is on
- * another host; PEER_FAILED when one does not come by @deadline.
+ * each with everyone's @node and @host, and leaves each rank's connection
+ * in @conn[rank]. NOT_SUPPORTED (every rank's answer) when the hosts hold
+ * different numbers of ranks; PEER_FAILED when one does not come by
+ * @deadline.
  */
 tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
-			     struct coll_node *node, int *conn,
+			     struct coll_node *node,
+			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
 			     int64_t deadline);
 /* Any other rank: says hello with @node[@rank], learns everyone's. */
 tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
-			     struct coll_node *node, int *conn,
+			     struct coll_node *node,
+			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
 			     int64_t deadline);
+
+/* Which ranks share a host: hosts numbered by their first rank. */
+struct coll_hostmap {
+	int nhosts;
+	int local_size;			/* ranks on each host; 0 if they differ */
+	int host_of[COLL_MAX_RANKS];
+	int local_rank[COLL_MAX_RANKS];	/* its place among its host's ranks */
+};
+
+void coll_map_hosts(int nranks, const uint8_t (*host)[COLL_HOST_BYTES],
+		    struct coll_hostmap *map);
+/* The rank at @local_rank on @host; -1 if none. */
+int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
+		     int local_rank);
+
+/*
+ * Over the star: every rank's @len bytes at @all + rank * @len reach
+ * every rank.
+ */
+tern_status_t coll_star_allgather(int rank, int nranks, const int *conn,
+				  void *all, size_t len, int64_t deadline);
 
 /*
  * Over the connections coll_meet_* left: each rank gives rank 0 its
@@ -323,6 +356,90 @@ void coll_link_poll(struct tern_comm *comm);
 void coll_link_tell(struct tern_comm *comm, tern_status_t status);
 /* Says goodbye and closes @comm's connections. */
 void coll_link_close(struct tern_comm *comm);
+
+/* ---- hosts.c, proxy.c, rail.c, hier.c: communicators across hosts ---- */
+
+/*
+ * Staging between a rank's device and the network: the shards of a
+ * collective cross in chunks of COLL_STAGE_BYTES through COLL_STAGE_SLOTS
+ * slots of host memory the device reaches and the network has registered.
+ */
+#define COLL_STAGE_BYTES	(1u << 20)
+#define COLL_STAGE_SLOTS	4u
+
+/* What the proxy does with one staged chunk. */
+struct coll_stage_chunk {
+	uint64_t seq;			/* the staged word's value that marks it */
+	uint64_t count;			/* elements */
+	tern_dtype_t dtype;
+	tern_redop_t redop;
+};
+
+struct coll_hosts {
+	int nhosts, host;		/* hosts, and ours */
+	int host_of[COLL_MAX_RANKS];	/* each rank's host */
+	int rail[COLL_MAX_RANKS];	/* by host: its rank at our position */
+	/* The network: this process's transport, and the rail's ends. */
+	const struct tern_net_ops *ops;
+	struct tern_net *net;
+	struct tern_net_listen *listen;
+	struct tern_net_comm *to[COLL_MAX_RANKS], *from[COLL_MAX_RANKS];
+	uint8_t *tmp;			/* COLL_STAGE_BYTES a receive reduces from */
+	struct tern_net_mr *stage_mr, *tmp_mr;
+	/* Host memory: the slots, and the words device and proxy meet at. */
+	tern_buffer_t stage, words;
+	uint8_t *stage_cpu;
+	volatile uint64_t *words_cpu;	/* COLL_WORD_STAGED, COLL_WORD_DONE */
+	uint64_t built;			/* chunks the programs have staged */
+	/* The proxy thread and the chunks it has to do, in order. */
+	pthread_t thread;
+	bool running, stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct coll_stage_chunk *queue;
+	size_t head, published, tail, cap;
+};
+
+enum { COLL_WORD_STAGED, COLL_WORD_DONE, COLL_WORDS };
+
+/*
+ * The comm across hosts over @local (our host's ranks, made), rank @rank
+ * of @nranks placed by @map: its network listen is open, its handle in
+ * *@handle for the others. It owns @local, even when it fails.
+ */
+tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
+				const struct coll_hostmap *map,
+				struct tern_net_handle *handle,
+				struct tern_comm **top);
+/*
+ * Connects @top to its rail (every host's rank at our position), given
+ * every rank's @handles; starts its proxy.
+ */
+tern_status_t coll_hosts_connect(struct tern_comm *top,
+				 const struct tern_net_handle *handles,
+				 int64_t deadline);
+/* Stops the proxy and closes the network side of @top. */
+void coll_hosts_free(struct tern_comm *top);
+
+/* The proxy (proxy.c): starts it; queues chunks; publishes or drops them. */
+tern_status_t coll_proxy_start(struct tern_comm *top);
+void coll_proxy_stop(struct tern_comm *top);
+bool coll_proxy_queue(struct coll_hosts *h, const struct coll_stage_chunk *c);
+void coll_proxy_publish(struct coll_hosts *h, bool keep);
+
+/*
+ * rail.c: all-reduces @count elements at @buf (in the stage) with the
+ * rail, ring reduce-scatter then all-gather over the network; the last
+ * reduction of an average divides by @divisor.
+ */
+tern_status_t coll_rail_all_reduce(struct tern_comm *top, uint8_t *buf,
+				   uint64_t count, tern_dtype_t dtype,
+				   tern_redop_t op, uint32_t divisor);
+
+/* hier.c: builds and submits @n operations of a comm across hosts. */
+tern_status_t coll_hier_run_locked(struct tern_comm *top,
+				   struct tern_stream *stream,
+				   const struct coll_op *ops, size_t n);
 
 /* ---- team.c: the ranks of one communicator that share this process ---- */
 
@@ -394,6 +511,11 @@ void coll_emit_reduce(struct coll_prog *p, uint64_t dst, uint64_t src0,
 void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
 			   uint64_t src1, uint64_t count, tern_dtype_t dtype,
 			   tern_redop_t op);
+
+/* Sets the u64 at @addr to @value. */
+void coll_emit_signal(struct coll_prog *p, uint64_t addr, uint64_t value);
+/* Waits for the u64 at @addr to reach @value, or the comm's abort. */
+void coll_emit_wait(struct coll_prog *p, uint64_t addr, uint64_t value);
 
 /*
  * A send of one chunk (<= COLL_CHUNK_BYTES) to rank @peer: waits for a free
@@ -523,6 +645,13 @@ void coll_local_run(struct coll_call *call);
 void coll_own_piece(struct coll_call *call);
 void coll_direct_run(struct coll_call *call);
 void coll_ring_run(struct coll_call *call, int nch);
+/*
+ * Half an all-reduce round the comm's first @nch rings: the reduce-scatter
+ * that leaves each rank the (unfinished: an average not yet divided) sums
+ * of its shard, coll_split(count, nranks, rank), in recv; or, @gather, the
+ * all-gather of every rank's shard from recv.
+ */
+void coll_ring_shards(struct coll_call *call, int nch, bool gather);
 /* All-reduce by the torus's dimensions (comm->torus_chunk). */
 void coll_torus_run(struct coll_call *call);
 /*

@@ -75,6 +75,9 @@ void coll_comm_free(struct tern_comm *comm)
 	tern_fence_put(comm->last);
 	coll_team_leave(comm);
 	coll_link_close(comm);
+	coll_hosts_free(comm);
+	if (comm->local)
+		coll_comm_free(comm->local);
 	for (int p = 0; comm->peers && p < comm->nranks; p++) {
 		if (comm->peers[p].scratch)
 			tern_buffer_free(comm->peers[p].scratch);
@@ -150,9 +153,15 @@ void coll_comm_fail(struct tern_comm *comm, tern_status_t status,
 	tern_debug("coll: rank %d/%d in error: %s%s", comm->rank, comm->nranks,
 		   tern_status_name(status), from_peer ? " (a peer's)" : "");
 	/* Our jobs stop at their next wait, without the job timeout. */
-	__atomic_store_n(&comm->ctl_cpu->abort,
-			 from_peer ? COLL_ABORT_PEER : COLL_ABORT_LOCAL,
-			 __ATOMIC_SEQ_CST);
+	if (comm->ctl_cpu)
+		__atomic_store_n(&comm->ctl_cpu->abort,
+				 from_peer ? COLL_ABORT_PEER : COLL_ABORT_LOCAL,
+				 __ATOMIC_SEQ_CST);
+	/* Across hosts, the jobs are those of the comm of our host's ranks. */
+	if (comm->local)
+		coll_comm_fail(comm->local, status, from_peer);
+	if (comm->parent)
+		coll_comm_fail(comm->parent, status, from_peer);
 	if (!from_peer) {
 		coll_team_tell(comm);
 		coll_link_tell(comm, status);

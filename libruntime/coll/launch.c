@@ -88,6 +88,8 @@ tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream
 	uint32_t submitted = 0;
 	bool p2p = false;
 
+	if (comm->hosts)
+		return coll_hier_run_locked(comm, stream, ops, n);
 	coll_inflight_reap(comm);
 	status = coll_comm_error(comm);
 	if (status)

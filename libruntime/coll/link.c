@@ -51,10 +51,8 @@ static void coll_link_goodbye(struct tern_comm *comm)
 
 	if (!comm->link)
 		return;
-	pthread_mutex_lock(&comm->lock);
-	coll_inflight_reap(comm);
-	idle = comm->inflight.count == 0 && coll_comm_error(comm) == TERN_SUCCESS;
-	pthread_mutex_unlock(&comm->lock);
+	idle = coll_inflight_drain(comm, 0) &&
+	       coll_comm_error(comm) == TERN_SUCCESS;
 	if (idle)
 		for (int r = 0; r < COLL_MAX_RANKS; r++)
 			coll_link_send(comm->link->fd[r], COLL_LINK_BYE,

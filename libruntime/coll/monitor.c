@@ -38,6 +38,12 @@ void coll_inflight_reap(struct tern_comm *comm)
 {
 	struct coll_inflight *q = &comm->inflight;
 
+	if (comm->local) {
+		pthread_mutex_lock(&comm->local->lock);
+		coll_inflight_reap(comm->local);
+		pthread_mutex_unlock(&comm->local->lock);
+	}
+
 	while (q->count) {
 		struct tern_fence *fence = q->fences[q->head];
 		tern_status_t status = comm->ops->fence_status(fence);
@@ -118,6 +124,11 @@ bool coll_inflight_drain(struct tern_comm *comm, int64_t timeout_ns)
 	}
 	done = comm->inflight.count == 0;
 	pthread_mutex_unlock(&comm->lock);
+	if (comm->local && done)
+		done = coll_inflight_drain(comm->local, timeout_ns ==
+					   TERN_WAIT_FOREVER ? TERN_WAIT_FOREVER :
+					   deadline - coll_now_ns() > 0 ?
+					   deadline - coll_now_ns() : 0);
 	return done;
 }
 

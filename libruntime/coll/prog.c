@@ -97,8 +97,7 @@ void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
 	coll_prog_commit(p, &b);
 }
 
-static void coll_emit_signal(struct coll_prog *p, uint64_t addr,
-			     uint64_t value)
+void coll_emit_signal(struct coll_prog *p, uint64_t addr, uint64_t value)
 {
 	struct tern_packet_builder b;
 
@@ -124,7 +123,7 @@ static void coll_wait(struct tern_packet_builder *b,
 		tern_packet_sem_wait(b, addr, value, false);
 }
 
-static void coll_emit_wait(struct coll_prog *p, uint64_t addr, uint64_t value)
+void coll_emit_wait(struct coll_prog *p, uint64_t addr, uint64_t value)
 {
 	struct tern_packet_builder b;
 

@@ -55,6 +55,11 @@ struct coll_ring_job {
 	uint64_t chunk;			/* elements: the most a segment holds */
 	int overlap;			/* blocks in flight (topo.c) */
 	int nch;
+	/*
+	 * All-reduce's pieces named by rank, not position: the shard of
+	 * [0, count) a rank's host peers hold too (coll_ring_shards).
+	 */
+	bool shards;
 	struct coll_ring_chan ch[COLL_RING_JOB_CHANNELS];
 };
 
@@ -71,6 +76,9 @@ static uint64_t coll_blocks(const struct coll_ring_job *job, int c)
 
 	if (job->kind == RING_ALL_REDUCE)
 		piece = (ch->len + (uint64_t)ch->m - 1) / (uint64_t)ch->m;
+	if (job->shards)
+		piece = ((job->count + (uint64_t)ch->m - 1) / (uint64_t)ch->m +
+			 (uint64_t)job->nch - 1) / (uint64_t)job->nch;
 	return (piece + job->chunk - 1) / job->chunk;
 }
 
@@ -93,6 +101,16 @@ static struct coll_seg coll_segment(const struct coll_ring_job *job, int c,
 	struct coll_seg seg;
 
 	x = coll_mod(x, ch->m);
+	if (job->shards) {
+		/* ring @c's part of the shard of the rank at position @x */
+		coll_split(job->count, (uint64_t)ch->m, (uint64_t)ch->order[x],
+			   &rank, &pl);
+		coll_split(pl, (uint64_t)job->nch, (uint64_t)c, &ps, &pl);
+		seg.len = coll_chunk_of(pl, job->chunk, b, &at);
+		seg.send = ch->send + (rank + ps + at) * es;
+		seg.recv = ch->recv + (rank + ps + at) * es;
+		return seg;
+	}
 	if (job->kind == RING_ALL_REDUCE) {
 		coll_split(ch->len, (uint64_t)ch->m, (uint64_t)x, &ps, &pl);
 		seg.len = coll_chunk_of(pl, job->chunk, b, &at);
@@ -300,6 +318,30 @@ static void coll_phase_run(struct coll_ring_job *job)
 {
 	job->overlap = coll_phase_overlap(job);
 	coll_ring_steps(job);
+}
+
+void coll_ring_shards(struct coll_call *call, int nch, bool gather)
+{
+	const struct coll_op *op = &call->op;
+	const struct tern_comm *comm = call->comm;
+	struct coll_ring_job job = {
+		.call = call, .kind = RING_ALL_REDUCE, .count = op->count,
+		.nch = nch, .chunk = call->chunk_elems, .shards = true,
+	};
+
+	for (int c = 0; c < nch; c++) {
+		struct coll_ring_chan *ch = &job.ch[c];
+
+		ch->order = comm->ring[c];
+		ch->m = comm->nranks;
+		ch->pos = comm->pos[c];
+		ch->send = gather ? op->recv : op->send;
+		ch->recv = op->recv;
+		ch->first = gather ? ch->m : 0;
+		ch->steps = ch->m;
+		ch->final = false;
+	}
+	coll_phase_run(&job);
 }
 
 /* The torus's rings through us: +1 and -1 along each dimension. */

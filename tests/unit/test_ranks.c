@@ -532,39 +532,6 @@ static void test_strangers_first(void **state)
 	assert_int_equal(status, 0);
 }
 
-/*
- * Ranks on two simulated machines are on two hosts as far as the chip
- * fabric goes: nothing one machine's devices export can be imported on
- * the other's. Until a communicator spans hosts over the network, both
- * ranks are refused, saying why, and neither is left waiting.
- */
-static void test_other_machine(void **state)
-{
-	char mine[96], other[112];
-	const char *name = getenv("TERN_SIM_MACHINE");
-	tern_unique_id_t id;
-	tern_comm_t comm;
-	pid_t pids[2] = { 0 };
-	int status;
-
-	(void)state;
-	setenv("TERN_COMM_INIT_TIMEOUT_MS", "20000", 1);
-	assert_int_equal(tern_get_unique_id(&id), 0);
-	snprintf(mine, sizeof(mine), "%s", name);
-	/* Not this program's machine; it idles out once its rank exits. */
-	snprintf(other, sizeof(other), "%s-other", mine);
-	setenv("TERN_SIM_MACHINE", other, 1);
-	spawn_ranks(&id, 1, 2, pids);
-	setenv("TERN_SIM_MACHINE", mine, 1);
-	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 0, all_dev[0]),
-			 TERN_ERROR_NOT_SUPPORTED);
-	assert_non_null(strstr(tern_get_last_error(), "another host"));
-	unsetenv("TERN_COMM_INIT_TIMEOUT_MS");
-	assert_int_equal(waitpid(pids[1], &status, 0), pids[1]);
-	/* rank_run's exit for an init that failed */
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
-}
-
 /* TERN_SOCKET_IFNAME chooses the interface the id carries. */
 static void test_socket_ifname(void **state)
 {
@@ -676,7 +643,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_16_ranks),
 		cmocka_unit_test(test_strangers_first),
 		cmocka_unit_test(test_socket_ifname),
-		cmocka_unit_test(test_other_machine),
 		cmocka_unit_test(test_no_rank_zero),
 		cmocka_unit_test(test_void_address),
 	};

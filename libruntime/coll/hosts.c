@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Communicators across hosts: what tern_comm_init_rank makes when the
+ * bootstrap finds its ranks on several hosts, each holding as many.
+ *
+ * The ranks of one host form a comm of their own (the "local" comm, over
+ * the chip fabric and peer memory, as on one host); the comm the caller
+ * gets wraps it with its place among the hosts. Between hosts, each rank
+ * talks only to its rail: the ranks at its own position on the other
+ * hosts, as a Trn2 UltraServer joins same-coordinate chips. Each rank
+ * opens one network listen; the bootstrap carries every rank's handle
+ * to every rank; each connects to its rail peers and accepts theirs,
+ * which say who they are in their first message. A proxy thread
+ * (proxy.c) then moves the chunks the device stages (hier.c) over the
+ * rail (rail.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "submit.h"
+
+/* The transport, opened once per process and kept while a comm uses it. */
+static pthread_mutex_t coll_net_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tern_net *coll_net;
+static int coll_net_users;
+
+static tern_status_t coll_net_get(struct coll_hosts *h)
+{
+	tern_status_t status = TERN_SUCCESS;
+
+	h->ops = &tern_net_ofi;
+	pthread_mutex_lock(&coll_net_lock);
+	if (!coll_net)
+		status = h->ops->open(&coll_net);
+	if (status == TERN_SUCCESS) {
+		coll_net_users++;
+		h->net = coll_net;
+	}
+	pthread_mutex_unlock(&coll_net_lock);
+	return status;
+}
+
+static void coll_net_put(struct coll_hosts *h)
+{
+	if (!h->net)
+		return;
+	pthread_mutex_lock(&coll_net_lock);
+	if (--coll_net_users == 0) {
+		h->ops->close(coll_net);
+		coll_net = NULL;
+	}
+	pthread_mutex_unlock(&coll_net_lock);
+	h->net = NULL;
+}
+
+void coll_hosts_free(struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+
+	if (!h)
+		return;
+	coll_proxy_stop(top);
+	for (int j = 0; j < h->nhosts; j++) {
+		if (h->to[j])
+			h->ops->close_comm(h->to[j]);
+		if (h->from[j])
+			h->ops->close_comm(h->from[j]);
+	}
+	if (h->listen)
+		h->ops->close_listen(h->listen);
+	if (h->stage_mr)
+		h->ops->dereg_mr(h->net, h->stage_mr);
+	if (h->tmp_mr)
+		h->ops->dereg_mr(h->net, h->tmp_mr);
+	coll_net_put(h);
+	free(h->tmp);
+	if (h->stage)
+		tern_buffer_free(h->stage);
+	if (h->words)
+		tern_buffer_free(h->words);
+	free(h->queue);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+	top->hosts = NULL;
+}
+
+/* The host memory of the stage, mapped for us and for the device. */
+static tern_status_t coll_hosts_memory(struct tern_device *dev,
+				       struct coll_hosts *h)
+{
+	tern_status_t status;
+	void *cpu = NULL;
+
+	status = tern_buffer_alloc_internal(dev, TERN_MEMORY_HOST,
+					    COLL_STAGE_SLOTS * COLL_STAGE_BYTES,
+					    &h->stage, &cpu);
+	h->stage_cpu = cpu;
+	if (status == TERN_SUCCESS)
+		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_HOST,
+						    COLL_WORDS * sizeof(uint64_t),
+						    &h->words, &cpu);
+	if (status)
+		return status;
+	h->words_cpu = cpu;
+	memset((void *)h->words_cpu, 0, COLL_WORDS * sizeof(uint64_t));
+	h->tmp = aligned_alloc(4096, COLL_STAGE_BYTES);
+	if (!h->tmp)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	status = h->ops->reg_mr(h->net, h->stage_cpu,
+				COLL_STAGE_SLOTS * COLL_STAGE_BYTES,
+				&h->stage_mr);
+	if (status == TERN_SUCCESS)
+		status = h->ops->reg_mr(h->net, h->tmp, COLL_STAGE_BYTES,
+					&h->tmp_mr);
+	return status;
+}
+
+tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
+				const struct coll_hostmap *map,
+				struct tern_net_handle *handle,
+				struct tern_comm **out)
+{
+	struct tern_comm *top = calloc(1, sizeof(*top));
+	struct coll_hosts *h = calloc(1, sizeof(*h));
+	tern_status_t status;
+
+	if (!top || !h) {
+		free(top);
+		free(h);
+		coll_comm_free(local);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
+	pthread_mutex_init(&top->lock, NULL);
+	atomic_init(&top->error, TERN_SUCCESS);
+	top->rank = rank;
+	top->nranks = nranks;
+	top->dev = local->dev;
+	top->ops = local->ops;
+	top->forced_algo = local->forced_algo;
+	top->local = local;
+	top->hosts = h;
+	local->parent = top;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->cond, NULL);
+	h->nhosts = map->nhosts;
+	h->host = map->host_of[rank];
+	for (int r = 0; r < nranks; r++)
+		h->host_of[r] = map->host_of[r];
+	for (int j = 0; j < h->nhosts; j++)
+		h->rail[j] = coll_host_member(map, nranks, j,
+					      map->local_rank[rank]);
+	status = coll_net_get(h);
+	if (status == TERN_SUCCESS)
+		status = coll_hosts_memory(local->dev, h);
+	if (status == TERN_SUCCESS)
+		status = h->ops->listen(h->net, handle, &h->listen);
+	if (status) {
+		coll_comm_free(top);	/* and @local with it */
+		return status;
+	}
+	*out = top;
+	return TERN_SUCCESS;
+}
+
+/* Sends our rank on @comm, our first message: the acceptor learns who. */
+static tern_status_t coll_hosts_hello(struct coll_hosts *h,
+				      struct tern_net_comm *comm, void *at,
+				      struct tern_net_req **req)
+{
+	tern_status_t status;
+
+	do {
+		status = h->ops->isend(comm, at, sizeof(int32_t), h->tmp_mr,
+				       req);
+		if (status == TERN_ERROR_NOT_READY)
+			h->ops->wait(h->net, 1);
+	} while (status == TERN_ERROR_NOT_READY);
+	return status;
+}
+
+/* Waits for @req by @deadline; NULLs it once done. */
+static tern_status_t coll_hosts_finish(struct coll_hosts *h,
+				       struct tern_net_req **req,
+				       int64_t deadline)
+{
+	tern_status_t status = TERN_SUCCESS;
+	bool done = false;
+	size_t len;
+
+	while (*req && status == TERN_SUCCESS) {
+		status = h->ops->test(*req, &done, &len);
+		if (status || done) {
+			*req = NULL;
+			break;
+		}
+		if (coll_now_ms() >= deadline)
+			return TERN_ERROR_PEER_FAILED;
+		h->ops->wait(h->net, 10);
+	}
+	return status;
+}
+
+/* Accepts a rail peer's connection and learns, from its hello, its host. */
+static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
+				       int64_t deadline)
+{
+	struct coll_hosts *h = top->hosts;
+	struct tern_net_comm *comm = NULL;
+	struct tern_net_req *req = NULL;
+	tern_status_t status;
+	int host;
+
+	while ((status = h->ops->accept(h->listen, &comm)) ==
+	       TERN_ERROR_NOT_READY) {
+		if (coll_now_ms() >= deadline) {
+			tern_set_last_error("bootstrap: rank %d: a rank of its rail did not connect in time",
+					    top->rank);
+			return TERN_ERROR_PEER_FAILED;
+		}
+		h->ops->wait(h->net, 10);
+	}
+	if (status)
+		return status;
+	do {
+		status = h->ops->irecv(comm, slot, sizeof(*slot), h->tmp_mr,
+				       &req);
+		if (status == TERN_ERROR_NOT_READY)
+			h->ops->wait(h->net, 1);
+	} while (status == TERN_ERROR_NOT_READY);
+	if (status == TERN_SUCCESS)
+		status = coll_hosts_finish(h, &req, deadline);
+	host = status == TERN_SUCCESS && *slot >= 0 && *slot < top->nranks ?
+	       h->host_of[*slot] : -1;
+	if (host < 0 || host == h->host || h->from[host] ||
+	    h->rail[host] != *slot) {
+		h->ops->close_comm(comm);
+		return status ? status : TERN_ERROR_PEER_FAILED;
+	}
+	h->from[host] = comm;
+	return TERN_SUCCESS;
+}
+
+tern_status_t coll_hosts_connect(struct tern_comm *top,
+				 const struct tern_net_handle *handles,
+				 int64_t deadline)
+{
+	struct coll_hosts *h = top->hosts;
+	struct tern_net_req *req[COLL_MAX_RANKS] = { NULL };
+	int32_t *words = (int32_t *)h->tmp;
+	tern_status_t status = TERN_SUCCESS;
+
+	/* Our rank, sent from [0]; theirs land from [1] on. */
+	words[0] = top->rank;
+	for (int j = 0; j < h->nhosts && status == TERN_SUCCESS; j++) {
+		if (j == h->host)
+			continue;
+		status = h->ops->connect(h->net, &handles[h->rail[j]],
+					 &h->to[j]);
+		if (status == TERN_SUCCESS)
+			status = coll_hosts_hello(h, h->to[j], words, &req[j]);
+	}
+	for (int i = 1; i < h->nhosts && status == TERN_SUCCESS; i++)
+		status = coll_hosts_accept(top, &words[i], deadline);
+	for (int j = 0; j < h->nhosts; j++) {
+		tern_status_t done = coll_hosts_finish(h, &req[j], deadline);
+
+		if (status == TERN_SUCCESS)
+			status = done;
+	}
+	h->ops->close_listen(h->listen);
+	h->listen = NULL;
+	if (status == TERN_SUCCESS)
+		status = coll_proxy_start(top);
+	return status;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Communicators across hosts, on one machine: each "host" is a simulated
+ * machine of its own (TERN_SIM_MACHINE), whose devices nothing on another
+ * can import, joined over libfabric (FI_PROVIDER tcp over the loopback,
+ * or shm). Every rank is a process, this program again (--rank ...), that
+ * runs the collectives against a reference computed here and exits 0 only
+ * if every answer is exact.
+ *
+ * `test_hosts PROVIDER` runs the groups for one provider (libfabric reads
+ * FI_PROVIDER once per process).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tern.h"
+
+/* Exit codes of a rank, so the parent says what went wrong. */
+enum { RANK_OK, RANK_SETUP, RANK_INIT, RANK_WRONG, RANK_STATUS };
+
+static char self_path[4096];
+static char machine_base[64];
+
+/* Small values: every sum is exact in int32 and float32 alike. */
+static int32_t value(int rank, size_t i)
+{
+	return (int32_t)((rank % 7 + 1) * 100 + (int)(i % 97));
+}
+
+static int rank_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (%s)\n", tern_get_last_error());
+	return code;
+}
+
+/* One all-reduce of @count elements, checked against the reference. */
+static int check_all_reduce(tern_comm_t comm, tern_stream_t stream,
+			    tern_buffer_t send, tern_buffer_t recv,
+			    int32_t *send_cpu, int32_t *recv_cpu, int rank,
+			    int nranks, size_t count, tern_dtype_t dtype,
+			    tern_redop_t op)
+{
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	tern_status_t st;
+
+	for (size_t i = 0; i < count; i++) {
+		if (dtype == TERN_FLOAT32) {
+			float f = (float)value(rank, i);
+
+			memcpy(&send_cpu[i], &f, 4);
+		} else {
+			send_cpu[i] = value(rank, i);
+		}
+	}
+	memset(recv_cpu, 0xa5, count * 4 + 4);
+	st = tern_all_reduce(s, r, count, dtype, op, comm, stream);
+	if (st == TERN_SUCCESS)
+		st = tern_stream_synchronize(stream);
+	if (st)
+		return rank_fail(RANK_STATUS, "rank %d: all-reduce of %zu: %s", rank,
+			    count, tern_status_name(st));
+	for (size_t i = 0; i < count; i++) {
+		int64_t want = op == TERN_MAX ? INT64_MIN : 0;
+		int64_t got;
+
+		for (int q = 0; q < nranks; q++) {
+			int64_t v = value(q, i);
+
+			want = op == TERN_MAX ? (v > want ? v : want) : want + v;
+		}
+		if (op == TERN_AVG)
+			want /= nranks;
+		if (dtype == TERN_FLOAT32) {
+			float f;
+
+			memcpy(&f, &recv_cpu[i], 4);
+			if (op == TERN_AVG) {
+				/* sums of whole numbers, divided once */
+				double exact = 0;
+
+				for (int q = 0; q < nranks; q++)
+					exact += value(q, i);
+				if ((float)(exact / nranks) != f)
+					return rank_fail(RANK_WRONG, "rank %d: avg [%zu] of %zu: %g, want %g",
+						    rank, i, count, f,
+						    exact / nranks);
+				continue;
+			}
+			got = (int64_t)f;
+		} else {
+			got = recv_cpu[i];
+		}
+		if (got != want)
+			return rank_fail(RANK_WRONG, "rank %d: [%zu] of %zu: %lld, want %lld",
+				    rank, i, count, (long long)got,
+				    (long long)want);
+	}
+	if (recv_cpu[count] != (int32_t)0xa5a5a5a5)
+		return rank_fail(RANK_WRONG, "rank %d: wrote past %zu", rank, count);
+	return RANK_OK;
+}
+
+/* Sizes: none, one, odd, shards of one chunk, and several chunks. */
+static const size_t sizes[] = { 0, 1, 7, 4099, 300001, 1500001 };
+
+static int rank_main(const char *hex, int rank, int nranks, int device)
+{
+	const size_t most = 1500001 + 1;
+	tern_buffer_t send, recv;
+	tern_unique_id_t id;
+	tern_stream_t stream;
+	tern_device_t dev;
+	tern_comm_t comm;
+	void *send_cpu, *recv_cpu;
+	int code = RANK_OK;
+
+	for (size_t i = 0; i < sizeof(id.internal); i++)
+		sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&id.internal[i]);
+	if (tern_device_open(device, &dev) ||
+	    tern_stream_create(dev, &stream) ||
+	    tern_buffer_alloc(dev, TERN_MEMORY_HOST, most * 4, &send) ||
+	    tern_buffer_alloc(dev, TERN_MEMORY_HOST, most * 4, &recv) ||
+	    tern_buffer_map(send, &send_cpu) || tern_buffer_map(recv, &recv_cpu))
+		return rank_fail(RANK_SETUP, "rank %d: setup", rank);
+	if (tern_comm_init_rank(&comm, nranks, &id, rank, dev))
+		return rank_fail(RANK_INIT, "rank %d: init", rank);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
+		code = check_all_reduce(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, sizes[k],
+					TERN_INT32, TERN_SUM);
+	if (!code)
+		code = check_all_reduce(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, 1001,
+					TERN_FLOAT32, TERN_SUM);
+	if (!code)
+		code = check_all_reduce(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, 1001,
+					TERN_INT32, TERN_MAX);
+	if (!code)
+		code = check_all_reduce(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, 1001,
+					TERN_FLOAT32, TERN_AVG);
+	if (tern_comm_destroy(comm) && !code)
+		code = rank_fail(RANK_STATUS, "rank %d: destroy", rank);
+	return code;
+}
+
+/*
+ * Runs @n ranks, rank r on host @host[r] as device @device[r] of its
+ * machine; all must exit with @want.
+ */
+static void run_ranks(int n, const int *host, const int *device, int want)
+{
+	tern_unique_id_t id;
+	char hex[2 * sizeof(id.internal) + 1];
+	pid_t pids[64];
+
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	for (size_t i = 0; i < sizeof(id.internal); i++)
+		sprintf(hex + 2 * i, "%02x", (unsigned char)id.internal[i]);
+	for (int r = 0; r < n; r++) {
+		pids[r] = fork();
+		assert_true(pids[r] >= 0);
+		if (pids[r] == 0) {
+			char machine[96], rs[16], ns[16], ds[16];
+
+			snprintf(machine, sizeof(machine), "%s-h%d",
+				 machine_base, host[r]);
+			setenv("TERN_SIM_MACHINE", machine, 1);
+			snprintf(rs, sizeof(rs), "%d", r);
+			snprintf(ns, sizeof(ns), "%d", n);
+			snprintf(ds, sizeof(ds), "%d", device[r]);
+			execl(self_path, self_path, "--rank", hex, rs, ns, ds,
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int r = 0; r < n; r++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != want)
+			fail_msg("rank %d of %d: exit %d, want %d", r, n,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				 want);
+	}
+}
+
+/*
+ * @hosts x @per ranks, rank r on host r % @hosts (interleaved, so a host's
+ * ranks are not a run of ranks) as device r / @hosts of its machine.
+ */
+static void run_hosts(int hosts, int per, int want)
+{
+	int host[64], device[64];
+
+	for (int r = 0; r < hosts * per; r++) {
+		host[r] = r % hosts;
+		device[r] = r / hosts;
+	}
+	run_ranks(hosts * per, host, device, want);
+}
+
+static void test_2_hosts_1(void **state)
+{
+	(void)state;
+	run_hosts(2, 1, RANK_OK);
+}
+
+static void test_2_hosts_4(void **state)
+{
+	(void)state;
+	run_hosts(2, 4, RANK_OK);
+}
+
+static void test_4_hosts_4(void **state)
+{
+	(void)state;
+	run_hosts(4, 4, RANK_OK);
+}
+
+/* Hosts holding different numbers of ranks: refused on every rank. */
+static void test_uneven_hosts(void **state)
+{
+	const int host[3] = { 0, 0, 1 }, device[3] = { 0, 1, 0 };
+
+	(void)state;
+	run_ranks(3, host, device, RANK_INIT);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tcp[] = {
+		cmocka_unit_test(test_2_hosts_1),
+		cmocka_unit_test(test_2_hosts_4),
+		cmocka_unit_test(test_4_hosts_4),
+		cmocka_unit_test(test_uneven_hosts),
+	};
+	const struct CMUnitTest shm[] = {
+		cmocka_unit_test(test_2_hosts_4),
+	};
+	static char dir[] = "/tmp/tern-hosts.XXXXXX";
+	const char *provider = argc > 1 ? argv[1] : "tcp";
+	char host0[80];
+	ssize_t len;
+
+	if (argc == 6 && strcmp(argv[1], "--rank") == 0)
+		return rank_main(argv[2], atoi(argv[3]), atoi(argv[4]),
+				 atoi(argv[5]));
+	len = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	if (len < 0)
+		return 1;
+	self_path[len] = 0;
+	if (!getenv("TERN_SIM_DIR")) {
+		if (!mkdtemp(dir))
+			return 1;
+		setenv("TERN_SIM_DIR", dir, 1);
+	}
+	snprintf(machine_base, sizeof(machine_base), "hosts-%d", (int)getpid());
+	/* The id is made on host 0's machine. */
+	snprintf(host0, sizeof(host0), "%s-h0", machine_base);
+	setenv("TERN_SIM_MACHINE", host0, 1);
+	setenv("TERN_BACKEND", "sim", 1);
+	setenv("TERN_SIM_DEVICES", "4", 1);
+	setenv("TERN_SIM_TOPOLOGY", "ring", 1);
+	setenv("TERN_SIM_MEM_MB", "64", 1);
+	setenv("TERN_SIM_IDLE_MS", "2000", 1);
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "60000", 1);
+	setenv("FI_PROVIDER", provider, 1);
+	setenv("FI_TCP_IFACE", "lo", 1);
+	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
+	if (strcmp(provider, "shm") == 0)
+		return cmocka_run_group_tests_name("hosts-shm", shm, NULL,
+						   NULL) ? 1 : 0;
+	return cmocka_run_group_tests_name("hosts-tcp", tcp, NULL, NULL) ?
+	       1 : 0;
+}
