@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -28,6 +30,7 @@ enum { RANK_OK, RANK_SETUP, RANK_INIT, RANK_WRONG, RANK_STATUS };
 
 static char self_path[4096];
 static char machine_base[64];
+static int machine_round;	/* each run its own machines, fresh settings */
 
 /* Small values: every sum is exact in int32 and float32 alike. */
 static int32_t value(int rank, size_t i)
@@ -116,8 +119,77 @@ static int check_all_reduce(tern_comm_t comm, tern_stream_t stream,
 /* Sizes: none, one, odd, shards of one chunk, and several chunks. */
 static const size_t sizes[] = { 0, 1, 7, 4099, 300001, 1500001 };
 
+static void parse_id(const char *hex, tern_unique_id_t *id)
+{
+	for (size_t i = 0; i < sizeof(id->internal); i++)
+		sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&id->internal[i]);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The fault test's rank: all-reduces until one fails, having told the
+ * parent (a byte on fd @ready) once the first passed. The parent kills
+ * host 1's ranks; a survivor must see TERN_ERROR_PEER_FAILED, well before
+ * the job timeout, and then make a comm of host 0's ranks with @hex2 and
+ * all-reduce on it.
+ */
+static int rank_fault(tern_comm_t comm, tern_device_t dev,
+		      tern_stream_t stream, tern_buffer_t send,
+		      tern_buffer_t recv, int32_t *send_cpu, int32_t *recv_cpu,
+		      int rank, int nranks, const char *hex2, int ready)
+{
+	const size_t count = 500000;
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	tern_unique_id_t id2;
+	tern_comm_t again;
+	tern_status_t st;
+	double start;
+	int code;
+
+	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
+				rank, nranks, count, TERN_INT32, TERN_SUM);
+	if (code)
+		return code;
+	if (write(ready, "x", 1) != 1)
+		return RANK_SETUP;
+	do {
+		start = now_s();
+		st = tern_all_reduce(s, r, count, TERN_INT32, TERN_SUM, comm,
+				     stream);
+		if (st == TERN_SUCCESS)
+			st = tern_stream_synchronize(stream);
+	} while (st == TERN_SUCCESS);
+	if (st != TERN_ERROR_PEER_FAILED)
+		return rank_fail(RANK_STATUS, "rank %d: failed with %s", rank,
+				 tern_status_name(st));
+	/* The job timeout is 600 s: detection, not the timeout, ended it. */
+	if (now_s() - start > 60)
+		return rank_fail(RANK_STATUS, "rank %d: failed after %.0f s",
+				 rank, now_s() - start);
+	fprintf(stderr, "rank %d: %s after %.3f s\n", rank,
+		tern_status_name(st), now_s() - start);
+	tern_comm_destroy(comm);
+	parse_id(hex2, &id2);
+	if (tern_comm_init_rank(&again, nranks / 2, &id2, rank / 2, dev))
+		return rank_fail(RANK_INIT, "rank %d: init without host 1",
+				 rank);
+	code = check_all_reduce(again, stream, send, recv, send_cpu, recv_cpu,
+				rank / 2, nranks / 2, 1001, TERN_INT32,
+				TERN_SUM);
+	tern_comm_destroy(again);
+	return code;
+}
+
 static int rank_main(const char *hex, int rank, int nranks, int device)
 {
+	const char *fault = getenv("TEST_HOSTS_FAULT");
 	const size_t most = 1500001 + 1;
 	tern_buffer_t send, recv;
 	tern_unique_id_t id;
@@ -127,8 +199,7 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 	void *send_cpu, *recv_cpu;
 	int code = RANK_OK;
 
-	for (size_t i = 0; i < sizeof(id.internal); i++)
-		sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&id.internal[i]);
+	parse_id(hex, &id);
 	if (tern_device_open(device, &dev) ||
 	    tern_stream_create(dev, &stream) ||
 	    tern_buffer_alloc(dev, TERN_MEMORY_HOST, most * 4, &send) ||
@@ -137,6 +208,10 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		return rank_fail(RANK_SETUP, "rank %d: setup", rank);
 	if (tern_comm_init_rank(&comm, nranks, &id, rank, dev))
 		return rank_fail(RANK_INIT, "rank %d: init", rank);
+	if (fault)
+		return rank_fault(comm, dev, stream, send, recv, send_cpu,
+				  recv_cpu, rank, nranks, fault + 2,
+				  fault[0] - '0');
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, sizes[k],
@@ -162,23 +237,31 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
  * Runs @n ranks, rank r on host @host[r] as device @device[r] of its
  * machine; all must exit with @want.
  */
-static void run_ranks(int n, const int *host, const int *device, int want)
+static void id_hex(char *hex)
 {
 	tern_unique_id_t id;
-	char hex[2 * sizeof(id.internal) + 1];
-	pid_t pids[64];
 
 	assert_int_equal(tern_get_unique_id(&id), 0);
 	for (size_t i = 0; i < sizeof(id.internal); i++)
 		sprintf(hex + 2 * i, "%02x", (unsigned char)id.internal[i]);
+}
+
+/* Starts @n ranks, rank r on host @host[r] as device @device[r]. */
+static void spawn_ranks(int n, const int *host, const int *device,
+			pid_t *pids)
+{
+	char hex[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
+
+	id_hex(hex);
+	machine_round++;
 	for (int r = 0; r < n; r++) {
 		pids[r] = fork();
 		assert_true(pids[r] >= 0);
 		if (pids[r] == 0) {
 			char machine[96], rs[16], ns[16], ds[16];
 
-			snprintf(machine, sizeof(machine), "%s-h%d",
-				 machine_base, host[r]);
+			snprintf(machine, sizeof(machine), "%s-%d-h%d",
+				 machine_base, machine_round, host[r]);
 			setenv("TERN_SIM_MACHINE", machine, 1);
 			snprintf(rs, sizeof(rs), "%d", r);
 			snprintf(ns, sizeof(ns), "%d", n);
@@ -188,6 +271,14 @@ static void run_ranks(int n, const int *host, const int *device, int want)
 			_exit(127);
 		}
 	}
+}
+
+/* Runs @n ranks as spawn_ranks() does; all must exit with @want. */
+static void run_ranks(int n, const int *host, const int *device, int want)
+{
+	pid_t pids[64];
+
+	spawn_ranks(n, host, device, pids);
 	for (int r = 0; r < n; r++) {
 		int status;
 
@@ -232,6 +323,46 @@ static void test_4_hosts_4(void **state)
 	run_hosts(4, 4, RANK_OK);
 }
 
+/*
+ * Host 1's processes killed mid-all-reduce, with a job timeout of 600 s:
+ * host 0's ranks fail with TERN_ERROR_PEER_FAILED (within 60 s, so the
+ * bootstrap's links, not the timeout, ended it) and then work on a comm
+ * of their own.
+ */
+static void test_host_killed(void **state)
+{
+	const int host[4] = { 0, 1, 0, 1 }, device[4] = { 0, 0, 1, 1 };
+	char env[300], hex2[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
+	int ready[2], status;
+	pid_t pids[4];
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_true(ready[1] < 10);
+	id_hex(hex2);
+	snprintf(env, sizeof(env), "%d:%s", ready[1], hex2);
+	setenv("TEST_HOSTS_FAULT", env, 1);
+	setenv("TERN_SIM_JOB_TIMEOUT_MS", "600000", 1);
+	spawn_ranks(4, host, device, pids);
+	unsetenv("TEST_HOSTS_FAULT");
+	unsetenv("TERN_SIM_JOB_TIMEOUT_MS");
+	close(ready[1]);
+	for (int r = 0; r < 4; r++)
+		assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	kill(pids[1], SIGKILL);
+	kill(pids[3], SIGKILL);
+	for (int r = 0; r < 4; r++) {
+		assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+		if (host[r] == 1)
+			continue;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != RANK_OK)
+			fail_msg("survivor %d: exit %d", r,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+}
+
 /* Hosts holding different numbers of ranks: refused on every rank. */
 static void test_uneven_hosts(void **state)
 {
@@ -248,6 +379,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_2_hosts_4),
 		cmocka_unit_test(test_4_hosts_4),
 		cmocka_unit_test(test_uneven_hosts),
+		cmocka_unit_test(test_host_killed),
 	};
 	const struct CMUnitTest shm[] = {
 		cmocka_unit_test(test_2_hosts_4),
