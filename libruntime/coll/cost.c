@@ -422,6 +422,10 @@ TERN_API tern_status_t tern_comm_lower_bound(tern_comm_t comm,
 
 	if (!us || !coll_comm_valid(comm) || !coll_public_kind(coll, &kind))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	if (comm->hosts) {
+		tern_set_last_error("the cost model does not yet take in the network between hosts");
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
 	if ((kind == COLL_BROADCAST || kind == COLL_REDUCE) &&
 	    (root < 0 || root >= comm->nranks))
 		return TERN_ERROR_INVALID_ARGUMENT;

@@ -160,6 +160,10 @@ TERN_API tern_status_t tern_comm_algorithms(tern_comm_t comm,
 	if (!count || (!out && capacity) || !coll_comm_valid(comm) ||
 	    !coll_public_kind(coll, &kind))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	if (comm->hosts) {
+		tern_set_last_error("the tuner does not yet model a communicator across hosts");
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
 	/* a call counts a rank's piece where nccl-tests counts the array */
 	if (kind == COLL_ALL_GATHER || kind == COLL_REDUCE_SCATTER ||
 	    kind == COLL_ALL_TO_ALL)

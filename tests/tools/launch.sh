@@ -101,15 +101,33 @@ if command -v mpirun >/dev/null; then
 		sh -c "[ $rc -eq 0 ] && [ \$(grep -c 'one per process (mpirun)' '$out') -eq 1 ] && grep -q '^# Out of bounds values : 0 OK' '$out'"
 	check "mpirun -np 4: the busiest link's bytes as with one process" \
 		near "$one" "$(busiest "$out")"
+	# Four simulated hosts of two ranks, over libfabric's tcp on loopback.
+	# shellcheck disable=SC2086
+	run mpirun $root --oversubscribe -np 8 -x TERN_BACKEND -x TERN_SIM_DEVICES \
+		-x TERN_SIM_MEM_MB -x TERN_SIM_DIR -x TERN_SIM_DAEMON \
+		-x TERN_SIM_MACHINE -x TERN_SIM_IDLE_MS -x MASTER_PORT="$((port + 1))" \
+		-x FI_PROVIDER=tcp -x FI_TCP_IFACE=lo -x TERN_SOCKET_IFNAME==lo \
+		"$bench" all-reduce -H 4 $sizes
+	check "mpirun -np 8 -H 4: across 4 hosts, one table, no wrong value" \
+		sh -c "[ $rc -eq 0 ] && [ \$(grep -c 'one per process (mpirun)' '$out') -eq 1 ] && grep -q '^# Out of bounds values : 0 OK' '$out'"
+	port=$((port + 2))
 else
 	skip "mpirun -np 4" "no mpirun (Debian's openmpi-bin)"
+	skip "mpirun -np 8 -H 4" "no mpirun (Debian's openmpi-bin)"
 fi
 
 # ---- bad launcher settings ----
 usage_error() {
-	name=$1 pattern=$2
+	name=$1 pattern=$2 vars=
 	shift 2
-	run env "$@" "$bench" all-reduce -b 4K -e 4K
+	# VAR=VALUE... [-- OPTION...]
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars="$vars $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	# shellcheck disable=SC2086 # $vars is a list of assignments
+	run env $vars "$bench" all-reduce -b 4K -e 4K "$@"
 	check "$name" sh -c "[ $rc -eq 2 ] && grep -q -e \"\$1\" '$err'" _ "$pattern"
 }
 usage_error "RANK without WORLD_SIZE" "WORLD_SIZE=(not set): expected a number from 1 to 64" RANK=1
@@ -122,6 +140,11 @@ check "-g under a launcher" \
 	sh -c "[ $rc -eq 2 ] && grep -q -- '-g 2: under torchrun each process is one rank on one device' '$err'"
 usage_error "a local rank with no device" "local rank 7 has no device; 4 present" \
 	RANK=1 WORLD_SIZE=8 LOCAL_RANK=7
+usage_error "-H that does not divide the ranks" "-H 3: expected a number of hosts that divides the 4 ranks" \
+	RANK=1 WORLD_SIZE=4 -- -H 3
+run "$bench" all-reduce -H 2
+check "-H without a launcher" \
+	sh -c "[ $rc -eq 2 ] && grep -q -- '-H wants ranks from a launcher' '$err'"
 
 run env RANK=1 WORLD_SIZE=2 MASTER_PORT="$port" TERN_COMM_INIT_TIMEOUT_MS=300 \
 	"$bench" all-reduce -b 4K -e 4K

@@ -820,6 +820,14 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 	ret = bench_launch_detect(prog, &launch);
 	if (ret == EXIT_USAGE)
 		return ret;
+	if (opts.sim_hosts && ret != 1) {
+		fprintf(stderr, "%s: -H wants ranks from a launcher (mpirun, srun, torchrun)\n",
+			prog);
+		return EXIT_USAGE;
+	}
+	if (opts.sim_hosts &&
+	    bench_launch_sim_hosts(prog, &launch, opts.sim_hosts))
+		return EXIT_USAGE;
 	if (ret == 1) {
 		b.launch = &launch;
 		/* Rank 0 speaks for the job, as nccl-tests' rank 0 does. */

@@ -113,6 +113,27 @@ int bench_launch_detect(const char *prog, struct bench_launch *l)
 	return size > 1 ? 1 : 0;
 }
 
+int bench_launch_sim_hosts(const char *prog, struct bench_launch *l,
+			   long hosts)
+{
+	const char *base = getenv("TERN_SIM_MACHINE");
+	char name[128];
+	int per;
+
+	if (l->size % hosts) {
+		fprintf(stderr, "%s: -H %ld: expected a number of hosts that divides the %d ranks\n",
+			prog, hosts, l->size);
+		return EXIT_USAGE;
+	}
+	per = l->size / (int)hosts;
+	if (!base || !*base || strcmp(base, "auto") == 0)
+		base = "tern-bench";
+	snprintf(name, sizeof(name), "%.100s-host%d", base, l->rank / per);
+	setenv("TERN_SIM_MACHINE", name, 1);
+	l->local_rank = l->rank % per;
+	return 0;
+}
+
 static long launch_now_ms(void)
 {
 	struct timespec ts;

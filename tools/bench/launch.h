@@ -28,6 +28,15 @@ struct bench_launch {
 int bench_launch_detect(const char *prog, struct bench_launch *l);
 
 /*
+ * Puts the launcher's ranks on @hosts simulated machines, as many on
+ * each, in runs (rank r on host r / (size / @hosts)), each named after
+ * TERN_SIM_MACHINE (or "tern-bench") and its host's number; a rank uses
+ * its place on its host as its device. Returns 0, or EXIT_USAGE after
+ * saying why not.
+ */
+int bench_launch_sim_hosts(const char *prog, struct bench_launch *l,
+			   long hosts);
+/*
  * Rank 0: makes @id and sends it to every other rank as it connects. The
  * others: connect (retrying until the timeout) and receive it. Returns 0,
  * or 1 after saying what failed.

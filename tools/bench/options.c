@@ -39,6 +39,7 @@ static const struct option bench_coll_long_options[] = {
 	{ "root", required_argument, NULL, 'r' },
 	{ "ngpus", required_argument, NULL, 'g' },
 	{ "ndevices", required_argument, NULL, 'g' },
+	{ "sim-hosts", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -93,6 +94,9 @@ static const char *bench_wanted(int opt, bool coll)
 			return "a root rank, a whole number from 0";
 		case 'g':
 			return "a number of devices, a whole number from 1";
+		case 'H':
+			return "a number of simulated hosts from 1 to 64 that "
+			       "divides the launcher's ranks";
 		}
 	}
 	switch (opt) {
@@ -174,6 +178,8 @@ static bool bench_parse_coll_value(int opt, const char *text,
 		return cli_parse_long(text, 0, INT_MAX, &coll->root);
 	case 'g':
 		return cli_parse_long(text, 1, INT_MAX, &coll->ndev);
+	case 'H':
+		return cli_parse_long(text, 1, 64, &coll->sim_hosts);
 	}
 	return false;
 }
@@ -182,7 +188,7 @@ static bool bench_parse_value(int opt, const char *text,
 			      struct bench_options *opts,
 			      struct bench_coll_options *coll)
 {
-	if (coll && strchr("cdorg", opt))
+	if (coll && strchr("cdorgH", opt))
 		return bench_parse_coll_value(opt, text, coll);
 	switch (opt) {
 	case 'b':
@@ -234,7 +240,7 @@ static enum bench_parse_result bench_parse(int argc, char **argv,
 					   bool latency)
 {
 	const char *name = argv[0];
-	const char *optstring = coll ? "+:b:e:f:n:w:c:d:o:r:g:h" :
+	const char *optstring = coll ? "+:b:e:f:n:w:c:d:o:r:g:H:h" :
 				latency ? "+:n:w:d:h" : "+:b:e:f:n:w:d:h";
 	const struct option *longopts = coll ? bench_coll_long_options :
 					latency ? bench_latency_long_options :
@@ -332,6 +338,7 @@ enum bench_parse_result bench_parse_coll_options(int argc, char **argv,
 	opts->op = TERN_SUM;
 	opts->root = 0;
 	opts->ndev = 0;
+	opts->sim_hosts = 0;
 	return bench_parse(argc, argv, &opts->sweep, opts, false);
 }
 
@@ -347,6 +354,8 @@ void bench_print_coll_usage(const char *name, const char *summary)
 	       "  -o, --op OP                sum, prod, min, max or avg (default sum)\n"
 	       "  -r, --root N               root rank of broadcast and reduce (default 0)\n"
 	       "  -g, --ngpus N              devices, one rank each (default: all)\n"
+	       "  -H, --sim-hosts N          under a launcher: the ranks in N runs, each\n"
+	       "                             a simulated machine of its own (a host)\n"
 	       "  -h, --help                 show this help\n"
 	       "\n"
 	       "The exit status is 0 when every result is right, 1 when any is wrong\n"

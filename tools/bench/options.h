@@ -53,6 +53,7 @@ struct bench_coll_options {
 	tern_redop_t op;	/* -o */
 	long root;		/* -r: checked against the ranks later */
 	long ndev;		/* -g: 0 means every device */
+	long sim_hosts;		/* -H: ranks on this many simulated hosts */
 };
 
 /* As bench_parse_options(), for a collective test. */
