@@ -97,6 +97,12 @@ struct tern_backend_ops {
 	 * names differ share no memory. NULL where the host is the machine.
 	 */
 	void (*machine_name)(char *buf, size_t len);
+	/*
+	 * The host wrote, through a mapping, a word a job may wait on: the
+	 * device's waiting jobs look again now. NULL where they look often
+	 * enough by themselves.
+	 */
+	void (*host_wrote)(struct tern_be_device *dev);
 	tern_status_t (*memory_usage)(struct tern_be_device *dev,
 				      uint64_t *used, uint64_t *total);
 

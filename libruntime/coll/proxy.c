@@ -114,7 +114,10 @@ static void coll_proxy_chunk(struct tern_comm *top,
 		return;
 	}
 	__atomic_store_n(&h->words_cpu[COLL_WORD_DONE], c->seq,
-			 __ATOMIC_RELEASE);
+			 __ATOMIC_SEQ_CST);
+	/* The device's wait would see it only at its next look. */
+	if (top->dev->ops->host_wrote)
+		top->dev->ops->host_wrote(top->dev->be);
 }
 
 static void *coll_proxy_main(void *arg)

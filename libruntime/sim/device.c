@@ -382,6 +382,7 @@ const struct tern_backend_ops tern_sim_backend = {
 	.device_close = sim_close,
 	.device_query = sim_query,
 	.machine_name = sim_machine_name,
+	.host_wrote = sim_host_wrote,
 	.memory_usage = sim_memory_usage,
 	.buffer_create = sim_buffer_create,
 	.buffer_map = sim_buffer_map,

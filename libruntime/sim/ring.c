@@ -107,6 +107,18 @@ static void sim_ring_bell(struct sim_conn *conn)
 	}
 }
 
+void sim_host_wrote(struct tern_be_device *dev)
+{
+	struct sim_conn *conn = sim_conn_get();
+
+	(void)dev;
+	if (!conn || !conn->bell)
+		return;		/* the engines' bounded look still sees it */
+	__atomic_fetch_add(&conn->bell->host_writes, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&conn->bell->seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &conn->bell->seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 /*
  * The ring is full: the machine has a megabyte of work from us. Waits a
  * little for it to take some, as a full command ring holds up a driver;

@@ -149,6 +149,8 @@ tern_status_t sim_ring_init(struct sim_conn *conn, int *fd);
 void sim_ring_fini(struct sim_conn *conn);
 /* Maps the machine's doorbell page, @fd (HELLO's reply), if it is one. */
 void sim_doorbell_map(struct sim_conn *conn, int fd);
+/* backend op host_wrote: the machine's parked engines look now. */
+void sim_host_wrote(struct tern_be_device *dev);
 /*
  * Writes one record into the ring, ringing the doorbell if the machine
  * asks for it; false if it does not fit (then it goes on the socket).

@@ -140,14 +140,18 @@ struct sim_msg_header {
 /*
  * The machine's doorbell page: a sealed memfd of SIM_DOORBELL_BYTES the
  * machine hands every process in HELLO's reply. Its workers sleep on
- * @seq (a futex); whoever wants one awake adds 1 to it and wakes it. The
- * page holds nothing else the machine relies on: a process that writes
- * it can only wake workers for nothing, as its user could anyway.
+ * @seq (a futex); whoever wants one awake adds 1 to it and wakes it. A
+ * process that wrote, through a mapping, a word a job may wait on adds 1
+ * to @host_writes first: the machine's parked engines then look again
+ * at once, not at their next bounded look. The page holds nothing else
+ * the machine relies on: a process that writes it can only wake workers
+ * and engines for nothing, as its user could anyway.
  */
 #define SIM_DOORBELL_BYTES	4096u
 
 struct sim_doorbell {
 	uint32_t seq;
+	uint32_t host_writes;
 };
 
 /* What a machine is: fixed when it starts. */

@@ -260,6 +260,7 @@ struct machine_sched {
 	struct machine_client *rings[MACHINE_MAX_RINGS];
 	unsigned int ring_slots;	/* slots ever used */
 	uint32_t doorbell;		/* the rings' bell: 0, or even */
+	uint32_t host_writes;		/* the bell page's, last acted on */
 	uint32_t bell_last;		/* the last bell set */
 	unsigned int cpus, workers;
 	pthread_t threads[MACHINE_MAX_WORKERS];

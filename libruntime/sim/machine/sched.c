@@ -245,6 +245,24 @@ static void machine_after_turn(struct machine_sched *s,
 }
 
 /* Queues the parked engines due by @now; the next look after. */
+/*
+ * A process wrote words through a mapping (wire.h): every parked engine
+ * looks now. Sched lock held.
+ */
+static void machine_host_wrote(struct machine_sched *s, uint64_t now)
+{
+	uint32_t seen = __atomic_load_n(&s->bell->host_writes,
+					__ATOMIC_ACQUIRE);
+
+	if (seen == __atomic_load_n(&s->host_writes, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&s->host_writes, seen, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < atomic_load(&s->parked_count); i++)
+		if (s->parked[i]->look_ns > now)
+			s->parked[i]->look_ns = now;
+	s->next_look = now;
+}
+
 static uint64_t machine_due(struct machine_sched *s, uint64_t now)
 {
 	uint64_t next = now + MACHINE_SLEEP_MAX_NS;
@@ -388,7 +406,11 @@ static void machine_spin(struct machine_sched *s, uint64_t until)
 	pthread_mutex_unlock(&s->lock);
 	do {
 		for (int k = 0; k < 16 && !moved; k++) {
-			moved = machine_sched_contended(s);
+			moved = machine_sched_contended(s) ||
+				__atomic_load_n(&s->bell->host_writes,
+						__ATOMIC_RELAXED) !=
+				__atomic_load_n(&s->host_writes,
+						__ATOMIC_RELAXED);
 			for (i = 0; i < n && !moved; i++)
 				moved = machine_ring_pending(&watched[i]->ring);
 			tern_cpu_relax();
@@ -419,6 +441,10 @@ static void machine_idle(struct machine_sched *s, uint64_t next, bool *spun)
 	}
 	*spun = false;
 	seq = __atomic_load_n(&s->bell->seq, __ATOMIC_SEQ_CST);
+	/* A process adds to host_writes before seq: none is missed. */
+	if (__atomic_load_n(&s->bell->host_writes, __ATOMIC_SEQ_CST) !=
+	    s->host_writes)
+		return;
 	if (!s->active && !s->spinners && !s->doorbell) {
 		/* No one will look: bells from now, then one last look. */
 		machine_rings_bell(s, true);
@@ -453,6 +479,7 @@ static void *machine_worker_main(void *arg)
 	for (;;) {
 		uint64_t now = machine_clock_ns();
 
+		machine_host_wrote(s, now);
 		if (now >= s->next_look)
 			s->next_look = machine_due(s, now);
 		machine_rings_take(s);
