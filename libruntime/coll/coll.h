@@ -391,6 +391,9 @@ struct coll_hosts {
 	uint8_t *stage_cpu;
 	volatile uint64_t *words_cpu;	/* COLL_WORD_STAGED, COLL_WORD_DONE */
 	uint64_t built;			/* chunks the programs have staged */
+	/* Device memory a collective composed of all-reduce works in. */
+	tern_buffer_t temp;
+	uint64_t temp_bytes;
 	/* The proxy thread and the chunks it has to do, in order. */
 	pthread_t thread;
 	bool running, stop;
@@ -512,6 +515,8 @@ void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
 			   uint64_t src1, uint64_t count, tern_dtype_t dtype,
 			   tern_redop_t op);
 
+/* Zeroes @bytes at @dst. */
+void coll_emit_fill(struct coll_prog *p, uint64_t dst, uint64_t bytes);
 /* Sets the u64 at @addr to @value. */
 void coll_emit_signal(struct coll_prog *p, uint64_t addr, uint64_t value);
 /* Waits for the u64 at @addr to reach @value, or the comm's abort. */

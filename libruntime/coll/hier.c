@@ -11,8 +11,15 @@
  * host's rings gives every rank every shard. A chunk waits for a free slot
  * only behind the chunk COLL_STAGE_SLOTS before it, so the device copies
  * while the network moves.
+ *
+ * The other collectives are all-reduces for now, exact by construction:
+ * all-gather and broadcast sum, as unsigned integers, a buffer where only
+ * one rank's bytes are not zero; reduce-scatter and reduce all-reduce into
+ * device memory of the comm's (temp) and keep their part. They move twice
+ * the bytes a collective of their own would.
  */
 #include "coll.h"
+#include "submit.h"
 
 /*
  * Stages @count elements from @src through the proxy back to @dst (both
@@ -81,6 +88,117 @@ static void coll_hier_all_reduce(struct coll_call *call, struct coll_hosts *h)
 	coll_ring_shards(call, local->nchannels, true);
 }
 
+/* An all-reduce of @count elements from @send to @recv, as @call's op. */
+static void coll_hier_reduce_all(struct coll_call *call, struct coll_hosts *h,
+				 uint64_t send, uint64_t recv, uint64_t count,
+				 tern_dtype_t dtype, tern_redop_t redop)
+{
+	const struct coll_op saved = call->op;
+
+	call->op.send = send;
+	call->op.recv = recv;
+	call->op.count = count;
+	call->op.dtype = dtype;
+	call->op.redop = redop;
+	call->esize = tern_dtype_bytes(dtype);
+	call->chunk_elems = COLL_RING_CHUNK_BYTES / call->esize;
+	if (count)
+		coll_hier_all_reduce(call, h);
+	call->op = saved;
+	call->esize = tern_dtype_bytes(saved.dtype);
+	call->chunk_elems = COLL_RING_CHUNK_BYTES / call->esize;
+}
+
+/* Sums @bytes at @buf bytewise: exact where one rank's are not zero. */
+static void coll_hier_merge(struct coll_call *call, struct coll_hosts *h,
+			    uint64_t buf, uint64_t bytes)
+{
+	if (bytes % 4 == 0)
+		coll_hier_reduce_all(call, h, buf, buf, bytes / 4, TERN_UINT32,
+				     TERN_SUM);
+	else
+		coll_hier_reduce_all(call, h, buf, buf, bytes, TERN_UINT8,
+				     TERN_SUM);
+}
+
+/* The device memory @op needs of the comm's temp. */
+static uint64_t coll_hier_temp_bytes(const struct tern_comm *top,
+				     const struct coll_op *op)
+{
+	const uint64_t bytes = op->count * tern_dtype_bytes(op->dtype);
+
+	if (op->kind == COLL_REDUCE_SCATTER)
+		return bytes * (uint64_t)top->nranks;
+	if (op->kind == COLL_REDUCE && op->root != top->rank)
+		return bytes;
+	return 0;
+}
+
+static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	const struct coll_op o = call->op;
+	const uint64_t bytes = o.count * call->esize;
+	const uint64_t rank = (uint64_t)top->rank, n = (uint64_t)top->nranks;
+	const uint64_t temp = h->temp ? h->temp->be->va : 0;
+	struct coll_prog *p = &call->prog;
+
+	switch (o.kind) {
+	case COLL_ALL_REDUCE:
+		coll_hier_all_reduce(call, h);
+		break;
+	case COLL_ALL_GATHER:
+		coll_emit_fill(p, o.recv, rank * bytes);
+		coll_emit_fill(p, o.recv + (rank + 1) * bytes,
+			       (n - rank - 1) * bytes);
+		coll_emit_copy(p, o.recv + rank * bytes, o.send, bytes);
+		coll_hier_merge(call, h, o.recv, n * bytes);
+		break;
+	case COLL_REDUCE_SCATTER:
+		coll_hier_reduce_all(call, h, o.send, temp, o.count * n,
+				     o.dtype, o.redop);
+		coll_emit_copy(p, o.recv, temp + rank * bytes, bytes);
+		break;
+	case COLL_BROADCAST:
+		if (o.root == top->rank)
+			coll_emit_copy(p, o.recv, o.send, bytes);
+		else
+			coll_emit_fill(p, o.recv, bytes);
+		coll_hier_merge(call, h, o.recv, bytes);
+		break;
+	case COLL_REDUCE:
+		coll_hier_reduce_all(call, h, o.send,
+				     o.root == top->rank ? o.recv : temp,
+				     o.count, o.dtype, o.redop);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Makes the comm's temp hold @bytes: a bigger one once the jobs that may
+ * use the old one have ended. Comm lock held, not the local comm's.
+ */
+static tern_status_t coll_hier_temp(struct tern_comm *top, uint64_t bytes)
+{
+	struct coll_hosts *h = top->hosts;
+	tern_status_t status;
+
+	if (bytes <= h->temp_bytes)
+		return TERN_SUCCESS;
+	coll_inflight_drain(top->local, TERN_WAIT_FOREVER);
+	if (h->temp)
+		tern_buffer_free(h->temp);
+	h->temp = NULL;
+	h->temp_bytes = 0;
+	status = tern_buffer_alloc_internal(top->dev, TERN_MEMORY_DEVICE,
+					    bytes, &h->temp, NULL);
+	if (status == TERN_SUCCESS)
+		h->temp_bytes = bytes;
+	return status;
+}
+
 tern_status_t coll_hier_run_locked(struct tern_comm *top,
 				   struct tern_stream *stream,
 				   const struct coll_op *ops, size_t n)
@@ -91,15 +209,20 @@ tern_status_t coll_hier_run_locked(struct tern_comm *top,
 	struct coll_seq_snapshot snap;
 	tern_status_t status;
 	uint32_t submitted = 0;
-	uint64_t built = h->built;
+	uint64_t built = h->built, temp = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (ops[i].kind != COLL_ALL_REDUCE) {
-			tern_set_last_error("a communicator across hosts runs all-reduce only, so far");
+		if (ops[i].kind == COLL_ALL_TO_ALL ||
+		    coll_kind_is_p2p(ops[i].kind)) {
+			tern_set_last_error("a communicator across hosts has no all-to-all, send or recv yet");
 			return TERN_ERROR_NOT_SUPPORTED;
 		}
+		if (coll_hier_temp_bytes(top, &ops[i]) > temp)
+			temp = coll_hier_temp_bytes(top, &ops[i]);
 	}
 	status = coll_comm_error(top);
+	if (status == TERN_SUCCESS)
+		status = coll_hier_temp(top, temp);
 	if (status)
 		return status;
 	pthread_mutex_lock(&local->lock);
@@ -111,7 +234,7 @@ tern_status_t coll_hier_run_locked(struct tern_comm *top,
 		call.esize = tern_dtype_bytes(call.op.dtype);
 		call.chunk_elems = COLL_RING_CHUNK_BYTES / call.esize;
 		if (call.op.count)
-			coll_hier_all_reduce(&call, h);
+			coll_hier_build(&call, top);
 	}
 	status = coll_prog_submit(&call.prog, stream, &submitted);
 	if (status && submitted == 0) {

@@ -79,6 +79,8 @@ void coll_hosts_free(struct tern_comm *top)
 		tern_buffer_free(h->stage);
 	if (h->words)
 		tern_buffer_free(h->words);
+	if (h->temp)
+		tern_buffer_free(h->temp);
 	free(h->queue);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);

@@ -110,7 +110,12 @@ static void coll_proxy_chunk(struct tern_comm *top,
 	status = coll_rail_all_reduce(top, slot, c->count, c->dtype, c->redop,
 				      (uint32_t)top->nranks);
 	if (status) {
-		coll_comm_fail(top, status, false);
+		/*
+		 * A transfer the network failed (cancelled as the connection
+		 * went, say) means a rank of the rail failed; a wait we gave
+		 * up ourselves leaves the comm's own error.
+		 */
+		coll_comm_fail(top, TERN_ERROR_PEER_FAILED, false);
 		return;
 	}
 	__atomic_store_n(&h->words_cpu[COLL_WORD_DONE], c->seq,

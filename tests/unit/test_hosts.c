@@ -116,8 +116,138 @@ static int check_all_reduce(tern_comm_t comm, tern_stream_t stream,
 	return RANK_OK;
 }
 
+/* The sum of every rank's value(q, i). */
+static int64_t sum_of(int nranks, size_t i)
+{
+	int64_t sum = 0;
+
+	for (int q = 0; q < nranks; q++)
+		sum += value(q, i);
+	return sum;
+}
+
+/* Poisons @recv's @bytes and one element past them. */
+static void poison(int32_t *recv_cpu, size_t elems)
+{
+	memset(recv_cpu, 0xa5, (elems + 1) * 4);
+}
+
+static int check_tail(const int32_t *recv_cpu, size_t elems, int rank,
+		      const char *what)
+{
+	if (recv_cpu[elems] != (int32_t)0xa5a5a5a5)
+		return rank_fail(RANK_WRONG, "rank %d: %s wrote past %zu",
+				 rank, what, elems);
+	return RANK_OK;
+}
+
+static int run_and_wait(tern_status_t st, tern_stream_t stream, int rank,
+			const char *what, size_t count)
+{
+	if (st == TERN_SUCCESS)
+		st = tern_stream_synchronize(stream);
+	if (st)
+		return rank_fail(RANK_STATUS, "rank %d: %s of %zu: %s", rank,
+				 what, count, tern_status_name(st));
+	return RANK_OK;
+}
+
+/*
+ * All-gather, reduce-scatter, broadcast and reduce of @count int32 per
+ * piece (roots the last rank and 0), and all-gather of int8 (an odd byte
+ * count), each against the reference.
+ */
+static int check_others(tern_comm_t comm, tern_stream_t stream,
+			tern_buffer_t send, tern_buffer_t recv,
+			int32_t *send_cpu, int32_t *recv_cpu, int rank,
+			int nranks, size_t count)
+{
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	const size_t n = (size_t)nranks;
+	int8_t *bytes_in = (int8_t *)send_cpu, *bytes_out = (int8_t *)recv_cpu;
+	int code;
+
+	/* all-gather */
+	for (size_t i = 0; i < count; i++)
+		send_cpu[i] = value(rank, i);
+	poison(recv_cpu, n * count);
+	code = run_and_wait(tern_all_gather(s, r, count, TERN_INT32, comm,
+					    stream), stream, rank,
+			    "all-gather", count);
+	for (size_t q = 0; q < n && !code; q++)
+		for (size_t i = 0; i < count && !code; i++)
+			if (recv_cpu[q * count + i] != value((int)q, i))
+				code = rank_fail(RANK_WRONG, "rank %d: all-gather [%zu][%zu] of %zu",
+						 rank, q, i, count);
+	if (!code)
+		code = check_tail(recv_cpu, n * count, rank, "all-gather");
+	/* all-gather of bytes, odd in all */
+	for (size_t i = 0; i < count && !code; i++)
+		bytes_in[i] = (int8_t)(rank * 3 + (int)i % 5 - 60);
+	if (!code) {
+		poison(recv_cpu, (n * count + 3) / 4);
+		code = run_and_wait(tern_all_gather(s, r, count, TERN_INT8,
+						    comm, stream),
+				    stream, rank, "all-gather int8", count);
+	}
+	for (size_t q = 0; q < n && !code; q++)
+		for (size_t i = 0; i < count && !code; i++)
+			if (bytes_out[q * count + i] !=
+			    (int8_t)((int)q * 3 + (int)i % 5 - 60))
+				code = rank_fail(RANK_WRONG, "rank %d: all-gather int8 [%zu][%zu] of %zu",
+						 rank, q, i, count);
+	if (!code && n * count % 4 == 0)
+		code = check_tail(recv_cpu, n * count / 4, rank,
+				  "all-gather int8");
+	/* reduce-scatter */
+	for (size_t i = 0; i < n * count && !code; i++)
+		send_cpu[i] = value(rank, i);
+	if (!code) {
+		poison(recv_cpu, count);
+		code = run_and_wait(tern_reduce_scatter(s, r, count, TERN_INT32,
+							TERN_SUM, comm, stream),
+				    stream, rank, "reduce-scatter", count);
+	}
+	for (size_t i = 0; i < count && !code; i++)
+		if (recv_cpu[i] != sum_of(nranks, (size_t)rank * count + i))
+			code = rank_fail(RANK_WRONG, "rank %d: reduce-scatter [%zu] of %zu",
+					 rank, i, count);
+	if (!code)
+		code = check_tail(recv_cpu, count, rank, "reduce-scatter");
+	/* broadcast from the last rank, reduce to rank 0 */
+	for (size_t i = 0; i < count && !code; i++)
+		send_cpu[i] = value(rank, i);
+	if (!code) {
+		poison(recv_cpu, count);
+		code = run_and_wait(tern_broadcast(s, r, count, TERN_INT32,
+						   nranks - 1, comm, stream),
+				    stream, rank, "broadcast", count);
+	}
+	for (size_t i = 0; i < count && !code; i++)
+		if (recv_cpu[i] != value(nranks - 1, i))
+			code = rank_fail(RANK_WRONG, "rank %d: broadcast [%zu] of %zu",
+					 rank, i, count);
+	if (!code) {
+		poison(recv_cpu, count);
+		code = run_and_wait(tern_reduce(s, r, count, TERN_INT32,
+						TERN_SUM, 0, comm, stream),
+				    stream, rank, "reduce", count);
+	}
+	for (size_t i = 0; i < count && !code && rank == 0; i++)
+		if (recv_cpu[i] != sum_of(nranks, i))
+			code = rank_fail(RANK_WRONG, "rank %d: reduce [%zu] of %zu",
+					 rank, i, count);
+	/* Only the root's recv is written. */
+	if (!code && rank != 0 && recv_cpu[0] != (int32_t)0xa5a5a5a5 &&
+	    count)
+		code = rank_fail(RANK_WRONG, "rank %d: reduce wrote a non-root's recv",
+				 rank);
+	return code;
+}
+
 /* Sizes: none, one, odd, shards of one chunk, and several chunks. */
 static const size_t sizes[] = { 0, 1, 7, 4099, 300001, 1500001 };
+/* Every rank's piece of the largest collective: sizes[3] x 16 ranks fit. */
 
 static void parse_id(const char *hex, tern_unique_id_t *id)
 {
@@ -228,6 +358,9 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, 1001,
 					TERN_FLOAT32, TERN_AVG);
+	for (size_t k = 0; k < 4 && !code; k++)
+		code = check_others(comm, stream, send, recv, send_cpu,
+				    recv_cpu, rank, nranks, sizes[k]);
 	if (tern_comm_destroy(comm) && !code)
 		code = rank_fail(RANK_STATUS, "rank %d: destroy", rank);
 	return code;
@@ -383,6 +516,7 @@ int main(int argc, char **argv)
 	};
 	const struct CMUnitTest shm[] = {
 		cmocka_unit_test(test_2_hosts_4),
+		cmocka_unit_test(test_host_killed),
 	};
 	static char dir[] = "/tmp/tern-hosts.XXXXXX";
 	const char *provider = argc > 1 ? argv[1] : "tcp";
