@@ -367,22 +367,59 @@ void coll_link_close(struct tern_comm *comm);
 #define COLL_STAGE_BYTES	(1u << 20)
 #define COLL_STAGE_SLOTS	4u
 
-/* What the proxy does with one staged chunk. */
+/* What the proxy does with a staged chunk's slot. */
+enum coll_stage_kind {
+	COLL_STAGE_ALL_REDUCE,		/* all-reduce it along the rail */
+	COLL_STAGE_SEND,		/* send it to @peer */
+	COLL_STAGE_RECV,		/* fill it from @peer */
+};
+
 struct coll_stage_chunk {
 	uint64_t seq;			/* the staged word's value that marks it */
-	uint64_t count;			/* elements */
+	enum coll_stage_kind kind;
+	uint64_t count;			/* elements (all-reduce), else bytes */
 	tern_dtype_t dtype;
 	tern_redop_t redop;
+	int peer;			/* send, recv: the rank */
 };
+
+/*
+ * The device's side of the stage (stage.c): a chunk's copy into its slot
+ * (send, all-reduce), the staged word, and later, once the done word
+ * says so, its copy out (recv, all-reduce). A slot is used again only
+ * after the done word has passed its last chunk.
+ */
+struct coll_stager {
+	struct coll_call *call;
+	struct coll_hosts *h;
+	struct {
+		uint64_t seq;		/* 0: none */
+		uint64_t dst, bytes;	/* its copy out; 0 bytes: none */
+	} pending[COLL_STAGE_SLOTS];
+};
+
+void coll_stage_begin(struct coll_stager *st, struct coll_call *call,
+		      struct coll_hosts *h);
+/*
+ * One chunk (at most COLL_STAGE_BYTES) of @kind: copied in from @src
+ * (send, all-reduce), out to @dst (recv, all-reduce), @bytes long.
+ */
+void coll_stage_push(struct coll_stager *st, enum coll_stage_kind kind,
+		     uint64_t src, uint64_t dst, uint64_t bytes, int peer);
+/* Waits for every chunk pushed and copies the results out. */
+void coll_stage_end(struct coll_stager *st);
 
 struct coll_hosts {
 	int nhosts, host;		/* hosts, and ours */
 	int host_of[COLL_MAX_RANKS];	/* each rank's host */
+	int lrank_of[COLL_MAX_RANKS];	/* each rank's place on its host */
+	int member[COLL_MAX_RANKS];	/* by place: our host's ranks */
 	int rail[COLL_MAX_RANKS];	/* by host: its rank at our position */
 	/* The network: this process's transport, and the rail's ends. */
 	const struct tern_net_ops *ops;
 	struct tern_net *net;
 	struct tern_net_listen *listen;
+	/* By rank: connections to every rank on another host. */
 	struct tern_net_comm *to[COLL_MAX_RANKS], *from[COLL_MAX_RANKS];
 	uint8_t *tmp;			/* COLL_STAGE_BYTES a receive reduces from */
 	struct tern_net_mr *stage_mr, *tmp_mr;

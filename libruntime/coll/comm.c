@@ -152,10 +152,14 @@ void coll_comm_fail(struct tern_comm *comm, tern_status_t status,
 		return;
 	tern_debug("coll: rank %d/%d in error: %s%s", comm->rank, comm->nranks,
 		   tern_status_name(status), from_peer ? " (a peer's)" : "");
-	/* Our jobs stop at their next wait, without the job timeout. */
+	/*
+	 * Our jobs stop at their next wait, without the job timeout, with
+	 * PEER_FAILED where a peer's failure is the cause.
+	 */
 	if (comm->ctl_cpu)
 		__atomic_store_n(&comm->ctl_cpu->abort,
-				 from_peer ? COLL_ABORT_PEER : COLL_ABORT_LOCAL,
+				 from_peer || status == TERN_ERROR_PEER_FAILED ?
+				 COLL_ABORT_PEER : COLL_ABORT_LOCAL,
 				 __ATOMIC_SEQ_CST);
 	/* Across hosts, the jobs are those of the comm of our host's ranks. */
 	if (comm->local)

@@ -16,58 +16,33 @@
  * all-gather and broadcast sum, as unsigned integers, a buffer where only
  * one rank's bytes are not zero; reduce-scatter and reduce all-reduce into
  * device memory of the comm's (temp) and keep their part. They move twice
- * the bytes a collective of their own would.
+ * the bytes a collective of their own would. All-to-all, send and recv
+ * reach ranks on other hosts over the network, through the stage, and
+ * those on ours over the fabric.
  */
+#include <stdlib.h>
+
 #include "coll.h"
 #include "submit.h"
 
 /*
- * Stages @count elements from @src through the proxy back to @dst (both
- * device addresses; they may be the same), in chunks.
+ * Stages @count elements from @src through the rail's all-reduce back to
+ * @dst (both device addresses; they may be the same), in chunks.
  */
 static void coll_hier_stage(struct coll_call *call, struct coll_hosts *h,
 			    uint64_t src, uint64_t dst, uint64_t count)
 {
 	const uint64_t es = call->esize, per = COLL_STAGE_BYTES / es;
-	const uint64_t n = (count + per - 1) / per, base = h->built;
-	const uint64_t stage = h->stage->be->va, words = h->words->be->va;
-	struct coll_prog *p = &call->prog;
+	struct coll_stager st;
 
-	for (uint64_t k = 0; k < n + COLL_STAGE_SLOTS; k++) {
-		uint64_t at, len;
+	coll_stage_begin(&st, call, h);
+	for (uint64_t at = 0; at < count; at += per) {
+		uint64_t len = count - at < per ? count - at : per;
 
-		if (k >= COLL_STAGE_SLOTS) {
-			const uint64_t j = k - COLL_STAGE_SLOTS;
-
-			if (j >= n)
-				break;
-			at = j * per;
-			len = count - at < per ? count - at : per;
-			coll_emit_wait(p, words + 8 * COLL_WORD_DONE,
-				       base + j + 1);
-			coll_emit_copy(p, dst + at * es,
-				       stage + (base + j) % COLL_STAGE_SLOTS *
-					       COLL_STAGE_BYTES,
-				       len * es);
-		}
-		if (k < n) {
-			struct coll_stage_chunk c = {
-				.seq = base + k + 1, .dtype = call->op.dtype,
-				.redop = call->op.redop,
-			};
-
-			at = k * per;
-			len = count - at < per ? count - at : per;
-			c.count = len;
-			coll_emit_copy(p, stage + (base + k) % COLL_STAGE_SLOTS *
-					       COLL_STAGE_BYTES,
-				       src + at * es, len * es);
-			coll_emit_signal(p, words + 8 * COLL_WORD_STAGED, c.seq);
-			if (!coll_proxy_queue(h, &c))
-				p->failed = true;
-		}
+		coll_stage_push(&st, COLL_STAGE_ALL_REDUCE, src + at * es,
+				dst + at * es, len * es, -1);
 	}
-	h->built += n;
+	coll_stage_end(&st);
 }
 
 static void coll_hier_all_reduce(struct coll_call *call, struct coll_hosts *h)
@@ -121,6 +96,134 @@ static void coll_hier_merge(struct coll_call *call, struct coll_hosts *h,
 				     TERN_SUM);
 }
 
+/* Whether @rank is on another host than ours. */
+static bool coll_hier_remote(const struct coll_hosts *h, int rank)
+{
+	return h->host_of[rank] != h->host;
+}
+
+/*
+ * All-to-all: our own block is a copy; the blocks for ranks on other
+ * hosts go over the network in rounds (in round t, to rank + t and from
+ * rank - t, so each pair's chunks meet at the same place in both ranks'
+ * order, a send beside its receive); those for our host's ranks go over
+ * the fabric, pairwise likewise, while the network moves.
+ */
+static void coll_hier_all_to_all(struct coll_call *call, struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	const struct tern_comm *local = call->comm;
+	const struct coll_op o = call->op;
+	const uint64_t b = o.count * call->esize;
+	const int n = top->nranks, r = top->rank, L = local->nranks;
+	struct coll_prog *p = &call->prog;
+	struct coll_stager st;
+
+	coll_emit_copy(p, o.recv + (uint64_t)r * b, o.send + (uint64_t)r * b,
+		       b);
+	coll_stage_begin(&st, call, h);
+	for (int t = 1; t < n; t++) {
+		const int to = (r + t) % n, from = (r - t + n) % n;
+
+		for (uint64_t at = 0; at < b; at += COLL_STAGE_BYTES) {
+			uint64_t len = b - at < COLL_STAGE_BYTES ?
+				       b - at : COLL_STAGE_BYTES;
+
+			if (coll_hier_remote(h, to))
+				coll_stage_push(&st, COLL_STAGE_SEND,
+						o.send + (uint64_t)to * b + at,
+						0, len, to);
+			if (coll_hier_remote(h, from))
+				coll_stage_push(&st, COLL_STAGE_RECV, 0,
+						o.recv + (uint64_t)from * b + at,
+						len, from);
+		}
+	}
+	for (int t = 1; t < L; t++) {
+		const int to = (local->rank + t) % L;
+		const int from = (local->rank - t + L) % L;
+		const uint64_t gto = (uint64_t)h->member[to];
+		const uint64_t gfrom = (uint64_t)h->member[from];
+
+		for (uint64_t at = 0; at < b; at += COLL_CHUNK_BYTES) {
+			uint64_t len = b - at < COLL_CHUNK_BYTES ?
+				       b - at : COLL_CHUNK_BYTES;
+			uint64_t in;
+
+			coll_send_copy(p, to, o.send + gto * b + at, len);
+			in = coll_recv_wait(p, from);
+			coll_emit_copy(p, o.recv + gfrom * b + at, in, len);
+			coll_recv_done(p, from);
+		}
+	}
+	coll_stage_end(&st);
+}
+
+/*
+ * Sends and recvs launched together: those between our host's ranks as
+ * on one host (p2p.c), the others over the network, chunk by chunk
+ * across the operations in call order (chunk k of each in turn), as many
+ * at once as the stage holds. Returns false where there are more of
+ * those than the proxy keeps in flight: they might wait on each other.
+ */
+static bool coll_hier_p2p(struct coll_call *call, struct tern_comm *top,
+			  const struct coll_op *ops, size_t n)
+{
+	struct coll_hosts *h = top->hosts;
+	struct coll_op *mine = calloc(n + 1, sizeof(*mine));
+	size_t nlocal = 0, nremote = 0;
+	bool more = true;
+	struct coll_stager st;
+
+	if (!mine) {
+		call->prog.failed = true;
+		return true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!coll_kind_is_p2p(ops[i].kind))
+			continue;
+		if (coll_hier_remote(h, ops[i].root)) {
+			nremote++;
+			continue;
+		}
+		mine[nlocal] = ops[i];
+		mine[nlocal++].root = h->lrank_of[ops[i].root];
+	}
+	if (nremote > COLL_STAGE_SLOTS) {
+		free(mine);
+		return false;
+	}
+	coll_stage_begin(&st, call, h);
+	for (uint64_t at = 0; more; at += COLL_STAGE_BYTES) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t b = ops[i].count *
+					   tern_dtype_bytes(ops[i].dtype);
+			uint64_t len;
+
+			if (!coll_kind_is_p2p(ops[i].kind) || at >= b ||
+			    !coll_hier_remote(h, ops[i].root))
+				continue;
+			len = b - at < COLL_STAGE_BYTES ? b - at :
+							  COLL_STAGE_BYTES;
+			more = true;
+			if (ops[i].kind == COLL_SEND)
+				coll_stage_push(&st, COLL_STAGE_SEND,
+						ops[i].send + at, 0, len,
+						ops[i].root);
+			else
+				coll_stage_push(&st, COLL_STAGE_RECV, 0,
+						ops[i].recv + at, len,
+						ops[i].root);
+		}
+	}
+	if (nlocal)
+		coll_p2p_run(call, mine, nlocal);
+	coll_stage_end(&st);
+	free(mine);
+	return true;
+}
+
 /* The device memory @op needs of the comm's temp. */
 static uint64_t coll_hier_temp_bytes(const struct tern_comm *top,
 				     const struct coll_op *op)
@@ -171,6 +274,9 @@ static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
 				     o.root == top->rank ? o.recv : temp,
 				     o.count, o.dtype, o.redop);
 		break;
+	case COLL_ALL_TO_ALL:
+		coll_hier_all_to_all(call, top);
+		break;
 	default:
 		break;
 	}
@@ -211,12 +317,10 @@ tern_status_t coll_hier_run_locked(struct tern_comm *top,
 	uint32_t submitted = 0;
 	uint64_t built = h->built, temp = 0;
 
+	bool p2p = false;
+
 	for (size_t i = 0; i < n; i++) {
-		if (ops[i].kind == COLL_ALL_TO_ALL ||
-		    coll_kind_is_p2p(ops[i].kind)) {
-			tern_set_last_error("a communicator across hosts has no all-to-all, send or recv yet");
-			return TERN_ERROR_NOT_SUPPORTED;
-		}
+		p2p |= coll_kind_is_p2p(ops[i].kind);
 		if (coll_hier_temp_bytes(top, &ops[i]) > temp)
 			temp = coll_hier_temp_bytes(top, &ops[i]);
 	}
@@ -233,8 +337,20 @@ tern_status_t coll_hier_run_locked(struct tern_comm *top,
 		call.op = ops[i];
 		call.esize = tern_dtype_bytes(call.op.dtype);
 		call.chunk_elems = COLL_RING_CHUNK_BYTES / call.esize;
-		if (call.op.count)
+		if (call.op.count && !coll_kind_is_p2p(call.op.kind))
 			coll_hier_build(&call, top);
+	}
+	if (p2p && !coll_hier_p2p(&call, top, ops, n)) {
+		/* Our peers wait for them: they learn of it as of a failure. */
+		tern_set_last_error("a group across hosts holds more than %u sends and recvs to other hosts",
+				    COLL_STAGE_SLOTS);
+		coll_seq_restore(local, &snap);
+		h->built = built;
+		coll_proxy_publish(h, false);
+		coll_prog_free(&call.prog);
+		pthread_mutex_unlock(&local->lock);
+		coll_comm_fail(top, TERN_ERROR_NOT_SUPPORTED, false);
+		return TERN_ERROR_NOT_SUPPORTED;
 	}
 	status = coll_prog_submit(&call.prog, stream, &submitted);
 	if (status && submitted == 0) {

@@ -7,12 +7,13 @@
  * the chip fabric and peer memory, as on one host); the comm the caller
  * gets wraps it with its place among the hosts. Between hosts, each rank
  * talks only to its rail: the ranks at its own position on the other
- * hosts, as a Trn2 UltraServer joins same-coordinate chips. Each rank
- * opens one network listen; the bootstrap carries every rank's handle
- * to every rank; each connects to its rail peers and accepts theirs,
- * which say who they are in their first message. A proxy thread
- * (proxy.c) then moves the chunks the device stages (hier.c) over the
- * rail (rail.c).
+ * hosts, as a Trn2 UltraServer joins same-coordinate chips; all-to-all,
+ * send and recv reach any rank on another host. Each rank opens one
+ * network listen; the bootstrap carries every rank's handle to every
+ * rank; each connects to every rank on another host and accepts theirs,
+ * which say who they are in their first message (a connection is a pair
+ * of tags on one endpoint, not a socket: see network.rst). A proxy
+ * thread (proxy.c) then moves the chunks the device stages (stage.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,11 @@ void coll_hosts_free(struct tern_comm *top)
 	if (!h)
 		return;
 	coll_proxy_stop(top);
-	for (int j = 0; j < h->nhosts; j++) {
-		if (h->to[j])
-			h->ops->close_comm(h->to[j]);
-		if (h->from[j])
-			h->ops->close_comm(h->from[j]);
+	for (int r = 0; r < COLL_MAX_RANKS; r++) {
+		if (h->to[r])
+			h->ops->close_comm(h->to[r]);
+		if (h->from[r])
+			h->ops->close_comm(h->from[r]);
 	}
 	if (h->listen)
 		h->ops->close_listen(h->listen);
@@ -148,8 +149,12 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	pthread_cond_init(&h->cond, NULL);
 	h->nhosts = map->nhosts;
 	h->host = map->host_of[rank];
-	for (int r = 0; r < nranks; r++)
+	for (int r = 0; r < nranks; r++) {
 		h->host_of[r] = map->host_of[r];
+		h->lrank_of[r] = map->local_rank[r];
+		if (map->host_of[r] == h->host)
+			h->member[map->local_rank[r]] = r;
+	}
 	for (int j = 0; j < h->nhosts; j++)
 		h->rail[j] = coll_host_member(map, nranks, j,
 					      map->local_rank[rank]);
@@ -204,7 +209,7 @@ static tern_status_t coll_hosts_finish(struct coll_hosts *h,
 	return status;
 }
 
-/* Accepts a rail peer's connection and learns, from its hello, its host. */
+/* Accepts a connection and learns, from its hello, whose it is. */
 static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 				       int64_t deadline)
 {
@@ -217,7 +222,7 @@ static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 	while ((status = h->ops->accept(h->listen, &comm)) ==
 	       TERN_ERROR_NOT_READY) {
 		if (coll_now_ms() >= deadline) {
-			tern_set_last_error("bootstrap: rank %d: a rank of its rail did not connect in time",
+			tern_set_last_error("bootstrap: rank %d: a rank on another host did not connect over the network in time",
 					    top->rank);
 			return TERN_ERROR_PEER_FAILED;
 		}
@@ -235,12 +240,11 @@ static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 		status = coll_hosts_finish(h, &req, deadline);
 	host = status == TERN_SUCCESS && *slot >= 0 && *slot < top->nranks ?
 	       h->host_of[*slot] : -1;
-	if (host < 0 || host == h->host || h->from[host] ||
-	    h->rail[host] != *slot) {
+	if (host < 0 || host == h->host || h->from[*slot]) {
 		h->ops->close_comm(comm);
 		return status ? status : TERN_ERROR_PEER_FAILED;
 	}
-	h->from[host] = comm;
+	h->from[*slot] = comm;
 	return TERN_SUCCESS;
 }
 
@@ -253,20 +257,22 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 	int32_t *words = (int32_t *)h->tmp;
 	tern_status_t status = TERN_SUCCESS;
 
+	int remote = 0;
+
 	/* Our rank, sent from [0]; theirs land from [1] on. */
 	words[0] = top->rank;
-	for (int j = 0; j < h->nhosts && status == TERN_SUCCESS; j++) {
-		if (j == h->host)
+	for (int r = 0; r < top->nranks && status == TERN_SUCCESS; r++) {
+		if (h->host_of[r] == h->host)
 			continue;
-		status = h->ops->connect(h->net, &handles[h->rail[j]],
-					 &h->to[j]);
+		remote++;
+		status = h->ops->connect(h->net, &handles[r], &h->to[r]);
 		if (status == TERN_SUCCESS)
-			status = coll_hosts_hello(h, h->to[j], words, &req[j]);
+			status = coll_hosts_hello(h, h->to[r], words, &req[r]);
 	}
-	for (int i = 1; i < h->nhosts && status == TERN_SUCCESS; i++)
+	for (int i = 1; i <= remote && status == TERN_SUCCESS; i++)
 		status = coll_hosts_accept(top, &words[i], deadline);
-	for (int j = 0; j < h->nhosts; j++) {
-		tern_status_t done = coll_hosts_finish(h, &req[j], deadline);
+	for (int r = 0; r < top->nranks; r++) {
+		tern_status_t done = coll_hosts_finish(h, &req[r], deadline);
 
 		if (status == TERN_SUCCESS)
 			status = done;

@@ -88,14 +88,14 @@ tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream
 	uint32_t submitted = 0;
 	bool p2p = false;
 
-	if (comm->hosts)
-		return coll_hier_run_locked(comm, stream, ops, n);
 	coll_inflight_reap(comm);
 	status = coll_comm_error(comm);
 	if (status)
 		return status;
 	if (!coll_self_matched(comm, ops, n))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	if (comm->hosts)
+		return coll_hier_run_locked(comm, stream, ops, n);
 	coll_prog_init(&call.prog, comm);
 	coll_seq_save(comm, &snap);
 	for (size_t i = 0; i < n; i++) {

@@ -5,14 +5,17 @@
  * collective call only enqueues and the device never waits for the host
  * to be called again.
  *
- * A program stages its shard in chunks (hier.c): it copies a chunk into
- * a slot of host memory and sets the staged word to the chunk's sequence
- * number, and before it copies the result back it waits for the done word
- * to reach it. The proxy takes the chunks in the order the programs were
- * built (which is the order every rank of the rail builds them), waits
- * for the staged word, all-reduces the slot with the rail (rail.c) and
- * sets the done word. A chunk is queued while its program is built and
- * published once the program is submitted, or dropped with it.
+ * A program stages chunks (stage.c): it copies a chunk into a slot of
+ * host memory and sets the staged word to the chunk's sequence number,
+ * and before it copies a result out it waits for the done word to reach
+ * it. The proxy takes the chunks in the order the programs were built
+ * (every rank builds its collectives in one order), each once the staged
+ * word has reached it: an all-reduce of the rail (rail.c) runs alone, on
+ * the spot; sends and receives to other ranks are posted and tested, up
+ * to a slot's worth each, so that an exchange whose two sides are both
+ * in the window moves. The done word passes the chunks seen through, in
+ * order. A chunk is queued while its program is built and published once
+ * the program is submitted, or dropped with it.
  *
  * A failure on the network fails the comm, which aborts the device's
  * wait; a comm in error drops its chunks.
@@ -75,75 +78,180 @@ static bool coll_proxy_quit(struct tern_comm *top)
 	       coll_comm_error(top) != TERN_SUCCESS;
 }
 
-/* Waits until the device has staged chunk @seq; false if told to quit. */
-static bool coll_proxy_wait_staged(struct tern_comm *top, uint64_t seq)
-{
-	volatile uint64_t *staged = &top->hosts->words_cpu[COLL_WORD_STAGED];
-	struct timespec pause = { 0, 20000 };
+/* The chunks the proxy has taken and not yet seen through, oldest first. */
+struct coll_window {
+	struct coll_stage_chunk chunk[COLL_STAGE_SLOTS];
+	struct tern_net_req *req[COLL_STAGE_SLOTS];
+	bool posted[COLL_STAGE_SLOTS], done[COLL_STAGE_SLOTS];
+	unsigned int first, count;
+};
 
-	for (unsigned int spins = 0;; spins++) {
-		if (__atomic_load_n(staged, __ATOMIC_ACQUIRE) >= seq)
-			return true;
-		if (coll_proxy_quit(top))
-			return false;
-		/* A moment's spinning catches a device just behind us. */
-		if (spins < 64) {
-			sched_yield();
-		} else {
-			nanosleep(&pause, NULL);
-			if (pause.tv_nsec < 1000000)
-				pause.tv_nsec *= 2;
-		}
-	}
+static uint8_t *coll_proxy_slot(struct coll_hosts *h, uint64_t seq)
+{
+	return h->stage_cpu + (seq - 1) % COLL_STAGE_SLOTS * COLL_STAGE_BYTES;
 }
 
-static void coll_proxy_chunk(struct tern_comm *top,
-			     const struct coll_stage_chunk *c)
+/*
+ * The next published chunk, if the device has staged it and the window
+ * can take it: an all-reduce of the rail runs alone.
+ */
+static bool coll_proxy_next(struct coll_hosts *h, const struct coll_window *w,
+			    struct coll_stage_chunk *c)
 {
-	struct coll_hosts *h = top->hosts;
-	uint8_t *slot = h->stage_cpu +
-			(c->seq - 1) % COLL_STAGE_SLOTS * COLL_STAGE_BYTES;
+	bool ok = false;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->head < h->published && w->count < COLL_STAGE_SLOTS) {
+		*c = h->queue[h->head];
+		ok = __atomic_load_n(&h->words_cpu[COLL_WORD_STAGED],
+				     __ATOMIC_ACQUIRE) >= c->seq &&
+		     (c->kind != COLL_STAGE_ALL_REDUCE || w->count == 0);
+		if (ok)
+			h->head++;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return ok;
+}
+
+/* Posts window entry @i's send or receive; NOT_READY: try again later. */
+static tern_status_t coll_proxy_post(struct coll_hosts *h,
+				     struct coll_window *w, unsigned int i)
+{
+	const struct coll_stage_chunk *c = &w->chunk[i];
+	uint8_t *slot = coll_proxy_slot(h, c->seq);
 	tern_status_t status;
 
-	if (!coll_proxy_wait_staged(top, c->seq))
-		return;
-	status = coll_rail_all_reduce(top, slot, c->count, c->dtype, c->redop,
-				      (uint32_t)top->nranks);
+	if (c->kind == COLL_STAGE_SEND)
+		status = h->ops->isend(h->to[c->peer], slot, c->count,
+				       h->stage_mr, &w->req[i]);
+	else
+		status = h->ops->irecv(h->from[c->peer], slot, c->count,
+				       h->stage_mr, &w->req[i]);
+	if (status == TERN_SUCCESS)
+		w->posted[i] = true;
+	return status;
+}
+
+/*
+ * Moves the window on: takes what is staged, posts, tests, and passes the
+ * done word over the chunks seen through in order. Whether anything
+ * moved; a failure fails the comm.
+ */
+static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
+{
+	struct coll_hosts *h = top->hosts;
+	struct coll_stage_chunk c;
+	tern_status_t status = TERN_SUCCESS;
+	uint64_t done = 0;
+	bool moved = false;
+
+	while (status == TERN_SUCCESS && coll_proxy_next(h, w, &c)) {
+		unsigned int i = (w->first + w->count++) % COLL_STAGE_SLOTS;
+
+		w->chunk[i] = c;
+		w->req[i] = NULL;
+		w->posted[i] = w->done[i] = false;
+		moved = true;
+		if (c.kind == COLL_STAGE_ALL_REDUCE) {
+			status = coll_rail_all_reduce(top,
+						      coll_proxy_slot(h, c.seq),
+						      c.count, c.dtype, c.redop,
+						      (uint32_t)top->nranks);
+			w->done[i] = true;
+		}
+	}
+	for (unsigned int k = 0; k < w->count && status == TERN_SUCCESS; k++) {
+		unsigned int i = (w->first + k) % COLL_STAGE_SLOTS;
+		size_t len = 0;
+		bool ended = false;
+
+		if (w->done[i])
+			continue;
+		if (!w->posted[i]) {
+			status = coll_proxy_post(h, w, i);
+			if (status == TERN_ERROR_NOT_READY) {
+				status = TERN_SUCCESS;
+				continue;
+			}
+		}
+		if (status == TERN_SUCCESS)
+			status = h->ops->test(w->req[i], &ended, &len);
+		if (status == TERN_SUCCESS && ended) {
+			w->req[i] = NULL;
+			w->done[i] = true;
+			moved = true;
+			if (len != w->chunk[i].count)
+				status = TERN_ERROR_PEER_FAILED;
+		}
+	}
 	if (status) {
 		/*
 		 * A transfer the network failed (cancelled as the connection
-		 * went, say) means a rank of the rail failed; a wait we gave
-		 * up ourselves leaves the comm's own error.
+		 * went, say) means a rank failed; a wait given up by
+		 * ourselves leaves the comm's own error. Requests still in
+		 * flight end when their connections close.
 		 */
 		coll_comm_fail(top, TERN_ERROR_PEER_FAILED, false);
-		return;
+		return true;
 	}
-	__atomic_store_n(&h->words_cpu[COLL_WORD_DONE], c->seq,
-			 __ATOMIC_SEQ_CST);
-	/* The device's wait would see it only at its next look. */
-	if (top->dev->ops->host_wrote)
-		top->dev->ops->host_wrote(top->dev->be);
+	while (w->count && w->done[w->first]) {
+		done = w->chunk[w->first].seq;
+		w->first = (w->first + 1) % COLL_STAGE_SLOTS;
+		w->count--;
+	}
+	if (done) {
+		__atomic_store_n(&h->words_cpu[COLL_WORD_DONE], done,
+				 __ATOMIC_SEQ_CST);
+		/* The device's wait would see it only at its next look. */
+		if (top->dev->ops->host_wrote)
+			top->dev->ops->host_wrote(top->dev->be);
+	}
+	return moved || done;
+}
+
+/* Drops what is queued once the comm has failed. */
+static void coll_proxy_drop(struct coll_hosts *h, struct coll_window *w)
+{
+	pthread_mutex_lock(&h->lock);
+	h->head = h->published;
+	pthread_mutex_unlock(&h->lock);
+	w->count = 0;
 }
 
 static void *coll_proxy_main(void *arg)
 {
 	struct tern_comm *top = arg;
 	struct coll_hosts *h = top->hosts;
+	struct coll_window w = { .count = 0 };
+	struct timespec pause = { 0, 20000 };
+	unsigned int idle = 0;
 
 	for (;;) {
-		struct coll_stage_chunk c;
-
 		pthread_mutex_lock(&h->lock);
-		while (!h->stop && h->head == h->published)
+		while (!h->stop && h->head == h->published && !w.count)
 			pthread_cond_wait(&h->cond, &h->lock);
-		if (h->stop) {
-			pthread_mutex_unlock(&h->lock);
-			break;
-		}
-		c = h->queue[h->head++];
 		pthread_mutex_unlock(&h->lock);
-		if (!coll_proxy_quit(top))
-			coll_proxy_chunk(top, &c);
+		if (__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+			break;
+		if (coll_proxy_quit(top)) {
+			coll_proxy_drop(h, &w);
+			continue;
+		}
+		if (coll_proxy_turn(top, &w)) {
+			idle = 0;
+			pause.tv_nsec = 20000;
+			continue;
+		}
+		/* Transfers in flight: the network's wait; else the device. */
+		if (w.count) {
+			h->ops->wait(h->net, 1);
+		} else if (++idle < 64) {
+			sched_yield();
+		} else {
+			nanosleep(&pause, NULL);
+			if (pause.tv_nsec < 1000000)
+				pause.tv_nsec *= 2;
+		}
 	}
 	return NULL;
 }

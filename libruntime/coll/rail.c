@@ -67,8 +67,8 @@ static tern_status_t coll_rail_step(struct tern_comm *top, const void *sbuf,
 				    struct tern_net_mr *rmr)
 {
 	struct coll_hosts *h = top->hosts;
-	const int next = (h->host + 1) % h->nhosts;
-	const int prev = (h->host + h->nhosts - 1) % h->nhosts;
+	const int next = h->rail[(h->host + 1) % h->nhosts];
+	const int prev = h->rail[(h->host + h->nhosts - 1) % h->nhosts];
 	struct tern_net_req *rreq = NULL, *sreq = NULL;
 	tern_status_t status = TERN_SUCCESS;
 

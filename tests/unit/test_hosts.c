@@ -152,6 +152,63 @@ static int run_and_wait(tern_status_t st, tern_stream_t stream, int rank,
 	return RANK_OK;
 }
 
+/* What rank @from sends rank @to, element @i. */
+static int32_t block_value(int from, int to, size_t i)
+{
+	return (int32_t)(from * 100000 + to * 1000 + (int)(i % 997));
+}
+
+/*
+ * All-to-all of @count int32 per rank, and a group of a send to the next
+ * rank and a recv from the one before (on another host, interleaved).
+ */
+static int check_exchange(tern_comm_t comm, tern_stream_t stream,
+			  tern_buffer_t send, tern_buffer_t recv,
+			  int32_t *send_cpu, int32_t *recv_cpu, int rank,
+			  int nranks, size_t count)
+{
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	const size_t n = (size_t)nranks;
+	const int next = (rank + 1) % nranks;
+	const int prev = (rank + nranks - 1) % nranks;
+	tern_status_t st;
+	int code;
+
+	for (size_t q = 0; q < n; q++)
+		for (size_t i = 0; i < count; i++)
+			send_cpu[q * count + i] = block_value(rank, (int)q, i);
+	poison(recv_cpu, n * count);
+	code = run_and_wait(tern_all_to_all(s, r, count, TERN_INT32, comm,
+					    stream), stream, rank,
+			    "all-to-all", count);
+	for (size_t q = 0; q < n && !code; q++)
+		for (size_t i = 0; i < count && !code; i++)
+			if (recv_cpu[q * count + i] !=
+			    block_value((int)q, rank, i))
+				code = rank_fail(RANK_WRONG, "rank %d: all-to-all [%zu][%zu] of %zu",
+						 rank, q, i, count);
+	if (!code)
+		code = check_tail(recv_cpu, n * count, rank, "all-to-all");
+	if (code)
+		return code;
+	poison(recv_cpu, count);
+	st = tern_group_start();
+	if (st == TERN_SUCCESS)
+		st = tern_send(s, count, TERN_INT32, next, comm, stream);
+	if (st == TERN_SUCCESS)
+		st = tern_recv(r, count, TERN_INT32, prev, comm, stream);
+	if (st == TERN_SUCCESS)
+		st = tern_group_end();
+	code = run_and_wait(st, stream, rank, "send/recv", count);
+	for (size_t i = 0; i < count && !code; i++)
+		if (recv_cpu[i] != block_value(prev, 0, i))
+			code = rank_fail(RANK_WRONG, "rank %d: recv [%zu] of %zu from %d",
+					 rank, i, count, prev);
+	if (!code)
+		code = check_tail(recv_cpu, count, rank, "recv");
+	return code;
+}
+
 /*
  * All-gather, reduce-scatter, broadcast and reduce of @count int32 per
  * piece (roots the last rank and 0), and all-gather of int8 (an odd byte
@@ -242,6 +299,9 @@ static int check_others(tern_comm_t comm, tern_stream_t stream,
 	    count)
 		code = rank_fail(RANK_WRONG, "rank %d: reduce wrote a non-root's recv",
 				 rank);
+	if (!code)
+		code = check_exchange(comm, stream, send, recv, send_cpu,
+				      recv_cpu, rank, nranks, count);
 	return code;
 }
 
