@@ -30,6 +30,7 @@ enum { RANK_OK, RANK_SETUP, RANK_INIT, RANK_WRONG, RANK_STATUS };
 
 static char self_path[4096];
 static char machine_base[64];
+static const char *provider_name;
 static int machine_round;	/* each run its own machines, fresh settings */
 
 /* Small values: every sum is exact in int32 and float32 alike. */
@@ -439,15 +440,16 @@ static void id_hex(char *hex)
 		sprintf(hex + 2 * i, "%02x", (unsigned char)id.internal[i]);
 }
 
-/* Starts @n ranks, rank r on host @host[r] as device @device[r]. */
-static void spawn_ranks(int n, const int *host, const int *device,
-			pid_t *pids)
+/*
+ * Starts ranks 0 to @started - 1 of @n, rank r on host @host[r] as device
+ * @device[r], with a new id (in @hex).
+ */
+static void spawn_ranks_of(int n, int started, const int *host,
+			   const int *device, pid_t *pids, char *hex)
 {
-	char hex[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
-
 	id_hex(hex);
 	machine_round++;
-	for (int r = 0; r < n; r++) {
+	for (int r = 0; r < started; r++) {
 		pids[r] = fork();
 		assert_true(pids[r] >= 0);
 		if (pids[r] == 0) {
@@ -464,6 +466,15 @@ static void spawn_ranks(int n, const int *host, const int *device,
 			_exit(127);
 		}
 	}
+}
+
+/* Starts @n ranks, rank r on host @host[r] as device @device[r]. */
+static void spawn_ranks(int n, const int *host, const int *device,
+			pid_t *pids)
+{
+	char hex[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
+
+	spawn_ranks_of(n, n, host, device, pids, hex);
 }
 
 /* Runs @n ranks as spawn_ranks() does; all must exit with @want. */
@@ -556,6 +567,42 @@ static void test_host_killed(void **state)
 	}
 }
 
+/*
+ * A provider that does not exist: every rank's init fails, not only that
+ * of the ranks whose network would not open (here all of them).
+ */
+static void test_no_provider(void **state)
+{
+	(void)state;
+	setenv("FI_PROVIDER", "nosuch", 1);
+	run_hosts(2, 2, RANK_INIT);
+	setenv("FI_PROVIDER", provider_name, 1);
+}
+
+/*
+ * A rank that never comes (rank 3 of 2 hosts x 2): the others' init
+ * fails at TERN_COMM_INIT_TIMEOUT_MS, 2 s here.
+ */
+static void test_rank_missing(void **state)
+{
+	const int host[3] = { 0, 1, 0 }, device[3] = { 0, 0, 1 };
+	char hex[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
+	pid_t pids[3];
+	int status;
+
+	(void)state;
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "2000", 1);
+	spawn_ranks_of(4, 3, host, device, pids, hex);
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "60000", 1);
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != RANK_INIT)
+			fail_msg("rank %d: exit %d, want %d", r,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				 RANK_INIT);
+	}
+}
+
 /* Hosts holding different numbers of ranks: refused on every rank. */
 static void test_uneven_hosts(void **state)
 {
@@ -573,6 +620,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_4_hosts_4),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
+		cmocka_unit_test(test_no_provider),
+		cmocka_unit_test(test_rank_missing),
 	};
 	const struct CMUnitTest shm[] = {
 		cmocka_unit_test(test_2_hosts_4),
@@ -580,6 +629,8 @@ int main(int argc, char **argv)
 	};
 	static char dir[] = "/tmp/tern-hosts.XXXXXX";
 	const char *provider = argc > 1 ? argv[1] : "tcp";
+
+	provider_name = provider;
 	char host0[80];
 	ssize_t len;
 
