@@ -5,7 +5,7 @@
 # the variables torchrun and Slurm set and under Open MPI's mpirun: rank 0
 # prints the table with no wrong value, the other ranks print nothing, and
 # the busiest link carries the same bytes as when one process holds every
-# rank. Missing or malformed launcher variables exit 2 naming them; a rank
+# rank; and the same across simulated hosts (-H) over libfabric's tcp. Missing or malformed launcher variables exit 2 naming them; a rank
 # whose rank 0 never answers fails within its timeout. TAP output, then
 # the cmocka-style summary tests/suite-lib.sh counts.
 #
@@ -82,6 +82,21 @@ check "torchrun: the other ranks print nothing" \
 	sh -c "[ ! -s '$tmp/rank-1' ] && [ ! -s '$tmp/rank-3' ] && [ ! -s '$tmp/rank-2.err' ]"
 check "torchrun: the busiest link's bytes as with one process" \
 	near "$one" "$(busiest "$tmp/rank-0")"
+
+# Two simulated hosts of two ranks under torchrun's and Slurm's variables.
+hosts_env="FI_PROVIDER=tcp FI_TCP_IFACE=lo TERN_SOCKET_IFNAME==lo"
+sizes="-b 4K -e 64K -f 4 -n 2 -w 1 -H 2"
+# shellcheck disable=SC2086 # $hosts_env is a list of assignments
+if ranks 4 RANK WORLD_SIZE $hosts_env; then
+	pass "torchrun -H 2: 4 ranks on 2 hosts exit 0"; else
+	fail "torchrun -H 2: 4 ranks on 2 hosts exit 0" "$(cat "$tmp"/rank-*.err)"; fi
+check "torchrun -H 2: rank 0's table, no wrong value" \
+	sh -c "grep -q 'Ranks: 4, one per process (torchrun)' '$tmp/rank-0' && grep -q '^# Out of bounds values : 0 OK' '$tmp/rank-0'"
+# shellcheck disable=SC2086
+if ranks 4 SLURM_PROCID SLURM_NTASKS SLURM_JOB_ID=4243 $hosts_env; then
+	pass "srun -H 2: 4 ranks on 2 hosts exit 0"; else
+	fail "srun -H 2: 4 ranks on 2 hosts exit 0" "$(cat "$tmp"/rank-*.err)"; fi
+sizes="-b 4K -e 64K -f 4 -n 2 -w 1"
 
 if ranks 3 SLURM_PROCID SLURM_NTASKS SLURM_JOB_ID=4242; then
 	pass "srun: 3 ranks exit 0"; else
