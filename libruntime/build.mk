@@ -16,6 +16,7 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) \
 	$(sort $(wildcard libruntime/coll/*.c)) \
+	libruntime/net/stats.c \
 	$(sort $(wildcard libruntime/net/ofi/*.c))
 MODEL_OBJS := $(addprefix $(BUILD)/driver/model/, \
 	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)

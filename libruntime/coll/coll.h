@@ -409,6 +409,16 @@ void coll_stage_push(struct coll_stager *st, enum coll_stage_kind kind,
 /* Waits for every chunk pushed and copies the results out. */
 void coll_stage_end(struct coll_stager *st);
 
+/* What the bootstrap carries of each rank across hosts. */
+#define COLL_HOSTNAME_BYTES	64
+
+struct coll_net_card {
+	struct tern_net_handle handle;	/* its network listen */
+	char host[COLL_HOSTNAME_BYTES];	/* its host's name, for the tools */
+};
+
+struct tern_net_stats;
+
 struct coll_hosts {
 	int nhosts, host;		/* hosts, and ours */
 	int host_of[COLL_MAX_RANKS];	/* each rank's host */
@@ -423,6 +433,10 @@ struct coll_hosts {
 	struct tern_net_comm *to[COLL_MAX_RANKS], *from[COLL_MAX_RANKS];
 	uint8_t *tmp;			/* COLL_STAGE_BYTES a receive reduces from */
 	struct tern_net_mr *stage_mr, *tmp_mr;
+	/* The counters per peer host, for tern-inspect (net/stats.h). */
+	struct tern_net_stats *stats;
+	size_t stats_bytes;
+	char stats_path[128];
 	/* Host memory: the slots, and the words device and proxy meet at. */
 	tern_buffer_t stage, words;
 	uint8_t *stage_cpu;
@@ -444,20 +458,22 @@ enum { COLL_WORD_STAGED, COLL_WORD_DONE, COLL_WORDS };
 
 /*
  * The comm across hosts over @local (our host's ranks, made), rank @rank
- * of @nranks placed by @map: its network listen is open, its handle in
- * *@handle for the others. It owns @local, even when it fails.
+ * of @nranks placed by @map: its network listen is open, its handle and
+ * host name in *@card for the others. It owns @local, even when it fails.
  */
 tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 				const struct coll_hostmap *map,
-				struct tern_net_handle *handle,
+				struct coll_net_card *card,
 				struct tern_comm **top);
 /*
- * Connects @top to its rail (every host's rank at our position), given
- * every rank's @handles; starts its proxy.
+ * Connects @top to every rank on another host, given every rank's
+ * @cards; opens its counters' file and starts its proxy.
  */
 tern_status_t coll_hosts_connect(struct tern_comm *top,
-				 const struct tern_net_handle *handles,
+				 const struct coll_net_card *cards,
 				 int64_t deadline);
+/* Brings @top's counters' file up to date (the proxy, as it moves). */
+void coll_hosts_count(struct tern_comm *top);
 /* Stops the proxy and closes the network side of @top. */
 void coll_hosts_free(struct tern_comm *top);
 

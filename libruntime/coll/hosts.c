@@ -15,10 +15,17 @@
  * of tags on one endpoint, not a socket: see network.rst). A proxy
  * thread (proxy.c) then moves the chunks the device stages (stage.c).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "coll.h"
+#include "net/stats.h"
 #include "submit.h"
 
 /* The transport, opened once per process and kept while a comm uses it. */
@@ -62,6 +69,10 @@ void coll_hosts_free(struct tern_comm *top)
 	if (!h)
 		return;
 	coll_proxy_stop(top);
+	if (h->stats) {
+		munmap(h->stats, h->stats_bytes);
+		unlink(h->stats_path);
+	}
 	for (int r = 0; r < COLL_MAX_RANKS; r++) {
 		if (h->to[r])
 			h->ops->close_comm(h->to[r]);
@@ -120,9 +131,30 @@ static tern_status_t coll_hosts_memory(struct tern_device *dev,
 	return status;
 }
 
+/*
+ * Our host's name for the tools: the computer's, and the simulated
+ * machine's where there is one (several may share a computer).
+ */
+static void coll_host_name(char *buf, size_t len)
+{
+	const struct tern_backend_ops *ops;
+	char machine[192] = "";
+	const char *base;
+
+	if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "?");
+	buf[len - 1] = 0;
+	if (tern_backend_ops_get(&ops) == TERN_SUCCESS && ops->machine_name)
+		ops->machine_name(machine, sizeof(machine));
+	base = strrchr(machine, '/');
+	base = base ? base + 1 : machine;
+	if (*base && strlen(buf) + 1 + strlen(base) < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), "/%s", base);
+}
+
 tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 				const struct coll_hostmap *map,
-				struct tern_net_handle *handle,
+				struct coll_net_card *card,
 				struct tern_comm **out)
 {
 	struct tern_comm *top = calloc(1, sizeof(*top));
@@ -162,7 +194,8 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	if (status == TERN_SUCCESS)
 		status = coll_hosts_memory(local->dev, h);
 	if (status == TERN_SUCCESS)
-		status = h->ops->listen(h->net, handle, &h->listen);
+		status = h->ops->listen(h->net, &card->handle, &h->listen);
+	coll_host_name(card->host, sizeof(card->host));
 	if (status) {
 		coll_comm_free(top);	/* and @local with it */
 		return status;
@@ -248,8 +281,107 @@ static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 	return TERN_SUCCESS;
 }
 
+/*
+ * The counters' file: made in the user's directory, sized for a record
+ * per other host, named by the hosts' cards. A process that cannot make
+ * it still runs, uncounted.
+ */
+static void coll_hosts_stats_open(struct tern_comm *top,
+				  const struct coll_net_card *cards)
+{
+	static unsigned int serial;
+	struct coll_hosts *h = top->hosts;
+	struct tern_net_stats *s;
+	char dir[96];
+	struct stat st;
+	uint32_t i = 0;
+	int fd;
+
+	if (tern_net_stats_dir(dir, sizeof(dir)) < 0 ||
+	    (mkdir(dir, 0700) && errno != EEXIST) || stat(dir, &st) ||
+	    st.st_uid != getuid())
+		return;
+	snprintf(h->stats_path, sizeof(h->stats_path), "%s/net-%d-%u", dir,
+		 (int)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+	h->stats_bytes = sizeof(*s) +
+			 (size_t)(h->nhosts - 1) * sizeof(s->peer[0]);
+	fd = open(h->stats_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	s = ftruncate(fd, (off_t)h->stats_bytes) ? MAP_FAILED :
+	    mmap(NULL, h->stats_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	close(fd);
+	if (s == MAP_FAILED) {
+		unlink(h->stats_path);
+		return;
+	}
+	s->pid = (int32_t)getpid();
+	s->rank = top->rank;
+	s->nranks = top->nranks;
+	s->nhosts = h->nhosts;
+	s->npeers = (uint32_t)h->nhosts - 1;
+	snprintf(s->host, sizeof(s->host), "%s", cards[top->rank].host);
+	snprintf(s->provider, sizeof(s->provider), "%s",
+		 h->ops->describe(h->net));
+	for (int j = 0; j < h->nhosts; j++) {
+		if (j == h->host)
+			continue;
+		snprintf(s->peer[i].host, sizeof(s->peer[i].host), "%s",
+			 cards[h->rail[j]].host);
+		s->peer[i++].ranks = (uint32_t)(top->nranks / h->nhosts);
+	}
+	/* The magic last: a reader takes the file once it is whole. */
+	__atomic_store_n((uint64_t *)s->magic,
+			 *(const uint64_t *)TERN_NET_STATS_MAGIC,
+			 __ATOMIC_RELEASE);
+	h->stats = s;
+}
+
+void coll_hosts_count(struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	struct tern_net_stats_peer sum[COLL_MAX_RANKS];
+	struct tern_net_counters c;
+	uint32_t i = 0;
+
+	if (!h->stats)
+		return;
+	memset(sum, 0, sizeof(sum));
+	for (int r = 0; r < top->nranks; r++) {
+		struct tern_net_stats_peer *p = &sum[h->host_of[r]];
+
+		if (h->to[r]) {
+			h->ops->counters(h->to[r], &c);
+			p->tx_bytes += c.bytes;
+			p->tx_messages += c.messages;
+			p->errors += c.errors;
+		}
+		if (h->from[r]) {
+			h->ops->counters(h->from[r], &c);
+			p->rx_bytes += c.bytes;
+			p->rx_messages += c.messages;
+			p->errors += c.errors;
+		}
+	}
+	for (int j = 0; j < h->nhosts; j++) {
+		struct tern_net_stats_peer *p = &h->stats->peer[i];
+
+		if (j == h->host)
+			continue;
+		__atomic_store_n(&p->tx_bytes, sum[j].tx_bytes, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->tx_messages, sum[j].tx_messages,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&p->rx_bytes, sum[j].rx_bytes, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->rx_messages, sum[j].rx_messages,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&p->errors, sum[j].errors, __ATOMIC_RELAXED);
+		i++;
+	}
+}
+
 tern_status_t coll_hosts_connect(struct tern_comm *top,
-				 const struct tern_net_handle *handles,
+				 const struct coll_net_card *cards,
 				 int64_t deadline)
 {
 	struct coll_hosts *h = top->hosts;
@@ -265,7 +397,7 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 		if (h->host_of[r] == h->host)
 			continue;
 		remote++;
-		status = h->ops->connect(h->net, &handles[r], &h->to[r]);
+		status = h->ops->connect(h->net, &cards[r].handle, &h->to[r]);
 		if (status == TERN_SUCCESS)
 			status = coll_hosts_hello(h, h->to[r], words, &req[r]);
 	}
@@ -279,7 +411,10 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 	}
 	h->ops->close_listen(h->listen);
 	h->listen = NULL;
-	if (status == TERN_SUCCESS)
+	if (status == TERN_SUCCESS) {
+		coll_hosts_stats_open(top, cards);
+		coll_hosts_count(top);
 		status = coll_proxy_start(top);
+	}
 	return status;
 }

@@ -184,6 +184,9 @@ static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
 				status = TERN_ERROR_PEER_FAILED;
 		}
 	}
+	/* Counted before the device can see the chunks done. */
+	if (moved || status)
+		coll_hosts_count(top);
 	if (status) {
 		/*
 		 * A transfer the network failed (cancelled as the connection

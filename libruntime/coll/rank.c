@@ -136,7 +136,7 @@ struct coll_table {
 	int nlocal, lrank, lhost;	/* our host's ranks, our place, it */
 	struct coll_node local_node[COLL_MAX_RANKS];
 	int fds[COLL_MAX_RANKS][2];
-	struct tern_net_handle handle[COLL_MAX_RANKS];
+	struct coll_net_card card[COLL_MAX_RANKS];
 };
 
 static bool coll_handoff_fits(const struct coll_handoff *h,
@@ -450,16 +450,16 @@ static tern_status_t coll_make_across(struct coll_table *t, int rank,
 	tern_status_t status, mine;
 
 	mine = coll_hosts_create(local, rank, t->nranks, &t->map,
-				 &t->handle[rank], top);
+				 &t->card[rank], top);
 	if (mine)
 		*top = NULL;	/* @local went with it */
 	status = coll_agree(rank, t->nranks, t->conn, mine, deadline);
 	if (status == TERN_SUCCESS)
 		status = coll_star_allgather(rank, t->nranks, t->conn,
-					     t->handle, sizeof(t->handle[0]),
+					     t->card, sizeof(t->card[0]),
 					     deadline);
 	if (status == TERN_SUCCESS)
-		status = coll_hosts_connect(*top, t->handle, deadline);
+		status = coll_hosts_connect(*top, t->card, deadline);
 	if (status && mine == TERN_SUCCESS) {
 		coll_comm_free(*top);
 		*top = NULL;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 #include <cmocka.h>
 
 #include "tern.h"
+#include "net/stats.h"
 
 /* Exit codes of a rank, so the parent says what went wrong. */
 enum { RANK_OK, RANK_SETUP, RANK_INIT, RANK_WRONG, RANK_STATUS };
@@ -306,6 +308,114 @@ static int check_others(tern_comm_t comm, tern_stream_t stream,
 	return code;
 }
 
+/* The elements libtern gives part @i of @parts of @total (coll_split). */
+static void split(uint64_t total, uint64_t parts, uint64_t i, uint64_t *start,
+		  uint64_t *len)
+{
+	uint64_t base = total / parts, rem = total % parts;
+
+	*start = i * base + (i < rem ? i : rem);
+	*len = base + (i < rem ? 1 : 0);
+}
+
+/* This process's counters' file, mapped; NULL if there is none. */
+static const struct tern_net_stats *own_stats(void)
+{
+	char dir[256], prefix[32], path[600];
+	const struct tern_net_stats *s = NULL;
+	struct dirent *e;
+	DIR *d;
+
+	if (tern_net_stats_dir(dir, sizeof(dir)) < 0 || !(d = opendir(dir)))
+		return NULL;
+	snprintf(prefix, sizeof(prefix), "net-%d-", (int)getpid());
+	while ((e = readdir(d)) && !s) {
+		FILE *f;
+		static char buf[65536];
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		f = fopen(path, "r");
+		if (f && fread(buf, 1, sizeof(buf), f) >= sizeof(*s))
+			s = (const struct tern_net_stats *)buf;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return s;
+}
+
+/*
+ * The network bytes and messages an all-reduce of @count int32 must move
+ * to and from each other host: our shard (by our place on our host, of
+ * @per), chunk by chunk round a ring of the @hosts hosts, reduce-scatter
+ * then all-gather; and the counters' file must say exactly that.
+ */
+static int check_counters(tern_comm_t comm, tern_stream_t stream,
+			  tern_buffer_t send, tern_buffer_t recv,
+			  int32_t *send_cpu, int32_t *recv_cpu, int rank,
+			  int nranks, int hosts)
+{
+	const uint64_t count = 300001, chunk = (1u << 20) / 4;
+	const int per = nranks / hosts, h = rank % hosts, lr = rank / hosts;
+	uint64_t want[64][4] = { { 0 } }, before[64][4], shard_at, shard;
+	const struct tern_net_stats *s = own_stats();
+	int code;
+
+	if (!s || memcmp(s->magic, TERN_NET_STATS_MAGIC, 8) ||
+	    s->pid != (int32_t)getpid() || s->rank != rank ||
+	    s->npeers != (uint32_t)hosts - 1)
+		return rank_fail(RANK_WRONG, "rank %d: no counters' file that fits",
+				 rank);
+	for (uint32_t j = 0; j < s->npeers; j++) {
+		before[j][0] = s->peer[j].tx_bytes;
+		before[j][1] = s->peer[j].tx_messages;
+		before[j][2] = s->peer[j].rx_bytes;
+		before[j][3] = s->peer[j].rx_messages;
+	}
+	split(count, (uint64_t)per, (uint64_t)lr, &shard_at, &shard);
+	for (uint64_t at = 0; at < shard; at += chunk) {
+		uint64_t m = shard - at < chunk ? shard - at : chunk, ps, pl;
+		/* the file's records: the other hosts in order */
+		int next = (h + 1) % hosts, prev = (h + hosts - 1) % hosts;
+		int ni = next < h ? next : next - 1, pi = prev < h ? prev : prev - 1;
+
+		for (int k = 0; k < 2 * (hosts - 1); k++) {
+			int sp = k < hosts - 1 ? h - k : h + 1 - (k - hosts + 1);
+			int rp = k < hosts - 1 ? h - k - 1 : h - (k - hosts + 1);
+
+			split(m, (uint64_t)hosts, (uint64_t)((sp % hosts + hosts) % hosts),
+			      &ps, &pl);
+			want[ni][0] += pl * 4;
+			want[ni][1] += pl != 0;
+			split(m, (uint64_t)hosts, (uint64_t)((rp % hosts + hosts) % hosts),
+			      &ps, &pl);
+			want[pi][2] += pl * 4;
+			want[pi][3] += pl != 0;
+		}
+	}
+	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
+				rank, nranks, count, TERN_INT32, TERN_SUM);
+	s = own_stats();
+	for (uint32_t j = 0; j < s->npeers && !code; j++) {
+		const uint64_t got[4] = {
+			s->peer[j].tx_bytes - before[j][0],
+			s->peer[j].tx_messages - before[j][1],
+			s->peer[j].rx_bytes - before[j][2],
+			s->peer[j].rx_messages - before[j][3],
+		};
+
+		for (int k = 0; k < 4 && !code; k++)
+			if (got[k] != want[j][k])
+				code = rank_fail(RANK_WRONG, "rank %d: host %s: counter %d moved %llu, want %llu",
+						 rank, s->peer[j].host, k,
+						 (unsigned long long)got[k],
+						 (unsigned long long)want[j][k]);
+	}
+	return code;
+}
+
 /* Sizes: none, one, odd, shards of one chunk, and several chunks. */
 static const size_t sizes[] = { 0, 1, 7, 4099, 300001, 1500001 };
 /* Every rank's piece of the largest collective: sizes[3] x 16 ranks fit. */
@@ -403,6 +513,10 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		return rank_fault(comm, dev, stream, send, recv, send_cpu,
 				  recv_cpu, rank, nranks, fault + 2,
 				  fault[0] - '0');
+	if (getenv("TEST_HOSTS_H"))
+		code = check_counters(comm, stream, send, recv, send_cpu,
+				      recv_cpu, rank, nranks,
+				      atoi(getenv("TEST_HOSTS_H")));
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, sizes[k],
@@ -502,11 +616,17 @@ static void run_hosts(int hosts, int per, int want)
 {
 	int host[64], device[64];
 
+	char h[16];
+
 	for (int r = 0; r < hosts * per; r++) {
 		host[r] = r % hosts;
 		device[r] = r / hosts;
 	}
+	/* The ranks check their counters against this layout. */
+	snprintf(h, sizeof(h), "%d", hosts);
+	setenv("TEST_HOSTS_H", h, 1);
 	run_ranks(hosts * per, host, device, want);
+	unsetenv("TEST_HOSTS_H");
 }
 
 static void test_2_hosts_1(void **state)
@@ -628,6 +748,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_host_killed),
 	};
 	static char dir[] = "/tmp/tern-hosts.XXXXXX";
+	static char dir_run[] = "/tmp/tern-hosts-run.XXXXXX";
 	const char *provider = argc > 1 ? argv[1] : "tcp";
 
 	provider_name = provider;
@@ -646,6 +767,8 @@ int main(int argc, char **argv)
 			return 1;
 		setenv("TERN_SIM_DIR", dir, 1);
 	}
+	if (!mkdtemp(dir_run))
+		return 1;
 	snprintf(machine_base, sizeof(machine_base), "hosts-%d", (int)getpid());
 	/* The id is made on host 0's machine. */
 	snprintf(host0, sizeof(host0), "%s-h0", machine_base);
@@ -656,6 +779,7 @@ int main(int argc, char **argv)
 	setenv("TERN_SIM_MEM_MB", "64", 1);
 	setenv("TERN_SIM_IDLE_MS", "2000", 1);
 	setenv("TERN_COMM_INIT_TIMEOUT_MS", "60000", 1);
+	setenv("TERN_RUN_DIR", dir_run, 1);
 	setenv("FI_PROVIDER", provider, 1);
 	setenv("FI_TCP_IFACE", "lo", 1);
 	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
