@@ -428,7 +428,7 @@ run "$inspect" help
 check "inspect help: usage, every command, the man page for the schema" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-inspect' '$out' &&
 		grep -q 'tern-inspect(1)' '$out' && ! grep -q 'Documentation/' '$out'"
-usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics fault sim help" \
+usage_error "inspect unknown command" "unknown command 'nope'; commands are: list info topo health top events module metrics net fault sim help" \
 	"$inspect" nope
 usage_error "inspect unknown option" "unknown option '-x'" "$inspect" -x list
 usage_error "inspect command options are not global" "tern-inspect: unknown option '-v'" \
@@ -703,5 +703,50 @@ if [ "$mode" = kernel ]; then
 		skip "inspect with a link down" "no writable $link_file or no links (needs root and debugfs)"
 	fi
 fi
+
+# ---- tern-inspect net: counters' files libtern keeps (net/stats.h) ----
+run_dir="$tmp/run"
+mkdir -p "$run_dir"
+# net_file NAME PID MAGIC: a comm of rank 1 of 8 on host a with two peer
+# hosts, as libtern writes it.
+net_file() {
+	python3 - "$run_dir/$1" "$2" "$3" <<'PY'
+import struct, sys
+path, pid, magic = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode()
+head = struct.pack('<8s4i2I64s64s', magic, pid, 1, 8, 3, 2, 0, b'a', b'tcp')
+peers = struct.pack('<64s2I5Q', b'b', 4, 0, 1000, 10, 2000, 20, 0) + \
+	struct.pack('<64s2I5Q', b'c"x', 4, 0, 3000, 30, 4000, 40, 5)
+open(path, 'wb').write(head + peers)
+PY
+}
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+net_file "net-$$-0" $$ ternnst1
+net_file "net-$dead-0" "$dead" ternnst1
+net_file "net-$$-1" $$ nonsense
+run env TERN_RUN_DIR="$run_dir" "$inspect" net
+check "inspect net: a row per peer host of the live process's comm" \
+	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^$$ ' '$out') -eq 2 ] &&
+		grep -qE '^$$ +1/8 +a +b +4 +1000 +10 +2000 +20 +0\$' '$out' &&
+		grep -qE '^$$ +1/8 +a +c\"x +4 +3000 +30 +4000 +40 +5\$' '$out' &&
+		! grep -q '^$dead ' '$out'"
+run env TERN_RUN_DIR="$run_dir" "$inspect" net --json
+check "inspect net --json: the same comm, its peers' counters" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["comms"]
+sys.exit(not (d["schema_version"] == 1 and len(c) == 1 and
+	c[0]["pid"] == int(sys.argv[2]) and c[0]["provider"] == "tcp" and
+	[p["tx_bytes"] for p in c[0]["peers"]] == [1000, 3000] and
+	c[0]["peers"][1]["errors"] == 5))' "$out" $$
+run env TERN_RUN_DIR="$run_dir" "$inspect" metrics
+check "inspect metrics: tern_net_* per peer host, labels escaped" \
+	sh -c "[ $rc -eq 0 ] &&
+		grep -q '^tern_net_rx_bytes_total{pid=\"$$\",rank=\"1\",host=\"a\",peer_host=\"b\"} 2000\$' '$out' &&
+		grep -q '^tern_net_errors_total{pid=\"$$\",rank=\"1\",host=\"a\",peer_host=\"c\\\\\"x\"} 5\$' '$out'"
+run env TERN_RUN_DIR="$tmp/none" "$inspect" net
+check "inspect net with no comm: says so, exit 0" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^no communicator across hosts runs\$' '$out'"
 
 tap_finish "tools ($mode)"

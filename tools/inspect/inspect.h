@@ -46,6 +46,15 @@ extern const struct inspect_command inspect_module_command;
 extern const struct inspect_command inspect_metrics_command;
 extern const struct inspect_command inspect_sim_command;
 extern const struct inspect_command inspect_fault_command;
+extern const struct inspect_command inspect_net_command;
+
+struct tern_net_stats;
+/*
+ * The counters' files of live processes' communicators across hosts
+ * (net.c), by pid and rank: their count, the files in *@all.
+ */
+int net_stats_load(struct tern_net_stats ***all);
+void net_stats_free(struct tern_net_stats **all, int n);
 
 /* What inspect_parse_options() found. */
 enum inspect_parse_result {

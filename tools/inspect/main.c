@@ -19,6 +19,7 @@ static const struct inspect_command *const inspect_commands[] = {
 	&inspect_events_command,
 	&inspect_module_command,
 	&inspect_metrics_command,
+	&inspect_net_command,
 	&inspect_fault_command,
 	&inspect_sim_command,
 };

@@ -10,15 +10,18 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "net/stats.h"
 #include "text.h"
 
 static void metrics_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: tern-inspect metrics [options]\n"
-		"Every device, engine, link and client counter in the Prometheus\n"
-		"text format (version 0.0.4), names prefixed tern_. --json does\n"
-		"not apply: use 'tern-inspect info --json' or 'list --json'.\n"
+		"Every device, engine, link and client counter, and each\n"
+		"communicator across hosts' network traffic per peer host, in the\n"
+		"Prometheus text format (version 0.0.4), names prefixed tern_.\n"
+		"--json does not apply: use 'tern-inspect info --json', 'list\n"
+		"--json' or 'net --json'.\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help      show this help\n");
@@ -356,6 +359,48 @@ static void metrics_clients(FILE *out, const struct snapshot *snap)
 	}
 }
 
+/* Each communicator across hosts' traffic per peer host (net.c). */
+static void metrics_net(FILE *out)
+{
+	static const char *const names[] = {
+		"tern_net_tx_bytes_total", "tern_net_tx_messages_total",
+		"tern_net_rx_bytes_total", "tern_net_rx_messages_total",
+		"tern_net_errors_total",
+	};
+	static const char *const helps[] = {
+		"Bytes a rank sent over the network to the peer host.",
+		"Messages a rank sent over the network to the peer host.",
+		"Bytes a rank received over the network from the peer host.",
+		"Messages a rank received over the network from the peer host.",
+		"Network transfers to or from the peer host that failed.",
+	};
+	struct tern_net_stats **all;
+	int n = net_stats_load(&all);
+
+	for (int m = 0; m < 5 && n; m++) {
+		metrics_family(out, names[m], "counter", helps[m]);
+		for (int i = 0; i < n; i++) {
+			for (uint32_t j = 0; j < all[i]->npeers; j++) {
+				const struct tern_net_stats_peer *p =
+					&all[i]->peer[j];
+				const uint64_t v[] = {
+					p->tx_bytes, p->tx_messages, p->rx_bytes,
+					p->rx_messages, p->errors,
+				};
+
+				fprintf(out, "%s{pid=\"%d\",rank=\"%d\",host=\"",
+					names[m], all[i]->pid, all[i]->rank);
+				metrics_write_label_value(out, all[i]->host);
+				fputs("\",peer_host=\"", out);
+				metrics_write_label_value(out, p->host);
+				fputc('"', out);
+				metrics_u64(out, v[m]);
+			}
+		}
+	}
+	net_stats_free(all, n);
+}
+
 void metrics_write(FILE *out, const struct snapshot *snap)
 {
 	metrics_devices(out, snap);
@@ -363,6 +408,7 @@ void metrics_write(FILE *out, const struct snapshot *snap)
 	metrics_links(out, snap);
 	metrics_ports(out, snap);
 	metrics_clients(out, snap);
+	metrics_net(out);
 }
 
 static int metrics_run(int argc, char **argv, struct inspect_options *opts)
