@@ -523,7 +523,9 @@ tern_status_t tern_comm_lower_bound(tern_comm_t comm, tern_collective_t coll,
 
 /* An algorithm libtern can run a collective with, and its expected time. */
 typedef struct tern_algo_estimate {
-	char name[16];		/* "direct", "ring", "chain", "pairwise", "local" */
+	char name[16];		/* "direct", "ring", "chain", "pairwise", "local";
+				 * across hosts "rail-ring", "rail-halving",
+				 * "rail-doubling" */
 	double us;		/* what the cost model expects on @comm's fabric */
 } tern_algo_estimate_t;
 

@@ -367,6 +367,14 @@ void coll_link_close(struct tern_comm *comm);
 #define COLL_STAGE_BYTES	(1u << 20)
 #define COLL_STAGE_SLOTS	4u
 
+/* How a chunk is all-reduced along the rail (rail.c; tune.c chooses). */
+enum coll_rail_algo {
+	COLL_RAIL_RING,			/* reduce-scatter, all-gather round the hosts */
+	COLL_RAIL_HALVING,		/* recursive halving, then doubling */
+	COLL_RAIL_DOUBLING,		/* recursive doubling of the whole chunk */
+	COLL_RAIL_COUNT
+};
+
 /* What the proxy does with a staged chunk's slot. */
 enum coll_stage_kind {
 	COLL_STAGE_ALL_REDUCE,		/* all-reduce it along the rail */
@@ -381,6 +389,7 @@ struct coll_stage_chunk {
 	tern_dtype_t dtype;
 	tern_redop_t redop;
 	int peer;			/* send, recv: the rank */
+	enum coll_rail_algo algo;	/* all-reduce: along the rail how */
 };
 
 /*
@@ -415,6 +424,10 @@ void coll_stage_end(struct coll_stager *st);
 struct coll_net_card {
 	struct tern_net_handle handle;	/* its network listen */
 	char host[COLL_HOSTNAME_BYTES];	/* its host's name, for the tools */
+	/* The network as its process sees it; rank 0's rule for all. */
+	uint64_t net_bandwidth;		/* bytes/s each way, a rank's share */
+	uint32_t net_latency_ns;	/* a message's, end to end */
+	int32_t rail_algo;		/* TERN_NET_ALGO, or -1 */
 };
 
 struct tern_net_stats;
@@ -442,6 +455,9 @@ struct coll_hosts {
 	uint8_t *stage_cpu;
 	volatile uint64_t *words_cpu;	/* COLL_WORD_STAGED, COLL_WORD_DONE */
 	uint64_t built;			/* chunks the programs have staged */
+	/* The network's figures and TERN_NET_ALGO, as rank 0 gave them. */
+	double net_bandwidth, net_latency_ns;
+	int forced_rail;
 	/* Device memory a collective composed of all-reduce works in. */
 	tern_buffer_t temp;
 	uint64_t temp_bytes;
@@ -485,12 +501,13 @@ void coll_proxy_publish(struct coll_hosts *h, bool keep);
 
 /*
  * rail.c: all-reduces @count elements at @buf (in the stage) with the
- * rail, ring reduce-scatter then all-gather over the network; the last
- * reduction of an average divides by @divisor.
+ * rail over the network by @algo; the last reduction of an average
+ * divides by @divisor.
  */
 tern_status_t coll_rail_all_reduce(struct tern_comm *top, uint8_t *buf,
 				   uint64_t count, tern_dtype_t dtype,
-				   tern_redop_t op, uint32_t divisor);
+				   tern_redop_t op, uint32_t divisor,
+				   enum coll_rail_algo algo);
 
 /* hier.c: builds and submits @n operations of a comm across hosts. */
 tern_status_t coll_hier_run_locked(struct tern_comm *top,
@@ -677,8 +694,28 @@ bool coll_public_kind(tern_collective_t coll, enum coll_kind *kind);
 tern_status_t coll_forced_algo(int *algo);
 const char *coll_algo_name(enum coll_algo algo);
 
+/*
+ * The rail's algorithm for a chunk of @bytes: the cheapest that can run
+ * on the comm's hosts, or TERN_NET_ALGO's.
+ */
+enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h,
+				   uint64_t bytes);
+const char *coll_rail_algo_name(enum coll_rail_algo algo);
+/* TERN_NET_ALGO: the rail's algorithm forced, -1, or INVALID_ARGUMENT. */
+tern_status_t coll_forced_rail(int *algo);
+/* What this process takes the network to be (TERN_NET_GBPS, ..._US). */
+tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
+			       uint32_t *latency_ns);
+
 /* ---- cost.c: the cost model ---- */
 
+/*
+ * The ns the model expects the rail's @algo to take over a chunk of
+ * @bytes; a negative figure where it cannot run (hosts not a power of
+ * two).
+ */
+double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
+		      uint64_t bytes);
 /* Fills comm->fabric from @nodes (one per rank). */
 void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes);
 /*

@@ -412,6 +412,43 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 	}
 }
 
+/*
+ * A chunk along the rail, alpha-beta: a step costs the network's latency
+ * plus its bytes at the network's bandwidth, and its reduction at the
+ * host's (the proxy reduces on its CPU).
+ */
+#define COLL_COST_HOST_REDUCE	(4e9)	/* bytes/s */
+
+double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
+		      uint64_t bytes)
+{
+	const double n = h->nhosts, b = (double)bytes;
+	const double alpha = h->net_latency_ns;
+	const double beta = 1e9 / h->net_bandwidth;
+	const double gamma = 1e9 / COLL_COST_HOST_REDUCE;
+	const bool pow2 = (h->nhosts & (h->nhosts - 1)) == 0;
+	double steps = 0;
+
+	for (int m = 1; m < h->nhosts; m *= 2)
+		steps++;
+	switch (algo) {
+	case COLL_RAIL_RING:
+		return 2 * (n - 1) * alpha + 2 * (n - 1) / n * b * beta +
+		       (n - 1) / n * b * gamma;
+	case COLL_RAIL_HALVING:
+		if (!pow2)
+			return -1;
+		return 2 * steps * alpha + 2 * (n - 1) / n * b * beta +
+		       (n - 1) / n * b * gamma;
+	case COLL_RAIL_DOUBLING:
+		if (!pow2)
+			return -1;
+		return steps * (alpha + b * beta + b * gamma);
+	default:
+		return -1;
+	}
+}
+
 TERN_API tern_status_t tern_comm_lower_bound(tern_comm_t comm,
 					     tern_collective_t coll,
 					     size_t bytes, int root, double *us)

@@ -195,6 +195,13 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 		status = coll_hosts_memory(local->dev, h);
 	if (status == TERN_SUCCESS)
 		status = h->ops->listen(h->net, &card->handle, &h->listen);
+	if (status == TERN_SUCCESS)
+		status = coll_net_figures(h->ops->describe(h->net),
+					  &card->net_bandwidth,
+					  &card->net_latency_ns);
+	if (status == TERN_SUCCESS)
+		status = coll_forced_rail(&h->forced_rail);
+	card->rail_algo = h->forced_rail;
 	coll_host_name(card->host, sizeof(card->host));
 	if (status) {
 		coll_comm_free(top);	/* and @local with it */
@@ -391,6 +398,10 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 
 	int remote = 0;
 
+	/* Rank 0's view of the network, so that every rank chooses alike. */
+	h->net_bandwidth = (double)cards[0].net_bandwidth;
+	h->net_latency_ns = cards[0].net_latency_ns;
+	h->forced_rail = cards[0].rail_algo;
 	/* Our rank, sent from [0]; theirs land from [1] on. */
 	words[0] = top->rank;
 	for (int r = 0; r < top->nranks && status == TERN_SUCCESS; r++) {

@@ -156,7 +156,8 @@ static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
 			status = coll_rail_all_reduce(top,
 						      coll_proxy_slot(h, c.seq),
 						      c.count, c.dtype, c.redop,
-						      (uint32_t)top->nranks);
+						      (uint32_t)top->nranks,
+						      c.algo);
 			w->done[i] = true;
 		}
 	}

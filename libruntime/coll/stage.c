@@ -55,8 +55,10 @@ void coll_stage_push(struct coll_stager *st, enum coll_stage_kind kind,
 	coll_stage_retire(st, slot);
 	if (kind != COLL_STAGE_RECV)
 		coll_emit_copy(p, at, src, bytes);
-	if (kind == COLL_STAGE_ALL_REDUCE)
+	if (kind == COLL_STAGE_ALL_REDUCE) {
 		c.count = bytes / st->call->esize;
+		c.algo = coll_tune_rail(h, bytes);
+	}
 	coll_emit_signal(p, h->words->be->va + 8 * COLL_WORD_STAGED, c.seq);
 	if (!coll_proxy_queue(h, &c))
 		p->failed = true;

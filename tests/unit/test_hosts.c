@@ -18,6 +18,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -346,16 +347,86 @@ static const struct tern_net_stats *own_stats(void)
 	return s;
 }
 
+/* Counts @pieces [@a, @b) of @m int32 as moved to (@k 0) or from (2) @peer. */
+static void expect_move(uint64_t want[][4], int k, int peer, int h,
+			uint64_t m, int hosts, int a, int b)
+{
+	const int i = peer < h ? peer : peer - 1;	/* the file's record */
+	uint64_t start, len, s2, l2;
+
+	split(m, (uint64_t)hosts, (uint64_t)a, &start, &len);
+	split(m, (uint64_t)hosts, (uint64_t)(b - 1), &s2, &l2);
+	len = s2 + l2 - start;
+	want[i][k] += len * 4;
+	want[i][k + 1] += len != 0;
+}
+
+/*
+ * What a chunk of @m int32 moves along the rail by @algo, host @h of
+ * @hosts: the ring's pieces to the next host and from the one before;
+ * halving-doubling's halves, then doublings, with the host one bit away;
+ * doubling's whole chunk likewise.
+ */
+static void expect_chunk(uint64_t want[][4], uint64_t m, int h, int hosts,
+			 const char *algo)
+{
+	const int next = (h + 1) % hosts, prev = (h + hosts - 1) % hosts;
+	int a = 0, b = hosts;
+
+	if (strcmp(algo, "doubling") == 0) {
+		for (int mask = 1; mask < hosts; mask *= 2) {
+			expect_move(want, 0, h ^ mask, h, m, hosts, 0, hosts);
+			expect_move(want, 2, h ^ mask, h, m, hosts, 0, hosts);
+		}
+		return;
+	}
+	if (strcmp(algo, "halving-doubling") == 0) {
+		for (int mask = hosts / 2; mask >= 1; mask /= 2) {
+			int mid = a + (b - a) / 2;
+			bool upper = h & mask;
+
+			expect_move(want, 0, h ^ mask, h, m, hosts,
+				    upper ? a : mid, upper ? mid : b);
+			expect_move(want, 2, h ^ mask, h, m, hosts,
+				    upper ? mid : a, upper ? b : mid);
+			if (upper)
+				a = mid;
+			else
+				b = mid;
+		}
+		for (int mask = 1; mask < hosts; mask *= 2) {
+			int w = b - a, pa = h & mask ? a - w : b;
+
+			expect_move(want, 0, h ^ mask, h, m, hosts, a, b);
+			expect_move(want, 2, h ^ mask, h, m, hosts, pa, pa + w);
+			if (pa < a)
+				a = pa;
+			else
+				b = pa + w;
+		}
+		return;
+	}
+	for (int k = 0; k < 2 * (hosts - 1); k++) {
+		int sp = k < hosts - 1 ? h - k : h + 1 - (k - hosts + 1);
+		int rp = k < hosts - 1 ? h - k - 1 : h - (k - hosts + 1);
+
+		sp = (sp % hosts + hosts) % hosts;
+		rp = (rp % hosts + hosts) % hosts;
+		expect_move(want, 0, next, h, m, hosts, sp, sp + 1);
+		expect_move(want, 2, prev, h, m, hosts, rp, rp + 1);
+	}
+}
+
 /*
  * The network bytes and messages an all-reduce of @count int32 must move
  * to and from each other host: our shard (by our place on our host, of
- * @per), chunk by chunk round a ring of the @hosts hosts, reduce-scatter
- * then all-gather; and the counters' file must say exactly that.
+ * @per), chunk by chunk along the rail by @algo (TERN_NET_ALGO); and the
+ * counters' file must say exactly that.
  */
 static int check_counters(tern_comm_t comm, tern_stream_t stream,
 			  tern_buffer_t send, tern_buffer_t recv,
 			  int32_t *send_cpu, int32_t *recv_cpu, int rank,
-			  int nranks, int hosts)
+			  int nranks, int hosts, const char *algo)
 {
 	const uint64_t count = 300001, chunk = (1u << 20) / 4;
 	const int per = nranks / hosts, h = rank % hosts, lr = rank / hosts;
@@ -374,27 +445,13 @@ static int check_counters(tern_comm_t comm, tern_stream_t stream,
 		before[j][2] = s->peer[j].rx_bytes;
 		before[j][3] = s->peer[j].rx_messages;
 	}
+	/* Forced where it cannot run (hosts not a power of two): a ring. */
+	if (hosts & (hosts - 1))
+		algo = "ring";
 	split(count, (uint64_t)per, (uint64_t)lr, &shard_at, &shard);
-	for (uint64_t at = 0; at < shard; at += chunk) {
-		uint64_t m = shard - at < chunk ? shard - at : chunk, ps, pl;
-		/* the file's records: the other hosts in order */
-		int next = (h + 1) % hosts, prev = (h + hosts - 1) % hosts;
-		int ni = next < h ? next : next - 1, pi = prev < h ? prev : prev - 1;
-
-		for (int k = 0; k < 2 * (hosts - 1); k++) {
-			int sp = k < hosts - 1 ? h - k : h + 1 - (k - hosts + 1);
-			int rp = k < hosts - 1 ? h - k - 1 : h - (k - hosts + 1);
-
-			split(m, (uint64_t)hosts, (uint64_t)((sp % hosts + hosts) % hosts),
-			      &ps, &pl);
-			want[ni][0] += pl * 4;
-			want[ni][1] += pl != 0;
-			split(m, (uint64_t)hosts, (uint64_t)((rp % hosts + hosts) % hosts),
-			      &ps, &pl);
-			want[pi][2] += pl * 4;
-			want[pi][3] += pl != 0;
-		}
-	}
+	for (uint64_t at = 0; at < shard; at += chunk)
+		expect_chunk(want, shard - at < chunk ? shard - at : chunk, h,
+			     hosts, algo);
 	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
 				rank, nranks, count, TERN_INT32, TERN_SUM);
 	s = own_stats();
@@ -511,12 +568,13 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		return rank_fail(RANK_INIT, "rank %d: init", rank);
 	if (fault)
 		return rank_fault(comm, dev, stream, send, recv, send_cpu,
-				  recv_cpu, rank, nranks, fault + 2,
-				  fault[0] - '0');
-	if (getenv("TEST_HOSTS_H"))
+				  recv_cpu, rank, nranks, strchr(fault, ':') + 1,
+				  atoi(fault));
+	if (getenv("TEST_HOSTS_H") && getenv("TERN_NET_ALGO"))
 		code = check_counters(comm, stream, send, recv, send_cpu,
 				      recv_cpu, rank, nranks,
-				      atoi(getenv("TEST_HOSTS_H")));
+				      atoi(getenv("TEST_HOSTS_H")),
+				      getenv("TERN_NET_ALGO"));
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, sizes[k],
@@ -629,22 +687,59 @@ static void run_hosts(int hosts, int per, int want)
 	unsetenv("TEST_HOSTS_H");
 }
 
+/* Runs hosts x per ranks with the rail's algorithm @algo (NULL: tuned). */
+static void run_algo(int hosts, int per, const char *algo)
+{
+	if (algo)
+		setenv("TERN_NET_ALGO", algo, 1);
+	run_hosts(hosts, per, RANK_OK);
+	unsetenv("TERN_NET_ALGO");
+}
+
 static void test_2_hosts_1(void **state)
 {
 	(void)state;
-	run_hosts(2, 1, RANK_OK);
+	run_algo(2, 1, "ring");
 }
 
 static void test_2_hosts_4(void **state)
 {
 	(void)state;
-	run_hosts(2, 4, RANK_OK);
+	run_algo(2, 4, "ring");
 }
 
 static void test_4_hosts_4(void **state)
 {
 	(void)state;
-	run_hosts(4, 4, RANK_OK);
+	run_algo(4, 4, "ring");
+}
+
+/* The tuner's choice, chunk by chunk: exact whatever it is. */
+static void test_4_hosts_2_tuned(void **state)
+{
+	(void)state;
+	run_algo(4, 2, NULL);
+}
+
+static void test_4_hosts_1_halving(void **state)
+{
+	(void)state;
+	run_algo(4, 1, "halving-doubling");
+}
+
+static void test_4_hosts_1_doubling(void **state)
+{
+	(void)state;
+	run_algo(4, 1, "doubling");
+}
+
+/* Three hosts, not a power of two: halving-doubling forced runs as a ring. */
+static void test_3_hosts_2(void **state)
+{
+	(void)state;
+	setenv("TERN_NET_ALGO", "halving-doubling", 1);
+	run_hosts(3, 2, RANK_OK);
+	unsetenv("TERN_NET_ALGO");
 }
 
 /*
@@ -663,7 +758,6 @@ static void test_host_killed(void **state)
 
 	(void)state;
 	assert_int_equal(pipe(ready), 0);
-	assert_true(ready[1] < 10);
 	id_hex(hex2);
 	snprintf(env, sizeof(env), "%d:%s", ready[1], hex2);
 	setenv("TEST_HOSTS_FAULT", env, 1);
@@ -738,6 +832,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_2_hosts_1),
 		cmocka_unit_test(test_2_hosts_4),
 		cmocka_unit_test(test_4_hosts_4),
+		cmocka_unit_test(test_4_hosts_2_tuned),
+		cmocka_unit_test(test_4_hosts_1_halving),
+		cmocka_unit_test(test_4_hosts_1_doubling),
+		cmocka_unit_test(test_3_hosts_2),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
 		cmocka_unit_test(test_no_provider),
