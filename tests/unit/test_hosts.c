@@ -189,8 +189,10 @@ static int check_exchange(tern_comm_t comm, tern_stream_t stream,
 		for (size_t i = 0; i < count && !code; i++)
 			if (recv_cpu[q * count + i] !=
 			    block_value((int)q, rank, i))
-				code = rank_fail(RANK_WRONG, "rank %d: all-to-all [%zu][%zu] of %zu",
-						 rank, q, i, count);
+				code = rank_fail(RANK_WRONG, "rank %d: all-to-all [%zu][%zu] of %zu: %d, want %d",
+						 rank, q, i, count,
+						 recv_cpu[q * count + i],
+						 block_value((int)q, rank, i));
 	if (!code)
 		code = check_tail(recv_cpu, n * count, rank, "all-to-all");
 	if (code)

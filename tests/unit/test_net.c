@@ -2,8 +2,10 @@
 /*
  * The network seam over libfabric, on the providers any machine has: tcp
  * (over the loopback) and shm. Two endpoints in this process play two
- * hosts: connections both ways, messages of 0, 1, odd and large sizes in
- * order, receives posted before and after their sends, the counters, what
+ * hosts (a third, a second sender): connections both ways, two senders'
+ * connections of one number kept apart, messages of 0, 1, odd and large
+ * sizes in order, receives posted before and after their sends, the
+ * counters, what
  * the seam refuses, a receive too short for its message, a peer that has
  * gone, and a provider that does not exist.
  */
@@ -404,10 +406,100 @@ static void test_no_provider(void **state)
 	assert_non_null(strstr(tern_get_last_error(), "fi_info"));
 }
 
+/* The second sender: connects to @h, sends 0xcccc, says so on @out. */
+static void second_sender(int in, int out)
+{
+	struct tern_net_handle h;
+	struct tern_net_comm *c;
+	struct tern_net_req *s;
+	struct tern_net_mr *m;
+	struct tern_net *n;
+	uint32_t v = 0xcccc;
+	bool done = false;
+	char bye;
+
+	if (read(in, &h, sizeof(h)) != sizeof(h) || NET->open(&n) ||
+	    NET->connect(n, &h, &c) || NET->reg_mr(n, &v, 4, &m) ||
+	    NET->isend(c, &v, 4, m, &s))
+		_exit(1);
+	while (!done) {
+		if (NET->test(s, &done, NULL))
+			_exit(1);
+		NET->wait(n, 1);
+	}
+	if (write(out, "s", 1) != 1 || read(in, &bye, 1) != 1)
+		_exit(1);
+	NET->dereg_mr(n, m);
+	NET->close_comm(c);
+	NET->close(n);
+	_exit(0);
+}
+
+/*
+ * Two senders in two processes number their connections alike, so their
+ * first connections to one receiver share a number: each message must
+ * still reach the receive of its own connection, whatever the provider
+ * makes of the receive's source (shm made nothing of it). The other
+ * process's message goes first, while only a's receive waits for it.
+ */
+static void test_two_senders(void **state)
+{
+	struct pair *p = *state;
+	struct tern_net_handle handle;
+	struct tern_net_listen *lc;
+	struct tern_net_comm *from_c;
+	struct tern_net_req *ra, *rc, *sa;
+	struct tern_net_mr *mx, *my, *ma;
+	uint32_t x = 0, y = 0, va = 0xaaaa;
+	int to_child[2], from_child[2], status;
+	pid_t child;
+	char sent;
+
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(from_child), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		second_sender(to_child[0], from_child[1]);
+	assert_int_equal(NET->listen(p->b, &handle, &lc), TERN_SUCCESS);
+	assert_int_equal(write(to_child[1], &handle, sizeof(handle)),
+			 sizeof(handle));
+	from_c = accept_one(p->b, p->a, lc);
+	assert_int_equal(NET->reg_mr(p->b, &x, 4, &mx), TERN_SUCCESS);
+	assert_int_equal(NET->reg_mr(p->b, &y, 4, &my), TERN_SUCCESS);
+	assert_int_equal(NET->reg_mr(p->a, &va, 4, &ma), TERN_SUCCESS);
+	assert_int_equal(NET->irecv(p->recv, &x, 4, mx, &ra), TERN_SUCCESS);
+	/* b takes in the other's message while only a's receive is posted */
+	while (read(from_child[0], &sent, 1) != 1)
+		NET->wait(p->b, 1);
+	for (int i = 0; i < 50; i++)
+		NET->wait(p->b, 1);
+	assert_int_equal(NET->irecv(from_c, &y, 4, my, &rc), TERN_SUCCESS);
+	assert_int_equal(NET->isend(p->send, &va, 4, ma, &sa), TERN_SUCCESS);
+	assert_int_equal(finish2(p->b, p->a, rc, NULL), TERN_SUCCESS);
+	assert_int_equal(finish2(p->b, p->a, ra, NULL), TERN_SUCCESS);
+	assert_int_equal(finish(p, sa, NULL), TERN_SUCCESS);
+	assert_int_equal(write(to_child[1], "b", 1), 1);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(x, 0xaaaa);
+	assert_int_equal(y, 0xcccc);
+	NET->dereg_mr(p->b, mx);
+	NET->dereg_mr(p->b, my);
+	NET->dereg_mr(p->a, ma);
+	NET->close_comm(from_c);
+	NET->close_listen(lc);
+	for (int i = 0; i < 2; i++) {
+		close(to_child[i]);
+		close(from_child[i]);
+	}
+}
+
 #define PAIR_TESTS(setup)						\
 	cmocka_unit_test_setup_teardown(test_sizes, setup, pair_teardown), \
 	cmocka_unit_test_setup_teardown(test_order, setup, pair_teardown), \
 	cmocka_unit_test_setup_teardown(test_connections, setup, pair_teardown), \
+	cmocka_unit_test_setup_teardown(test_two_senders, setup, pair_teardown), \
 	cmocka_unit_test_setup_teardown(test_refused, setup, pair_teardown), \
 	cmocka_unit_test_setup_teardown(test_close_pending, setup, pair_teardown)
 

@@ -3,9 +3,11 @@
  * Connections over one reliable datagram endpoint. A listen is a number
  * and a receive always posted for connect messages to it; its handle is
  * the endpoint's name and that number. Connecting inserts the listener's
- * address and sends it a connect message naming ours and the new
- * connection's id; accepting takes the next such message and inserts the
- * sender's address, so either side's messages can name the other.
+ * address, sends it a connect message naming ours and the new
+ * connection's id, and posts a receive for the answer; accepting takes the
+ * next connect message, inserts the sender's address, gives the
+ * connection an id of the receiver's and sends it back in an accept
+ * message. Data is tagged with the receiver's id (ofi.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,9 @@ int ofi_post_own(struct tern_net *net, struct tern_net_req *req)
 		ret = fi_trecv(net->ep, &req->msg, sizeof(req->msg), NULL,
 			       FI_ADDR_UNSPEC, OFI_TAG_CONNECT | req->listen->id,
 			       0, &req->ctx);
+	else if (req->kind == OFI_REQ_ACCEPT_RECV)
+		ret = fi_trecv(net->ep, &req->msg, sizeof(req->msg), NULL,
+			       req->peer, req->tag, 0, &req->ctx);
 	else
 		ret = fi_tsend(net->ep, &req->msg, sizeof(req->msg), NULL,
 			       req->peer, req->tag, &req->ctx);
@@ -32,7 +37,7 @@ int ofi_post_own(struct tern_net *net, struct tern_net_req *req)
 		return 0;
 	}
 	/* Posted: a connect message is the net's until its end. */
-	if (req->kind == OFI_REQ_LISTEN)
+	if (req->kind == OFI_REQ_LISTEN || req->kind == OFI_REQ_ACCEPT_RECV)
 		ofi_list_move(NULL, req);
 	else if (ret == 0)
 		ofi_req_adopt(net, req);
@@ -162,8 +167,27 @@ static struct tern_net_comm *ofi_comm_new(struct tern_net *net, bool sender)
 	if (comm) {
 		comm->net = net;
 		comm->sender = sender;
+		comm->tag_id = OFI_TAG_ID_UNKNOWN;
 	}
 	return comm;
+}
+
+void ofi_accept_complete(struct tern_net *net, struct tern_net_req *req,
+			 int err)
+{
+	struct tern_net_comm *comm = req->comm;
+
+	comm->accept = NULL;
+	if (!err && memcmp(req->msg.magic, OFI_CONNECT_MAGIC, 8) == 0 &&
+	    req->msg.comm_id <= OFI_COMM_ID_MAX)
+		comm->tag_id = req->msg.comm_id;
+	else
+		tern_set_last_error("network: a connection on %s was never accepted: %s",
+				    net->description,
+				    err ? ofi_strerror(err) : "a malformed answer");
+	ofi_req_free(req);
+	/* Its sends go now, or fail with it. */
+	ofi_post_waiting(net);
 }
 
 /* Lock held. */
@@ -179,7 +203,7 @@ tern_status_t ofi_connect(struct tern_net *net,
 			  struct tern_net_comm **out)
 {
 	struct tern_net_comm *comm;
-	struct tern_net_req *req;
+	struct tern_net_req *req, *answer;
 	struct ofi_handle h;
 	ssize_t ret;
 
@@ -191,9 +215,11 @@ tern_status_t ofi_connect(struct tern_net *net,
 		return TERN_ERROR_INVALID_ARGUMENT;
 	comm = ofi_comm_new(net, true);
 	req = ofi_req_new(OFI_REQ_CONNECT_SEND);
-	if (!comm || !req) {
+	answer = ofi_req_new(OFI_REQ_ACCEPT_RECV);
+	if (!comm || !req || !answer) {
 		free(comm);
 		ofi_req_free(req);
+		ofi_req_free(answer);
 		return TERN_ERROR_OUT_OF_MEMORY;
 	}
 	pthread_mutex_lock(&net->lock);
@@ -204,9 +230,25 @@ tern_status_t ofi_connect(struct tern_net *net,
 				    net->description);
 		free(comm);
 		ofi_req_free(req);
+		ofi_req_free(answer);
 		return TERN_ERROR_BACKEND;
 	}
 	comm->id = net->next_comm_id++;
+	/* The answer's receive first: the accept may come at once. */
+	answer->comm = comm;
+	answer->peer = comm->peer;
+	answer->tag = OFI_TAG_ACCEPT | comm->id;
+	ret = ofi_post_own(net, answer);
+	if (ret) {
+		pthread_mutex_unlock(&net->lock);
+		tern_set_last_error("network: connecting over %s failed: %s",
+				    net->description, ofi_strerror((int)ret));
+		free(comm);
+		ofi_req_free(req);
+		ofi_req_free(answer);
+		return TERN_ERROR_PEER_FAILED;
+	}
+	comm->accept = answer;
 	memcpy(req->msg.magic, OFI_CONNECT_MAGIC, sizeof(req->msg.magic));
 	req->msg.comm_id = comm->id;
 	req->msg.name_len = (uint32_t)net->name_len;
@@ -216,6 +258,8 @@ tern_status_t ofi_connect(struct tern_net *net,
 	ret = ofi_post_own(net, req);
 	if (ret == 0)
 		ofi_comm_add(net, comm);
+	else
+		ofi_req_orphan(net, answer);
 	pthread_mutex_unlock(&net->lock);
 	if (ret) {
 		tern_set_last_error("network: connecting over %s failed: %s",
@@ -233,14 +277,20 @@ tern_status_t ofi_accept(struct tern_net_listen *listen,
 {
 	struct tern_net *net;
 	struct tern_net_comm *comm;
+	struct tern_net_req *answer;
 	struct ofi_pending *p;
+	int ret = 0;
 
 	if (!listen || !out)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	net = listen->net;
 	comm = ofi_comm_new(net, false);
-	if (!comm)
+	answer = ofi_req_new(OFI_REQ_CONNECT_SEND);
+	if (!comm || !answer) {
+		free(comm);
+		ofi_req_free(answer);
 		return TERN_ERROR_OUT_OF_MEMORY;
+	}
 	pthread_mutex_lock(&net->lock);
 	if (!listen->pending)
 		ofi_progress(net);
@@ -248,21 +298,34 @@ tern_status_t ofi_accept(struct tern_net_listen *listen,
 	if (!p) {
 		pthread_mutex_unlock(&net->lock);
 		free(comm);
+		ofi_req_free(answer);
 		return TERN_ERROR_NOT_READY;
 	}
 	listen->pending = p->next;
 	if (!listen->pending)
 		listen->pending_tail = &listen->pending;
-	comm->id = p->msg.comm_id;
 	comm->peer = ofi_peer_addr(net, p->msg.name, p->msg.name_len);
-	if (comm->peer != FI_ADDR_NOTAVAIL)
-		ofi_comm_add(net, comm);
+	if (comm->peer != FI_ADDR_NOTAVAIL &&
+	    net->next_comm_id <= OFI_COMM_ID_MAX) {
+		/* Our id for it, unique here, back to the sender. */
+		comm->id = comm->tag_id = net->next_comm_id++;
+		memcpy(answer->msg.magic, OFI_CONNECT_MAGIC, 8);
+		answer->msg.comm_id = comm->id;
+		answer->peer = comm->peer;
+		answer->tag = OFI_TAG_ACCEPT | p->msg.comm_id;
+		ret = ofi_post_own(net, answer);
+		if (ret == 0)
+			ofi_comm_add(net, comm);
+	} else {
+		comm->peer = FI_ADDR_NOTAVAIL;
+	}
 	pthread_mutex_unlock(&net->lock);
 	free(p);
-	if (comm->peer == FI_ADDR_NOTAVAIL) {
+	if (comm->peer == FI_ADDR_NOTAVAIL || ret) {
 		tern_set_last_error("network: %s cannot take a connecting peer's address",
 				    net->description);
 		free(comm);
+		ofi_req_free(answer);
 		return TERN_ERROR_BACKEND;
 	}
 	*out = comm;
@@ -285,6 +348,8 @@ void ofi_close_comm(struct tern_net_comm *comm)
 		}
 	}
 	ofi_comm_orphan(comm);
+	if (comm->accept)
+		ofi_req_orphan(net, comm->accept);
 	ofi_progress(net);
 	net->users--;
 	pthread_mutex_unlock(&net->lock);

@@ -280,6 +280,7 @@ void ofi_progress(struct tern_net *net)
 	}
 	if (net->deferred)
 		ofi_post_deferred(net);
+	ofi_post_waiting(net);
 }
 
 static void ofi_wait(struct tern_net *net, int timeout_ms)

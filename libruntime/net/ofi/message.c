@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Sends and receives on a connection: tagged messages whose tag is the
- * sender's connection id and the message's number on it, so the n-th
- * receive posted takes the n-th message sent whatever order the provider
- * delivers them in. A request lives from its post to the test that sees
+ * receiver's id of the connection and the message's number on it, so the
+ * n-th receive posted takes the n-th message sent whatever order the
+ * provider delivers them in. A send posted before the receiver's id came
+ * back waits for it, in order. A request lives from its post to the test that sees
  * it end; one whose connection closes first is cancelled and freed when
  * the provider gives it back.
  */
@@ -62,6 +63,10 @@ void ofi_req_complete(struct tern_net *net, struct tern_net_req *req,
 		ofi_listen_complete(net, req, err);
 		return;
 	}
+	if (req->kind == OFI_REQ_ACCEPT_RECV) {
+		ofi_accept_complete(net, req, err);
+		return;
+	}
 	if (req->comm && !req->comm->sender)
 		req->len = len;
 	if (!err) {
@@ -109,7 +114,7 @@ void ofi_comm_orphan(struct tern_net_comm *comm)
 	while (comm->inflight) {
 		struct tern_net_req *req = comm->inflight;
 
-		if (req->state != OFI_REQ_POSTED) {
+		if (req->state != OFI_REQ_POSTED || req->waiting) {
 			ofi_list_remove(req);
 			ofi_req_free(req);
 		} else {
@@ -134,7 +139,45 @@ void ofi_orphans_free(struct tern_net *net)
 
 static uint64_t ofi_data_tag(const struct tern_net_comm *comm, uint32_t seq)
 {
-	return ((uint64_t)comm->id << OFI_TAG_COMM_SHIFT) | seq;
+	return ((uint64_t)comm->tag_id << OFI_TAG_COMM_SHIFT) | seq;
+}
+
+/* @comm's oldest waiting send, or NULL. Lock held. */
+static struct tern_net_req *ofi_oldest_waiting(struct tern_net_comm *comm)
+{
+	struct tern_net_req *oldest = NULL;
+
+	for (struct tern_net_req *r = comm->inflight; r; r = r->next)
+		if (r->waiting && (!oldest || r->seq < oldest->seq))
+			oldest = r;
+	return oldest;
+}
+
+void ofi_post_waiting(struct tern_net *net)
+{
+	for (struct tern_net_comm *comm = net->comms; comm; comm = comm->next) {
+		struct tern_net_req *req;
+
+		while (comm->waiting && !comm->accept &&
+		       (req = ofi_oldest_waiting(comm))) {
+			ssize_t ret = -FI_ENOTCONN;
+
+			if (comm->tag_id != OFI_TAG_ID_UNKNOWN)
+				ret = fi_tsend(net->ep, req->ptr, req->len,
+					       req->desc, comm->peer,
+					       ofi_data_tag(comm, req->seq),
+					       &req->ctx);
+			if (ret == -FI_EAGAIN)
+				break;	/* the next progress tries again */
+			req->waiting = false;
+			comm->waiting--;
+			if (ret) {
+				req->state = OFI_REQ_FAILED;
+				req->status = TERN_ERROR_PEER_FAILED;
+				comm->count.errors++;
+			}
+		}
+	}
 }
 
 /* Posts one message of @comm; NOT_READY when the provider has no room. */
@@ -161,13 +204,23 @@ static tern_status_t ofi_post(struct tern_net_comm *comm, void *ptr,
 	if (!req)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&net->lock);
-	tag = ofi_data_tag(comm, comm->seq);
-	if (comm->sender)
+	if (comm->sender && (comm->accept || comm->waiting)) {
+		/* The receiver's id has not come: wait for it, in order. */
+		req->waiting = true;
+		req->seq = comm->seq;
+		req->ptr = ptr;
+		req->desc = mr ? mr->desc : NULL;
+		comm->waiting++;
+		ret = 0;
+	} else if (comm->sender) {
+		tag = ofi_data_tag(comm, comm->seq);
 		ret = fi_tsend(net->ep, ptr, len, mr ? mr->desc : NULL,
 			       comm->peer, tag, &req->ctx);
-	else
+	} else {
+		tag = ofi_data_tag(comm, comm->seq);
 		ret = fi_trecv(net->ep, ptr, len, mr ? mr->desc : NULL,
 			       comm->peer, tag, 0, &req->ctx);
+	}
 	if (ret == 0) {
 		req->len = len;	/* a send's completion gives no length */
 		comm->seq++;

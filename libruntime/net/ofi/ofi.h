@@ -8,11 +8,14 @@
  *
  * Tags: bit 63 set marks a connect message, sent to the listen whose id
  * is in the low bits and carrying the sender's endpoint name and the id
- * of its new connection. Data messages carry the sender's connection id
- * in bits 32-62 and the connection's message sequence in bits 0-31; the
- * receiver posts each receive for exactly that tag from exactly that
- * address (FI_DIRECTED_RECV), so messages of one connection match in
- * order and never those of another.
+ * of its new connection. Accepting answers with an accept message (bit
+ * 62, and the sender's connection id in the low bits) carrying the id the
+ * receiver gave the connection. Data messages carry that receiver's id in
+ * bits 32-61 and the connection's message sequence in bits 0-31: ids the
+ * receiver gave are unique at the receiver, so no provider needs to tell
+ * two senders apart by their addresses (shm does not, whatever
+ * FI_DIRECTED_RECV says), and messages of one connection match in order.
+ * A send posted before the accept message came waits for it.
  */
 #ifndef TERN_NET_OFI_H
 #define TERN_NET_OFI_H
@@ -28,8 +31,10 @@
 #include "../net.h"
 
 #define OFI_TAG_CONNECT		(1ull << 63)
+#define OFI_TAG_ACCEPT		(1ull << 62)
 #define OFI_TAG_COMM_SHIFT	32
-#define OFI_COMM_ID_MAX		((1u << 31) - 1)
+#define OFI_COMM_ID_MAX		((1u << 30) - 1)
+#define OFI_TAG_ID_UNKNOWN	UINT32_MAX
 /* An endpoint's name, as fi_getname gives it (efa's is 32 bytes). */
 #define OFI_NAME_BYTES		96
 
@@ -37,8 +42,9 @@ struct tern_net_req;
 
 enum ofi_req_kind {
 	OFI_REQ_USER,		/* isend / irecv: the caller tests it */
-	OFI_REQ_CONNECT_SEND,	/* our connect message: the net's orphan */
+	OFI_REQ_CONNECT_SEND,	/* a connect or accept message: the net's orphan */
 	OFI_REQ_LISTEN,		/* a listen's receive of connect messages */
+	OFI_REQ_ACCEPT_RECV,	/* a connection's receive of its accept message */
 };
 
 enum ofi_req_state {
@@ -47,10 +53,10 @@ enum ofi_req_state {
 	OFI_REQ_FAILED,
 };
 
-/* What a connect message says. */
+/* What a connect message says (an accept message: the magic, the id). */
 struct ofi_connect_msg {
 	char magic[8];
-	uint32_t comm_id;	/* the sender's connection */
+	uint32_t comm_id;	/* the sender's connection; accept: the receiver's */
 	uint32_t name_len;
 	uint8_t name[OFI_NAME_BYTES];
 };
@@ -115,8 +121,12 @@ struct tern_net_req {
 	tern_status_t status;
 	struct tern_net_comm *comm;	/* USER; NULL once orphaned */
 	struct tern_net_listen *listen;	/* LISTEN */
-	fi_addr_t peer;			/* CONNECT_SEND: where, with which tag */
+	fi_addr_t peer;			/* CONNECT_SEND, ACCEPT_RECV: where, which tag */
 	uint64_t tag;
+	/* A send that waits for its connection's accept message. */
+	bool waiting;
+	uint32_t seq;
+	void *ptr, *desc;
 	/* The list it is on: its comm's in flight, or the net's orphans. */
 	struct tern_net_req **head, *next, *prev;
 	struct ofi_connect_msg msg;	/* CONNECT_SEND, LISTEN */
@@ -138,7 +148,10 @@ struct tern_net_listen {
 struct tern_net_comm {
 	struct tern_net *net;
 	bool sender;
-	uint32_t id;			/* the sender's connection id */
+	uint32_t id;			/* ours: an accept message's tag, or data's */
+	uint32_t tag_id;		/* the receiver's, in data tags; or UNKNOWN */
+	struct tern_net_req *accept;	/* a sender's receive of its accept message */
+	unsigned int waiting;		/* sends waiting for it */
 	fi_addr_t peer;
 	uint32_t seq;			/* messages posted */
 	struct tern_net_req *inflight;	/* requests posted, not yet tested */
@@ -170,6 +183,11 @@ void ofi_comm_orphan(struct tern_net_comm *comm);
 void ofi_list_move(struct tern_net_req **head, struct tern_net_req *req);
 /* Frees the orphans and the deferred, once the endpoint is closed. */
 void ofi_orphans_free(struct tern_net *net);
+/* Posts the sends of connections whose accept has come. Lock held. */
+void ofi_post_waiting(struct tern_net *net);
+/* A connection's accept message came (or failed, @err). Lock held. */
+void ofi_accept_complete(struct tern_net *net, struct tern_net_req *req,
+			 int err);
 
 /* connect.c: the seam's listen, connect and accept */
 /*
