@@ -67,15 +67,22 @@ tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 	struct sim_bo *bo = sim_bo(bbuf);
 	tern_status_t status = TERN_SUCCESS;
 
-	(void)bdev;
 	pthread_mutex_lock(&bo->lock);
 	if (!bo->cpu) {
-		void *cpu = mmap(NULL, bo->base.size, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, bo->fd, 0);
+		int fd = bo->fd;
+		void *cpu = MAP_FAILED;
 
-		if (cpu == MAP_FAILED)
+		/* An import keeps no descriptor: the machine lends one. */
+		if (fd < 0)
+			status = sim_bo_fd(bdev, bo, &fd);
+		if (status == TERN_SUCCESS)
+			cpu = mmap(NULL, bo->base.size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0);
+		if (fd >= 0 && fd != bo->fd)
+			close(fd);
+		if (status == TERN_SUCCESS && cpu == MAP_FAILED)
 			status = TERN_ERROR_OUT_OF_MEMORY;
-		else
+		if (status == TERN_SUCCESS)
 			bo->cpu = cpu;
 	}
 	*ptr = bo->cpu;
@@ -95,7 +102,8 @@ void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf)
 		 sizeof(reply), NULL);
 	if (bo->cpu)
 		munmap(bo->cpu, bo->base.size);
-	close(bo->fd);
+	if (bo->fd >= 0)
+		close(bo->fd);
 	pthread_mutex_destroy(&bo->lock);
 	free(bo);
 }

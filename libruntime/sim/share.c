@@ -5,23 +5,44 @@
  * of the user that is given it can import it on any simulated device,
  * which maps the same memory into that context (machine/share.c). The
  * machine refuses a descriptor that names none of its buffers.
+ *
+ * An imported buffer keeps no descriptor in the process (as a GEM handle
+ * on tern.ko holds none): a communicator imports two areas of every peer
+ * on its host, which at 32 ranks a host would be 62 open files a process.
+ * Where one is needed, to map the buffer or export it again, the machine
+ * hands its own over again (BO_FD).
  */
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "sim.h"
 
+tern_status_t sim_bo_fd(struct tern_be_device *bdev, struct sim_bo *bo,
+		       int *fd)
+{
+	struct sim_context *ctx = tern_container_of(bdev, struct sim_context,
+						    base);
+	struct sim_bo_free req = { .ctx = ctx->id, .va = bo->base.va };
+	struct sim_reply reply;
+	tern_status_t status;
+
+	*fd = -1;
+	if (bo->fd >= 0) {
+		*fd = fcntl(bo->fd, F_DUPFD_CLOEXEC, 0);
+		return *fd >= 0 ? TERN_SUCCESS : TERN_ERROR_BACKEND;
+	}
+	status = sim_call(SIM_MSG_BO_FD, &req, sizeof(req), -1, &reply,
+			  sizeof(reply), fd);
+	if (status == TERN_SUCCESS && *fd < 0)
+		status = TERN_ERROR_BACKEND;
+	return status;
+}
+
 tern_status_t sim_buffer_export(struct tern_be_device *bdev,
 				struct tern_be_buffer *bbuf, int *fd)
 {
-	struct sim_bo *bo = tern_container_of(bbuf, struct sim_bo, base);
-	int dup = fcntl(bo->fd, F_DUPFD_CLOEXEC, 0);
-
-	(void)bdev;
-	if (dup < 0)
-		return TERN_ERROR_BACKEND;
-	*fd = dup;
-	return TERN_SUCCESS;
+	return sim_bo_fd(bdev, tern_container_of(bbuf, struct sim_bo, base),
+			 fd);
 }
 
 tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
@@ -34,7 +55,6 @@ tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
 	struct sim_bo_reply reply;
 	tern_status_t status;
 	struct sim_bo *bo;
-	int mine;
 
 	if (fd < 0)
 		return TERN_ERROR_INVALID_ARGUMENT;
@@ -42,15 +62,12 @@ tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
 			  sizeof(reply), NULL);
 	if (status)
 		return status;
-	/* The caller keeps @fd: the mapping gets a descriptor of its own. */
-	mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	bo = mine >= 0 ? sim_bo_new(reply.va, reply.size, mine) : NULL;
+	/* The caller keeps @fd; we keep none (BO_FD gets one back). */
+	bo = sim_bo_new(reply.va, reply.size, -1);
 	if (!bo) {
 		struct sim_bo_free undo = { .ctx = ctx->id, .va = reply.va };
 		struct sim_reply r;
 
-		if (mine >= 0)
-			close(mine);
 		sim_call(SIM_MSG_BO_FREE, &undo, sizeof(undo), -1, &r,
 			 sizeof(r), NULL);
 		return TERN_ERROR_OUT_OF_MEMORY;

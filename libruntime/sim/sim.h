@@ -65,6 +65,12 @@ struct sim_fence {
 	uint32_t slot, gen;
 };
 void sim_fence_seen(struct tern_fence *fence);
+/*
+ * A new descriptor of @bo's memory: a dup of its own, or for an import
+ * (which keeps none) the machine's, sent again (share.c).
+ */
+tern_status_t sim_bo_fd(struct tern_be_device *bdev, struct sim_bo *bo,
+			int *fd);
 
 struct sim_queue {
 	struct tern_be_queue base;

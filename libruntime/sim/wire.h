@@ -29,7 +29,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	6
+#define SIM_WIRE_VERSION	7
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -127,6 +127,7 @@ enum sim_msg_type {
 	SIM_MSG_EVENTS,		/* the connection follows the events from now */
 	SIM_MSG_DOORBELL,	/* no reply: records wait in the ring */
 	SIM_MSG_RING_PAD,	/* in the ring only: skip to its end */
+	SIM_MSG_BO_FD,		/* a buffer's memfd again (sim_bo_free's shape) */
 	SIM_MSG_TYPE_COUNT,
 	SIM_MSG_REPLY = 0x100,
 	SIM_MSG_EVENT = 0x200,	/* machine to follower, unasked: tern_sim_event_t */

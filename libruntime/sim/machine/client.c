@@ -542,6 +542,22 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 		machine_reply_status(client, status);
 		return 0;
 	}
+	case SIM_MSG_BO_FD: {
+		const struct sim_bo_free *f = (const void *)req;
+		struct sim_reply r = { .status = TERN_ERROR_INVALID_ARGUMENT };
+		int fd = -1;
+
+		ctx = len == sizeof(*f) ? machine_context_find(client, f->ctx) :
+					  NULL;
+		if (ctx)
+			fd = machine_bo_fd(ctx, f->va);
+		if (fd >= 0)
+			r.status = TERN_SUCCESS;
+		machine_reply(client, &r, sizeof(r), fd);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	case SIM_MSG_QUEUE_CREATE:
 	case SIM_MSG_QUEUE_DESTROY:
 		machine_queue_request(client, type, req, len);

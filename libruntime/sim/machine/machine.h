@@ -350,6 +350,8 @@ tern_status_t machine_bo_map(struct machine_context *ctx,
 			     struct machine_memory *memory,
 			     struct machine_bo **out);
 tern_status_t machine_bo_free(struct machine_context *ctx, uint64_t va);
+/* A new descriptor of the memory of @ctx's buffer at @va; -1 if none. */
+int machine_bo_fd(struct machine_context *ctx, uint64_t va);
 void *machine_translate(void *ctx, uint64_t va, uint64_t len, uint32_t *owner);
 /* Pages of @size bytes, charged to @dev for device placement, zeroed. */
 tern_status_t machine_pages_alloc(struct machine_device *dev,

@@ -254,6 +254,19 @@ tern_status_t machine_bo_create(struct machine_context *ctx,
 	return TERN_SUCCESS;
 }
 
+int machine_bo_fd(struct machine_context *ctx, uint64_t va)
+{
+	size_t index;
+	int fd = -1;
+
+	pthread_rwlock_rdlock(&ctx->va_lock);
+	index = machine_bo_index(ctx, va);
+	if (index < ctx->bo_count && ctx->bos[index]->va == va)
+		fd = fcntl(ctx->bos[index]->memory->fd, F_DUPFD_CLOEXEC, 0);
+	pthread_rwlock_unlock(&ctx->va_lock);
+	return fd;
+}
+
 tern_status_t machine_bo_free(struct machine_context *ctx, uint64_t va)
 {
 	struct machine_bo *bo = NULL;
