@@ -442,8 +442,16 @@ struct coll_hosts {
 	const struct tern_net_ops *ops;
 	struct tern_net *net;
 	struct tern_net_listen *listen;
-	/* By rank: connections to every rank on another host. */
+	/*
+	 * By rank: connections to the ranks on other hosts, the rail's made
+	 * at init, the others' when a send or recv first needs them (each
+	 * side's first message says who it is, from @hello).
+	 */
 	struct tern_net_comm *to[COLL_MAX_RANKS], *from[COLL_MAX_RANKS];
+	struct tern_net_handle handle[COLL_MAX_RANKS];
+	struct tern_net_comm *accepting;	/* its hello not yet in */
+	struct tern_net_req *accepting_req;
+	int32_t *hello;			/* [0] our rank; [1] the one accepting */
 	uint8_t *tmp;			/* COLL_STAGE_BYTES a receive reduces from */
 	struct tern_net_mr *stage_mr, *tmp_mr;
 	/* The counters per peer host, for tern-inspect (net/stats.h). */
@@ -488,6 +496,11 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 tern_status_t coll_hosts_connect(struct tern_comm *top,
 				 const struct coll_net_card *cards,
 				 int64_t deadline);
+/*
+ * The connection a send to (@send) or a recv from @peer goes on, made if
+ * need be: NOT_READY while the peer's has not come in yet (the proxy).
+ */
+tern_status_t coll_hosts_reach(struct tern_comm *top, int peer, bool send);
 /* Brings @top's counters' file up to date (the proxy, as it moves). */
 void coll_hosts_count(struct tern_comm *top);
 /* Stops the proxy and closes the network side of @top. */

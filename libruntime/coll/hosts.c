@@ -10,10 +10,12 @@
  * hosts, as a Trn2 UltraServer joins same-coordinate chips; all-to-all,
  * send and recv reach any rank on another host. Each rank opens one
  * network listen; the bootstrap carries every rank's handle to every
- * rank; each connects to every rank on another host and accepts theirs,
- * which say who they are in their first message (a connection is a pair
- * of tags on one endpoint, not a socket: see network.rst). A proxy
- * thread (proxy.c) then moves the chunks the device stages (stage.c).
+ * rank; each connects to its rail and accepts the rail's connections,
+ * which say who they are in their first message. Connections to the
+ * other ranks on other hosts are made when a send or recv first needs
+ * them, so that a process holds what it uses (over tcp a connection
+ * becomes a socket). A proxy thread (proxy.c) then moves the chunks the
+ * device stages (stage.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +81,8 @@ void coll_hosts_free(struct tern_comm *top)
 		if (h->from[r])
 			h->ops->close_comm(h->from[r]);
 	}
+	if (h->accepting)
+		h->ops->close_comm(h->accepting);
 	if (h->listen)
 		h->ops->close_listen(h->listen);
 	if (h->stage_mr)
@@ -119,15 +123,17 @@ static tern_status_t coll_hosts_memory(struct tern_device *dev,
 		return status;
 	h->words_cpu = cpu;
 	memset((void *)h->words_cpu, 0, COLL_WORDS * sizeof(uint64_t));
-	h->tmp = aligned_alloc(4096, COLL_STAGE_BYTES);
+	/* The hellos' words after the receive area, in one registration. */
+	h->tmp = aligned_alloc(4096, COLL_STAGE_BYTES + 4096);
 	if (!h->tmp)
 		return TERN_ERROR_OUT_OF_MEMORY;
+	h->hello = (int32_t *)(h->tmp + COLL_STAGE_BYTES);
 	status = h->ops->reg_mr(h->net, h->stage_cpu,
 				COLL_STAGE_SLOTS * COLL_STAGE_BYTES,
 				&h->stage_mr);
 	if (status == TERN_SUCCESS)
-		status = h->ops->reg_mr(h->net, h->tmp, COLL_STAGE_BYTES,
-					&h->tmp_mr);
+		status = h->ops->reg_mr(h->net, h->tmp,
+					COLL_STAGE_BYTES + 4096, &h->tmp_mr);
 	return status;
 }
 
@@ -288,6 +294,69 @@ static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 	return TERN_SUCCESS;
 }
 
+/* Takes the next connection in, a step at a time. Proxy thread. */
+static tern_status_t coll_hosts_take(struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	tern_status_t status;
+	bool done = false;
+	size_t len = 0;
+	int32_t who;
+
+	if (!h->accepting) {
+		status = h->ops->accept(h->listen, &h->accepting);
+		if (status)
+			return status;
+		status = h->ops->irecv(h->accepting, &h->hello[1],
+				       sizeof(int32_t), h->tmp_mr,
+				       &h->accepting_req);
+		if (status) {
+			h->ops->close_comm(h->accepting);
+			h->accepting = NULL;
+			return status == TERN_ERROR_NOT_READY ?
+			       TERN_ERROR_PEER_FAILED : status;
+		}
+	}
+	status = h->ops->test(h->accepting_req, &done, &len);
+	if (status == TERN_SUCCESS && !done)
+		return TERN_ERROR_NOT_READY;
+	who = h->hello[1];
+	if (status || len != sizeof(who) || who < 0 || who >= top->nranks ||
+	    h->host_of[who] == h->host || h->from[who]) {
+		h->ops->close_comm(h->accepting);
+		h->accepting = NULL;
+		return status ? status : TERN_ERROR_PEER_FAILED;
+	}
+	h->from[who] = h->accepting;
+	h->accepting = NULL;
+	return TERN_SUCCESS;
+}
+
+tern_status_t coll_hosts_reach(struct tern_comm *top, int peer, bool send)
+{
+	struct coll_hosts *h = top->hosts;
+	struct tern_net_req *req = NULL;
+	tern_status_t status;
+
+	if (send) {
+		if (h->to[peer])
+			return TERN_SUCCESS;
+		status = h->ops->connect(h->net, &h->handle[peer],
+					 &h->to[peer]);
+		/* Its hello ends with the connection; nobody waits for it. */
+		if (status == TERN_SUCCESS)
+			status = coll_hosts_hello(h, h->to[peer], h->hello,
+						  &req);
+		return status;
+	}
+	while (!h->from[peer]) {
+		status = coll_hosts_take(top);
+		if (status)
+			return status;
+	}
+	return TERN_SUCCESS;
+}
+
 /*
  * The counters' file: made in the user's directory, sized for a record
  * per other host, named by the hosts' cards. A process that cannot make
@@ -396,23 +465,24 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 	int32_t *words = (int32_t *)h->tmp;
 	tern_status_t status = TERN_SUCCESS;
 
-	int remote = 0;
-
 	/* Rank 0's view of the network, so that every rank chooses alike. */
 	h->net_bandwidth = (double)cards[0].net_bandwidth;
 	h->net_latency_ns = cards[0].net_latency_ns;
 	h->forced_rail = cards[0].rail_algo;
 	/* Our rank, sent from [0]; theirs land from [1] on. */
 	words[0] = top->rank;
-	for (int r = 0; r < top->nranks && status == TERN_SUCCESS; r++) {
-		if (h->host_of[r] == h->host)
+	for (int r = 0; r < top->nranks; r++)
+		h->handle[r] = cards[r].handle;
+	for (int j = 0; j < h->nhosts && status == TERN_SUCCESS; j++) {
+		const int r = h->rail[j];
+
+		if (j == h->host)
 			continue;
-		remote++;
 		status = h->ops->connect(h->net, &cards[r].handle, &h->to[r]);
 		if (status == TERN_SUCCESS)
 			status = coll_hosts_hello(h, h->to[r], words, &req[r]);
 	}
-	for (int i = 1; i <= remote && status == TERN_SUCCESS; i++)
+	for (int i = 1; i < h->nhosts && status == TERN_SUCCESS; i++)
 		status = coll_hosts_accept(top, &words[i], deadline);
 	for (int r = 0; r < top->nranks; r++) {
 		tern_status_t done = coll_hosts_finish(h, &req[r], deadline);
@@ -420,9 +490,8 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 		if (status == TERN_SUCCESS)
 			status = done;
 	}
-	h->ops->close_listen(h->listen);
-	h->listen = NULL;
 	if (status == TERN_SUCCESS) {
+		h->hello[0] = top->rank;
 		coll_hosts_stats_open(top, cards);
 		coll_hosts_count(top);
 		status = coll_proxy_start(top);

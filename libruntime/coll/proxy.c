@@ -113,13 +113,21 @@ static bool coll_proxy_next(struct coll_hosts *h, const struct coll_window *w,
 	return ok;
 }
 
-/* Posts window entry @i's send or receive; NOT_READY: try again later. */
-static tern_status_t coll_proxy_post(struct coll_hosts *h,
+/*
+ * Posts window entry @i's send or receive, over a connection made now
+ * if need be; NOT_READY: try again later.
+ */
+static tern_status_t coll_proxy_post(struct tern_comm *top,
 				     struct coll_window *w, unsigned int i)
 {
+	struct coll_hosts *h = top->hosts;
 	const struct coll_stage_chunk *c = &w->chunk[i];
 	uint8_t *slot = coll_proxy_slot(h, c->seq);
 	tern_status_t status;
+
+	status = coll_hosts_reach(top, c->peer, c->kind == COLL_STAGE_SEND);
+	if (status)
+		return status;
 
 	if (c->kind == COLL_STAGE_SEND)
 		status = h->ops->isend(h->to[c->peer], slot, c->count,
@@ -169,7 +177,7 @@ static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
 		if (w->done[i])
 			continue;
 		if (!w->posted[i]) {
-			status = coll_proxy_post(h, w, i);
+			status = coll_proxy_post(top, w, i);
 			if (status == TERN_ERROR_NOT_READY) {
 				status = TERN_SUCCESS;
 				continue;

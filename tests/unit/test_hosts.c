@@ -547,9 +547,24 @@ static int rank_fault(tern_comm_t comm, tern_device_t dev,
 	return code;
 }
 
+/* The process's open file descriptors. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3;	/* ".", ".." and the directory's own */
+}
+
 static int rank_main(const char *hex, int rank, int nranks, int device)
 {
 	const char *fault = getenv("TEST_HOSTS_FAULT");
+	int before;
 	const size_t most = 1500001 + 1;
 	tern_buffer_t send, recv;
 	tern_unique_id_t id;
@@ -566,8 +581,26 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 	    tern_buffer_alloc(dev, TERN_MEMORY_HOST, most * 4, &recv) ||
 	    tern_buffer_map(send, &send_cpu) || tern_buffer_map(recv, &recv_cpu))
 		return rank_fail(RANK_SETUP, "rank %d: setup", rank);
+	before = count_fds();
 	if (tern_comm_init_rank(&comm, nranks, &id, rank, dev))
 		return rank_fail(RANK_INIT, "rank %d: init", rank);
+	if (getenv("TEST_HOSTS_FDS")) {
+		/* What init keeps open: the bootstrap's links and the network's. */
+		int kept = count_fds() - before;
+		/* Rank 0 holds the bootstrap's star: a link a rank. */
+		int most = atoi(getenv("TEST_HOSTS_FDS")) +
+			   (rank == 0 ? nranks : 0);
+
+		fprintf(stderr, "rank %d: init keeps %d fds\n", rank, kept);
+		code = check_all_reduce(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, 1001,
+					TERN_INT32, TERN_SUM);
+		tern_comm_destroy(comm);
+		if (!code && kept > most)
+			code = rank_fail(RANK_WRONG, "rank %d: init keeps %d fds, want at most %d",
+					 rank, kept, most);
+		return code;
+	}
 	if (fault)
 		return rank_fault(comm, dev, stream, send, recv, send_cpu,
 				  recv_cpu, rank, nranks, strchr(fault, ':') + 1,
@@ -819,6 +852,34 @@ static void test_rank_missing(void **state)
 	}
 }
 
+/*
+ * 32 ranks on each of 2 hosts: init keeps few file descriptors in every
+ * process, the same few whatever the ranks (rank 0 a link a rank more,
+ * the bootstrap's star): not two a peer for its areas, not a socket a
+ * rank of another host (those the first send or recv to one makes).
+ */
+static void test_32_per_host(void **state)
+{
+	(void)state;
+	run_hosts(2, 32, RANK_OK);
+}
+
+static int fds_setup(void **state)
+{
+	(void)state;
+	setenv("TEST_HOSTS_FDS", "32", 1);
+	setenv("TERN_SIM_DEVICES", "32", 1);
+	return 0;
+}
+
+static int fds_teardown(void **state)
+{
+	(void)state;
+	unsetenv("TEST_HOSTS_FDS");
+	setenv("TERN_SIM_DEVICES", "4", 1);
+	return 0;
+}
+
 /* Hosts holding different numbers of ranks: refused on every rank. */
 static void test_uneven_hosts(void **state)
 {
@@ -838,6 +899,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_4_hosts_1_halving),
 		cmocka_unit_test(test_4_hosts_1_doubling),
 		cmocka_unit_test(test_3_hosts_2),
+		cmocka_unit_test_setup_teardown(test_32_per_host, fds_setup,
+						fds_teardown),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
 		cmocka_unit_test(test_no_provider),
