@@ -146,6 +146,7 @@ static void coll_host_name(char *buf, size_t len)
 	const struct tern_backend_ops *ops;
 	char machine[192] = "";
 	const char *base;
+	size_t used;
 
 	if (gethostname(buf, len) != 0)
 		snprintf(buf, len, "?");
@@ -154,8 +155,11 @@ static void coll_host_name(char *buf, size_t len)
 		ops->machine_name(machine, sizeof(machine));
 	base = strrchr(machine, '/');
 	base = base ? base + 1 : machine;
-	if (*base && strlen(buf) + 1 + strlen(base) < len)
-		snprintf(buf + strlen(buf), len - strlen(buf), "/%s", base);
+	used = strlen(buf);
+	if (*base && used + 1 + strlen(base) < len) {
+		buf[used] = '/';
+		memcpy(buf + used + 1, base, strlen(base) + 1);
+	}
 }
 
 tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
