@@ -415,13 +415,21 @@ static tern_status_t coll_make_local(struct tern_device *dev,
 		if (status == TERN_SUCCESS)
 			status = tern_buffer_import(dev, t->fds[p][1],
 						    &c->peers[p].sem);
+		if (status)
+			tern_set_last_error("bootstrap: local rank %d cannot import local rank %d's areas (%s)",
+					    t->lrank, p,
+					    tern_status_name(status));
 	}
 	/* Every rank of a host sees the same table, so all refuse this alike. */
 	for (int p = 0; status == TERN_SUCCESS && p < t->nlocal; p++)
 		for (int q = 0; q < p; q++)
 			if (t->local_node[p].fabric_id ==
-			    t->local_node[q].fabric_id)
+			    t->local_node[q].fabric_id) {
+				tern_set_last_error("bootstrap: local ranks %d and %d of one host share device %d",
+						    q, p,
+						    t->local_node[p].fabric_id);
 				status = TERN_ERROR_INVALID_ARGUMENT;
+			}
 	/* Ranks that would choose differently would never meet. */
 	for (int p = 1; status == TERN_SUCCESS && p < t->nranks; p++)
 		if (t->node[p].algo != t->node[0].algo) {
