@@ -437,6 +437,8 @@ struct coll_hosts {
 	int host_of[COLL_MAX_RANKS];	/* each rank's host */
 	int lrank_of[COLL_MAX_RANKS];	/* each rank's place on its host */
 	int member[COLL_MAX_RANKS];	/* by place: our host's ranks */
+	/* by host and place: every rank (a host holds at most all ranks) */
+	int8_t host_member[COLL_MAX_RANKS][COLL_MAX_RANKS];
 	int rail[COLL_MAX_RANKS];	/* by host: its rank at our position */
 	/* The network: this process's transport, and the rail's ends. */
 	const struct tern_net_ops *ops;

@@ -12,13 +12,14 @@
  * only behind the chunk COLL_STAGE_SLOTS before it, so the device copies
  * while the network moves.
  *
- * The other collectives are all-reduces for now, exact by construction:
- * all-gather and broadcast sum, as unsigned integers, a buffer where only
- * one rank's bytes are not zero; reduce-scatter and reduce all-reduce into
- * device memory of the comm's (temp) and keep their part. They move twice
- * the bytes a collective of their own would. All-to-all, send and recv
- * reach ranks on other hosts over the network, through the stage, and
- * those on ours over the fabric.
+ * All-gather: the rail's blocks over the network, then the host's over
+ * the fabric. Broadcast, reduce-scatter and reduce are all-reduces for
+ * now, exact by construction: broadcast sums, as unsigned integers, a
+ * buffer where only the root's bytes are not zero; reduce-scatter and
+ * reduce all-reduce into device memory of the comm's (temp) and keep
+ * their part. They move twice the bytes a collective of their own would.
+ * All-to-all, send and recv reach ranks on other hosts over the network,
+ * through the stage, and those on ours over the fabric.
  */
 #include <stdlib.h>
 
@@ -96,6 +97,12 @@ static void coll_hier_merge(struct coll_call *call, struct coll_hosts *h,
 				     TERN_SUM);
 }
 
+/* The rank at place @lrank on host @host. */
+static int coll_hier_member(const struct coll_hosts *h, int host, int lrank)
+{
+	return h->host_member[host][lrank];
+}
+
 /* Whether @rank is on another host than ours. */
 static bool coll_hier_remote(const struct coll_hosts *h, int rank)
 {
@@ -157,6 +164,65 @@ static void coll_hier_all_to_all(struct coll_call *call, struct tern_comm *top)
 		}
 	}
 	coll_stage_end(&st);
+}
+
+/*
+ * All-gather: our block to every rank of our rail over the network and
+ * theirs to us, in rounds as all-to-all's; then, over the fabric, the
+ * blocks of our rail (one a host) to every rank of our host and theirs
+ * to us, pairwise. Each rank's block crosses the network once a host and
+ * the fabric once a rank.
+ */
+static void coll_hier_all_gather(struct coll_call *call, struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	const struct tern_comm *local = call->comm;
+	const struct coll_op o = call->op;
+	const uint64_t b = o.count * call->esize;
+	const int H = h->nhosts, L = local->nranks;
+	struct coll_prog *p = &call->prog;
+	struct coll_stager st;
+
+	coll_emit_copy(p, o.recv + (uint64_t)top->rank * b, o.send, b);
+	coll_stage_begin(&st, call, h);
+	for (int t = 1; t < H; t++) {
+		const int to = h->rail[(h->host + t) % H];
+		const int from = h->rail[(h->host - t + H) % H];
+
+		for (uint64_t at = 0; at < b; at += COLL_STAGE_BYTES) {
+			uint64_t len = b - at < COLL_STAGE_BYTES ?
+				       b - at : COLL_STAGE_BYTES;
+
+			coll_stage_push(&st, COLL_STAGE_SEND, o.send + at, 0,
+					len, to);
+			coll_stage_push(&st, COLL_STAGE_RECV, 0,
+					o.recv + (uint64_t)from * b + at, len,
+					from);
+		}
+	}
+	coll_stage_end(&st);
+	for (int t = 1; t < L; t++) {
+		const int to = (local->rank + t) % L;
+		const int from = (local->rank - t + L) % L;
+
+		for (int k = 0; k < H; k++) {
+			/* our rail's block of host k, theirs likewise */
+			const uint64_t mine = (uint64_t)h->rail[k] * b;
+			const uint64_t theirs =
+				(uint64_t)coll_hier_member(h, k, from) * b;
+
+			for (uint64_t at = 0; at < b; at += COLL_CHUNK_BYTES) {
+				uint64_t len = b - at < COLL_CHUNK_BYTES ?
+					       b - at : COLL_CHUNK_BYTES;
+				uint64_t in;
+
+				coll_send_copy(p, to, o.recv + mine + at, len);
+				in = coll_recv_wait(p, from);
+				coll_emit_copy(p, o.recv + theirs + at, in, len);
+				coll_recv_done(p, from);
+			}
+		}
+	}
 }
 
 /*
@@ -251,11 +317,7 @@ static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
 		coll_hier_all_reduce(call, h);
 		break;
 	case COLL_ALL_GATHER:
-		coll_emit_fill(p, o.recv, rank * bytes);
-		coll_emit_fill(p, o.recv + (rank + 1) * bytes,
-			       (n - rank - 1) * bytes);
-		coll_emit_copy(p, o.recv + rank * bytes, o.send, bytes);
-		coll_hier_merge(call, h, o.recv, n * bytes);
+		coll_hier_all_gather(call, top);
 		break;
 	case COLL_REDUCE_SCATTER:
 		coll_hier_reduce_all(call, h, o.send, temp, o.count * n,

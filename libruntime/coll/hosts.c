@@ -194,6 +194,8 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	for (int r = 0; r < nranks; r++) {
 		h->host_of[r] = map->host_of[r];
 		h->lrank_of[r] = map->local_rank[r];
+		h->host_member[map->host_of[r]][map->local_rank[r]] =
+			(int8_t)r;
 		if (map->host_of[r] == h->host)
 			h->member[map->local_rank[r]] = r;
 	}
