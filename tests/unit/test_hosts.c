@@ -564,6 +564,7 @@ static int count_fds(void)
 static int rank_main(const char *hex, int rank, int nranks, int device)
 {
 	const char *fault = getenv("TEST_HOSTS_FAULT");
+	tern_status_t st;
 	int before;
 	const size_t most = 1500001 + 1;
 	tern_buffer_t send, recv;
@@ -582,8 +583,10 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 	    tern_buffer_map(send, &send_cpu) || tern_buffer_map(recv, &recv_cpu))
 		return rank_fail(RANK_SETUP, "rank %d: setup", rank);
 	before = count_fds();
-	if (tern_comm_init_rank(&comm, nranks, &id, rank, dev))
-		return rank_fail(RANK_INIT, "rank %d: init", rank);
+	st = tern_comm_init_rank(&comm, nranks, &id, rank, dev);
+	if (st)
+		return rank_fail(RANK_INIT, "rank %d: init: %s", rank,
+				 tern_status_name(st));
 	if (getenv("TEST_HOSTS_FDS")) {
 		/* What init keeps open: the bootstrap's links and the network's. */
 		int kept = count_fds() - before;
@@ -853,22 +856,22 @@ static void test_rank_missing(void **state)
 }
 
 /*
- * 32 ranks on each of 2 hosts: init keeps few file descriptors in every
+ * 16 ranks on each of 2 hosts: init keeps few file descriptors in every
  * process, the same few whatever the ranks (rank 0 a link a rank more,
  * the bootstrap's star): not two a peer for its areas, not a socket a
  * rank of another host (those the first send or recv to one makes).
  */
-static void test_32_per_host(void **state)
+static void test_16_per_host(void **state)
 {
 	(void)state;
-	run_hosts(2, 32, RANK_OK);
+	run_hosts(2, 16, RANK_OK);
 }
 
 static int fds_setup(void **state)
 {
 	(void)state;
 	setenv("TEST_HOSTS_FDS", "32", 1);
-	setenv("TERN_SIM_DEVICES", "32", 1);
+	setenv("TERN_SIM_DEVICES", "16", 1);
 	return 0;
 }
 
@@ -899,7 +902,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_4_hosts_1_halving),
 		cmocka_unit_test(test_4_hosts_1_doubling),
 		cmocka_unit_test(test_3_hosts_2),
-		cmocka_unit_test_setup_teardown(test_32_per_host, fds_setup,
+		cmocka_unit_test_setup_teardown(test_16_per_host, fds_setup,
 						fds_teardown),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
