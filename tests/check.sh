@@ -276,7 +276,7 @@ suite asan/machine "$ASAN_BUILD/tests/test_machine"
 suite asan/ring "$ASAN_BUILD/tests/test_ring"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/net "$ASAN_BUILD/tests/test_net"
-suite asan/hosts-tcp "$ASAN_BUILD/tests/test_hosts" tcp
+suite asan/hosts-tcp "$ASAN_BUILD/tests/test_hosts" tcp-short
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
 TERN_SIM_DIR=$NATIVE_SIM_DIR
 TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd

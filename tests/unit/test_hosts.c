@@ -8,7 +8,8 @@
  * if every answer is exact.
  *
  * `test_hosts PROVIDER` runs the groups for one provider (libfabric reads
- * FI_PROVIDER once per process).
+ * FI_PROVIDER once per process); `test_hosts tcp-short` a few over tcp,
+ * for the sanitizer build.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -909,6 +910,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_no_provider),
 		cmocka_unit_test(test_rank_missing),
 	};
+	/* For the sanitizer build: every collective, and a host killed. */
+	const struct CMUnitTest tcp_short[] = {
+		cmocka_unit_test(test_2_hosts_4),
+		cmocka_unit_test(test_host_killed),
+	};
 	const struct CMUnitTest shm[] = {
 		cmocka_unit_test(test_2_hosts_4),
 		cmocka_unit_test(test_host_killed),
@@ -946,12 +952,17 @@ int main(int argc, char **argv)
 	setenv("TERN_SIM_IDLE_MS", "2000", 1);
 	setenv("TERN_COMM_INIT_TIMEOUT_MS", "60000", 1);
 	setenv("TERN_RUN_DIR", dir_run, 1);
+	if (strcmp(provider, "tcp-short") == 0)
+		provider = "tcp";
 	setenv("FI_PROVIDER", provider, 1);
 	setenv("FI_TCP_IFACE", "lo", 1);
 	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
 	if (strcmp(provider, "shm") == 0)
 		return cmocka_run_group_tests_name("hosts-shm", shm, NULL,
 						   NULL) ? 1 : 0;
+	if (argc > 1 && strcmp(argv[1], "tcp-short") == 0)
+		return cmocka_run_group_tests_name("hosts-tcp-short", tcp_short,
+						   NULL, NULL) ? 1 : 0;
 	return cmocka_run_group_tests_name("hosts-tcp", tcp, NULL, NULL) ?
 	       1 : 0;
 }
