@@ -600,8 +600,6 @@ void coll_emit_reduce_last(struct coll_prog *p, uint64_t dst, uint64_t src0,
 			   uint64_t src1, uint64_t count, tern_dtype_t dtype,
 			   tern_redop_t op);
 
-/* Zeroes @bytes at @dst. */
-void coll_emit_fill(struct coll_prog *p, uint64_t dst, uint64_t bytes);
 /* Sets the u64 at @addr to @value. */
 void coll_emit_signal(struct coll_prog *p, uint64_t addr, uint64_t value);
 /* Waits for the u64 at @addr to reach @value, or the comm's abort. */
@@ -664,6 +662,8 @@ struct coll_call {
  */
 tern_status_t coll_launch(struct tern_comm *comm, struct tern_stream *stream,
 			  const struct coll_op *op);
+/* Emits @call->op (a collective, not send or recv) by the tuner's choice. */
+void coll_build(struct coll_call *call);
 /*
  * Builds and submits @n operations of @comm on @stream as one program:
  * collectives in order, then the point-to-point ones interleaved chunk by

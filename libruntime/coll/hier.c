@@ -13,11 +13,10 @@
  * while the network moves.
  *
  * All-gather: the rail's blocks over the network, then the host's over
- * the fabric. Broadcast, reduce-scatter and reduce are all-reduces for
- * now, exact by construction: broadcast sums, as unsigned integers, a
- * buffer where only the root's bytes are not zero; reduce-scatter and
- * reduce all-reduce into device memory of the comm's (temp) and keep
- * their part. They move twice the bytes a collective of their own would.
+ * the fabric. Broadcast: the root's rail over the network, then each
+ * host's broadcast over the fabric. Reduce-scatter and reduce are
+ * all-reduces for now, into device memory of the comm's (temp), keeping
+ * their part: twice the bytes a collective of their own would move.
  * All-to-all, send and recv reach ranks on other hosts over the network,
  * through the stage, and those on ours over the fabric.
  */
@@ -83,18 +82,6 @@ static void coll_hier_reduce_all(struct coll_call *call, struct coll_hosts *h,
 	call->op = saved;
 	call->esize = tern_dtype_bytes(saved.dtype);
 	call->chunk_elems = COLL_RING_CHUNK_BYTES / call->esize;
-}
-
-/* Sums @bytes at @buf bytewise: exact where one rank's are not zero. */
-static void coll_hier_merge(struct coll_call *call, struct coll_hosts *h,
-			    uint64_t buf, uint64_t bytes)
-{
-	if (bytes % 4 == 0)
-		coll_hier_reduce_all(call, h, buf, buf, bytes / 4, TERN_UINT32,
-				     TERN_SUM);
-	else
-		coll_hier_reduce_all(call, h, buf, buf, bytes, TERN_UINT8,
-				     TERN_SUM);
 }
 
 /* The rank at place @lrank on host @host. */
@@ -226,6 +213,43 @@ static void coll_hier_all_gather(struct coll_call *call, struct tern_comm *top)
 }
 
 /*
+ * Broadcast: the root sends its buffer to the ranks at its place on the
+ * other hosts over the network; each host's rank at that place then
+ * broadcasts it over the fabric as on one host (the tuner's choice).
+ */
+static void coll_hier_broadcast(struct coll_call *call, struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	const struct coll_op o = call->op;
+	const uint64_t b = o.count * call->esize;
+	const int place = h->lrank_of[o.root];
+	struct coll_stager st;
+
+	coll_stage_begin(&st, call, h);
+	for (uint64_t at = 0; at < b; at += COLL_STAGE_BYTES) {
+		uint64_t len = b - at < COLL_STAGE_BYTES ? b - at :
+							   COLL_STAGE_BYTES;
+
+		for (int k = 0; k < h->nhosts && top->rank == o.root; k++)
+			if (k != h->host)
+				coll_stage_push(&st, COLL_STAGE_SEND,
+						o.send + at, 0, len,
+						coll_hier_member(h, k, place));
+		if (top->rank != o.root && h->host_of[o.root] != h->host &&
+		    h->lrank_of[top->rank] == place)
+			coll_stage_push(&st, COLL_STAGE_RECV, 0, o.recv + at,
+					len, o.root);
+	}
+	coll_stage_end(&st);
+	/* Our host's broadcast from that place: the root's send, else recv. */
+	call->op.root = place;
+	if (top->rank != o.root)
+		call->op.send = o.recv;
+	coll_build(call);
+	call->op = o;
+}
+
+/*
  * Sends and recvs launched together: those between our host's ranks as
  * on one host (p2p.c), the others over the network, chunk by chunk
  * across the operations in call order (chunk k of each in turn), as many
@@ -325,11 +349,7 @@ static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
 		coll_emit_copy(p, o.recv, temp + rank * bytes, bytes);
 		break;
 	case COLL_BROADCAST:
-		if (o.root == top->rank)
-			coll_emit_copy(p, o.recv, o.send, bytes);
-		else
-			coll_emit_fill(p, o.recv, bytes);
-		coll_hier_merge(call, h, o.recv, bytes);
+		coll_hier_broadcast(call, top);
 		break;
 	case COLL_REDUCE:
 		coll_hier_reduce_all(call, h, o.send,

@@ -44,7 +44,7 @@ static bool coll_self_matched(const struct tern_comm *comm,
 	}
 }
 
-static void coll_build(struct coll_call *call)
+void coll_build(struct coll_call *call)
 {
 	struct coll_plan plan = coll_tune(call);
 

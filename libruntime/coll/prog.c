@@ -66,16 +66,6 @@ void coll_emit_copy(struct coll_prog *p, uint64_t dst, uint64_t src,
 	coll_prog_commit(p, &b);
 }
 
-void coll_emit_fill(struct coll_prog *p, uint64_t dst, uint64_t bytes)
-{
-	struct tern_packet_builder b;
-
-	if (bytes == 0 || !coll_prog_room(p, &b))
-		return;
-	tern_packet_fill(&b, dst, bytes, 0);
-	coll_prog_commit(p, &b);
-}
-
 /* An average sums all the way, and divides only at the last step. */
 void coll_emit_reduce(struct coll_prog *p, uint64_t dst, uint64_t src0,
 		      uint64_t src1, uint64_t count, tern_dtype_t dtype,
