@@ -9,7 +9,8 @@
  *
  * `test_hosts PROVIDER` runs the groups for one provider (libfabric reads
  * FI_PROVIDER once per process); `test_hosts tcp-short` a few over tcp,
- * for the sanitizer build.
+ * for the sanitizer build. TEST_HOSTS_ONLY=PATTERN runs only the tests
+ * whose names match (cmocka's pattern: * and ?).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -833,6 +834,28 @@ static void test_no_provider(void **state)
 }
 
 /*
+ * The network's settings given nonsense: init fails on every rank, with
+ * INVALID_ARGUMENT (RANK_INIT), instead of guessing.
+ */
+static void test_bad_net_settings(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "TERN_NET_ALGO", "fastest" },
+		{ "TERN_NET_GBPS", "10G" },
+		{ "TERN_NET_GBPS", "0" },
+		{ "TERN_NET_LATENCY_US", "-5" },
+		{ "TERN_NET_LATENCY_US", "1e9" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		run_hosts(2, 1, RANK_INIT);
+		unsetenv(bad[i][0]);
+	}
+}
+
+/*
  * A rank that never comes (rank 3 of 2 hosts x 2): the others' init
  * fails at TERN_COMM_INIT_TIMEOUT_MS, 2 s here.
  */
@@ -857,22 +880,22 @@ static void test_rank_missing(void **state)
 }
 
 /*
- * 16 ranks on each of 2 hosts: init keeps few file descriptors in every
+ * 32 ranks on each of 2 hosts: init keeps few file descriptors in every
  * process, the same few whatever the ranks (rank 0 a link a rank more,
  * the bootstrap's star): not two a peer for its areas, not a socket a
  * rank of another host (those the first send or recv to one makes).
  */
-static void test_16_per_host(void **state)
+static void test_32_per_host(void **state)
 {
 	(void)state;
-	run_hosts(2, 16, RANK_OK);
+	run_hosts(2, 32, RANK_OK);
 }
 
 static int fds_setup(void **state)
 {
 	(void)state;
 	setenv("TEST_HOSTS_FDS", "32", 1);
-	setenv("TERN_SIM_DEVICES", "16", 1);
+	setenv("TERN_SIM_DEVICES", "32", 1);
 	return 0;
 }
 
@@ -903,11 +926,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_4_hosts_1_halving),
 		cmocka_unit_test(test_4_hosts_1_doubling),
 		cmocka_unit_test(test_3_hosts_2),
-		cmocka_unit_test_setup_teardown(test_16_per_host, fds_setup,
+		cmocka_unit_test_setup_teardown(test_32_per_host, fds_setup,
 						fds_teardown),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
 		cmocka_unit_test(test_no_provider),
+		cmocka_unit_test(test_bad_net_settings),
 		cmocka_unit_test(test_rank_missing),
 	};
 	/* For the sanitizer build: every collective, and a host killed. */
@@ -957,6 +981,8 @@ int main(int argc, char **argv)
 	setenv("FI_PROVIDER", provider, 1);
 	setenv("FI_TCP_IFACE", "lo", 1);
 	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
+	if (getenv("TEST_HOSTS_ONLY"))
+		cmocka_set_test_filter(getenv("TEST_HOSTS_ONLY"));
 	if (strcmp(provider, "shm") == 0)
 		return cmocka_run_group_tests_name("hosts-shm", shm, NULL,
 						   NULL) ? 1 : 0;
