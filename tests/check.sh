@@ -77,6 +77,17 @@ export TERN_TEST_LOGS
 
 # One row per suite or step: name|status|passed|failed|skipped|note
 rows=()
+# Seconds per step, suite or VM boot: "seconds name", for the summary.
+times=()
+
+# timed NAME COMMAND...: runs COMMAND, recording its wall time under NAME.
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	times+=("$((SECONDS - t0)) $name")
+	return "$rc"
+}
 
 add_row() {
 	rows+=("$1|$2|$3|$4|$5|${6:-}")
@@ -92,6 +103,10 @@ add_result() {
 # step NAME COMMAND...: a build or preparation step. Exit status 77 is a
 # skip, its reason on the command's first line with "SKIP:".
 step() {
+	timed "$1" step_run "$@"
+}
+
+step_run() {
 	local name=$1 log="$TERN_TEST_LOGS/$1.log" rc=0
 	shift
 	echo "check: $name: $*"
@@ -110,6 +125,10 @@ step() {
 }
 
 suite() {
+	timed "$1" suite_run "$@"
+}
+
+suite_run() {
 	local output
 	output=$(run_suite "$@")
 	printf '%s\n' "$output"
@@ -299,19 +318,19 @@ if [ "${TERN_CHECK_VM:-1}" = 0 ]; then
 	vm_skip vm-6.1 "TERN_CHECK_VM=0"
 	vm_skip vm-6.12 "TERN_CHECK_VM=0"
 else
-	vm_suites 6.1
-	vm_inspect 6.1
-	vm_unload 6.1
-	vm_fuzz 6.1
+	timed vm-6.1/suites vm_suites 6.1
+	timed vm-6.1/inspect vm_inspect 6.1
+	timed vm-6.1/unload vm_unload 6.1
+	timed vm-6.1/fuzz vm_fuzz 6.1
 	if [ ! -x tests/vm/trixie.sh ]; then
 		vm_skip vm-6.12 "no tests/vm/trixie.sh"
 	elif ! tests/vm/trixie.sh prepare >"$TERN_TEST_LOGS/trixie-prepare.log" 2>&1; then
 		vm_skip vm-6.12 "tests/vm/trixie.sh prepare failed: $(grep -m 1 'FAILED' "$TERN_TEST_LOGS/trixie-prepare.log" || tail -n 1 "$TERN_TEST_LOGS/trixie-prepare.log")"
 	elif step build-module-6.12 tests/vm/trixie.sh module; then
-		vm_suites 6.12
-		vm_inspect 6.12
-		vm_unload 6.12
-		vm_fuzz 6.12
+		timed vm-6.12/suites vm_suites 6.12
+		timed vm-6.12/inspect vm_inspect 6.12
+		timed vm-6.12/unload vm_unload 6.12
+		timed vm-6.12/fuzz vm_fuzz 6.12
 	fi
 fi
 
@@ -332,5 +351,7 @@ for row in "${rows[@]}"; do
 	[ "$p" = - ] || total_passed=$((total_passed + p))
 	[ "$f" = - ] || total_failed=$((total_failed + f))
 done
+echo "check: the slowest, in seconds:"
+printf '%s\n' "${times[@]}" | sort -rn | head -n 12 | sed 's/^/  /'
 echo "check: $total_passed passed, $total_failed failed"
 [ "$total_failed" = 0 ]
