@@ -378,6 +378,7 @@ enum coll_rail_algo {
 /* What the proxy does with a staged chunk's slot. */
 enum coll_stage_kind {
 	COLL_STAGE_ALL_REDUCE,		/* all-reduce it along the rail */
+	COLL_STAGE_REDUCE_SCATTER,	/* reduce-scatter it along the rail */
 	COLL_STAGE_SEND,		/* send it to @peer */
 	COLL_STAGE_RECV,		/* fill it from @peer */
 };
@@ -385,12 +386,19 @@ enum coll_stage_kind {
 struct coll_stage_chunk {
 	uint64_t seq;			/* the staged word's value that marks it */
 	enum coll_stage_kind kind;
-	uint64_t count;			/* elements (all-reduce), else bytes */
+	uint64_t count;			/* elements (along the rail), else bytes */
 	tern_dtype_t dtype;
 	tern_redop_t redop;
 	int peer;			/* send, recv: the rank */
-	enum coll_rail_algo algo;	/* all-reduce: along the rail how */
+	enum coll_rail_algo algo;	/* along the rail how */
 };
+
+/* Whether a chunk of @kind runs along the rail (rail.c), alone. */
+static inline bool coll_stage_on_rail(enum coll_stage_kind kind)
+{
+	return kind == COLL_STAGE_ALL_REDUCE ||
+	       kind == COLL_STAGE_REDUCE_SCATTER;
+}
 
 /*
  * The device's side of the stage (stage.c): a chunk's copy into its slot
@@ -404,6 +412,7 @@ struct coll_stager {
 	struct {
 		uint64_t seq;		/* 0: none */
 		uint64_t dst, bytes;	/* its copy out; 0 bytes: none */
+		uint64_t from;		/* where in the slot that starts */
 	} pending[COLL_STAGE_SLOTS];
 };
 
@@ -415,6 +424,13 @@ void coll_stage_begin(struct coll_stager *st, struct coll_call *call,
  */
 void coll_stage_push(struct coll_stager *st, enum coll_stage_kind kind,
 		     uint64_t src, uint64_t dst, uint64_t bytes, int peer);
+/*
+ * One chunk of a reduce-scatter along the rail: @bytes from each of the
+ * hosts' @src[k] (host k's piece) in, our host's piece's sums out to
+ * @dst; at most COLL_STAGE_BYTES in all.
+ */
+void coll_stage_push_scatter(struct coll_stager *st, const uint64_t *src,
+			     uint64_t dst, uint64_t bytes);
 /* Waits for every chunk pushed and copies the results out. */
 void coll_stage_end(struct coll_stager *st);
 
@@ -523,6 +539,15 @@ tern_status_t coll_rail_all_reduce(struct tern_comm *top, uint8_t *buf,
 				   uint64_t count, tern_dtype_t dtype,
 				   tern_redop_t op, uint32_t divisor,
 				   enum coll_rail_algo algo);
+/*
+ * Reduce-scatters @count elements at @buf, one piece a host (coll_split),
+ * along the rail by @algo (ring or halving): host q's piece q holds the
+ * sums after it.
+ */
+tern_status_t coll_rail_reduce_scatter(struct tern_comm *top, uint8_t *buf,
+				       uint64_t count, tern_dtype_t dtype,
+				       tern_redop_t op, uint32_t divisor,
+				       enum coll_rail_algo algo);
 
 /* hier.c: builds and submits @n operations of a comm across hosts. */
 tern_status_t coll_hier_run_locked(struct tern_comm *top,
@@ -710,11 +735,12 @@ tern_status_t coll_forced_algo(int *algo);
 const char *coll_algo_name(enum coll_algo algo);
 
 /*
- * The rail's algorithm for a chunk of @bytes: the cheapest that can run
- * on the comm's hosts, or TERN_NET_ALGO's.
+ * The rail's algorithm for a chunk of @bytes (to reduce-scatter if
+ * @scatter, else all-reduce): the cheapest that can run on the comm's
+ * hosts, or TERN_NET_ALGO's where it can.
  */
 enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h,
-				   uint64_t bytes);
+				   uint64_t bytes, bool scatter);
 const char *coll_rail_algo_name(enum coll_rail_algo algo);
 /* TERN_NET_ALGO: the rail's algorithm forced, -1, or INVALID_ARGUMENT. */
 tern_status_t coll_forced_rail(int *algo);
@@ -726,11 +752,12 @@ tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 
 /*
  * The ns the model expects the rail's @algo to take over a chunk of
- * @bytes; a negative figure where it cannot run (hosts not a power of
- * two).
+ * @bytes, all-reducing it or (@scatter) reduce-scattering it; a negative
+ * figure where it cannot run (hosts not a power of two; doubling has no
+ * reduce-scatter).
  */
 double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
-		      uint64_t bytes);
+		      uint64_t bytes, bool scatter);
 /* Fills comm->fabric from @nodes (one per rank). */
 void coll_measure_fabric(struct tern_comm *comm, const struct coll_node *nodes);
 /*

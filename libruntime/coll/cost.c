@@ -420,7 +420,7 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 #define COLL_COST_HOST_REDUCE	(4e9)	/* bytes/s */
 
 double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
-		      uint64_t bytes)
+		      uint64_t bytes, bool scatter)
 {
 	const double n = h->nhosts, b = (double)bytes;
 	const double alpha = h->net_latency_ns;
@@ -431,17 +431,22 @@ double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
 
 	for (int m = 1; m < h->nhosts; m *= 2)
 		steps++;
+	/* a reduce-scatter is the all-reduce's first half */
+	const double halves = scatter ? 1 : 2;
+
 	switch (algo) {
 	case COLL_RAIL_RING:
-		return 2 * (n - 1) * alpha + 2 * (n - 1) / n * b * beta +
+		return halves * (n - 1) * alpha +
+		       halves * (n - 1) / n * b * beta +
 		       (n - 1) / n * b * gamma;
 	case COLL_RAIL_HALVING:
 		if (!pow2)
 			return -1;
-		return 2 * steps * alpha + 2 * (n - 1) / n * b * beta +
+		return halves * steps * alpha +
+		       halves * (n - 1) / n * b * beta +
 		       (n - 1) / n * b * gamma;
 	case COLL_RAIL_DOUBLING:
-		if (!pow2)
+		if (!pow2 || scatter)
 			return -1;
 		return steps * (alpha + b * beta + b * gamma);
 	default:

@@ -14,9 +14,10 @@
  *
  * All-gather: the rail's blocks over the network, then the host's over
  * the fabric. Broadcast: the root's rail over the network, then each
- * host's broadcast over the fabric. Reduce-scatter and reduce are
- * all-reduces for now, into device memory of the comm's (temp), keeping
- * their part: twice the bytes a collective of their own would move.
+ * host's broadcast over the fabric. Reduce-scatter: the host's, by the
+ * place of the rank a block is for, then the rail's (below). Reduce is
+ * an all-reduce for now, into device memory of the comm's (temp) where
+ * the root is another rank: twice the bytes its own would move.
  * All-to-all, send and recv reach ranks on other hosts over the network,
  * through the stage, and those on ours over the fabric.
  */
@@ -250,6 +251,57 @@ static void coll_hier_broadcast(struct coll_call *call, struct tern_comm *top)
 }
 
 /*
+ * Reduce-scatter: our host's blocks laid out by the place of the rank
+ * they are for (the blocks of place l's rail together, host by host),
+ * in the comm's temp; a reduce-scatter round the host's rings leaves
+ * each rank its rail's blocks summed over the host; those go through
+ * the stage to be reduce-scattered along the rail, host k's rank
+ * keeping block k. Each block crosses the fabric and the network once,
+ * where an all-reduce would carry it twice.
+ */
+static void coll_hier_reduce_scatter(struct coll_call *call,
+				     struct tern_comm *top)
+{
+	struct coll_hosts *h = top->hosts;
+	const struct tern_comm *local = call->comm;
+	const struct coll_op o = call->op;
+	const uint64_t es = call->esize, b = o.count * es;
+	const uint64_t per = COLL_STAGE_BYTES / es / (uint64_t)h->nhosts;
+	const int H = h->nhosts, L = local->nranks;
+	const uint64_t temp = h->temp ? h->temp->be->va : 0;
+	uint64_t src[COLL_MAX_RANKS];
+	struct coll_stager st;
+
+	for (int k = 0; k < H; k++)
+		src[k] = o.send + (uint64_t)h->rail[k] * b;
+	if (L > 1) {
+		for (int l = 0; l < L; l++)
+			for (int k = 0; k < H; k++)
+				coll_emit_copy(&call->prog,
+					       temp + (uint64_t)(l * H + k) * b,
+					       o.send + (uint64_t)coll_hier_member(h, k, l) * b,
+					       b);
+		call->op.send = temp;
+		call->op.recv = temp;
+		call->op.count = o.count * (uint64_t)top->nranks;
+		coll_ring_shards(call, local->nchannels, false);
+		call->op = o;
+		for (int k = 0; k < H; k++)
+			src[k] = temp + (uint64_t)(local->rank * H + k) * b;
+	}
+	coll_stage_begin(&st, call, h);
+	for (uint64_t at = 0; at < o.count; at += per) {
+		const uint64_t len = o.count - at < per ? o.count - at : per;
+		uint64_t from[COLL_MAX_RANKS];
+
+		for (int k = 0; k < H; k++)
+			from[k] = src[k] + at * es;
+		coll_stage_push_scatter(&st, from, o.recv + at * es, len * es);
+	}
+	coll_stage_end(&st);
+}
+
+/*
  * Sends and recvs launched together: those between our host's ranks as
  * on one host (p2p.c), the others over the network, chunk by chunk
  * across the operations in call order (chunk k of each in turn), as many
@@ -331,10 +383,7 @@ static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
 {
 	struct coll_hosts *h = top->hosts;
 	const struct coll_op o = call->op;
-	const uint64_t bytes = o.count * call->esize;
-	const uint64_t rank = (uint64_t)top->rank, n = (uint64_t)top->nranks;
 	const uint64_t temp = h->temp ? h->temp->be->va : 0;
-	struct coll_prog *p = &call->prog;
 
 	switch (o.kind) {
 	case COLL_ALL_REDUCE:
@@ -344,9 +393,7 @@ static void coll_hier_build(struct coll_call *call, struct tern_comm *top)
 		coll_hier_all_gather(call, top);
 		break;
 	case COLL_REDUCE_SCATTER:
-		coll_hier_reduce_all(call, h, o.send, temp, o.count * n,
-				     o.dtype, o.redop);
-		coll_emit_copy(p, o.recv, temp + rank * bytes, bytes);
+		coll_hier_reduce_scatter(call, top);
 		break;
 	case COLL_BROADCAST:
 		coll_hier_broadcast(call, top);

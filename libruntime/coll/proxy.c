@@ -10,10 +10,10 @@
  * and before it copies a result out it waits for the done word to reach
  * it. The proxy takes the chunks in the order the programs were built
  * (every rank builds its collectives in one order), each once the staged
- * word has reached it: an all-reduce of the rail (rail.c) runs alone, on
- * the spot; sends and receives to other ranks are posted and tested, up
- * to a slot's worth each, so that an exchange whose two sides are both
- * in the window moves. The done word passes the chunks seen through, in
+ * word has reached it: an all-reduce or reduce-scatter of the rail
+ * (rail.c) runs alone, on the spot; sends and receives to other ranks
+ * are posted and tested, up to a slot's worth each, so that an exchange
+ * whose two sides are both in the window moves. The done word passes the chunks seen through, in
  * order. A chunk is queued while its program is built and published once
  * the program is submitted, or dropped with it.
  *
@@ -93,7 +93,7 @@ static uint8_t *coll_proxy_slot(struct coll_hosts *h, uint64_t seq)
 
 /*
  * The next published chunk, if the device has staged it and the window
- * can take it: an all-reduce of the rail runs alone.
+ * can take it: a chunk along the rail runs alone.
  */
 static bool coll_proxy_next(struct coll_hosts *h, const struct coll_window *w,
 			    struct coll_stage_chunk *c)
@@ -105,7 +105,7 @@ static bool coll_proxy_next(struct coll_hosts *h, const struct coll_window *w,
 		*c = h->queue[h->head];
 		ok = __atomic_load_n(&h->words_cpu[COLL_WORD_STAGED],
 				     __ATOMIC_ACQUIRE) >= c->seq &&
-		     (c->kind != COLL_STAGE_ALL_REDUCE || w->count == 0);
+		     (!coll_stage_on_rail(c->kind) || w->count == 0);
 		if (ok)
 			h->head++;
 	}
@@ -160,14 +160,20 @@ static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
 		w->req[i] = NULL;
 		w->posted[i] = w->done[i] = false;
 		moved = true;
-		if (c.kind == COLL_STAGE_ALL_REDUCE) {
+		if (c.kind == COLL_STAGE_ALL_REDUCE)
 			status = coll_rail_all_reduce(top,
 						      coll_proxy_slot(h, c.seq),
 						      c.count, c.dtype, c.redop,
 						      (uint32_t)top->nranks,
 						      c.algo);
-			w->done[i] = true;
-		}
+		else if (c.kind == COLL_STAGE_REDUCE_SCATTER)
+			status = coll_rail_reduce_scatter(top,
+							  coll_proxy_slot(h, c.seq),
+							  c.count, c.dtype,
+							  c.redop,
+							  (uint32_t)top->nranks,
+							  c.algo);
+		w->done[i] = coll_stage_on_rail(c.kind);
 	}
 	for (unsigned int k = 0; k < w->count && status == TERN_SUCCESS; k++) {
 		unsigned int i = (w->first + k) % COLL_STAGE_SLOTS;

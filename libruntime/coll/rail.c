@@ -19,6 +19,10 @@
  *   chunk with the host one bit away and reducing it: fewest steps, the
  *   most bytes; for small chunks.
  *
+ * A reduce-scatter along the rail (hier.c's reduce-scatter across hosts)
+ * is the first half of the ring's, turned one piece so that host q ends
+ * with piece q, or of halving-doubling's; doubling has none.
+ *
  * Each step posts its receive before its send, every message is exactly
  * the size its receiver expects, and a message of length 0 is neither
  * sent nor awaited (both ends know the lengths). The reduction runs on
@@ -127,9 +131,16 @@ static void coll_rail_range(uint64_t count, int n, int a, int b,
 	*len = e - *start;
 }
 
-static tern_status_t coll_rail_ring(struct tern_comm *top, uint8_t *buf,
-				    uint64_t count, tern_dtype_t dtype,
-				    tern_redop_t op, uint32_t divisor)
+/*
+ * The ring's reduce-scatter: after it host q holds the sums of piece
+ * q + 1 + @shift (0 for the all-reduce's all-gather to pass on as it
+ * comes, -1 for a reduce-scatter's own piece).
+ */
+static tern_status_t coll_rail_ring_scatter(struct tern_comm *top,
+					    uint8_t *buf, uint64_t count,
+					    tern_dtype_t dtype,
+					    tern_redop_t op, uint32_t divisor,
+					    int shift)
 {
 	struct coll_hosts *h = top->hosts;
 	const int n = h->nhosts, q = h->host;
@@ -139,7 +150,8 @@ static tern_status_t coll_rail_ring(struct tern_comm *top, uint8_t *buf,
 	uint64_t ss, sl, rs, rl;
 
 	for (int s = 0; s < n - 1 && status == TERN_SUCCESS; s++) {
-		const int sp = coll_mod(q - s, n), rp = coll_mod(q - s - 1, n);
+		const int sp = coll_mod(q - s + shift, n);
+		const int rp = coll_mod(q - s - 1 + shift, n);
 
 		coll_split(count, (uint64_t)n, (uint64_t)sp, &ss, &sl);
 		coll_split(count, (uint64_t)n, (uint64_t)rp, &rs, &rl);
@@ -149,6 +161,22 @@ static tern_status_t coll_rail_ring(struct tern_comm *top, uint8_t *buf,
 			coll_rail_reduce(buf + rs * es, h->tmp, rl, dtype, op,
 					 s == n - 2, divisor);
 	}
+	return status;
+}
+
+static tern_status_t coll_rail_ring(struct tern_comm *top, uint8_t *buf,
+				    uint64_t count, tern_dtype_t dtype,
+				    tern_redop_t op, uint32_t divisor)
+{
+	struct coll_hosts *h = top->hosts;
+	const int n = h->nhosts, q = h->host;
+	const int next = (q + 1) % n, prev = (q + n - 1) % n;
+	const size_t es = tern_dtype_bytes(dtype);
+	tern_status_t status;
+	uint64_t ss, sl, rs, rl;
+
+	status = coll_rail_ring_scatter(top, buf, count, dtype, op, divisor,
+					0);
 	for (int t = 0; t < n - 1 && status == TERN_SUCCESS; t++) {
 		const int sp = coll_mod(q + 1 - t, n), rp = coll_mod(q - t, n);
 
@@ -161,25 +189,32 @@ static tern_status_t coll_rail_ring(struct tern_comm *top, uint8_t *buf,
 	return status;
 }
 
-static tern_status_t coll_rail_halving(struct tern_comm *top, uint8_t *buf,
-				       uint64_t count, tern_dtype_t dtype,
-				       tern_redop_t op, uint32_t divisor)
+/*
+ * Halving's reduce-scatter: host q ends with the sums of piece q, pieces
+ * [*@a, *@b) (set here).
+ */
+static tern_status_t coll_rail_halve(struct tern_comm *top, uint8_t *buf,
+				     uint64_t count, tern_dtype_t dtype,
+				     tern_redop_t op, uint32_t divisor,
+				     int *a, int *b)
 {
 	struct coll_hosts *h = top->hosts;
 	const int n = h->nhosts, q = h->host;
 	const size_t es = tern_dtype_bytes(dtype);
 	tern_status_t status = TERN_SUCCESS;
-	int a = 0, b = n, mask;
 	uint64_t ks, kl, gs, gl;
 
-	/* Reduce-scatter: keep the half of [a, b) our bit says, give the other. */
-	for (mask = n / 2; mask >= 1 && status == TERN_SUCCESS; mask /= 2) {
-		const int mid = a + (b - a) / 2, partner = q ^ mask;
+	*a = 0;
+	*b = n;
+	/* keep the half of [a, b) our bit says, give the other */
+	for (int mask = n / 2; mask >= 1 && status == TERN_SUCCESS;
+	     mask /= 2) {
+		const int mid = *a + (*b - *a) / 2, partner = q ^ mask;
 		const bool upper = q & mask;
 
-		coll_rail_range(count, n, upper ? mid : a, upper ? b : mid,
+		coll_rail_range(count, n, upper ? mid : *a, upper ? *b : mid,
 				&ks, &kl);
-		coll_rail_range(count, n, upper ? a : mid, upper ? mid : b,
+		coll_rail_range(count, n, upper ? *a : mid, upper ? mid : *b,
 				&gs, &gl);
 		status = coll_rail_step(top, partner, buf + gs * es, gl * es,
 					partner, h->tmp, kl * es, h->tmp_mr);
@@ -187,10 +222,25 @@ static tern_status_t coll_rail_halving(struct tern_comm *top, uint8_t *buf,
 			coll_rail_reduce(buf + ks * es, h->tmp, kl, dtype, op,
 					 mask == 1, divisor);
 		if (upper)
-			a = mid;
+			*a = mid;
 		else
-			b = mid;
+			*b = mid;
 	}
+	return status;
+}
+
+static tern_status_t coll_rail_halving(struct tern_comm *top, uint8_t *buf,
+				       uint64_t count, tern_dtype_t dtype,
+				       tern_redop_t op, uint32_t divisor)
+{
+	struct coll_hosts *h = top->hosts;
+	const int n = h->nhosts, q = h->host;
+	const size_t es = tern_dtype_bytes(dtype);
+	tern_status_t status;
+	int a, b, mask;
+	uint64_t ks, kl, gs, gl;
+
+	status = coll_rail_halve(top, buf, count, dtype, op, divisor, &a, &b);
 	/* All-gather: [a, b) is ours; the partner's is its mirror. */
 	for (mask = 1; mask < n && status == TERN_SUCCESS; mask *= 2) {
 		const int partner = q ^ mask, width = b - a;
@@ -241,4 +291,18 @@ tern_status_t coll_rail_all_reduce(struct tern_comm *top, uint8_t *buf,
 	default:
 		return coll_rail_ring(top, buf, count, dtype, op, divisor);
 	}
+}
+
+tern_status_t coll_rail_reduce_scatter(struct tern_comm *top, uint8_t *buf,
+				       uint64_t count, tern_dtype_t dtype,
+				       tern_redop_t op, uint32_t divisor,
+				       enum coll_rail_algo algo)
+{
+	int a, b;
+
+	if (algo == COLL_RAIL_HALVING)
+		return coll_rail_halve(top, buf, count, dtype, op, divisor,
+				       &a, &b);
+	return coll_rail_ring_scatter(top, buf, count, dtype, op, divisor,
+				      -1);
 }

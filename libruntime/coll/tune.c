@@ -167,7 +167,7 @@ static double coll_hosts_estimate(const struct tern_comm *top,
 	const uint64_t shard = bytes / (uint64_t)local->nranks;
 	double ns = 0;
 
-	if (coll_cost_rail(top->hosts, algo, COLL_STAGE_BYTES) < 0)
+	if (coll_cost_rail(top->hosts, algo, COLL_STAGE_BYTES, false) < 0)
 		return -1;
 	if (local->nranks > 1)
 		ns = coll_cost_estimate(local, COLL_ALL_REDUCE, COLL_ALGO_RING,
@@ -175,7 +175,7 @@ static double coll_hosts_estimate(const struct tern_comm *top,
 	for (uint64_t at = 0; at < shard; at += COLL_STAGE_BYTES)
 		ns += coll_cost_rail(top->hosts, algo,
 				     shard - at < COLL_STAGE_BYTES ?
-				     shard - at : COLL_STAGE_BYTES);
+				     shard - at : COLL_STAGE_BYTES, false);
 	return ns;
 }
 
@@ -197,7 +197,7 @@ static tern_status_t coll_tune_hosts(const struct tern_comm *top,
 		return TERN_ERROR_NOT_SUPPORTED;
 	}
 	chosen = coll_tune_rail(top->hosts, first < COLL_STAGE_BYTES ?
-					    first : COLL_STAGE_BYTES);
+					    first : COLL_STAGE_BYTES, false);
 	for (int i = -1; i < COLL_RAIL_COUNT; i++) {
 		/* the chosen first, then the others that can run */
 		enum coll_rail_algo a = i < 0 ? chosen : (enum coll_rail_algo)i;
@@ -290,16 +290,19 @@ tern_status_t coll_forced_rail(int *algo)
 	return TERN_ERROR_INVALID_ARGUMENT;
 }
 
-enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h, uint64_t bytes)
+enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h, uint64_t bytes,
+				   bool scatter)
 {
 	enum coll_rail_algo best = COLL_RAIL_RING;
-	double best_ns = coll_cost_rail(h, COLL_RAIL_RING, bytes);
+	double best_ns = coll_cost_rail(h, COLL_RAIL_RING, bytes, scatter);
 
 	if (h->forced_rail >= 0 &&
-	    coll_cost_rail(h, (enum coll_rail_algo)h->forced_rail, bytes) >= 0)
+	    coll_cost_rail(h, (enum coll_rail_algo)h->forced_rail, bytes,
+			   scatter) >= 0)
 		return (enum coll_rail_algo)h->forced_rail;
 	for (int a = 1; a < COLL_RAIL_COUNT; a++) {
-		double ns = coll_cost_rail(h, (enum coll_rail_algo)a, bytes);
+		double ns = coll_cost_rail(h, (enum coll_rail_algo)a, bytes,
+					   scatter);
 
 		if (ns >= 0 && ns < best_ns) {
 			best = (enum coll_rail_algo)a;

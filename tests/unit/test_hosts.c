@@ -313,6 +313,40 @@ static int check_others(tern_comm_t comm, tern_stream_t stream,
 	return code;
 }
 
+/*
+ * Reduce-scatter of float32 averages, @count a rank: sums of whole
+ * numbers divided once, exact; with @count large, in several chunks.
+ */
+static int check_reduce_scatter_avg(tern_comm_t comm, tern_stream_t stream,
+				    tern_buffer_t send, tern_buffer_t recv,
+				    int32_t *send_cpu, int32_t *recv_cpu,
+				    int rank, int nranks, size_t count)
+{
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	const size_t n = (size_t)nranks;
+	float *in = (float *)send_cpu, *out = (float *)recv_cpu;
+	int code;
+
+	for (size_t i = 0; i < n * count; i++)
+		in[i] = (float)value(rank, i);
+	poison(recv_cpu, count);
+	code = run_and_wait(tern_reduce_scatter(s, r, count, TERN_FLOAT32,
+						TERN_AVG, comm, stream),
+			    stream, rank, "reduce-scatter avg", count);
+	for (size_t i = 0; i < count && !code; i++) {
+		const size_t at = (size_t)rank * count + i;
+		const float want = (float)((double)sum_of(nranks, at) /
+					   nranks);
+
+		if (out[i] != want)
+			code = rank_fail(RANK_WRONG, "rank %d: reduce-scatter avg [%zu] of %zu: %g, want %g",
+					 rank, i, count, out[i], want);
+	}
+	if (!code)
+		code = check_tail(recv_cpu, count, rank, "reduce-scatter avg");
+	return code;
+}
+
 /* The elements libtern gives part @i of @parts of @total (coll_split). */
 static void split(uint64_t total, uint64_t parts, uint64_t i, uint64_t *start,
 		  uint64_t *len)
@@ -367,24 +401,28 @@ static void expect_move(uint64_t want[][4], int k, int peer, int h,
 
 /*
  * What a chunk of @m int32 moves along the rail by @algo, host @h of
- * @hosts: the ring's pieces to the next host and from the one before;
- * halving-doubling's halves, then doublings, with the host one bit away;
- * doubling's whole chunk likewise.
+ * @hosts, all-reduced or (@scatter) reduce-scattered: the ring's pieces
+ * to the next host and from the one before (a reduce-scatter its first
+ * half, turned a piece so that host h keeps piece h); halving-doubling's
+ * halves, then doublings, with the host one bit away (a reduce-scatter
+ * the halves); doubling's whole chunk likewise (no reduce-scatter: the
+ * tuner's choice, halving-doubling).
  */
 static void expect_chunk(uint64_t want[][4], uint64_t m, int h, int hosts,
-			 const char *algo)
+			 const char *algo, bool scatter)
 {
 	const int next = (h + 1) % hosts, prev = (h + hosts - 1) % hosts;
+	const int shift = scatter ? -1 : 0;
 	int a = 0, b = hosts;
 
-	if (strcmp(algo, "doubling") == 0) {
+	if (strcmp(algo, "doubling") == 0 && !scatter) {
 		for (int mask = 1; mask < hosts; mask *= 2) {
 			expect_move(want, 0, h ^ mask, h, m, hosts, 0, hosts);
 			expect_move(want, 2, h ^ mask, h, m, hosts, 0, hosts);
 		}
 		return;
 	}
-	if (strcmp(algo, "halving-doubling") == 0) {
+	if (strcmp(algo, "ring") != 0 && hosts > 2) {
 		for (int mask = hosts / 2; mask >= 1; mask /= 2) {
 			int mid = a + (b - a) / 2;
 			bool upper = h & mask;
@@ -398,7 +436,7 @@ static void expect_chunk(uint64_t want[][4], uint64_t m, int h, int hosts,
 			else
 				b = mid;
 		}
-		for (int mask = 1; mask < hosts; mask *= 2) {
+		for (int mask = 1; mask < hosts && !scatter; mask *= 2) {
 			int w = b - a, pa = h & mask ? a - w : b;
 
 			expect_move(want, 0, h ^ mask, h, m, hosts, a, b);
@@ -410,9 +448,9 @@ static void expect_chunk(uint64_t want[][4], uint64_t m, int h, int hosts,
 		}
 		return;
 	}
-	for (int k = 0; k < 2 * (hosts - 1); k++) {
-		int sp = k < hosts - 1 ? h - k : h + 1 - (k - hosts + 1);
-		int rp = k < hosts - 1 ? h - k - 1 : h - (k - hosts + 1);
+	for (int k = 0; k < (scatter ? 1 : 2) * (hosts - 1); k++) {
+		int sp = k < hosts - 1 ? h - k + shift : h + 1 - (k - hosts + 1);
+		int rp = k < hosts - 1 ? h - k - 1 + shift : h - (k - hosts + 1);
 
 		sp = (sp % hosts + hosts) % hosts;
 		rp = (rp % hosts + hosts) % hosts;
@@ -421,11 +459,41 @@ static void expect_chunk(uint64_t want[][4], uint64_t m, int h, int hosts,
 	}
 }
 
+/* The counters' file's four counters per peer host, now. */
+static void counters_now(const struct tern_net_stats *s, uint64_t now[][4])
+{
+	for (uint32_t j = 0; j < s->npeers; j++) {
+		now[j][0] = s->peer[j].tx_bytes;
+		now[j][1] = s->peer[j].tx_messages;
+		now[j][2] = s->peer[j].rx_bytes;
+		now[j][3] = s->peer[j].rx_messages;
+	}
+}
+
+/* Whether the counters moved by @want since @before; says where not. */
+static int counters_moved(const struct tern_net_stats *s,
+			  uint64_t before[][4], uint64_t want[][4], int rank,
+			  const char *what)
+{
+	uint64_t now[64][4];
+
+	counters_now(s, now);
+	for (uint32_t j = 0; j < s->npeers; j++)
+		for (int k = 0; k < 4; k++)
+			if (now[j][k] - before[j][k] != want[j][k])
+				return rank_fail(RANK_WRONG, "rank %d: %s: host %s: counter %d moved %llu, want %llu",
+						 rank, what, s->peer[j].host, k,
+						 (unsigned long long)(now[j][k] - before[j][k]),
+						 (unsigned long long)want[j][k]);
+	return RANK_OK;
+}
+
 /*
  * The network bytes and messages an all-reduce of @count int32 must move
  * to and from each other host: our shard (by our place on our host, of
- * @per), chunk by chunk along the rail by @algo (TERN_NET_ALGO); and the
- * counters' file must say exactly that.
+ * @per), chunk by chunk along the rail by @algo (TERN_NET_ALGO); and a
+ * reduce-scatter's: our rail's blocks, a piece a host, chunk by chunk.
+ * The counters' file must say exactly that.
  */
 static int check_counters(tern_comm_t comm, tern_stream_t stream,
 			  tern_buffer_t send, tern_buffer_t recv,
@@ -433,9 +501,11 @@ static int check_counters(tern_comm_t comm, tern_stream_t stream,
 			  int nranks, int hosts, const char *algo)
 {
 	const uint64_t count = 300001, chunk = (1u << 20) / 4;
+	const uint64_t block = 90001, piece = chunk / (uint64_t)hosts;
 	const int per = nranks / hosts, h = rank % hosts, lr = rank / hosts;
 	uint64_t want[64][4] = { { 0 } }, before[64][4], shard_at, shard;
 	const struct tern_net_stats *s = own_stats();
+	tern_ptr_t sp = { send, 0 }, rp = { recv, 0 };
 	int code;
 
 	if (!s || memcmp(s->magic, TERN_NET_STATS_MAGIC, 8) ||
@@ -443,37 +513,33 @@ static int check_counters(tern_comm_t comm, tern_stream_t stream,
 	    s->npeers != (uint32_t)hosts - 1)
 		return rank_fail(RANK_WRONG, "rank %d: no counters' file that fits",
 				 rank);
-	for (uint32_t j = 0; j < s->npeers; j++) {
-		before[j][0] = s->peer[j].tx_bytes;
-		before[j][1] = s->peer[j].tx_messages;
-		before[j][2] = s->peer[j].rx_bytes;
-		before[j][3] = s->peer[j].rx_messages;
-	}
+	counters_now(s, before);
 	/* Forced where it cannot run (hosts not a power of two): a ring. */
 	if (hosts & (hosts - 1))
 		algo = "ring";
 	split(count, (uint64_t)per, (uint64_t)lr, &shard_at, &shard);
 	for (uint64_t at = 0; at < shard; at += chunk)
 		expect_chunk(want, shard - at < chunk ? shard - at : chunk, h,
-			     hosts, algo);
+			     hosts, algo, false);
 	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
 				rank, nranks, count, TERN_INT32, TERN_SUM);
-	s = own_stats();
-	for (uint32_t j = 0; j < s->npeers && !code; j++) {
-		const uint64_t got[4] = {
-			s->peer[j].tx_bytes - before[j][0],
-			s->peer[j].tx_messages - before[j][1],
-			s->peer[j].rx_bytes - before[j][2],
-			s->peer[j].rx_messages - before[j][3],
-		};
-
-		for (int k = 0; k < 4 && !code; k++)
-			if (got[k] != want[j][k])
-				code = rank_fail(RANK_WRONG, "rank %d: host %s: counter %d moved %llu, want %llu",
-						 rank, s->peer[j].host, k,
-						 (unsigned long long)got[k],
-						 (unsigned long long)want[j][k]);
-	}
+	if (!code)
+		code = counters_moved(own_stats(), before, want, rank,
+				      "all-reduce");
+	if (code)
+		return code;
+	memset(want, 0, sizeof(want));
+	counters_now(s, before);
+	for (uint64_t at = 0; at < block; at += piece)
+		expect_chunk(want, (block - at < piece ? block - at : piece) *
+			     (uint64_t)hosts, h, hosts, algo, true);
+	memset(send_cpu, 0, block * (uint64_t)nranks * 4);
+	code = run_and_wait(tern_reduce_scatter(sp, rp, block, TERN_INT32,
+						TERN_SUM, comm, stream),
+			    stream, rank, "reduce-scatter", block);
+	if (!code)
+		code = counters_moved(own_stats(), before, want, rank,
+				      "reduce-scatter");
 	return code;
 }
 
@@ -634,6 +700,10 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 	for (size_t k = 0; k < 4 && !code; k++)
 		code = check_others(comm, stream, send, recv, send_cpu,
 				    recv_cpu, rank, nranks, sizes[k]);
+	if (!code)
+		code = check_reduce_scatter_avg(comm, stream, send, recv,
+						send_cpu, recv_cpu, rank,
+						nranks, sizes[5] / nranks);
 	if (tern_comm_destroy(comm) && !code)
 		code = rank_fail(RANK_STATUS, "rank %d: destroy", rank);
 	return code;
