@@ -14,13 +14,13 @@
 #                     (libfabric's tcp and shm) and test_hosts (tcp,
 #                     shm), native
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
-#                     test_conformance, test_collectives, test_comm,
-#                     test_modelled,
+#                     test_conformance, test_collectives (short: a shape
+#                     of each kind), test_comm, test_modelled,
 #                     test_machine, test_ring, test_ranks, test_net and
-#                     test_hosts (tcp) (simulator)
+#                     test_hosts (tcp-short) (simulator), under
+#                     AddressSanitizer and UBSan
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
-#                     under AddressSanitizer and UBSan
 #   sim/conformance   test_conformance on the simulator, native
 #   tools/launch      tests/tools/launch.sh: tern-bench one rank per
 #                     process under torchrun's, Slurm's and mpirun's settings
@@ -288,7 +288,7 @@ suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
-suite asan/collectives "$ASAN_BUILD/tests/test_collectives"
+suite asan/collectives "$ASAN_BUILD/tests/test_collectives" short
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
