@@ -543,6 +543,54 @@ static int check_counters(tern_comm_t comm, tern_stream_t stream,
 	return code;
 }
 
+/* The bytes each fabric port of @dev has sent, into @tx; their count. */
+static uint32_t port_tx(tern_device_t dev, uint64_t *tx)
+{
+	tern_port_info_t info[16];
+	uint32_t n = 0;
+
+	if (tern_device_get_ports(dev, info, 16, &n) || n > 16)
+		return 0;
+	for (uint32_t p = 0; p < n; p++)
+		tx[p] = info[p].tx_bytes;
+	return n;
+}
+
+/*
+ * On hosts of 4 devices in a ring: an all-reduce's fabric traffic is its
+ * host's part alone, the reduce-scatter and all-gather of the shards
+ * round the host's two rings (one each way), so every port carries one
+ * ring's: 2 (4 - 1) / 4 of the array over 2 rings, plus 16 bytes a chunk
+ * (the ready word one way, the credit the other). 2 rings x 4 shards x
+ * one 512 KiB chunk each makes the chunks whole. The network's part
+ * would show here if it crossed the fabric.
+ */
+static int check_fabric(tern_comm_t comm, tern_device_t dev,
+			tern_stream_t stream, tern_buffer_t send,
+			tern_buffer_t recv, int32_t *send_cpu, int32_t *recv_cpu,
+			int rank, int nranks)
+{
+	const uint64_t chunk = (512u << 10) / 4, count = 2 * 4 * chunk;
+	const uint64_t want = 2 * 3 * count * 4 / 4 / 2 + 2 * 3 * 16;
+	uint64_t before[16], after[16];
+	uint32_t ports = port_tx(dev, before);
+	int code;
+
+	if (ports != 2)
+		return rank_fail(RANK_WRONG, "rank %d: %u fabric ports, want a ring's 2",
+				 rank, ports);
+	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
+				rank, nranks, count, TERN_INT32, TERN_SUM);
+	port_tx(dev, after);
+	for (uint32_t p = 0; p < ports && !code; p++)
+		if (after[p] - before[p] != want)
+			code = rank_fail(RANK_WRONG, "rank %d: fabric port %u sent %llu bytes, want %llu",
+					 rank, p,
+					 (unsigned long long)(after[p] - before[p]),
+					 (unsigned long long)want);
+	return code;
+}
+
 /* Sizes: none, one, odd, shards of one chunk, and several chunks. */
 static const size_t sizes[] = { 0, 1, 7, 4099, 300001, 1500001 };
 /* Every rank's piece of the largest collective: sizes[3] x 16 ranks fit. */
@@ -681,6 +729,10 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 				      recv_cpu, rank, nranks,
 				      atoi(getenv("TEST_HOSTS_H")),
 				      getenv("TERN_NET_ALGO"));
+	if (!code && getenv("TEST_HOSTS_H") &&
+	    nranks == 4 * atoi(getenv("TEST_HOSTS_H")))
+		code = check_fabric(comm, dev, stream, send, recv, send_cpu,
+				    recv_cpu, rank, nranks);
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, sizes[k],
