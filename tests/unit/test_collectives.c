@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "elements.h"
 #include "sim_child.h"
 #include "tern.h"
 
@@ -122,99 +123,12 @@ static struct {
 	tern_comm_t comm[MAX_RANKS];
 } g;
 
-/* ---- element encoding ---- */
-
 static size_t dtype_bytes(tern_dtype_t t)
 {
-	size_t bytes = 0;
+	size_t bytes = el_bytes(t);
 
-	assert_ok(tern_dtype_size(t, &bytes));
+	assert_true(bytes > 0);
 	return bytes;
-}
-
-static bool dtype_signed(tern_dtype_t t)
-{
-	return t != TERN_UINT32 && t != TERN_UINT8 && t != TERN_UINT64;
-}
-
-/* IEEE binary16 of a small integer (exact). */
-static uint16_t half_of(int64_t v)
-{
-	uint16_t sign = v < 0 ? 0x8000 : 0;
-	uint64_t a = (uint64_t)(v < 0 ? -v : v);
-	int e = 0;
-
-	if (a == 0)
-		return 0;
-	while ((a >> (e + 1)) != 0)
-		e++;
-	return (uint16_t)(sign | (uint16_t)((e + 15) << 10) |
-			  (uint16_t)((a << (10 - e)) & 0x3ff));
-}
-
-static void encode(tern_dtype_t t, int64_t v, void *base, size_t i)
-{
-	float f = (float)v;
-	uint32_t bits;
-
-	memcpy(&bits, &f, sizeof(bits));
-	switch (t) {
-	case TERN_FLOAT32:
-		((float *)base)[i] = f;
-		break;
-	case TERN_FLOAT16:
-		((uint16_t *)base)[i] = half_of(v);
-		break;
-	case TERN_BFLOAT16:
-		((uint16_t *)base)[i] = (uint16_t)(bits >> 16);
-		break;
-	case TERN_INT32:
-	case TERN_UINT32:
-		((uint32_t *)base)[i] = (uint32_t)v;
-		break;
-	case TERN_INT8:
-	case TERN_UINT8:
-		((uint8_t *)base)[i] = (uint8_t)v;
-		break;
-	default:
-		((uint64_t *)base)[i] = (uint64_t)v;
-		break;
-	}
-}
-
-/* Input of rank @r at element @i: small, so every result is exact. */
-static int64_t input(tern_dtype_t t, tern_redop_t op, int r, size_t i)
-{
-	int64_t v = (int64_t)(((size_t)r * 7 + i * 3) % 5);
-
-	if (op == TERN_PROD)
-		return 1 + (((size_t)r + i) % 8 == 0);
-	return dtype_signed(t) ? v - 2 : v;
-}
-
-static int64_t fold(tern_redop_t op, int64_t a, int64_t b)
-{
-	switch (op) {
-	case TERN_SUM:
-	case TERN_AVG:		/* sums; divided at the end */
-		return a + b;
-	case TERN_PROD:
-		return a * b;
-	case TERN_MIN:
-		return a < b ? a : b;
-	default:
-		return a > b ? a : b;
-	}
-}
-
-/* The reduction over every rank of input element @i. */
-static int64_t reduced(tern_dtype_t t, tern_redop_t op, size_t i)
-{
-	int64_t v = input(t, op, 0, i);
-
-	for (int r = 1; r < g.n; r++)
-		v = fold(op, v, input(t, op, r, i));
-	return v;
 }
 
 /* Bytes of copy-only collectives: differ with rank, element and byte. */
@@ -270,67 +184,20 @@ static void sync_all(void)
 	}
 }
 
-static void expect_element(tern_dtype_t t, int64_t want, const uint8_t *got,
-			   size_t i, const char *what, int r)
+/* Element @i of @got against the reduction of every rank's inputs. */
+static void expect_reduced(tern_dtype_t t, tern_redop_t op, size_t src,
+			   const uint8_t *got, size_t i, const char *what,
+			   int r)
 {
-	size_t es = dtype_bytes(t);
-	uint8_t buf[8];
+	const size_t es = dtype_bytes(t);
+	uint8_t want[8];
 
-	encode(t, want, buf, 0);
-	if (memcmp(buf, got + i * es, es) != 0)
-		fail_msg("%s: dtype %d rank %d of %d element %zu: want %lld",
-			 what, t, r, g.n, i, (long long)want);
-}
-
-/* float32 to binary16 or bfloat16, rounding to nearest even (normals). */
-static uint16_t f32_to_16(float f, bool bf16)
-{
-	uint32_t x, sign, man, rem, h;
-	int32_t exp;
-
-	memcpy(&x, &f, sizeof(x));
-	if (bf16)
-		return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-	sign = (x >> 16) & 0x8000;
-	if ((x & 0x7fffffff) == 0)
-		return (uint16_t)sign;
-	exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-	man = x & 0x7fffff;
-	rem = man & 0x1fff;
-	h = sign | ((uint32_t)exp << 10) | (man >> 13);
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)h;
-}
-
-/*
- * An average: the sum divided by the rank count as the device divides,
- * in float32 then rounded to the type, or truncating toward zero.
- */
-static void expect_average(tern_dtype_t t, int64_t sum, const uint8_t *got,
-			   size_t i, const char *what, int r)
-{
-	size_t es = dtype_bytes(t);
-	float f = (float)sum / (float)g.n;
-	uint8_t buf[8];
-	uint16_t h;
-
-	switch (t) {
-	case TERN_FLOAT32:
-		memcpy(buf, &f, 4);
-		break;
-	case TERN_FLOAT16:
-	case TERN_BFLOAT16:
-		h = f32_to_16(f, t == TERN_BFLOAT16);
-		memcpy(buf, &h, 2);
-		break;
-	default:
-		encode(t, sum / g.n, buf, 0);
-		break;
-	}
-	if (memcmp(buf, got + i * es, es) != 0)
-		fail_msg("%s avg: dtype %d rank %d of %d element %zu: want %lld/%d",
-			 what, t, r, g.n, i, (long long)sum, g.n);
+	el_want(t, op, g.n, src, want);
+	if (memcmp(want, got + i * es, es) != 0)
+		fail_msg("%s: dtype %d op %d rank %d of %d element %zu: want %lld%s",
+			 what, t, op, r, g.n, i,
+			 (long long)el_reduced(t, op, g.n, src),
+			 op == TERN_AVG ? " divided by the ranks" : "");
 }
 
 static void expect_bytes(const uint8_t *want, const uint8_t *got,
@@ -357,7 +224,7 @@ static void run_reduction(enum reduction kind, tern_dtype_t t, tern_redop_t op,
 	bufs_alloc(&b, send_elems * es, send_elems * es, in_place);
 	for (int r = 0; r < n; r++)
 		for (size_t i = 0; i < send_elems; i++)
-			encode(t, input(t, op, r, i), b.send_cpu[r], i);
+			el_encode(t, el_input(t, op, r, i), b.send_cpu[r], i);
 	for (int r = 0; r < n; r++) {
 		tern_ptr_t send = tern_ptr(b.send[r], 0);
 		tern_ptr_t recv = tern_ptr(b.recv[r], 0);
@@ -390,14 +257,8 @@ static void run_reduction(enum reduction kind, tern_dtype_t t, tern_redop_t op,
 					   kind == REDUCE ? "reduce" :
 					   "reduce-scatter";
 
-			if (op == TERN_AVG)
-				expect_average(t, reduced(t, op, src),
-					       b.recv_cpu[r] + at * es, i, what,
-					       r);
-			else
-				expect_element(t, reduced(t, op, src),
-					       b.recv_cpu[r] + at * es, i, what,
-					       r);
+			expect_reduced(t, op, src, b.recv_cpu[r] + at * es, i,
+				       what, r);
 		}
 	}
 	bufs_free(&b, in_place);

@@ -27,6 +27,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "elements.h"
 #include "tern.h"
 #include "net/stats.h"
 
@@ -344,6 +345,69 @@ static int check_reduce_scatter_avg(tern_comm_t comm, tern_stream_t stream,
 	}
 	if (!code)
 		code = check_tail(recv_cpu, count, rank, "reduce-scatter avg");
+	return code;
+}
+
+/*
+ * Every dtype and op of the reductions (elements.h's exact inputs):
+ * all-reduce of @count, reduce-scatter of @count a rank, reduce of
+ * @count to the last rank; every element of each result against the
+ * reference, and nothing written past it.
+ */
+static int check_reductions(tern_comm_t comm, tern_stream_t stream,
+			    tern_buffer_t send, tern_buffer_t recv,
+			    void *send_cpu, void *recv_cpu, int rank,
+			    int nranks, size_t count)
+{
+	static const char *const names[] = {
+		"all-reduce", "reduce-scatter", "reduce",
+	};
+	tern_ptr_t s = { send, 0 }, r = { recv, 0 };
+	const int root = nranks - 1;
+	int code = RANK_OK;
+
+	for (int t = 0; t < TERN_DTYPE_COUNT && !code; t++) {
+		const tern_dtype_t dt = (tern_dtype_t)t;
+		const size_t es = el_bytes(dt);
+
+		for (int op = 0; op < TERN_REDOP_COUNT && !code; op++) {
+			const tern_redop_t o = (tern_redop_t)op;
+
+			for (int k = 0; k < 3 && !code; k++) {
+				const size_t in = k == 1 ? count * (size_t)nranks : count;
+				const size_t from = k == 1 ? (size_t)rank * count : 0;
+				const uint8_t *got = recv_cpu;
+				tern_status_t st;
+
+				for (size_t i = 0; i < in; i++)
+					el_encode(dt, el_input(dt, o, rank, i),
+						  send_cpu, i);
+				memset(recv_cpu, 0xa5, count * es + 8);
+				st = k == 0 ? tern_all_reduce(s, r, count, dt, o,
+							      comm, stream) :
+				     k == 1 ? tern_reduce_scatter(s, r, count, dt,
+								  o, comm, stream) :
+					      tern_reduce(s, r, count, dt, o,
+							  root, comm, stream);
+				code = run_and_wait(st, stream, rank, names[k],
+						    count);
+				if (k == 2 && rank != root)
+					continue;
+				for (size_t i = 0; i < count && !code; i++) {
+					uint8_t want[8];
+
+					el_want(dt, o, nranks, from + i, want);
+					if (memcmp(want, got + i * es, es))
+						code = rank_fail(RANK_WRONG, "rank %d: %s dtype %d op %d [%zu] of %zu",
+								 rank, names[k], t, op, i,
+								 count);
+				}
+				if (!code && got[count * es] != 0xa5)
+					code = rank_fail(RANK_WRONG, "rank %d: %s dtype %d op %d wrote past %zu",
+							 rank, names[k], t, op, count);
+			}
+		}
+	}
 	return code;
 }
 
@@ -756,6 +820,9 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		code = check_reduce_scatter_avg(comm, stream, send, recv,
 						send_cpu, recv_cpu, rank,
 						nranks, sizes[5] / nranks);
+	if (!code)
+		code = check_reductions(comm, stream, send, recv, send_cpu,
+					recv_cpu, rank, nranks, 1001);
 	if (tern_comm_destroy(comm) && !code)
 		code = rank_fail(RANK_STATUS, "rank %d: destroy", rank);
 	return code;
