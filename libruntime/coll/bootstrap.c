@@ -473,10 +473,26 @@ tern_status_t coll_star_allgather(int rank, int nranks, const int *conn,
 
 static void coll_tune_connection(int fd)
 {
-	int on = 1;
+	const int64_t cut = coll_cut_ms();
+	const unsigned int user_ms = (unsigned int)(cut > 0 ? cut : COLL_CUT_MS);
+	/* probes from half the bound on, a second apart */
+	int on = 1, idle = (int)(user_ms / 2000), interval = 1;
+	int probes = (int)(user_ms / 2000) + 1;
 
 	/* Link messages are small and mean "now". */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	/*
+	 * An idle link carries nothing: keepalives, which the peer's kernel
+	 * answers however busy its process, tell a host cut off from one
+	 * that is quiet; TCP_USER_TIMEOUT bounds both them and unacked data.
+	 */
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval,
+		   sizeof(interval));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms,
+		   sizeof(user_ms));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 }
 

@@ -325,6 +325,15 @@ tern_status_t coll_agree(int rank, int nranks, const int *conn,
 
 /* TERN_COMM_INIT_TIMEOUT_MS, or -1 if it is not a number in range. */
 int64_t coll_init_timeout_ms(void);
+/*
+ * A link whose keepalives or data go unanswered this long is closed by
+ * the kernel (TCP keepalive and TCP_USER_TIMEOUT), which fails the comm
+ * as a peer gone: a host cut off from the network is found within it
+ * (TERN_COMM_CUT_MS, 1000 to COLL_CUT_MAX_MS). -1: the setting is bad.
+ */
+#define COLL_CUT_MS		10000
+#define COLL_CUT_MAX_MS		600000
+int64_t coll_cut_ms(void);
 
 /* ---- split.c ---- */
 

@@ -11,7 +11,10 @@
  * without a goodbye means its process has gone (killed, crashed): to rank
  * 0 that is a failure of that peer, which it passes on; to the others,
  * rank 0 has gone. Either way the comm fails with TERN_ERROR_PEER_FAILED,
- * within one watchdog interval. A process that exits without destroying
+ * within one watchdog interval. A host cut off from the network is found
+ * by the kernel: the links carry keepalives and a user timeout
+ * (coll_tune_connection), so one unanswered for TERN_COMM_CUT_MS ends as
+ * a closed one does. A process that exits without destroying
  * its comms says goodbye for those whose work has ended. After rank 0 has
  * said goodbye, failures
  * are no longer passed on; the job timeout still ends any wait.

@@ -352,6 +352,28 @@ int64_t coll_init_timeout_ms(void)
 	return ms;
 }
 
+/*
+ * TERN_COMM_CUT_MS: how long a link may go unanswered before its peer is
+ * taken as cut off; -1 if the setting is not a number in range.
+ */
+int64_t coll_cut_ms(void)
+{
+	const char *env = getenv("TERN_COMM_CUT_MS");
+	char *end;
+	long long ms;
+
+	if (!env)
+		return COLL_CUT_MS;
+	errno = 0;
+	ms = strtoll(env, &end, 10);
+	if (errno || end == env || *end || ms < 1000 || ms > COLL_CUT_MAX_MS) {
+		tern_set_last_error("TERN_COMM_CUT_MS=%s: want 1000 to %d",
+				    env, COLL_CUT_MAX_MS);
+		return -1;
+	}
+	return ms;
+}
+
 /* Moves the connections the star keeps from @t into @c's link. */
 static tern_status_t coll_keep_links(struct tern_comm *c, struct coll_table *t)
 {
@@ -499,7 +521,7 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	    (!(dev->info.capabilities & TERN_DEVICE_CAP_PEER_MEMORY) ||
 	     tern_device_fabric_id(dev) < 0))
 		return TERN_ERROR_NOT_SUPPORTED;
-	if (timeout_ms < 0)
+	if (timeout_ms < 0 || coll_cut_ms() < 0)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	deadline = coll_now_ms() + timeout_ms;
 

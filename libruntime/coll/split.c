@@ -234,7 +234,7 @@ TERN_API tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
 
 	if (!newcomm || !coll_comm_valid(comm) ||
 	    (color < 0 && color != TERN_SPLIT_NOCOLOR) ||
-	    coll_init_timeout_ms() < 0)
+	    coll_init_timeout_ms() < 0 || coll_cut_ms() < 0)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	status = coll_comm_error(comm);
 	if (status)

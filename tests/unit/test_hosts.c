@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -38,6 +40,11 @@ static char self_path[4096];
 static char machine_base[64];
 static const char *provider_name;
 static int machine_round;	/* each run its own machines, fresh settings */
+/*
+ * The cut test's: host 1's ranks run in network namespace @cut_netns,
+ * reaching host 0's over a veth pair (@cut_if[0] ours, [1] theirs).
+ */
+static char cut_netns[32], cut_if[2][16];
 
 /* Small values: every sum is exact in int32 and float32 alike. */
 static int32_t value(int rank, size_t i)
@@ -716,6 +723,9 @@ static int rank_fault(tern_comm_t comm, tern_device_t dev,
 	fprintf(stderr, "rank %d: %s after %.3f s\n", rank,
 		tern_status_name(st), now_s() - start);
 	tern_comm_destroy(comm);
+	/* Cut off, host 1's ranks cannot make the new comm: they are done. */
+	if (getenv("TEST_HOSTS_CUT") && rank % 2 == 1)
+		return RANK_OK;
 	parse_id(hex2, &id2);
 	if (tern_comm_init_rank(&again, nranks / 2, &id2, rank / 2, dev))
 		return rank_fail(RANK_INIT, "rank %d: init without host 1",
@@ -842,6 +852,28 @@ static void id_hex(char *hex)
 }
 
 /*
+ * In the cut test, a rank's process on host 1 goes into the namespace;
+ * each side's bootstrap and network use its end of the veth pair.
+ */
+static int cut_enter(bool far)
+{
+	char path[64], eq[20];
+	int fd;
+
+	if (far) {
+		snprintf(path, sizeof(path), "/run/netns/%s", cut_netns);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET))
+			return -1;
+		close(fd);
+	}
+	snprintf(eq, sizeof(eq), "=%s", cut_if[far]);
+	setenv("TERN_SOCKET_IFNAME", eq, 1);
+	setenv("FI_TCP_IFACE", cut_if[far], 1);
+	return 0;
+}
+
+/*
  * Starts ranks 0 to @started - 1 of @n, rank r on host @host[r] as device
  * @device[r], with a new id (in @hex).
  */
@@ -856,6 +888,8 @@ static void spawn_ranks_of(int n, int started, const int *host,
 		if (pids[r] == 0) {
 			char machine[96], rs[16], ns[16], ds[16];
 
+			if (cut_netns[0] && cut_enter(host[r] == 1))
+				_exit(126);
 			snprintf(machine, sizeof(machine), "%s-%d-h%d",
 				 machine_base, machine_round, host[r]);
 			setenv("TERN_SIM_MACHINE", machine, 1);
@@ -1010,6 +1044,100 @@ static void test_host_killed(void **state)
 	}
 }
 
+/* Runs the shell command made of @fmt; its exit status. */
+static int shell(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Host 1's namespace, joined to ours by a veth pair with addresses. */
+static int cut_setup(void **state)
+{
+	const int id = (int)getpid() % 100000;
+
+	(void)state;
+	if (getuid() != 0)
+		return 0;	/* the test says why it skips */
+	snprintf(cut_netns, sizeof(cut_netns), "tern-cut-%d", id);
+	snprintf(cut_if[0], sizeof(cut_if[0]), "tcA%d", id);
+	snprintf(cut_if[1], sizeof(cut_if[1]), "tcB%d", id);
+	if (shell("ip netns add %s && ip link add %s type veth peer name %s netns %s && "
+		  "ip addr add 10.231.%d.1/30 dev %s && ip link set %s up && "
+		  "ip -n %s addr add 10.231.%d.2/30 dev %s && "
+		  "ip -n %s link set %s up && ip -n %s link set lo up",
+		  cut_netns, cut_if[0], cut_if[1], cut_netns, id % 250,
+		  cut_if[0], cut_if[0], cut_netns, id % 250, cut_if[1],
+		  cut_netns, cut_if[1], cut_netns)) {
+		fprintf(stderr, "cut_setup: could not make namespace %s\n",
+			cut_netns);
+		return -1;
+	}
+	return 0;
+}
+
+static int cut_teardown(void **state)
+{
+	(void)state;
+	if (cut_netns[0])
+		shell("ip netns del %s", cut_netns);	/* and the veth pair */
+	cut_netns[0] = '\0';
+	unsetenv("TEST_HOSTS_CUT");
+	unsetenv("TERN_COMM_CUT_MS");
+	setenv("TERN_SOCKET_IFNAME", "=lo", 1);
+	setenv("FI_TCP_IFACE", "lo", 1);
+	return 0;
+}
+
+/*
+ * Host 1 (its own network namespace) cut off mid-all-reduce, its link
+ * taken down: its processes live on and nothing closes a connection, so
+ * only the links' keepalives (TERN_COMM_CUT_MS, 2 s here) can tell. Every
+ * rank must fail with PEER_FAILED well before the 600 s job timeout;
+ * host 0's then make a comm of their own and all-reduce on it.
+ */
+static void test_host_cut(void **state)
+{
+	const int host[4] = { 0, 1, 0, 1 }, device[4] = { 0, 0, 1, 1 };
+	char env[300], hex2[2 * sizeof(((tern_unique_id_t *)0)->internal) + 1];
+	int ready[2], status;
+	pid_t pids[4];
+	char c;
+
+	(void)state;
+	if (getuid() != 0)
+		skip();		/* namespaces and links need root */
+	assert_int_equal(pipe(ready), 0);
+	/* the ids name host 0's end of the pair */
+	cut_enter(false);
+	id_hex(hex2);
+	snprintf(env, sizeof(env), "%d:%s", ready[1], hex2);
+	setenv("TEST_HOSTS_FAULT", env, 1);
+	setenv("TEST_HOSTS_CUT", "1", 1);
+	setenv("TERN_COMM_CUT_MS", "2000", 1);
+	setenv("TERN_SIM_JOB_TIMEOUT_MS", "600000", 1);
+	spawn_ranks(4, host, device, pids);
+	unsetenv("TEST_HOSTS_FAULT");
+	unsetenv("TERN_SIM_JOB_TIMEOUT_MS");
+	close(ready[1]);
+	for (int r = 0; r < 4; r++)
+		assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(shell("ip -n %s link set %s down", cut_netns,
+			       cut_if[1]), 0);
+	for (int r = 0; r < 4; r++) {
+		assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != RANK_OK)
+			fail_msg("rank %d (host %d): exit %d", r, host[r],
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+}
+
 /*
  * A provider that does not exist: every rank's init fails, not only that
  * of the ranks whose network would not open (here all of them).
@@ -1023,8 +1151,8 @@ static void test_no_provider(void **state)
 }
 
 /*
- * The network's settings given nonsense: init fails on every rank, with
- * INVALID_ARGUMENT (RANK_INIT), instead of guessing.
+ * The network's settings (and the links') given nonsense: init fails on
+ * every rank, with INVALID_ARGUMENT (RANK_INIT), instead of guessing.
  */
 static void test_bad_net_settings(void **state)
 {
@@ -1034,6 +1162,7 @@ static void test_bad_net_settings(void **state)
 		{ "TERN_NET_GBPS", "0" },
 		{ "TERN_NET_LATENCY_US", "-5" },
 		{ "TERN_NET_LATENCY_US", "1e9" },
+		{ "TERN_COMM_CUT_MS", "10" },
 	};
 
 	(void)state;
@@ -1119,6 +1248,8 @@ int main(int argc, char **argv)
 						fds_teardown),
 		cmocka_unit_test(test_uneven_hosts),
 		cmocka_unit_test(test_host_killed),
+		cmocka_unit_test_setup_teardown(test_host_cut, cut_setup,
+						cut_teardown),
 		cmocka_unit_test(test_no_provider),
 		cmocka_unit_test(test_bad_net_settings),
 		cmocka_unit_test(test_rank_missing),
