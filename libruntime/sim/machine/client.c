@@ -427,6 +427,7 @@ static void machine_machine_request(struct machine_client *client,
 	struct machine *m = client->machine;
 	struct sim_reason_reply reason = { .r.status = TERN_SUCCESS };
 	struct sim_ports_reply ports;
+	bool stop = false;
 
 	if (type == SIM_MSG_INSPECT) {
 		struct sim_inspect_reply *state = calloc(1, sizeof(*state));
@@ -458,24 +459,30 @@ static void machine_machine_request(struct machine_client *client,
 		reason.r.status = machine_fault(m, payload, reason.reason,
 						sizeof(reason.reason));
 	} else if (type == SIM_MSG_STOP && len == sizeof(struct sim_stop)) {
-		const struct sim_stop *stop = payload;
+		const struct sim_stop *req = payload;
 
 		pthread_mutex_lock(&m->lock);
-		if (!stop->force && m->client_count > 1) {
+		if (!req->force && m->client_count > 1) {
 			reason.r.status = TERN_ERROR_NOT_READY;
 			snprintf(reason.reason, sizeof(reason.reason),
 				 "%u other %s it", m->client_count - 1,
 				 m->client_count == 2 ? "process uses" :
 							"processes use");
 		} else {
-			m->stopping = true;
-			pthread_cond_broadcast(&m->cond);
+			stop = true;
 		}
 		pthread_mutex_unlock(&m->lock);
 	} else {
 		reason.r.status = TERN_ERROR_INVALID_ARGUMENT;
 	}
 	machine_reply(client, &reason, sizeof(reason), -1);
+	/* Only once answered: stopping closes every connection, this one too. */
+	if (stop) {
+		pthread_mutex_lock(&m->lock);
+		m->stopping = true;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+	}
 }
 
 /*
