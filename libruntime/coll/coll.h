@@ -205,6 +205,11 @@ static inline bool coll_kind_is_p2p(enum coll_kind kind)
 struct coll_node;
 
 bool coll_comm_valid(const struct tern_comm *comm);
+/*
+ * The milliseconds environment variable @name says, @def where unset;
+ * -1 (and why, in the last error) where it is no number from @min to @max.
+ */
+int64_t coll_env_ms(const char *name, int64_t def, int64_t min, int64_t max);
 /* A communicator with its own areas allocated, peers not yet imported. */
 tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 			       struct tern_comm **out);

@@ -12,7 +12,6 @@
  * It also frees aborted comms whose jobs were still ending when
  * tern_comm_abort() returned.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -205,21 +204,12 @@ static void coll_monitor_atfork_child(void)
 
 static tern_status_t coll_monitor_read_config(void)
 {
-	const char *env = getenv("TERN_COMM_DETECT_MS");
-	long ms = COLL_DETECT_MS_DEFAULT;
-	char *end;
+	int64_t ms = coll_env_ms("TERN_COMM_DETECT_MS", COLL_DETECT_MS_DEFAULT,
+				 1, COLL_DETECT_MS_MAX);
 
-	if (env) {
-		errno = 0;
-		ms = strtol(env, &end, 10);
-		if (errno || end == env || *end || ms < 1 ||
-		    ms > COLL_DETECT_MS_MAX) {
-			tern_debug("TERN_COMM_DETECT_MS=%s: want 1..%d", env,
-				   COLL_DETECT_MS_MAX);
-			return TERN_ERROR_INVALID_ARGUMENT;
-		}
-	}
-	coll_interval_ns = (int64_t)ms * 1000000;
+	if (ms < 0)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	coll_interval_ns = ms * 1000000;
 	return TERN_SUCCESS;
 }
 

@@ -335,43 +335,14 @@ static tern_status_t coll_handoff(struct coll_table *t,
 
 int64_t coll_init_timeout_ms(void)
 {
-	const char *env = getenv("TERN_COMM_INIT_TIMEOUT_MS");
-	char *end;
-	long long ms;
-
-	if (!env)
-		return COLL_RANK_TIMEOUT_MS;
-	errno = 0;
-	ms = strtoll(env, &end, 10);
-	if (errno || end == env || *end || ms < 1 ||
-	    ms > COLL_RANK_TIMEOUT_MAX_MS) {
-		tern_debug("TERN_COMM_INIT_TIMEOUT_MS=%s: want 1..%d", env,
+	return coll_env_ms("TERN_COMM_INIT_TIMEOUT_MS", COLL_RANK_TIMEOUT_MS, 1,
 			   COLL_RANK_TIMEOUT_MAX_MS);
-		return -1;
-	}
-	return ms;
 }
 
-/*
- * TERN_COMM_CUT_MS: how long a link may go unanswered before its peer is
- * taken as cut off; -1 if the setting is not a number in range.
- */
 int64_t coll_cut_ms(void)
 {
-	const char *env = getenv("TERN_COMM_CUT_MS");
-	char *end;
-	long long ms;
-
-	if (!env)
-		return COLL_CUT_MS;
-	errno = 0;
-	ms = strtoll(env, &end, 10);
-	if (errno || end == env || *end || ms < 1000 || ms > COLL_CUT_MAX_MS) {
-		tern_set_last_error("TERN_COMM_CUT_MS=%s: want 1000 to %d",
-				    env, COLL_CUT_MAX_MS);
-		return -1;
-	}
-	return ms;
+	return coll_env_ms("TERN_COMM_CUT_MS", COLL_CUT_MS, 1000,
+			   COLL_CUT_MAX_MS);
 }
 
 /* Moves the connections the star keeps from @t into @c's link. */
