@@ -45,6 +45,7 @@ module:
 
 include libruntime/build.mk
 include tools/build.mk
+include python/build.mk
 include tests/build.mk
 include install.mk
 

@@ -22,6 +22,8 @@
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
 #   sim/conformance   test_conformance on the simulator, native
+#   python/module     tests/python (pytest): the module tern, with numpy
+#                     and torch
 #   tools/launch      tests/tools/launch.sh: tern-bench one rank per
 #                     process under torchrun's, Slurm's and mpirun's settings
 #   inspect/sim       tests/inspect/sim.sh: tern-inspect sim start, status
@@ -277,6 +279,9 @@ suite unit/ranks "$BUILD/tests/test_ranks"
 suite unit/net "$BUILD/tests/test_net"
 suite unit/hosts-tcp "$BUILD/tests/test_hosts" tcp
 suite unit/hosts-shm "$BUILD/tests/test_hosts" shm
+# The Python module, under Debian's python3 (the one python3-torch is for).
+suite python/module env PYTHONPATH="$BUILD/python" /usr/bin/python3 -m pytest \
+	-q -p no:cacheprovider tests/python
 # The sanitizer suites' machine is a sanitizer build too, in a directory
 # of its own so that no native machine is shared with them.
 TERN_SIM_DIR=$(mktemp -d /tmp/tern-check.XXXXXX)

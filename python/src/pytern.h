@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Python module tern (tern._tern): libtern's devices, buffers,
+ * streams, events and communicators as Python objects, written against
+ * the CPython API in C, as libtern is.
+ *
+ * Lifetimes follow libtern's: an object keeps the device it was made on
+ * alive; closing a device ends what was made on it, and the handles its
+ * objects hold then fail (libtern's handle registry says so) with
+ * tern.Error, never a crash. Memory a Python view or a DLPack tensor
+ * still shows is never freed under it: freeing its buffer, or closing its
+ * device, is refused while one lives.
+ */
+#ifndef TERN_PY_H
+#define TERN_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+
+#include "tern.h"
+
+typedef struct {
+	PyObject_HEAD
+	tern_device_t dev;	/* NULL once closed */
+	bool opened;		/* once: a closed one never opens again */
+	int index;
+	Py_ssize_t exports;	/* live views and tensors of its buffers */
+} tern_py_device;
+
+typedef struct {
+	PyObject_HEAD
+	tern_py_device *device;	/* a reference */
+	tern_buffer_t buf;	/* NULL once freed */
+	size_t size;
+	int host;		/* TERN_MEMORY_HOST */
+	void *cpu;		/* mapped on first need */
+	Py_ssize_t exports;	/* its live views and tensors */
+} tern_py_buffer;
+
+typedef struct {
+	PyObject_HEAD
+	tern_py_device *device;
+	tern_stream_t stream;	/* NULL once destroyed */
+} tern_py_stream;
+
+typedef struct {
+	PyObject_HEAD
+	tern_py_device *device;
+	tern_event_t event;
+} tern_py_event;
+
+typedef struct {
+	PyObject_HEAD
+	tern_py_device *device;
+	tern_comm_t comm;	/* NULL once destroyed or aborted */
+	int rank, size;
+} tern_py_comm;
+
+extern PyTypeObject tern_py_device_type, tern_py_buffer_type,
+	tern_py_stream_type, tern_py_event_type, tern_py_comm_type;
+
+/* ---- module.c ---- */
+
+/* Raises tern.Error for @status, with libtern's last error if any; NULL. */
+PyObject *tern_py_raise(tern_status_t status);
+/* Raises tern.Error(INVALID_ARGUMENT) saying @fmt; NULL. */
+PyObject *tern_py_invalid(const char *fmt, ...);
+/* @obj as a byte count or element count; false (tern.Error) if none. */
+bool tern_py_size(PyObject *obj, const char *what, size_t *out);
+/* @obj (an int or a name like "float32") as a dtype; false if none. */
+bool tern_py_dtype(PyObject *obj, tern_dtype_t *out);
+/* @obj (an int or a name like "sum") as a reduction; false if none. */
+bool tern_py_redop(PyObject *obj, tern_redop_t *out);
+
+/* ---- device.c ---- */
+
+/*
+ * Whether @d is open, else raises tern.Error: what was made on a device
+ * is gone with it, its handles never to be handed to libtern again.
+ */
+bool tern_py_device_open(tern_py_device *d);
+
+/* ---- buffer.c ---- */
+
+/*
+ * @obj as a place for a collective: a Buffer, or (Buffer, offset).
+ * false (tern.Error) if it is neither or its buffer is freed.
+ */
+bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out);
+/* The CPU address of @b's first byte, mapping it; NULL (raised) if none. */
+void *tern_py_buffer_cpu(tern_py_buffer *b);
+/* A view (or tensor) of @b starts or ends: counted on it and its device. */
+void tern_py_buffer_export(tern_py_buffer *b, int delta);
+
+/* ---- dlpack.c ---- */
+
+PyObject *tern_py_buffer_dlpack(PyObject *self, PyObject *args,
+				PyObject *kwargs);
+PyObject *tern_py_buffer_dlpack_device(PyObject *self, PyObject *unused);
+PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
+			      PyObject *kwargs);
+
+/* ---- stream.c ---- */
+
+/* @obj as a stream of @device's; false (tern.Error) if it is not one. */
+bool tern_py_stream_of(PyObject *obj, tern_stream_t *out);
+
+/* ---- comm.c ---- */
+
+extern PyMethodDef tern_py_comm_functions[];
+
+#endif

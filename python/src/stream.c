@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tern.Stream(device) and tern.Event(device): a device's queue of work
+ * and a point in one, as libtern's. Waits release the GIL.
+ */
+#include "pytern.h"
+
+/* Parses (device) for a Stream's or Event's constructor. */
+static tern_py_device *tern_py_queue_device(PyObject *args, PyObject *kwargs,
+					    const char *fmt)
+{
+	static char *kw[] = { "device", NULL };
+	PyObject *obj;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &obj))
+		return NULL;
+	if (!PyObject_TypeCheck(obj, &tern_py_device_type)) {
+		tern_py_invalid("device must be a tern.Device, not %s",
+				Py_TYPE(obj)->tp_name);
+		return NULL;
+	}
+	if (!tern_py_device_open((tern_py_device *)obj))
+		return NULL;
+	return (tern_py_device *)obj;
+}
+
+/* ---- streams ---- */
+
+static int tern_py_stream_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+	tern_py_device *d = tern_py_queue_device(args, kwargs, "O:Stream");
+	tern_status_t st;
+
+	if (!d)
+		return -1;
+	if (s->device) {
+		tern_py_invalid("a Stream is made once");
+		return -1;
+	}
+	st = tern_stream_create(d->dev, &s->stream);
+	if (st) {
+		tern_py_raise(st);
+		return -1;
+	}
+	Py_INCREF(d);
+	s->device = d;
+	return 0;
+}
+
+/* Whether @s can be used; raises tern.Error if not. */
+static bool tern_py_stream_live(tern_py_stream *s)
+{
+	if (!s->device || !s->stream) {
+		tern_py_invalid("the stream is destroyed");
+		return false;
+	}
+	return tern_py_device_open(s->device);
+}
+
+bool tern_py_stream_of(PyObject *obj, tern_stream_t *out)
+{
+	if (!PyObject_TypeCheck(obj, &tern_py_stream_type)) {
+		tern_py_invalid("stream must be a tern.Stream, not %s",
+				Py_TYPE(obj)->tp_name);
+		return false;
+	}
+	if (!tern_py_stream_live((tern_py_stream *)obj))
+		return false;
+	*out = ((tern_py_stream *)obj)->stream;
+	return true;
+}
+
+static PyObject *tern_py_stream_synchronize(PyObject *self, PyObject *unused)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+	tern_status_t st;
+
+	(void)unused;
+	if (!tern_py_stream_live(s))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	st = tern_stream_synchronize(s->stream);
+	Py_END_ALLOW_THREADS
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_stream_query(PyObject *self, PyObject *unused)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+	tern_status_t st;
+
+	(void)unused;
+	if (!tern_py_stream_live(s))
+		return NULL;
+	st = tern_stream_query(s->stream);
+	if (st == TERN_ERROR_NOT_READY)
+		Py_RETURN_FALSE;
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_TRUE;
+}
+
+static PyObject *tern_py_stream_destroy(PyObject *self, PyObject *unused)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+	tern_stream_t stream = s->stream;
+	tern_status_t st;
+
+	(void)unused;
+	s->stream = NULL;
+	if (!stream || !s->device || !s->device->dev)
+		Py_RETURN_NONE;
+	Py_BEGIN_ALLOW_THREADS
+	st = tern_stream_destroy(stream);
+	Py_END_ALLOW_THREADS
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_stream_copy(PyObject *self, PyObject *args,
+				     PyObject *kwargs)
+{
+	static char *kw[] = { "dst", "src", "size", NULL };
+	tern_py_stream *s = (tern_py_stream *)self;
+	PyObject *dst_obj, *src_obj, *size_obj;
+	tern_ptr_t dst, src;
+	tern_status_t st;
+	size_t size;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO:copy", kw,
+					 &dst_obj, &src_obj, &size_obj) ||
+	    !tern_py_stream_live(s) || !tern_py_place(dst_obj, "dst", &dst) ||
+	    !tern_py_place(src_obj, "src", &src) ||
+	    !tern_py_size(size_obj, "size", &size))
+		return NULL;
+	st = tern_memcpy_async(dst.buffer, dst.offset, src.buffer, src.offset,
+			       size, s->stream);
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_stream_fill(PyObject *self, PyObject *args,
+				     PyObject *kwargs)
+{
+	static char *kw[] = { "dst", "value", "size", NULL };
+	tern_py_stream *s = (tern_py_stream *)self;
+	PyObject *dst_obj, *size_obj;
+	unsigned char value;
+	tern_status_t st;
+	tern_ptr_t dst;
+	size_t size;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ObO:fill", kw,
+					 &dst_obj, &value, &size_obj) ||
+	    !tern_py_stream_live(s) || !tern_py_place(dst_obj, "dst", &dst) ||
+	    !tern_py_size(size_obj, "size", &size))
+		return NULL;
+	st = tern_memset_async(dst.buffer, dst.offset, value, size, s->stream);
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static void tern_py_stream_dealloc(PyObject *self)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+
+	if (s->stream && s->device && s->device->dev) {
+		Py_BEGIN_ALLOW_THREADS
+		tern_stream_destroy(s->stream);
+		Py_END_ALLOW_THREADS
+	}
+	Py_XDECREF(s->device);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *tern_py_stream_wait(PyObject *self, PyObject *arg);
+
+static PyMethodDef tern_py_stream_methods[] = {
+	{ "synchronize", tern_py_stream_synchronize, METH_NOARGS,
+	  "synchronize(): waits for its work; raises its error." },
+	{ "query", tern_py_stream_query, METH_NOARGS,
+	  "query() -> bool: whether its work is done; raises its error." },
+	{ "destroy", tern_py_stream_destroy, METH_NOARGS,
+	  "destroy(): waits for its work and ends it." },
+	{ "copy", (PyCFunction)(void (*)(void))tern_py_stream_copy,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "copy(dst, src, size): copies size bytes, in stream order; dst and "
+	  "src are Buffers or (Buffer, offset)." },
+	{ "fill", (PyCFunction)(void (*)(void))tern_py_stream_fill,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "fill(dst, value, size): sets size bytes to value, in stream order." },
+	{ "wait_event", tern_py_stream_wait, METH_O,
+	  "wait_event(event): later work waits for the event." },
+	{ NULL, NULL, 0, NULL }
+};
+
+PyTypeObject tern_py_stream_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tern.Stream",
+	.tp_doc = "Stream(device): a queue of work on a device.",
+	.tp_basicsize = sizeof(tern_py_stream),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_new = PyType_GenericNew,
+	.tp_init = tern_py_stream_init,
+	.tp_dealloc = tern_py_stream_dealloc,
+	.tp_methods = tern_py_stream_methods,
+};
+
+/* ---- events ---- */
+
+static int tern_py_event_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	tern_py_event *e = (tern_py_event *)self;
+	tern_py_device *d = tern_py_queue_device(args, kwargs, "O:Event");
+	tern_status_t st;
+
+	if (!d)
+		return -1;
+	if (e->device) {
+		tern_py_invalid("an Event is made once");
+		return -1;
+	}
+	st = tern_event_create(d->dev, &e->event);
+	if (st) {
+		tern_py_raise(st);
+		return -1;
+	}
+	Py_INCREF(d);
+	e->device = d;
+	return 0;
+}
+
+/* @obj as a live event; raises tern.Error if it is not one. */
+static tern_py_event *tern_py_event_of(PyObject *obj)
+{
+	tern_py_event *e = (tern_py_event *)obj;
+
+	if (!PyObject_TypeCheck(obj, &tern_py_event_type)) {
+		tern_py_invalid("event must be a tern.Event, not %s",
+				Py_TYPE(obj)->tp_name);
+		return NULL;
+	}
+	if (!e->device || !e->event) {
+		tern_py_invalid("the event is destroyed");
+		return NULL;
+	}
+	return tern_py_device_open(e->device) ? e : NULL;
+}
+
+static PyObject *tern_py_stream_wait(PyObject *self, PyObject *arg)
+{
+	tern_py_stream *s = (tern_py_stream *)self;
+	tern_py_event *e = tern_py_event_of(arg);
+	tern_status_t st;
+
+	if (!e || !tern_py_stream_live(s))
+		return NULL;
+	st = tern_stream_wait_event(s->stream, e->event);
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_event_record(PyObject *self, PyObject *arg)
+{
+	tern_py_event *e = tern_py_event_of(self);
+	tern_stream_t stream;
+	tern_status_t st;
+
+	if (!e || !tern_py_stream_of(arg, &stream))
+		return NULL;
+	st = tern_event_record(e->event, stream);
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_event_synchronize(PyObject *self, PyObject *unused)
+{
+	tern_py_event *e = tern_py_event_of(self);
+	tern_status_t st;
+
+	(void)unused;
+	if (!e)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	st = tern_event_synchronize(e->event);
+	Py_END_ALLOW_THREADS
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *tern_py_event_query(PyObject *self, PyObject *unused)
+{
+	tern_py_event *e = tern_py_event_of(self);
+	tern_status_t st;
+
+	(void)unused;
+	if (!e)
+		return NULL;
+	st = tern_event_query(e->event);
+	if (st == TERN_ERROR_NOT_READY)
+		Py_RETURN_FALSE;
+	if (st)
+		return tern_py_raise(st);
+	Py_RETURN_TRUE;
+}
+
+static PyObject *tern_py_event_elapsed(PyObject *self, PyObject *arg)
+{
+	tern_py_event *start = tern_py_event_of(self), *end;
+	tern_status_t st;
+	float ms;
+
+	if (!start)
+		return NULL;
+	end = tern_py_event_of(arg);
+	if (!end)
+		return NULL;
+	st = tern_event_elapsed_time(&ms, start->event, end->event);
+	if (st)
+		return tern_py_raise(st);
+	return PyFloat_FromDouble(ms);
+}
+
+static void tern_py_event_dealloc(PyObject *self)
+{
+	tern_py_event *e = (tern_py_event *)self;
+
+	if (e->event && e->device && e->device->dev)
+		tern_event_destroy(e->event);
+	Py_XDECREF(e->device);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static PyMethodDef tern_py_event_methods[] = {
+	{ "record", tern_py_event_record, METH_O,
+	  "record(stream): captures the stream's work so far." },
+	{ "synchronize", tern_py_event_synchronize, METH_NOARGS,
+	  "synchronize(): waits for the captured work; raises its error." },
+	{ "query", tern_py_event_query, METH_NOARGS,
+	  "query() -> bool: whether the captured work is done." },
+	{ "elapsed_ms", tern_py_event_elapsed, METH_O,
+	  "elapsed_ms(end) -> float: engine milliseconds from this event to end." },
+	{ NULL, NULL, 0, NULL }
+};
+
+PyTypeObject tern_py_event_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tern.Event",
+	.tp_doc = "Event(device): a point in a stream's work.",
+	.tp_basicsize = sizeof(tern_py_event),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_new = PyType_GenericNew,
+	.tp_init = tern_py_event_init,
+	.tp_dealloc = tern_py_event_dealloc,
+	.tp_methods = tern_py_event_methods,
+};
