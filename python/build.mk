@@ -34,4 +34,29 @@ $(PY_PKG)/%.py: python/tern/%.py
 	cp $< $@
 
 USERSPACE_TARGETS += $(PY_EXT) $(PY_SOURCES)
+
+# tern._torch, the process group of torch.distributed's backend "tern":
+# C++, as c10d is, against Debian's libtorch-dev, with the pybind11 torch
+# was built with (so that its ProcessGroup type is the one Python knows).
+TORCH_INCLUDE ?= /usr/include
+ifneq ($(wildcard $(TORCH_INCLUDE)/torch/csrc/distributed/c10d/ProcessGroup.hpp),)
+CXX ?= g++
+PY_TORCH_OBJS := $(patsubst %.cpp,$(BUILD)/%.o,$(sort $(wildcard python/torch/*.cpp)))
+PY_TORCH_EXT := $(PY_PKG)/_torch$(PY_EXT_SUFFIX)
+PY_TORCH_CXXFLAGS := -fPIC -std=c++17 -O2 -g -Wall -Wextra -Werror \
+	-D_GLIBCXX_USE_CXX11_ABI=1 -DTORCH_API_INCLUDE_EXTENSION_H \
+	-DTORCH_EXTENSION_NAME=_torch -Ilibruntime -isystem $(PY_INCLUDE) \
+	-isystem $(TORCH_INCLUDE)/torch/csrc/api/include
+
+$(BUILD)/python/torch/%.o: python/torch/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(PY_TORCH_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(PY_TORCH_EXT): $(PY_TORCH_OBJS) $(BUILD)/libtern.so
+	@mkdir -p $(dir $@)
+	$(CXX) -shared -o $@ $(PY_TORCH_OBJS) -L$(BUILD) -ltern -ltorch \
+		-ltorch_cpu -lc10 -ltorch_python -Wl,-rpath,'$$ORIGIN/../..'
+
+USERSPACE_TARGETS += $(PY_TORCH_EXT)
+endif
 endif

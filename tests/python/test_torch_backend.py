@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+"""torch.distributed's backend "tern", a process a rank as a launcher
+starts them (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT): every
+collective against gloo's answer (torch_worker.py), and a rank killed
+mid-all-reduce."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+WORKER = os.path.join(os.path.dirname(__file__), "torch_worker.py")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(world, mode):
+    port = free_port()
+    procs = []
+    for r in range(world):
+        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r),
+                   WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(port), TERN_SIM_DEVICES="8",
+                   GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+        procs.append(subprocess.Popen([sys.executable, WORKER, mode],
+                                      env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    return procs
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 8])
+def test_every_collective_against_gloo(world):
+    procs = launch(world, "matrix")
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    for r, (p, out) in enumerate(zip(procs, outs)):
+        assert p.returncode == 0 and out.rstrip().endswith("ok"), \
+            f"rank {r} of {world} (exit {p.returncode}):\n{out[-3000:]}"
+
+
+def test_rank_killed_mid_all_reduce():
+    """The survivors raise, well before the group's 60 s timeout."""
+    procs = launch(3, "killed")
+    for p in procs:
+        line = p.stdout.readline()
+        assert line.strip() == "ready", line
+    time.sleep(0.5)
+    procs[2].send_signal(signal.SIGKILL)
+    start = time.monotonic()
+    for r, p in enumerate(procs[:2]):
+        out = p.communicate(timeout=120)[0]
+        assert p.returncode == 0, f"rank {r}:\n{out}"
+        assert "raised after" in out, out
+    assert time.monotonic() - start < 30
+    procs[2].wait()
