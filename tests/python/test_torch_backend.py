@@ -21,14 +21,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(world, mode):
+def launch(world, mode, **extra):
     port = free_port()
     procs = []
     for r in range(world):
         env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r),
                    WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                    MASTER_PORT=str(port), TERN_SIM_DEVICES="8",
-                   GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+                   GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1", **extra)
         procs.append(subprocess.Popen([sys.executable, WORKER, mode],
                                       env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
@@ -59,3 +59,14 @@ def test_rank_killed_mid_all_reduce():
         assert "raised after" in out, out
     assert time.monotonic() - start < 30
     procs[2].wait()
+
+
+def test_timeout_aborts_instead_of_hanging():
+    """A rank that never comes: the others' wait raises at the group's
+    timeout (3 s), the job timeout (a minute) being no help."""
+    procs = launch(2, "timeout", TERN_SIM_JOB_TIMEOUT_MS="60000")
+    out = procs[0].communicate(timeout=120)[0]
+    assert procs[0].returncode == 0, out
+    assert "raised after" in out and "CANCELLED" in out, out
+    procs[1].kill()
+    procs[1].wait(timeout=60)

@@ -6,8 +6,10 @@ compares: gloo's answer where gloo has one, else the exact reference
 (inputs are small integers, so every dtype's result is exact). Prints
 "ok" and exits 0, or says what differed and exits 1.
 
-argv[1]: "matrix" (the above) or "killed" (all-reduces until a peer
-dies; must raise, and before the group's timeout).
+argv[1]: "matrix" (the above), "killed" (all-reduces until a peer
+dies; must raise, and before the group's timeout) or "timeout" (rank 1
+never comes to the all-reduce: rank 0's must raise at the group's 3 s
+timeout, the job timeout being a minute).
 """
 import os
 import sys
@@ -206,13 +208,33 @@ def killed():
               flush=True)
 
 
+def absent():
+    """Rank 1 stays away; rank 0's all-reduce must end at the timeout."""
+    if rank == 1:
+        time.sleep(8)
+        os._exit(0)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(torch.ones(1000))
+        failures.append("rank 0: the all-reduce without rank 1 returned")
+    except RuntimeError as e:
+        took = time.monotonic() - start
+        if took > 15:
+            failures.append(f"rank 0: raised after {took:.0f} s")
+        print(f"rank 0: raised after {took:.3f} s: {str(e)[:120]}",
+              flush=True)
+
+
 def main():
     mode = sys.argv[1]
-    dist.init_process_group("tern", timeout=timedelta(seconds=60))
+    timeout = 3 if mode == "timeout" else 60
+    dist.init_process_group("tern", timeout=timedelta(seconds=timeout))
     if mode == "matrix":
         gloo = dist.new_group(backend="gloo")
         matrix(gloo)
         dist.destroy_process_group()
+    elif mode == "timeout":
+        absent()
     else:
         killed()
     for f in failures[:20]:
