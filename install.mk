@@ -29,6 +29,14 @@ UDEVRULESDIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/li
 else
 UDEVRULESDIR ?= /etc/udev/rules.d
 endif
+# The Python package: where Debian's python3 looks, /usr/lib/python3/
+# dist-packages for a /usr install (as python3-* packages put theirs),
+# else PREFIX/lib/python3.X/dist-packages (/usr/local's is on its path).
+ifeq ($(PREFIX),/usr)
+PYTHONDIR ?= /usr/lib/python3/dist-packages
+else
+PYTHONDIR ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)/dist-packages
+endif
 # dkms looks for sources in /usr/src/<name>-<version>, whatever the prefix.
 DKMSSRCDIR ?= /usr/src
 
@@ -43,6 +51,8 @@ TERN_MAN_PAGES := man/tern-inspect.1 man/tern-bench.1 man/libtern.3
 TERN_UDEV_RULES := dist/udev/70-tern.rules
 # The references the man pages point to (tern-inspect's JSON field tables).
 TERN_DOCS := $(sort $(wildcard Documentation/*.rst))
+# The Python package as python/build.mk builds it (empty if it does not).
+TERN_PY_FILES := $(PY_SOURCES) $(PY_EXT) $(PY_TORCH_EXT)
 
 # Paths as installed (DESTDIR included), so that uninstall removes the
 # same list install wrote.
@@ -59,13 +69,15 @@ I_INSTALLED := \
 	$(foreach page,$(TERN_MAN_PAGES), \
 		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
 	$(addprefix $(DESTDIR)$(UDEVRULESDIR)/,$(notdir $(TERN_UDEV_RULES))) \
-	$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(TERN_DOCS)))
+	$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(TERN_DOCS))) \
+	$(addprefix $(DESTDIR)$(PYTHONDIR)/tern/,$(notdir $(TERN_PY_FILES)))
 
 .PHONY: install install-lib install-headers install-tools install-man \
-	install-doc install-udev uninstall install-dkms uninstall-dkms
+	install-doc install-udev install-python uninstall install-dkms \
+	uninstall-dkms
 
 install: install-lib install-headers install-tools install-man install-doc \
-	install-udev
+	install-udev install-python
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG); fi
 
 install-lib: $(LIBTERN_SO) $(LIBTERN_A) libruntime/tern.pc.in
@@ -103,6 +115,13 @@ install-doc:
 install-udev:
 	$(INSTALL) -d $(DESTDIR)$(UDEVRULESDIR)
 	$(INSTALL_DATA) $(TERN_UDEV_RULES) $(DESTDIR)$(UDEVRULESDIR)/
+
+# Nothing where the module is not built (no Python headers).
+install-python: $(TERN_PY_FILES)
+ifneq ($(TERN_PY_FILES),)
+	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/tern
+	$(INSTALL_DATA) $(TERN_PY_FILES) $(DESTDIR)$(PYTHONDIR)/tern/
+endif
 
 # Files only: directories are left, as they may be shared (/usr/local/bin).
 uninstall:
