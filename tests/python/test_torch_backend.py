@@ -44,6 +44,15 @@ def test_every_collective_against_gloo(world):
             f"rank {r} of {world} (exit {p.returncode}):\n{out[-3000:]}"
 
 
+def test_file_and_tcp_stores(tmp_path):
+    procs = launch(3, "stores", TEST_FILE_STORE=str(tmp_path / "store"),
+                   TEST_TCP_STORE_PORT=str(free_port()))
+    for r, p in enumerate(procs):
+        out = p.communicate(timeout=300)[0]
+        assert p.returncode == 0 and out.rstrip().endswith("ok"), \
+            f"rank {r}:\n{out[-3000:]}"
+
+
 def test_rank_killed_mid_all_reduce():
     """The survivors raise, well before the group's 60 s timeout."""
     procs = launch(3, "killed")

@@ -6,7 +6,8 @@ compares: gloo's answer where gloo has one, else the exact reference
 (inputs are small integers, so every dtype's result is exact). Prints
 "ok" and exits 0, or says what differed and exits 1.
 
-argv[1]: "matrix" (the above), "killed" (all-reduces until a peer
+argv[1]: "matrix" (the above), "stores" (init_process_group with a
+FileStore, then a TCPStore), "killed" (all-reduces until a peer
 dies; must raise, and before the group's timeout) or "timeout" (rank 1
 never comes to the all-reduce: rank 0's must raise at the group's 3 s
 timeout, the job timeout being a minute).
@@ -225,8 +226,31 @@ def absent():
               flush=True)
 
 
+def stores():
+    """init_process_group with a FileStore (file://), then a TCPStore."""
+    dist.init_process_group(
+        "tern", init_method="file://" + os.environ["TEST_FILE_STORE"],
+        rank=rank, world_size=size)
+    t = torch.full((10,), float(rank))
+    dist.all_reduce(t)
+    check("all_reduce over a FileStore", t,
+          torch.full((10,), float(size * (size - 1) // 2)))
+    dist.destroy_process_group()
+    store = dist.TCPStore("127.0.0.1", int(os.environ["TEST_TCP_STORE_PORT"]),
+                          size, rank == 0, timedelta(seconds=60))
+    dist.init_process_group("tern", store=store, rank=rank, world_size=size)
+    t = torch.full((10,), 2.0)
+    dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)
+    check("all_reduce over a TCPStore", t, torch.full((10,), 2.0 ** size))
+    dist.destroy_process_group()
+
+
 def main():
     mode = sys.argv[1]
+    if mode == "stores":
+        stores()
+        print("ok" if not failures else "\n".join(failures), flush=True)
+        os._exit(0 if not failures else 1)
     timeout = 3 if mode == "timeout" else 60
     dist.init_process_group("tern", timeout=timedelta(seconds=timeout))
     if mode == "matrix":
