@@ -134,40 +134,35 @@ static bool tern_py_comm_live(tern_py_comm *c)
 	return tern_py_device_open(c->device);
 }
 
-static PyObject *tern_py_comm_destroy(PyObject *self, PyObject *unused)
+/* Ends the comm by @end (destroy or abort), once; raises its error. */
+static PyObject *tern_py_comm_end(PyObject *self,
+				  tern_status_t (*end)(tern_comm_t))
 {
 	tern_py_comm *c = (tern_py_comm *)self;
 	tern_comm_t comm = c->comm;
 	tern_status_t st;
 
-	(void)unused;
 	c->comm = NULL;
 	if (!comm || !c->device->dev)
 		Py_RETURN_NONE;
 	Py_BEGIN_ALLOW_THREADS
-	st = tern_comm_destroy(comm);
+	st = end(comm);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
 	Py_RETURN_NONE;
 }
 
+static PyObject *tern_py_comm_destroy(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return tern_py_comm_end(self, tern_comm_destroy);
+}
+
 static PyObject *tern_py_comm_abort(PyObject *self, PyObject *unused)
 {
-	tern_py_comm *c = (tern_py_comm *)self;
-	tern_comm_t comm = c->comm;
-	tern_status_t st;
-
 	(void)unused;
-	c->comm = NULL;
-	if (!comm || !c->device->dev)
-		Py_RETURN_NONE;
-	Py_BEGIN_ALLOW_THREADS
-	st = tern_comm_abort(comm);
-	Py_END_ALLOW_THREADS
-	if (st)
-		return tern_py_raise(st);
-	Py_RETURN_NONE;
+	return tern_py_comm_end(self, tern_comm_abort);
 }
 
 static PyObject *tern_py_comm_async_error(PyObject *self, PyObject *unused)

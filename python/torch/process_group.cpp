@@ -255,6 +255,15 @@ void ProcessGroupTern::stage_in(const Staging &s, size_t at,
 	view_of(s, at, t).copy_(t);
 }
 
+void ProcessGroupTern::enqueued(WorkTern &work, tern_status_t status,
+				const char *what)
+{
+	if (status == TERN_SUCCESS)
+		return;
+	release(work.staging_);
+	check(status, what);
+}
+
 c10::intrusive_ptr<ProcessGroupTern::WorkTern>
 ProcessGroupTern::make_work(c10d::OpType type, std::vector<at::Tensor> outputs)
 {
@@ -297,7 +306,6 @@ void ProcessGroupTern::run_worker()
 			try {
 				if (work->finish_)
 					work->finish_();
-				release(work->staging_);
 				work->finish();
 				work->future_->markCompleted(
 					c10::IValue(work->outputs_));
@@ -307,6 +315,7 @@ void ProcessGroupTern::run_worker()
 				work->finish(e);
 				work->future_->setError(e);
 			}
+			release(work->staging_);
 		} else {
 			auto e = std::make_exception_ptr(std::runtime_error(
 				"ProcessGroupTern: a collective failed: " +
@@ -365,13 +374,11 @@ ProcessGroupTern::allreduce(std::vector<at::Tensor> &tensors,
 		tern_status_t st = tern_all_reduce(p, p, tensors[i].numel(),
 						   dtype_of(tensors[i]), op,
 						   comm_, stream_);
-		if (st) {
+		if (st)
 			tern_group_end();
-			release(work->staging_);
-			check(st, "all-reduce");
-		}
+		enqueued(*work, st, "all-reduce");
 	}
-	check(tern_group_end(), "all-reduce");
+	enqueued(*work, tern_group_end(), "all-reduce");
 	work->finish_ = [s, at, tensors]() mutable {
 		for (size_t i = 0; i < tensors.size(); i++)
 			tensors[i].copy_(view_of(s, at[i], tensors[i]));
@@ -409,10 +416,7 @@ ProcessGroupTern::broadcast(std::vector<at::Tensor> &tensors,
 	tern_status_t st = tern_broadcast(p, p, t.numel(), dtype_of(t),
 					  static_cast<int>(opts.rootRank), comm_,
 					  stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "broadcast");
-	}
+	enqueued(*work, st, "broadcast");
 	work->finish_ = [s, t]() mutable { t.copy_(view_of(s, 0, t)); };
 	return submit(work);
 }
@@ -438,10 +442,7 @@ ProcessGroupTern::reduce(std::vector<at::Tensor> &tensors,
 	tern_status_t st = tern_reduce(p, p, t.numel(), dtype_of(t), op,
 				       static_cast<int>(opts.rootRank), comm_,
 				       stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "reduce");
-	}
+	enqueued(*work, st, "reduce");
 	if (root)
 		work->finish_ = [s, t]() mutable { t.copy_(view_of(s, 0, t)); };
 	return submit(work);
@@ -469,10 +470,7 @@ ProcessGroupTern::_allgather_base(at::Tensor &output, at::Tensor &input,
 					   tern_ptr(s.buffer, in),
 					   input.numel(), dtype_of(input),
 					   comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "all-gather");
-	}
+	enqueued(*work, st, "all-gather");
 	work->finish_ = [s, in, output]() mutable {
 		output.copy_(view_of(s, in, output));
 	};
@@ -503,10 +501,7 @@ ProcessGroupTern::allgather(std::vector<std::vector<at::Tensor>> &outputs,
 					   tern_ptr(s.buffer, in),
 					   input.numel(), dtype_of(input),
 					   comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "all-gather");
-	}
+	enqueued(*work, st, "all-gather");
 	std::vector<at::Tensor> outs = outputs[0];
 	work->finish_ = [s, in, outs]() mutable {
 		for (size_t r = 0; r < outs.size(); r++)
@@ -537,10 +532,7 @@ ProcessGroupTern::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
 					       tern_ptr(s.buffer, in),
 					       output.numel(), dtype_of(input),
 					       op, comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "reduce-scatter");
-	}
+	enqueued(*work, st, "reduce-scatter");
 	work->finish_ = [s, in, output]() mutable {
 		output.copy_(view_of(s, in, output));
 	};
@@ -572,10 +564,7 @@ ProcessGroupTern::reduce_scatter(std::vector<at::Tensor> &outputs,
 					       tern_ptr(s.buffer, b * getSize()),
 					       output.numel(), dtype_of(output),
 					       op, comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "reduce-scatter");
-	}
+	enqueued(*work, st, "reduce-scatter");
 	const size_t at = b * getSize();
 	work->finish_ = [s, at, output]() mutable {
 		output.copy_(view_of(s, at, output));
@@ -638,10 +627,7 @@ ProcessGroupTern::alltoall_base(at::Tensor &output, at::Tensor &input,
 		oa += oc * es;
 	}
 	tern_status_t end = tern_group_end();
-	if (st || end) {
-		release(work->staging_);
-		check(st ? st : end, "all-to-all");
-	}
+	enqueued(*work, st ? st : end, "all-to-all");
 	work->finish_ = [s, in, output]() mutable {
 		output.copy_(view_of(s, in, output));
 	};
@@ -690,10 +676,7 @@ ProcessGroupTern::alltoall(std::vector<at::Tensor> &outputs,
 				       outputs[r].numel(), dt, r, comm_, stream_);
 	}
 	tern_status_t end = tern_group_end();
-	if (st || end) {
-		release(work->staging_);
-		check(st ? st : end, "all-to-all");
-	}
+	enqueued(*work, st ? st : end, "all-to-all");
 	std::vector<at::Tensor> outs = outputs;
 	work->finish_ = [s, out_at, outs]() mutable {
 		for (size_t r = 0; r < outs.size(); r++)
@@ -719,10 +702,7 @@ ProcessGroupTern::send(std::vector<at::Tensor> &tensors, int dst, int tag)
 	stage_in(s, 0, t);
 	tern_status_t st = tern_send(tern_ptr(s.buffer, 0), t.numel(),
 				     dtype_of(t), dst, comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "send");
-	}
+	enqueued(*work, st, "send");
 	return submit(work);
 }
 
@@ -742,10 +722,7 @@ ProcessGroupTern::recv(std::vector<at::Tensor> &tensors, int src, int tag)
 	work->staging_.push_back(s);
 	tern_status_t st = tern_recv(tern_ptr(s.buffer, 0), t.numel(),
 				     dtype_of(t), src, comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "recv");
-	}
+	enqueued(*work, st, "recv");
 	work->finish_ = [s, t]() mutable { t.copy_(view_of(s, 0, t)); };
 	return submit(work);
 }
@@ -761,10 +738,7 @@ ProcessGroupTern::barrier(const c10d::BarrierOptions &opts)
 	tern_ptr_t p = tern_ptr(s.buffer, 0);
 	tern_status_t st = tern_all_reduce(p, p, 1, TERN_INT32, TERN_SUM,
 					   comm_, stream_);
-	if (st) {
-		release(work->staging_);
-		check(st, "barrier");
-	}
+	enqueued(*work, st, "barrier");
 	return submit(work);
 }
 

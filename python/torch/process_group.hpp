@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -111,6 +112,9 @@ class ProcessGroupTern : public c10d::ProcessGroup {
 	void stage_in(const Staging &s, size_t at, const at::Tensor &t);
 	c10::intrusive_ptr<WorkTern> make_work(c10d::OpType type,
 					       std::vector<at::Tensor> outputs);
+	// After enqueueing @work's collectives: on a failure, its staging
+	// goes back and the call throws, saying @what failed.
+	void enqueued(WorkTern &work, tern_status_t status, const char *what);
 	// Hands @work (its collectives enqueued) to the worker.
 	c10::intrusive_ptr<c10d::Work> submit(c10::intrusive_ptr<WorkTern> work);
 	void check(tern_status_t status, const char *what);
@@ -130,7 +134,7 @@ class ProcessGroupTern : public c10d::ProcessGroup {
 	std::deque<c10::intrusive_ptr<WorkTern>> queue_;
 	c10::intrusive_ptr<WorkTern> running_;
 	bool stop_ = false;
-	bool aborted_ = false;
+	std::atomic<bool> aborted_{false};	// the watchdog aborted comm_
 	std::thread worker_, watchdog_;
 };
 
