@@ -306,14 +306,15 @@ void ProcessGroupTern::run_worker()
 			try {
 				if (work->finish_)
 					work->finish_();
-				work->finish();
+				// the future first: a wait() may read it at once
 				work->future_->markCompleted(
 					c10::IValue(work->outputs_));
+				work->finish();
 			} catch (...) {
 				auto e = std::current_exception();
 
-				work->finish(e);
 				work->future_->setError(e);
+				work->finish(e);
 			}
 			release(work->staging_);
 		} else {
@@ -322,8 +323,8 @@ void ProcessGroupTern::run_worker()
 				status_text(st)));
 
 			release(work->staging_);
-			work->finish(e);
 			work->future_->setError(e);
+			work->finish(e);
 		}
 		std::unique_lock<std::mutex> guard(lock_);
 		running_.reset();
