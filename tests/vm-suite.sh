@@ -4,7 +4,7 @@
 # The test suites that need tern.ko, run inside the test VM from the
 # repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
 # the uapi tests, the fabric tests (on a ring), the conformance suite on
-# the kernel backend and, last, hot unplug.
+# the kernel backend, the Python module on it and, last, hot unplug.
 #
 # Prints each program's output, a RESULT line per suite (see
 # tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
@@ -53,6 +53,11 @@ if [ "$topology" = ring ] && [ "$(cat /sys/module/tern/parameters/mock_devices 2
 fi
 suite conformance env TERN_BACKEND=kernel "$build/tests/test_conformance"
 suite tools env TERN_BACKEND=kernel tests/tools/run.sh --kernel "$build"
+# The Python module over tern.ko, where the build has it.
+if [ -d "$build/python/tern" ]; then
+	suite python env TERN_BACKEND=kernel PYTHONPATH="$build/python" \
+		/usr/bin/python3 tests/python/kernel_check.py
+fi
 # Another device of the same module, when there is one: each device keeps
 # its own memory and engines.
 mock_devices=$(cat /sys/module/tern/parameters/mock_devices 2>/dev/null || echo 1)
