@@ -33,6 +33,8 @@ def sizes():
     while s <= hi:
         yield s
         s *= f
+    if s // f != hi:
+        yield hi  # the largest asked for, whatever the factor
 
 
 def rank_main(backend):
