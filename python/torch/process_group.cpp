@@ -264,6 +264,20 @@ void ProcessGroupTern::enqueued(WorkTern &work, tern_status_t status,
 	check(status, what);
 }
 
+at::Tensor ProcessGroupTern::one_tensor(const std::vector<at::Tensor> &tensors,
+				       int64_t rank, bool peer,
+				       const char *what) const
+{
+	TORCH_CHECK(tensors.size() == 1, "ProcessGroupTern: ", what,
+		    " takes one tensor a rank");
+	TORCH_CHECK(rank >= 0 && rank < getSize() &&
+		    (!peer || rank != getRank()),
+		    "ProcessGroupTern: ", what, ": no ", peer ? "peer " : "rank ",
+		    rank);
+	check_cpu(tensors[0]);
+	return tensors[0];
+}
+
 c10::intrusive_ptr<ProcessGroupTern::WorkTern>
 ProcessGroupTern::make_work(c10d::OpType type, std::vector<at::Tensor> outputs)
 {
@@ -401,12 +415,7 @@ c10::intrusive_ptr<c10d::Work>
 ProcessGroupTern::broadcast(std::vector<at::Tensor> &tensors,
 			    const c10d::BroadcastOptions &opts)
 {
-	TORCH_CHECK(tensors.size() == 1,
-		    "ProcessGroupTern: broadcast takes one tensor a rank");
-	TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(),
-		    "ProcessGroupTern: broadcast: no rank ", opts.rootRank);
-	at::Tensor t = tensors[0];
-	check_cpu(t);
+	at::Tensor t = one_tensor(tensors, opts.rootRank, false, "broadcast");
 	auto work = make_work(c10d::OpType::BROADCAST, tensors);
 	Staging s = acquire(bytes_of(t));
 
@@ -426,12 +435,7 @@ c10::intrusive_ptr<c10d::Work>
 ProcessGroupTern::reduce(std::vector<at::Tensor> &tensors,
 			 const c10d::ReduceOptions &opts)
 {
-	TORCH_CHECK(tensors.size() == 1,
-		    "ProcessGroupTern: reduce takes one tensor a rank");
-	TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(),
-		    "ProcessGroupTern: reduce: no rank ", opts.rootRank);
-	at::Tensor t = tensors[0];
-	check_cpu(t);
+	at::Tensor t = one_tensor(tensors, opts.rootRank, false, "reduce");
 	const tern_redop_t op = redop_of(opts.reduceOp);
 	auto work = make_work(c10d::OpType::REDUCE, tensors);
 	Staging s = acquire(bytes_of(t));
@@ -690,12 +694,7 @@ c10::intrusive_ptr<c10d::Work>
 ProcessGroupTern::send(std::vector<at::Tensor> &tensors, int dst, int tag)
 {
 	(void)tag;
-	TORCH_CHECK(tensors.size() == 1,
-		    "ProcessGroupTern: send takes one tensor");
-	TORCH_CHECK(dst >= 0 && dst < getSize() && dst != getRank(),
-		    "ProcessGroupTern: send: no peer ", dst);
-	at::Tensor t = tensors[0];
-	check_cpu(t);
+	at::Tensor t = one_tensor(tensors, dst, true, "send");
 	auto work = make_work(c10d::OpType::SEND, tensors);
 	Staging s = acquire(bytes_of(t));
 
@@ -711,12 +710,7 @@ c10::intrusive_ptr<c10d::Work>
 ProcessGroupTern::recv(std::vector<at::Tensor> &tensors, int src, int tag)
 {
 	(void)tag;
-	TORCH_CHECK(tensors.size() == 1,
-		    "ProcessGroupTern: recv takes one tensor");
-	TORCH_CHECK(src >= 0 && src < getSize() && src != getRank(),
-		    "ProcessGroupTern: recv: no peer ", src);
-	at::Tensor t = tensors[0];
-	check_cpu(t);
+	at::Tensor t = one_tensor(tensors, src, true, "recv");
 	auto work = make_work(c10d::OpType::RECV, tensors);
 	Staging s = acquire(bytes_of(t));
 

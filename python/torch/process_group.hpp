@@ -110,6 +110,10 @@ class ProcessGroupTern : public c10d::ProcessGroup {
 	void release(std::vector<Staging> &staging);
 	// Copies @t into a staging buffer of the device (offset @at of @s).
 	void stage_in(const Staging &s, size_t at, const at::Tensor &t);
+	// The one CPU tensor of a rooted or point-to-point call, its root
+	// or (@peer: not ourselves) peer @rank checked.
+	at::Tensor one_tensor(const std::vector<at::Tensor> &tensors,
+			      int64_t rank, bool peer, const char *what) const;
 	c10::intrusive_ptr<WorkTern> make_work(c10d::OpType type,
 					       std::vector<at::Tensor> outputs);
 	// After enqueueing @work's collectives: on a failure, its staging
