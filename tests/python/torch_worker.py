@@ -29,9 +29,10 @@ OPS = {"sum": dist.ReduceOp.SUM, "avg": dist.ReduceOp.AVG,
        "product": dist.ReduceOp.PRODUCT}
 rank = int(os.environ["RANK"])
 size = int(os.environ["WORLD_SIZE"])
-# Past a chunk (512 KiB) at up to 3 ranks; 8 ranks on a small machine
-# take long enough with the small sizes.
-SIZES = [0, 1, 7, 4099] + ([(1 << 17) + 3] if size <= 3 else [])
+# And one past a chunk (512 KiB): every dtype at up to 3 ranks, float32
+# beyond (more ranks than cores take long enough with the small sizes).
+SIZES = [0, 1, 7, 4099]
+LARGE = (1 << 17) + 3
 failures = []
 
 
@@ -87,8 +88,9 @@ def gloo_all_reduce(x, op, gloo):
 
 def matrix(gloo):
     for dtype in DTYPES:
+        large = size <= 3 or dtype == torch.float32
         for op in OPS:
-            for n in SIZES:
+            for n in SIZES + ([LARGE] if large else []):
                 x = inputs(rank, n, dtype, op)
                 want = gloo_all_reduce(x, op, gloo)
                 if want is None:
