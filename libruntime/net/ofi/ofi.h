@@ -110,6 +110,7 @@ struct tern_net {
 	struct tern_net_req *orphans;	/* cancelled, not yet given back */
 	struct tern_net_req *deferred;	/* our own posts the provider put off */
 	unsigned int users;		/* listens, comms, registrations */
+	struct tern_net *parked;	/* the next kept open (endpoint.c) */
 };
 
 struct tern_net_req {
