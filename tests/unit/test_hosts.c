@@ -1005,6 +1005,18 @@ static void test_3_hosts_2(void **state)
 	unsetenv("TERN_NET_ALGO");
 }
 
+/* Runs the shell command made of @fmt; its exit status. */
+static int shell(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
 /*
  * Host 1's processes killed mid-all-reduce, with a job timeout of 600 s:
  * host 0's ranks fail with TERN_ERROR_PEER_FAILED (within 60 s, so the
@@ -1036,24 +1048,19 @@ static void test_host_killed(void **state)
 	kill(pids[3], SIGKILL);
 	for (int r = 0; r < 4; r++) {
 		assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+		/*
+		 * libfabric's shm regions of a killed process stay in
+		 * /dev/shm, named by its pid, and would refuse the next
+		 * process given that pid: ours to remove, as it could not.
+		 */
+		if (host[r] == 1)
+			shell("rm -f /dev/shm/%d:*", (int)pids[r]);
 		if (host[r] == 1)
 			continue;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != RANK_OK)
 			fail_msg("survivor %d: exit %d", r,
 				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
-}
-
-/* Runs the shell command made of @fmt; its exit status. */
-static int shell(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
 }
 
 /* Host 1's namespace, joined to ours by a veth pair with addresses. */
@@ -1067,13 +1074,19 @@ static int cut_setup(void **state)
 	snprintf(cut_netns, sizeof(cut_netns), "tern-cut-%d", id);
 	snprintf(cut_if[0], sizeof(cut_if[0]), "tcA%d", id);
 	snprintf(cut_if[1], sizeof(cut_if[1]), "tcB%d", id);
-	if (shell("ip netns add %s && ip link add %s type veth peer name %s netns %s && "
-		  "ip addr add 10.231.%d.1/30 dev %s && ip link set %s up && "
-		  "ip -n %s addr add 10.231.%d.2/30 dev %s && "
+	/* a /30 of 10.231/16 by pid; a stale pair of ours with it goes first */
+	const int net = (id * 4) % 65536;
+
+	shell("ip link del %s 2>/dev/null", cut_if[0]);
+	if (shell("! ip -br addr | grep -q ' 10\\.231\\.%d\\.%d/' && "
+		  "ip netns add %s && ip link add %s type veth peer name %s netns %s && "
+		  "ip addr add 10.231.%d.%d/30 dev %s && ip link set %s up && "
+		  "ip -n %s addr add 10.231.%d.%d/30 dev %s && "
 		  "ip -n %s link set %s up && ip -n %s link set lo up",
-		  cut_netns, cut_if[0], cut_if[1], cut_netns, id % 250,
-		  cut_if[0], cut_if[0], cut_netns, id % 250, cut_if[1],
-		  cut_netns, cut_if[1], cut_netns)) {
+		  net / 256, net % 256 + 1, cut_netns, cut_if[0], cut_if[1],
+		  cut_netns, net / 256, net % 256 + 1, cut_if[0], cut_if[0],
+		  cut_netns, net / 256, net % 256 + 2, cut_if[1], cut_netns,
+		  cut_if[1], cut_netns)) {
 		fprintf(stderr, "cut_setup: could not make namespace %s\n",
 			cut_netns);
 		return -1;
@@ -1084,8 +1097,13 @@ static int cut_setup(void **state)
 static int cut_teardown(void **state)
 {
 	(void)state;
+	/*
+	 * Our end of the pair too: the namespace (and its end) may outlive
+	 * ip netns del a while, keeping our end and its address.
+	 */
 	if (cut_netns[0])
-		shell("ip netns del %s", cut_netns);	/* and the veth pair */
+		shell("ip link del %s 2>/dev/null; ip netns del %s", cut_if[0],
+		      cut_netns);
 	cut_netns[0] = '\0';
 	unsetenv("TEST_HOSTS_CUT");
 	unsetenv("TERN_COMM_CUT_MS");
