@@ -150,6 +150,21 @@ ProcessGroupTern::ProcessGroupTern(const c10::intrusive_ptr<c10d::Store> &store,
 				   std::chrono::milliseconds timeout)
 	: c10d::ProcessGroup(rank, size), timeout_(timeout)
 {
+	try {
+		join(store, rank, size);
+	} catch (...) {
+		// No destructor runs for a constructor that throws.
+		if (device_)
+			tern_device_close(device_);	/* and its stream */
+		throw;
+	}
+	worker_ = std::thread(&ProcessGroupTern::run_worker, this);
+	watchdog_ = std::thread(&ProcessGroupTern::run_watchdog, this);
+}
+
+void ProcessGroupTern::join(const c10::intrusive_ptr<c10d::Store> &store,
+			    int rank, int size)
+{
 	tern_unique_id_t id;
 	int count = 0;
 
@@ -174,8 +189,6 @@ ProcessGroupTern::ProcessGroupTern(const c10::intrusive_ptr<c10d::Store> &store,
 	}
 	check(tern_comm_init_rank(&comm_, size, &id, rank, device_),
 	      "joining the communicator");
-	worker_ = std::thread(&ProcessGroupTern::run_worker, this);
-	watchdog_ = std::thread(&ProcessGroupTern::run_watchdog, this);
 }
 
 ProcessGroupTern::~ProcessGroupTern()

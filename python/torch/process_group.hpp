@@ -106,6 +106,9 @@ class ProcessGroupTern : public c10d::ProcessGroup {
 		const c10d::BarrierOptions &opts) override;
 
  private:
+	// Opens the local rank's device and stream, and joins the comm.
+	void join(const c10::intrusive_ptr<c10d::Store> &store, int rank,
+		  int size);
 	Staging acquire(size_t bytes);
 	void release(std::vector<Staging> &staging);
 	// Copies @t into a staging buffer of the device (offset @at of @s).
