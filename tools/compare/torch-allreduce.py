@@ -25,10 +25,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.join(HERE, "..", "..")
 
 
+def setting(name, default, least):
+    """The whole number @name says (at least @least), else exit saying so."""
+    text = os.environ.get(name, str(default))
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        sys.exit(f"torch-allreduce: {name}={text}: want a whole number of "
+                 f"at least {least}")
+    return value
+
+
 def sizes():
-    lo = int(os.environ.get("TERN_COMPARE_MIN", 8))
-    hi = int(os.environ.get("TERN_COMPARE_MAX", 64 << 20))
-    f = int(os.environ.get("TERN_COMPARE_FACTOR", 8))
+    lo = setting("TERN_COMPARE_MIN", 8, 1)
+    hi = setting("TERN_COMPARE_MAX", 64 << 20, lo)
+    f = setting("TERN_COMPARE_FACTOR", 8, 2)
     s = lo
     while s <= hi:
         yield s
@@ -44,7 +57,7 @@ def rank_main(backend):
         import tern.torch  # noqa: F401
     dist.init_process_group(backend)
     rank, n = dist.get_rank(), dist.get_world_size()
-    iters = int(os.environ.get("TERN_COMPARE_ITERS", 20))
+    iters = setting("TERN_COMPARE_ITERS", 20, 1)
     for size in sizes():
         t = torch.ones(max(size // 4, 1))
         for _ in range(3):
@@ -80,9 +93,12 @@ def launch(n, args, extra=None):
 
 
 def main():
+    if not all(a.isdigit() and int(a) >= 1 for a in sys.argv[1:]):
+        sys.exit("torch-allreduce: usage: torch-allreduce.py [RANKS...], "
+                 "each a number of ranks of at least 1")
     ranks = [int(a) for a in sys.argv[1:]] or [2, 4, 8]
-    if any(r < 1 for r in ranks):
-        sys.exit("torch-allreduce: rank counts are numbers of at least 1")
+    list(sizes())  # the settings checked before any rank starts
+    setting("TERN_COMPARE_ITERS", 20, 1)
     os.environ.setdefault("PYTHONPATH", os.path.join(TOP, "build", "python"))
     print(f"{'ranks':>6} {'size':>10} {'tern-us':>11} {'gloo-us':>11} "
           f"{'tern-busbw':>10} {'gloo-busbw':>10} {'ratio':>6}")
