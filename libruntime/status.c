@@ -28,7 +28,7 @@ static const struct tern_status_text tern_status_texts[] = {
 	[TERN_ERROR_CANCELLED] = { "TERN_ERROR_CANCELLED",
 		"a job was cancelled before it ran" },
 	[TERN_ERROR_PERMISSION] = { "TERN_ERROR_PERMISSION",
-		"permission denied opening the device node" },
+		"permission denied: the device node, or a peer without the communicator's secret" },
 	[TERN_ERROR_NOT_SUPPORTED] = { "TERN_ERROR_NOT_SUPPORTED",
 		"not supported by this device or backend" },
 	[TERN_ERROR_BACKEND] = { "TERN_ERROR_BACKEND",

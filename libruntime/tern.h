@@ -51,7 +51,7 @@ typedef enum tern_status {
 	TERN_ERROR_DEVICE_FAULT = 6,      /* a job addressed memory outside its buffers */
 	TERN_ERROR_TIMEOUT = 7,           /* a job exceeded the job timeout */
 	TERN_ERROR_CANCELLED = 8,         /* a job was dropped before it ran */
-	TERN_ERROR_PERMISSION = 9,        /* no access to the device node */
+	TERN_ERROR_PERMISSION = 9,        /* no access: device node, or comm secret */
 	TERN_ERROR_NOT_SUPPORTED = 10,    /* the device or backend cannot do this */
 	TERN_ERROR_BACKEND = 11,          /* unexpected driver or OS error */
 	TERN_ERROR_OUT_OF_RANGE = 12,     /* offset/size outside a buffer */
@@ -454,6 +454,16 @@ tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
  * chooses the interface); pass it to every rank as bytes, as it is.
  */
 tern_status_t tern_get_unique_id(tern_unique_id_t *id);
+/*
+ * The id is a bearer secret: whoever holds it may join. Where it must
+ * pass through what others can read (a c10d store), publish @pub instead:
+ * @id without its secret. Every rank, rank 0 too, then joins with @pub,
+ * and takes the secret from TERN_COMM_SECRET (32 to 64 hex digits, alike
+ * on every rank) when that is set, or else from a file only this user can
+ * read, on this host (so ranks on other hosts need TERN_COMM_SECRET).
+ */
+tern_status_t tern_unique_id_public(const tern_unique_id_t *id,
+				    tern_unique_id_t *pub);
 tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 				  const tern_unique_id_t *id, int rank,
 				  tern_device_t device);

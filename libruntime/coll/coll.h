@@ -203,6 +203,7 @@ static inline bool coll_kind_is_p2p(enum coll_kind kind)
 /* ---- comm.c ---- */
 
 struct coll_node;
+struct coll_id;
 
 bool coll_comm_valid(const struct tern_comm *comm);
 /*
@@ -257,44 +258,183 @@ void coll_monitor_adopt(struct tern_comm *comm);
 /* The detection interval, in ns. */
 int64_t coll_monitor_interval_ns(void);
 
-/* ---- bootstrap.c: where ranks in other processes meet ---- */
+/* ---- auth.c: every connection proves the id's secret ---- */
 
-#define COLL_ID_MAGIC		"ternuid2"
-#define COLL_NONCE_BYTES	16
+#define COLL_KEY_BYTES		32
+#define COLL_MAC_BYTES		32
+#define COLL_CHALLENGE_BYTES	32
+
+/* What a connection is for: a proof for one is no proof for another. */
+enum coll_auth_purpose {
+	COLL_AUTH_BOOTSTRAP = 1,	/* a rank to rank 0, over TCP */
+	COLL_AUTH_HANDOFF = 2,		/* a rank to its host's first rank */
+};
+
+/* An authenticated connection: its session key, messages each way. */
+struct coll_chan {
+	int fd;
+	bool lead;			/* the side that proved first */
+	uint8_t key[COLL_KEY_BYTES];
+	uint64_t sent, got;
+};
+
+/* The joiner's first message: a fresh challenge. */
+struct coll_auth_hello {
+	char magic[8];
+	uint32_t version, purpose;
+	uint8_t challenge[COLL_CHALLENGE_BYTES];
+};
+
+/* The leader's answer: its challenge, and its proof over both. */
+struct coll_auth_reply {
+	uint8_t challenge[COLL_CHALLENGE_BYTES];
+	uint8_t mac[COLL_MAC_BYTES];
+};
+
+/* One side's part of a handshake in progress. */
+struct coll_auth_state {
+	uint32_t purpose;
+	bool ok;			/* the random challenge was had */
+	struct coll_auth_hello hello;
+	struct coll_auth_reply reply;
+	uint8_t proof[COLL_MAC_BYTES];	/* the joiner's, once it has one */
+};
+
+/* The comm's key: from the secret (16 to 32 bytes) and the id's address. */
+bool coll_auth_key(const uint8_t *secret, size_t secret_len,
+		   const struct coll_id *cid, uint8_t key[COLL_KEY_BYTES]);
+/* Both sides: a fresh challenge in @st->hello (@st->ok if one was had). */
+void coll_auth_greet(struct coll_auth_state *st, uint32_t purpose);
+/* The leader: checks the joiner's @hello and fills @st->reply. */
+bool coll_auth_answer(struct coll_auth_state *st,
+		      const uint8_t key[COLL_KEY_BYTES],
+		      const struct coll_auth_hello *hello);
+/* The joiner: checks the leader's @reply and fills @st->proof. */
+bool coll_auth_check_lead(struct coll_auth_state *st,
+			  const uint8_t key[COLL_KEY_BYTES],
+			  const struct coll_auth_reply *reply);
+/* The leader: checks the joiner's @proof; then @ch is the channel. */
+bool coll_auth_check_join(struct coll_auth_state *st,
+			  const uint8_t key[COLL_KEY_BYTES],
+			  const uint8_t proof[COLL_MAC_BYTES], int fd,
+			  struct coll_chan *ch);
+/* The joiner, once its proof is sent: the channel. */
+bool coll_auth_chan_join(struct coll_auth_state *st,
+			 const uint8_t key[COLL_KEY_BYTES], int fd,
+			 struct coll_chan *ch);
+/*
+ * The whole handshake on a blocking connection, by @deadline: SUCCESS,
+ * PERMISSION when the other side does not prove the secret, PEER_FAILED
+ * when it stops answering.
+ */
+tern_status_t coll_auth_join(int fd, const uint8_t key[COLL_KEY_BYTES],
+			     uint32_t purpose, struct coll_chan *ch,
+			     int64_t deadline);
+tern_status_t coll_auth_lead(int fd, const uint8_t key[COLL_KEY_BYTES],
+			     uint32_t purpose, struct coll_chan *ch,
+			     int64_t deadline);
+/* @len bytes and their tag: the next message's, each way. */
+bool coll_chan_seal(struct coll_chan *ch, const void *buf, size_t len,
+		    uint8_t tag[COLL_MAC_BYTES]);
+bool coll_chan_open(struct coll_chan *ch, const void *buf, size_t len,
+		    const uint8_t tag[COLL_MAC_BYTES]);
+/* A message of @len bytes and its tag; false on any failure or forgery. */
+bool coll_chan_send(struct coll_chan *ch, const void *buf, size_t len);
+bool coll_chan_recv(struct coll_chan *ch, void *buf, size_t len,
+		    int64_t deadline);
+/* Closes the connection and forgets the key. */
+void coll_chan_close(struct coll_chan *ch);
+bool coll_send_all(int fd, const void *buf, size_t len);
+bool coll_recv_all(int fd, void *buf, size_t len, int64_t deadline);
+
+/* ---- id.c: the unique id, its port and its secret ---- */
+
+#define COLL_ID_MAGIC		"ternuid3"
+#define COLL_TAG_BYTES		16
+#define COLL_SECRET_BYTES	32
 #define COLL_HOST_BYTES		48
 
-/* What tern_unique_id_t holds: a nonce and rank 0's TCP address. */
+/* Where a rank finds an id's secret (tern_unique_id_public). */
+enum coll_secret_from {
+	COLL_SECRET_IN_ID = 0,		/* the id carries it */
+	COLL_SECRET_ENV = 1,		/* TERN_COMM_SECRET */
+	COLL_SECRET_FILE = 2,		/* the user's run directory, by tag */
+};
+
+/*
+ * What tern_unique_id_t holds: the secret every rank proves it holds
+ * (auth.c), a tag that names the id inside a process and in the user's
+ * own files, and rank 0's TCP address. Neither secret nor tag is sent.
+ */
 struct coll_id {
 	char magic[8];
-	uint8_t nonce[COLL_NONCE_BYTES];
+	uint8_t secret[COLL_SECRET_BYTES];
+	uint8_t tag[COLL_TAG_BYTES];
 	uint16_t family;		/* AF_INET or AF_INET6 */
 	uint16_t port;			/* network order */
 	uint8_t addr[16];
+	uint32_t secret_from;		/* enum coll_secret_from */
 };
+
+/* What a rank's devices look like to the others: its fabric id, ports. */
+struct coll_node {
+	int fabric_id;
+	uint32_t port_count;
+	int neighbour[16];		/* fabric id on each port, -1 if none */
+	uint32_t latency_ns[16];	/* each port's link: ns per hop */
+	uint64_t bandwidth[16];		/* and bytes/s each way; 0: down */
+	int algo;			/* its TERN_ALGO: all ranks must agree */
+};
+
+/* "address:port" of @cid, for messages. */
+void coll_id_format(const struct coll_id *cid, char *buf, size_t len);
+/*
+ * Gives up the port @id holds, if this process made it and still holds
+ * it, and the secret kept for it in the user's files.
+ */
+void coll_id_release(const tern_unique_id_t *id);
+/* Rank 0's listening socket at @cid's address; -1, said, if none. */
+int coll_id_listen(const struct coll_id *cid);
+/* The comm's key, from wherever @cid says its secret is. */
+tern_status_t coll_id_key(const struct coll_id *cid,
+			  uint8_t key[COLL_KEY_BYTES]);
+
+/* ---- bootstrap.c: where ranks in other processes meet ---- */
+
+/* What each rank tells the others through rank 0. */
+struct coll_rank_info {
+	struct coll_node node;
+	uint8_t host[COLL_HOST_BYTES];	/* who shares its memory */
+	uint8_t handoff[COLL_TAG_BYTES]; /* its hand-off socket's name */
+};
+
+/* The last status a peer may send: any other is taken as its failure. */
+#define COLL_STATUS_LAST	TERN_ERROR_PEER_FAILED
 
 int64_t coll_now_ms(void);
 /* Waits for @events on @fd; false at @deadline (coll_now_ms). */
 bool coll_wait_fd(int fd, short events, int64_t deadline);
-/* "address:port" of @cid, for messages. */
-void coll_id_format(const struct coll_id *cid, char *buf, size_t len);
-/* Gives up the port @id holds, if this process made it and still holds it. */
-void coll_id_release(const tern_unique_id_t *id);
+/* Whether a peer's @node is one this rank can plan with. */
+bool coll_node_fits(const struct coll_node *node);
 /*
- * Rank 0: waits for the other ranks' hellos at @cid's address, answers
- * each with everyone's @node and @host, and leaves each rank's connection
- * in @conn[rank]. NOT_SUPPORTED (every rank's answer) when the hosts hold
- * different numbers of ranks; PEER_FAILED when one does not come by
- * @deadline.
+ * Rank 0: waits for the other ranks at @cid's address, each proving it
+ * holds @key, answers each with everyone's @info, and leaves each rank's
+ * channel in @chan[rank]. NOT_SUPPORTED (every rank's answer) when the
+ * hosts hold different numbers of ranks; PEER_FAILED when one does not
+ * come by @deadline.
  */
-tern_status_t coll_meet_root(const struct coll_id *cid, int nranks,
-			     struct coll_node *node,
-			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
-			     int64_t deadline);
-/* Any other rank: says hello with @node[@rank], learns everyone's. */
-tern_status_t coll_meet_peer(const struct coll_id *cid, int rank, int nranks,
-			     struct coll_node *node,
-			     uint8_t (*host)[COLL_HOST_BYTES], int *conn,
-			     int64_t deadline);
+tern_status_t coll_meet_root(const struct coll_id *cid,
+			     const uint8_t key[COLL_KEY_BYTES], int nranks,
+			     struct coll_rank_info *info,
+			     struct coll_chan *chan, int64_t deadline);
+/*
+ * Any other rank: once rank 0 has proved it holds @key, says hello with
+ * @info[@rank] and learns everyone's; PERMISSION if rank 0 cannot prove it.
+ */
+tern_status_t coll_meet_peer(const struct coll_id *cid,
+			     const uint8_t key[COLL_KEY_BYTES], int rank,
+			     int nranks, struct coll_rank_info *info,
+			     struct coll_chan *chan, int64_t deadline);
 
 /* Which ranks share a host: hosts numbered by their first rank. */
 struct coll_hostmap {
@@ -304,7 +444,7 @@ struct coll_hostmap {
 	int local_rank[COLL_MAX_RANKS];	/* its place among its host's ranks */
 };
 
-void coll_map_hosts(int nranks, const uint8_t (*host)[COLL_HOST_BYTES],
+void coll_map_hosts(int nranks, const struct coll_rank_info *info,
 		    struct coll_hostmap *map);
 /* The rank at @local_rank on @host; -1 if none. */
 int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
@@ -314,7 +454,7 @@ int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
  * Over the star: every rank's @len bytes at @all + rank * @len reach
  * every rank.
  */
-tern_status_t coll_star_allgather(int rank, int nranks, const int *conn,
+tern_status_t coll_star_allgather(int rank, int nranks, struct coll_chan *chan,
 				  void *all, size_t len, int64_t deadline);
 
 /*
@@ -323,7 +463,7 @@ tern_status_t coll_star_allgather(int rank, int nranks, const int *conn,
  * Ends init, so that no rank goes on, or away, while another still takes
  * in its areas; PEER_FAILED where rank 0 or a rank cannot be heard.
  */
-tern_status_t coll_agree(int rank, int nranks, const int *conn,
+tern_status_t coll_agree(int rank, int nranks, struct coll_chan *chan,
 			 tern_status_t status, int64_t deadline);
 
 /* ---- rank.c: one rank per process ---- */
@@ -360,10 +500,10 @@ tern_status_t coll_group_add_split(struct tern_comm *comm, int color, int key,
 /* ---- link.c: the ranks in other processes (tern_comm_init_rank) ---- */
 
 /*
- * Keeps the bootstrap's connections for @comm: rank 0's to each peer in
- * @fds[peer], another rank's to rank 0 in @fds[0] (-1 elsewhere).
+ * Keeps the bootstrap's channels for @comm: rank 0's to each peer,
+ * @chan[peer]; another rank's to rank 0, *@chan.
  */
-tern_status_t coll_link_create(struct tern_comm *comm, int *fds);
+tern_status_t coll_link_create(struct tern_comm *comm, struct coll_chan *chan);
 /* Reads what the peers have said; a peer gone puts @comm in error. */
 void coll_link_poll(struct tern_comm *comm);
 /* Tells the ranks in other processes that @comm failed with @status. */
@@ -525,6 +665,8 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
  * Connects @top to every rank on another host, given every rank's
  * @cards; opens its counters' file and starts its proxy.
  */
+/* Whether every rank's card is one a rank makes; ends their names. */
+tern_status_t coll_cards_fit(struct coll_net_card *cards, int nranks);
 tern_status_t coll_hosts_connect(struct tern_comm *top,
 				 const struct coll_net_card *cards,
 				 int64_t deadline);
@@ -588,14 +730,6 @@ tern_status_t coll_group_add(struct tern_comm *comm, struct tern_stream *stream,
 /* ---- topo.c ---- */
 
 /* What the ring planner needs to know about one rank's device. */
-struct coll_node {
-	int fabric_id;
-	uint32_t port_count;
-	int neighbour[16];		/* fabric id on each port, -1 if none */
-	uint32_t latency_ns[16];	/* each port's link: ns per hop */
-	uint64_t bandwidth[16];		/* and bytes/s each way; 0: down */
-	int algo;			/* its TERN_ALGO: all ranks must agree */
-};
 
 /*
  * Fills comm->nchannels and comm->ring[][] for @nodes (one per rank): the

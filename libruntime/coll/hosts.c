@@ -223,6 +223,22 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	return TERN_SUCCESS;
 }
 
+tern_status_t coll_cards_fit(struct coll_net_card *cards, int nranks)
+{
+	for (int r = 0; r < nranks; r++) {
+		/* a name for the tools, whatever the peer sent */
+		cards[r].host[sizeof(cards[r].host) - 1] = 0;
+		if (cards[r].rail_algo < -1 ||
+		    cards[r].rail_algo >= COLL_RAIL_COUNT ||
+		    cards[r].net_bandwidth == 0) {
+			tern_set_last_error("bootstrap: rank %d's network card is not one a rank makes",
+					    r);
+			return TERN_ERROR_PEER_FAILED;
+		}
+	}
+	return TERN_SUCCESS;
+}
+
 /* Sends our rank on @comm, our first message: the acceptor learns who. */
 static tern_status_t coll_hosts_hello(struct coll_hosts *h,
 				      struct tern_net_comm *comm, void *at,

@@ -20,6 +20,8 @@
  * are no longer passed on; the job timeout still ends any wait.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -27,7 +29,7 @@
 
 #include "coll.h"
 
-#define COLL_LINK_MAGIC		"ternlnk1"
+#define COLL_LINK_MAGIC		"ternlnk2"
 
 enum coll_link_kind { COLL_LINK_FAILED = 1, COLL_LINK_BYE = 2 };
 
@@ -37,11 +39,20 @@ struct coll_link_msg {
 	int32_t rank;			/* whose news it is */
 };
 
+/* A message and its MAC, as they cross. */
+#define COLL_LINK_WIRE	(sizeof(struct coll_link_msg) + COLL_MAC_BYTES)
+
 struct coll_link {
-	int fd[COLL_MAX_RANKS];		/* rank 0: one per peer; else fd[0] */
+	pthread_mutex_t lock;		/* the channels' send counters */
+	/* rank 0: one per peer; else chan[0], to rank 0 */
+	struct coll_chan chan[COLL_MAX_RANKS];
+	/* What has come of each one's next message, never waited for. */
+	uint8_t in[COLL_MAX_RANKS][COLL_LINK_WIRE];
+	size_t got[COLL_MAX_RANKS];
 };
 
-static void coll_link_send(int fd, enum coll_link_kind kind, int rank);
+static void coll_link_send(struct coll_link *link, int r,
+			   enum coll_link_kind kind, int rank);
 
 /*
  * A process that returns from main without destroying its comms has still
@@ -58,7 +69,7 @@ static void coll_link_goodbye(struct tern_comm *comm)
 	       coll_comm_error(comm) == TERN_SUCCESS;
 	if (idle)
 		for (int r = 0; r < COLL_MAX_RANKS; r++)
-			coll_link_send(comm->link->fd[r], COLL_LINK_BYE,
+			coll_link_send(comm->link, r, COLL_LINK_BYE,
 				       comm->rank);
 }
 
@@ -72,27 +83,48 @@ static void coll_link_register_exit(void)
 	atexit(coll_link_at_exit);
 }
 
-tern_status_t coll_link_create(struct tern_comm *comm, int *fds)
+tern_status_t coll_link_create(struct tern_comm *comm, struct coll_chan *chan)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct coll_link *link = malloc(sizeof(*link));
+	struct coll_link *link = calloc(1, sizeof(*link));
 
 	if (!link)
 		return TERN_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_init(&link->lock, NULL);
 	for (int r = 0; r < COLL_MAX_RANKS; r++)
-		link->fd[r] = r < comm->nranks ? fds[r] : -1;
+		link->chan[r].fd = -1;
+	if (comm->rank == 0) {
+		for (int r = 1; r < comm->nranks; r++)
+			link->chan[r] = chan[r];
+	} else {
+		link->chan[0] = *chan;
+	}
+	/* Reads never wait: a peer that sends half a message stalls no one. */
+	for (int r = 0; r < COLL_MAX_RANKS; r++)
+		if (link->chan[r].fd >= 0)
+			fcntl(link->chan[r].fd, F_SETFL,
+			      fcntl(link->chan[r].fd, F_GETFL) | O_NONBLOCK);
 	comm->link = link;
 	pthread_once(&once, coll_link_register_exit);
 	return TERN_SUCCESS;
 }
 
-static void coll_link_send(int fd, enum coll_link_kind kind, int rank)
+/* Never waits: a link message is small, and a full socket a dead peer. */
+static void coll_link_send(struct coll_link *link, int r,
+			   enum coll_link_kind kind, int rank)
 {
 	struct coll_link_msg msg = { .kind = kind, .rank = rank };
+	uint8_t wire[COLL_LINK_WIRE];
+	struct coll_chan *ch = &link->chan[r];
 
 	memcpy(msg.magic, COLL_LINK_MAGIC, sizeof(msg.magic));
-	if (fd >= 0)
-		(void)send(fd, &msg, sizeof(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
+	memcpy(wire, &msg, sizeof(msg));
+	pthread_mutex_lock(&link->lock);
+	if (ch->fd >= 0 &&
+	    coll_chan_seal(ch, &msg, sizeof(msg), wire + sizeof(msg)))
+		(void)send(ch->fd, wire, sizeof(wire),
+			   MSG_DONTWAIT | MSG_NOSIGNAL);
+	pthread_mutex_unlock(&link->lock);
 }
 
 /* Sends to every connection but the one to @except. */
@@ -101,7 +133,7 @@ static void coll_link_send_all(struct coll_link *link, enum coll_link_kind kind,
 {
 	for (int r = 0; r < COLL_MAX_RANKS; r++)
 		if (r != except)
-			coll_link_send(link->fd[r], kind, rank);
+			coll_link_send(link, r, kind, rank);
 }
 
 void coll_link_tell(struct tern_comm *comm, tern_status_t status)
@@ -122,6 +154,14 @@ static void coll_link_peer_failed(struct tern_comm *comm, int rank)
 	coll_comm_fail(comm, TERN_ERROR_PEER_FAILED, true);
 }
 
+static void coll_link_drop(struct coll_link *link, int r)
+{
+	pthread_mutex_lock(&link->lock);
+	coll_chan_close(&link->chan[r]);
+	pthread_mutex_unlock(&link->lock);
+	link->got[r] = 0;
+}
+
 /* Reads what connection @r has to say; closes it once it has ended. */
 static void coll_link_read(struct tern_comm *comm, int r)
 {
@@ -130,31 +170,31 @@ static void coll_link_read(struct tern_comm *comm, int r)
 	ssize_t got;
 
 	for (;;) {
-		got = recv(link->fd[r], &msg, sizeof(msg), MSG_DONTWAIT);
+		got = recv(link->chan[r].fd, link->in[r] + link->got[r],
+			   COLL_LINK_WIRE - link->got[r], MSG_DONTWAIT);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
-		/* A TCP stream may cut a message; its sender sent it whole. */
-		if (got > 0 && got < (ssize_t)sizeof(msg)) {
-			ssize_t rest = recv(link->fd[r], (char *)&msg + got,
-					    sizeof(msg) - (size_t)got,
-					    MSG_WAITALL);
-
-			got = rest > 0 ? got + rest : rest;
+		if (got > 0) {
+			link->got[r] += (size_t)got;
+			if (link->got[r] < COLL_LINK_WIRE)
+				continue;	/* the rest, when it comes */
+			link->got[r] = 0;
+			memcpy(&msg, link->in[r], sizeof(msg));
 		}
-		if (got != (ssize_t)sizeof(msg) ||
+		if (got <= 0 ||
+		    !coll_chan_open(&link->chan[r], &msg, sizeof(msg),
+				    link->in[r] + sizeof(msg)) ||
 		    memcmp(msg.magic, COLL_LINK_MAGIC, sizeof(msg.magic)) ||
 		    msg.rank < 0 || msg.rank >= comm->nranks) {
-			/* Closed (or garbled) without a goodbye: it has gone. */
-			close(link->fd[r]);
-			link->fd[r] = -1;
+			/* Closed (or forged) without a goodbye: it has gone. */
+			coll_link_drop(link, r);
 			coll_link_peer_failed(comm, r);
 			return;
 		}
 		if (msg.kind == COLL_LINK_BYE) {
-			close(link->fd[r]);
-			link->fd[r] = -1;
+			coll_link_drop(link, r);
 			return;
 		}
 		coll_link_peer_failed(comm, msg.rank);
@@ -166,7 +206,7 @@ void coll_link_poll(struct tern_comm *comm)
 	if (!comm->link)
 		return;
 	for (int r = 0; r < COLL_MAX_RANKS; r++)
-		if (comm->link->fd[r] >= 0)
+		if (comm->link->chan[r].fd >= 0)
 			coll_link_read(comm, r);
 }
 
@@ -178,8 +218,9 @@ void coll_link_close(struct tern_comm *comm)
 		return;
 	coll_link_send_all(link, COLL_LINK_BYE, comm->rank, -1);
 	for (int r = 0; r < COLL_MAX_RANKS; r++)
-		if (link->fd[r] >= 0)
-			close(link->fd[r]);
+		if (link->chan[r].fd >= 0)
+			coll_chan_close(&link->chan[r]);
+	pthread_mutex_destroy(&link->lock);
 	free(link);
 	comm->link = NULL;
 }

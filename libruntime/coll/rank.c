@@ -8,8 +8,10 @@
  * learns everyone's. The ranks of each host then make a comm of their
  * own: the dma-buf fds of each one's scratch and semaphore areas travel
  * as SCM_RIGHTS, which only a Unix socket carries, through an abstract one
- * named by the id's nonce and the host's number, the host's first rank
- * listening, open only to its user. Every rank imports its host peers'
+ * the host's first rank listens at, under a random name it bound before
+ * telling anyone: each side checks the other is the same user
+ * (SO_PEERCRED) and proves the id's secret, the first rank first, before
+ * any fd moves. Every rank imports its host peers'
  * areas and plans the rings tern_comm_init_all would. Across hosts
  * (hosts.c) each rank then connects over the network to the ranks at its
  * position on the other hosts. The ranks return together, once all are
@@ -26,209 +28,266 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "coll.h"
 #include "submit.h"
 
-#define COLL_HANDOFF_MAGIC	"ternfds1"
+#define COLL_HANDOFF_MAGIC	"ternfds2"
 /* How long ranks wait for each other to arrive (TERN_COMM_INIT_TIMEOUT_MS). */
 #define COLL_RANK_TIMEOUT_MS	30000
 #define COLL_RANK_TIMEOUT_MAX_MS	3600000
+/* How long a host's first rank gives one connection to prove itself. */
+#define COLL_HANDOFF_PROVE_MS	5000
+/* Room for more fds than a message should carry, to close the extra. */
+#define COLL_HANDOFF_FDS_MAX	8
 
 /* Whose two fds travel with it. */
 struct coll_handoff {
 	char magic[8];
-	uint8_t nonce[COLL_NONCE_BYTES];
 	int32_t rank, nranks;
 };
 
 /*
- * The abstract socket address @host's fds travel through: hosts that are
- * simulated machines of one kernel share the names.
- */
-static socklen_t coll_address(const struct coll_id *cid, int host,
-			      struct sockaddr_un *addr)
-{
-	int len = 0;
-
-	memset(addr, 0, sizeof(*addr));
-	addr->sun_family = AF_UNIX;
-	len = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
-		       "tern-coll-");
-	for (int i = 0; i < COLL_NONCE_BYTES; i++)
-		len += snprintf(addr->sun_path + 1 + len,
-				sizeof(addr->sun_path) - 1 - (size_t)len,
-				"%02x", cid->nonce[i]);
-	len += snprintf(addr->sun_path + 1 + len,
-			sizeof(addr->sun_path) - 1 - (size_t)len, "-%d", host);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-			   (size_t)len);
-}
-
-static bool coll_send_handoff(int sock, const struct coll_handoff *msg,
-			      const int fds[2])
-{
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { (void *)msg, sizeof(*msg) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
-
-	memset(control.buf, 0, sizeof(control.buf));
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(2 * sizeof(int));
-	memcpy(CMSG_DATA(cmsg), fds, 2 * sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*msg);
-}
-
-/* Receives a handoff and its two fds (-1 when absent). */
-static bool coll_recv_handoff(int sock, struct coll_handoff *msg, int fds[2],
-			      int64_t deadline)
-{
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { msg, sizeof(*msg) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-	ssize_t got;
-
-	fds[0] = fds[1] = -1;
-	if (!coll_wait_fd(sock, POLLIN, deadline))
-		return false;
-	got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg))
-		if (cmsg->cmsg_level == SOL_SOCKET &&
-		    cmsg->cmsg_type == SCM_RIGHTS &&
-		    cmsg->cmsg_len == CMSG_LEN(2 * sizeof(int)))
-			memcpy(fds, CMSG_DATA(cmsg), 2 * sizeof(int));
-	if (got != (ssize_t)sizeof(*msg) || fds[0] < 0 || fds[1] < 0) {
-		for (int i = 0; i < 2; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Everything the ranks exchange: per rank, its node, host and connection;
- * per rank of our host (by local rank), its node and its two fds.
+ * Everything the ranks exchange: per rank, what it told the others and
+ * its channel; per rank of our host (by local rank), its node and its two
+ * fds.
  */
 struct coll_table {
 	int nranks;
-	struct coll_node node[COLL_MAX_RANKS];
-	uint8_t host[COLL_MAX_RANKS][COLL_HOST_BYTES];
-	int conn[COLL_MAX_RANKS];	/* rank 0: each peer's; else ours */
+	uint8_t key[COLL_KEY_BYTES];
+	struct coll_rank_info info[COLL_MAX_RANKS];
+	struct coll_chan chan[COLL_MAX_RANKS];	/* rank 0: each peer's; else ours */
 	struct coll_hostmap map;
 	int nlocal, lrank, lhost;	/* our host's ranks, our place, it */
+	int handoff;			/* our hand-off socket, while it may serve */
 	struct coll_node local_node[COLL_MAX_RANKS];
 	int fds[COLL_MAX_RANKS][2];
 	struct coll_net_card card[COLL_MAX_RANKS];
 };
 
-static bool coll_handoff_fits(const struct coll_handoff *h,
-			      const struct coll_id *cid, int nranks)
+/*
+ * The abstract socket address of a hand-off socket: random, not derived
+ * from the id, and told only to the ranks, through rank 0. Hosts that are
+ * simulated machines of one kernel share the names.
+ */
+static socklen_t coll_address(const uint8_t name[COLL_TAG_BYTES],
+			      struct sockaddr_un *addr)
+{
+	int len;
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	len = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
+		       "tern-handoff-");
+	for (int i = 0; i < COLL_TAG_BYTES; i++)
+		len += snprintf(addr->sun_path + 1 + len,
+				sizeof(addr->sun_path) - 1 - (size_t)len,
+				"%02x", name[i]);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			   (size_t)len);
+}
+
+static bool coll_send_handoff(struct coll_chan *ch,
+			      const struct coll_handoff *msg, const int fds[2])
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	uint8_t tag[COLL_MAC_BYTES];
+	struct iovec iov[2] = { { (void *)msg, sizeof(*msg) },
+				{ tag, sizeof(tag) } };
+	struct msghdr mh = {
+		.msg_iov = iov, .msg_iovlen = 2,
+		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
+
+	if (!coll_chan_seal(ch, msg, sizeof(*msg), tag))
+		return false;
+	memset(control.buf, 0, sizeof(control.buf));
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	memcpy(CMSG_DATA(cmsg), fds, 2 * sizeof(int));
+	return sendmsg(ch->fd, &mh, MSG_NOSIGNAL) ==
+	       (ssize_t)(sizeof(*msg) + sizeof(tag));
+}
+
+/*
+ * Receives a handoff and exactly two fds, under the channel's MAC; on
+ * anything else closes whatever fds came and leaves @fds at -1.
+ */
+static bool coll_recv_handoff(struct coll_chan *ch, struct coll_handoff *msg,
+			      int fds[2], int64_t deadline)
+{
+	union {
+		char buf[CMSG_SPACE(COLL_HANDOFF_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	uint8_t tag[COLL_MAC_BYTES];
+	struct iovec iov[2] = { { msg, sizeof(*msg) }, { tag, sizeof(tag) } };
+	struct msghdr mh = {
+		.msg_iov = iov, .msg_iovlen = 2,
+		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+	};
+	int got_fds[COLL_HANDOFF_FDS_MAX * 2], nfds = 0;
+	struct cmsghdr *cmsg;
+	ssize_t got;
+	bool ok;
+
+	fds[0] = fds[1] = -1;
+	if (!coll_wait_fd(ch->fd, POLLIN, deadline))
+		return false;
+	got = recvmsg(ch->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	for (cmsg = got >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cmsg;
+	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+		size_t n;
+
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS ||
+		    cmsg->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n && nfds < (int)(sizeof(got_fds) /
+							 sizeof(int)); i++)
+			memcpy(&got_fds[nfds++],
+			       CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+	}
+	ok = got == (ssize_t)(sizeof(*msg) + sizeof(tag)) && nfds == 2 &&
+	     !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
+	     coll_chan_open(ch, msg, sizeof(*msg), tag);
+	if (!ok) {
+		for (int i = 0; i < nfds; i++)
+			close(got_fds[i]);
+		return false;
+	}
+	fds[0] = got_fds[0];
+	fds[1] = got_fds[1];
+	return true;
+}
+
+static bool coll_handoff_fits(const struct coll_handoff *h, int nranks)
 {
 	return memcmp(h->magic, COLL_HANDOFF_MAGIC, sizeof(h->magic)) == 0 &&
-	       memcmp(h->nonce, cid->nonce, sizeof(h->nonce)) == 0 &&
 	       h->nranks == nranks && h->rank >= 0 && h->rank < nranks;
 }
 
-static void coll_handoff_init(struct coll_handoff *h, const struct coll_id *cid,
-			      int rank, int nranks)
+static void coll_handoff_init(struct coll_handoff *h, int rank, int nranks)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, COLL_HANDOFF_MAGIC, sizeof(h->magic));
-	memcpy(h->nonce, cid->nonce, sizeof(h->nonce));
 	h->rank = rank;
 	h->nranks = nranks;
 }
 
-/* The Unix socket of a host's first rank for the fds of its host's ranks. */
-static int coll_handoff_listen(const struct coll_id *cid, int host)
+/*
+ * Every rank binds a hand-off socket at a name of its own before it meets
+ * rank 0, so that the name, once told, is already taken; the host's first
+ * rank keeps it, the others close it.
+ */
+static tern_status_t coll_handoff_listen(struct coll_table *t, int rank)
 {
 	struct sockaddr_un addr;
-	socklen_t len = coll_address(cid, host, &addr);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	socklen_t len;
+	int fd;
 
-	if (fd >= 0 && (bind(fd, (struct sockaddr *)&addr, len) ||
-			listen(fd, COLL_MAX_RANKS))) {
-		tern_set_last_error("bootstrap: the id is in use by another communicator being made (%s)",
+	if (getrandom(t->info[rank].handoff, COLL_TAG_BYTES, 0) !=
+	    COLL_TAG_BYTES)
+		return TERN_ERROR_BACKEND;
+	len = coll_address(t->info[rank].handoff, &addr);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, len) ||
+	    listen(fd, COLL_MAX_RANKS)) {
+		tern_set_last_error("bootstrap: cannot make a hand-off socket: %s",
 				    strerror(errno));
-		close(fd);
-		return -1;
+		if (fd >= 0)
+			close(fd);
+		return TERN_ERROR_BACKEND;
 	}
-	return fd;
+	t->handoff = fd;
+	return TERN_SUCCESS;
 }
 
-/* Only rank 0's user may hand it fds (an abstract socket has no mode). */
+/* Whether the process at the other end of @conn is this user's. */
 static bool coll_same_user(int conn)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
 	return getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-	       cred.uid == getuid();
+	       len == sizeof(cred) && cred.uid == getuid();
+}
+
+/*
+ * A host's first rank: takes the next connection that is this user's and
+ * proves the secret, and its fds; false, all closed, for any other.
+ */
+static bool coll_handoff_take(struct coll_table *t, int listener,
+			      struct coll_chan *conn, int64_t deadline)
+{
+	int64_t prove_by = coll_now_ms() + COLL_HANDOFF_PROVE_MS;
+	struct coll_handoff h;
+	struct coll_chan ch = { .fd = -1 };
+	int fds[2] = { -1, -1 };
+	int fd;
+
+	fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (prove_by > deadline)
+		prove_by = deadline;
+	if (!coll_same_user(fd) ||
+	    coll_auth_lead(fd, t->key, COLL_AUTH_HANDOFF, &ch, prove_by) ||
+	    !coll_recv_handoff(&ch, &h, fds, prove_by) ||
+	    !coll_handoff_fits(&h, t->nlocal) || h.rank == 0 ||
+	    conn[h.rank].fd >= 0) {
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (ch.fd >= 0)
+			coll_chan_close(&ch);
+		else
+			close(fd);
+		return false;	/* a stray or duplicate: not one of ours */
+	}
+	conn[h.rank] = ch;
+	t->fds[h.rank][0] = fds[0];
+	t->fds[h.rank][1] = fds[1];
+	return true;
 }
 
 /* A host's first rank: gathers its host peers' fds, sends each all. */
-static tern_status_t coll_handoff_gather(struct coll_table *t,
-					 const struct coll_id *cid,
-					 int listener, int64_t deadline)
+static tern_status_t coll_handoff_gather(struct coll_table *t, int listener,
+					 int64_t deadline)
 {
-	int conn[COLL_MAX_RANKS], joined = 0;
+	struct coll_chan conn[COLL_MAX_RANKS];
 	tern_status_t status = TERN_ERROR_PEER_FAILED;
+	int joined = 0;
 
 	for (int r = 0; r < t->nlocal; r++)
-		conn[r] = -1;
+		conn[r].fd = -1;
 	while (joined < t->nlocal - 1) {
-		struct coll_handoff h;
-		int fds[2], fd;
-
 		if (!coll_wait_fd(listener, POLLIN, deadline)) {
 			tern_set_last_error("bootstrap: %d of %d ranks of host %d handed its first rank their buffers in time",
 					    joined + 1, t->nlocal, t->lhost);
 			goto out;
 		}
-		fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!coll_same_user(fd) ||
-		    !coll_recv_handoff(fd, &h, fds, deadline) ||
-		    !coll_handoff_fits(&h, cid, t->nlocal) || h.rank == 0 ||
-		    conn[h.rank] >= 0) {
-			if (fds[0] >= 0) {
-				close(fds[0]);
-				close(fds[1]);
-			}
-			close(fd);
-			continue;	/* a stray or duplicate: not one of ours */
-		}
-		conn[h.rank] = fd;
-		t->fds[h.rank][0] = fds[0];
-		t->fds[h.rank][1] = fds[1];
-		joined++;
+		if (coll_handoff_take(t, listener, conn, deadline))
+			joined++;
 	}
 	status = TERN_SUCCESS;
 	for (int p = 1; p < t->nlocal && status == TERN_SUCCESS; p++) {
 		for (int q = 0; q < t->nlocal; q++) {
 			struct coll_handoff h;
 
-			coll_handoff_init(&h, cid, q, t->nlocal);
-			if (!coll_send_handoff(conn[p], &h, t->fds[q])) {
+			coll_handoff_init(&h, q, t->nlocal);
+			if (!coll_send_handoff(&conn[p], &h, t->fds[q])) {
 				status = TERN_ERROR_PEER_FAILED;
 				break;
 			}
@@ -236,23 +295,23 @@ static tern_status_t coll_handoff_gather(struct coll_table *t,
 	}
 out:
 	for (int r = 0; r < t->nlocal; r++)
-		if (conn[r] >= 0)
-			close(conn[r]);
+		if (conn[r].fd >= 0)
+			coll_chan_close(&conn[r]);
 	return status;
 }
 
 /*
  * Any other rank: hands its host's first rank its fds and receives
- * everyone's; that rank binds its socket once it has met rank 0, so a
- * refused connect is tried again until @deadline.
+ * everyone's, once the socket's owner is this user and has proved the
+ * secret; a refused connect is tried again until @deadline.
  */
-static tern_status_t coll_handoff_join(struct coll_table *t,
-				       const struct coll_id *cid,
+static tern_status_t coll_handoff_join(struct coll_table *t, int first,
 				       int64_t deadline)
 {
 	struct sockaddr_un addr;
-	socklen_t len = coll_address(cid, t->lhost, &addr);
+	socklen_t len = coll_address(t->info[first].handoff, &addr);
 	struct coll_handoff h;
+	struct coll_chan ch = { .fd = -1 };
 	tern_status_t status = TERN_ERROR_PEER_FAILED;
 	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
@@ -266,26 +325,49 @@ static tern_status_t coll_handoff_join(struct coll_table *t,
 		}
 		usleep(5000);
 	}
-	coll_handoff_init(&h, cid, t->lrank, t->nlocal);
-	if (!coll_send_handoff(sock, &h, t->fds[t->lrank]))
+	if (!coll_same_user(sock)) {
+		tern_set_last_error("bootstrap: local rank %d of host %d: another user's process holds its host's hand-off socket; nothing was handed over",
+				    t->lrank, t->lhost);
+		status = TERN_ERROR_PERMISSION;
+		goto out;
+	}
+	status = coll_auth_join(sock, t->key, COLL_AUTH_HANDOFF, &ch,
+				deadline);
+	if (status) {
+		tern_set_last_error("bootstrap: local rank %d of host %d: its host's hand-off socket %s; nothing was handed over",
+				    t->lrank, t->lhost,
+				    status == TERN_ERROR_PERMISSION ?
+				    "cannot prove it holds the id's secret" :
+				    "did not answer");
+		goto out;
+	}
+	status = TERN_ERROR_PEER_FAILED;
+	coll_handoff_init(&h, t->lrank, t->nlocal);
+	if (!coll_send_handoff(&ch, &h, t->fds[t->lrank]))
 		goto out;
 	for (int q = 0; q < t->nlocal; q++) {
 		int fds[2];
 
-		if (!coll_recv_handoff(sock, &h, fds, deadline) ||
-		    !coll_handoff_fits(&h, cid, t->nlocal) || h.rank != q)
+		if (!coll_recv_handoff(&ch, &h, fds, deadline))
 			goto out;
-		if (q == t->lrank) {
-			close(fds[0]);	/* our own, back again */
+		if (!coll_handoff_fits(&h, t->nlocal) || h.rank != q ||
+		    q == t->lrank) {
+			close(fds[0]);	/* our own back again, or a lie */
 			close(fds[1]);
-			continue;
+			if (q == t->lrank && h.rank == q &&
+			    coll_handoff_fits(&h, t->nlocal))
+				continue;
+			goto out;
 		}
 		t->fds[q][0] = fds[0];
 		t->fds[q][1] = fds[1];
 	}
 	status = TERN_SUCCESS;
 out:
-	close(sock);
+	if (ch.fd >= 0)
+		coll_chan_close(&ch);
+	else
+		close(sock);
 	return status;
 }
 
@@ -294,43 +376,46 @@ static tern_status_t coll_meet(struct coll_table *t, const struct coll_id *cid,
 			       int rank, int64_t deadline)
 {
 	tern_status_t status;
+	int first = -1;
 
 	if (rank != 0)
-		status = coll_meet_peer(cid, rank, t->nranks, t->node, t->host,
-					&t->conn[rank], deadline);
+		status = coll_meet_peer(cid, t->key, rank, t->nranks, t->info,
+					&t->chan[rank], deadline);
 	else
-		status = coll_meet_root(cid, t->nranks, t->node, t->host,
-					t->conn, deadline);
+		status = coll_meet_root(cid, t->key, t->nranks, t->info,
+					t->chan, deadline);
 	if (status)
 		return status;
-	coll_map_hosts(t->nranks, (const uint8_t (*)[COLL_HOST_BYTES])t->host,
-		       &t->map);
+	coll_map_hosts(t->nranks, t->info, &t->map);
 	t->lhost = t->map.host_of[rank];
 	t->lrank = t->map.local_rank[rank];
 	t->nlocal = t->map.local_size;
-	for (int r = 0; r < t->nranks; r++)
-		if (t->map.host_of[r] == t->lhost)
-			t->local_node[t->map.local_rank[r]] = t->node[r];
+	for (int r = 0; r < t->nranks; r++) {
+		if (t->map.host_of[r] != t->lhost)
+			continue;
+		t->local_node[t->map.local_rank[r]] = t->info[r].node;
+		if (first < 0)
+			first = r;
+	}
+	/* Its host's first rank keeps its hand-off socket; we no longer. */
+	if (first != rank && t->handoff >= 0) {
+		close(t->handoff);
+		t->handoff = -1;
+	}
 	return TERN_SUCCESS;
 }
 
 /* Trades the areas' fds among our host's ranks. */
-static tern_status_t coll_handoff(struct coll_table *t,
-				  const struct coll_id *cid, int64_t deadline)
+static tern_status_t coll_handoff(struct coll_table *t, int64_t deadline)
 {
-	tern_status_t status;
-	int listener;
-
 	if (t->nlocal == 1)
 		return TERN_SUCCESS;
 	if (t->lrank != 0)
-		return coll_handoff_join(t, cid, deadline);
-	listener = coll_handoff_listen(cid, t->lhost);
-	if (listener < 0)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	status = coll_handoff_gather(t, cid, listener, deadline);
-	close(listener);
-	return status;
+		return coll_handoff_join(t,
+					 coll_host_member(&t->map, t->nranks,
+							  t->lhost, 0),
+					 deadline);
+	return coll_handoff_gather(t, t->handoff, deadline);
 }
 
 int64_t coll_init_timeout_ms(void)
@@ -345,26 +430,19 @@ int64_t coll_cut_ms(void)
 			   COLL_CUT_MAX_MS);
 }
 
-/* Moves the connections the star keeps from @t into @c's link. */
+/* Moves the channels the star keeps from @t into @c's link. */
 static tern_status_t coll_keep_links(struct tern_comm *c, struct coll_table *t)
 {
-	int fds[COLL_MAX_RANKS];
+	struct coll_chan *mine = &t->chan[c->rank];
 	tern_status_t status;
 
-	for (int r = 0; r < t->nranks; r++)
-		fds[r] = -1;
-	if (c->rank == 0) {
-		for (int r = 1; r < t->nranks; r++)
-			fds[r] = t->conn[r];
-	} else {
-		fds[0] = t->conn[c->rank];
-	}
-	status = coll_link_create(c, fds);
+	status = coll_link_create(c, c->rank == 0 ? t->chan : mine);
 	if (status)
 		return status;
+	/* The link has them now. */
 	for (int r = 0; r < t->nranks; r++)
-		if (fds[r] >= 0)
-			t->conn[c->rank == 0 ? r : c->rank] = -1;
+		if (c->rank == 0 || r == c->rank)
+			t->chan[r].fd = -1;
 	return TERN_SUCCESS;
 }
 
@@ -374,9 +452,12 @@ static void coll_table_close(struct coll_table *t)
 		for (int i = 0; i < 2; i++)
 			if (t->fds[r][i] >= 0)
 				close(t->fds[r][i]);
-		if (t->conn[r] >= 0)
-			close(t->conn[r]);
+		if (t->chan[r].fd >= 0)
+			coll_chan_close(&t->chan[r]);
 	}
+	if (t->handoff >= 0)
+		close(t->handoff);
+	OPENSSL_cleanse(t->key, sizeof(t->key));
 }
 
 /*
@@ -384,8 +465,7 @@ static void coll_table_close(struct coll_table *t)
  * tern_comm_init_all checks its devices.
  */
 static tern_status_t coll_make_local(struct tern_device *dev,
-				     struct coll_table *t,
-				     const struct coll_id *cid, int64_t deadline,
+				     struct coll_table *t, int64_t deadline,
 				     struct tern_comm **out)
 {
 	struct tern_comm *c = NULL;
@@ -398,7 +478,7 @@ static tern_status_t coll_make_local(struct tern_device *dev,
 			status = tern_buffer_export(c->sem,
 						    &t->fds[t->lrank][1]);
 		if (status == TERN_SUCCESS)
-			status = coll_handoff(t, cid, deadline);
+			status = coll_handoff(t, deadline);
 	}
 	for (int p = 0; status == TERN_SUCCESS && p < t->nlocal; p++) {
 		if (p == t->lrank)
@@ -425,7 +505,7 @@ static tern_status_t coll_make_local(struct tern_device *dev,
 			}
 	/* Ranks that would choose differently would never meet. */
 	for (int p = 1; status == TERN_SUCCESS && p < t->nranks; p++)
-		if (t->node[p].algo != t->node[0].algo) {
+		if (t->info[p].node.algo != t->info[0].node.algo) {
 			tern_set_last_error("rank %d has a TERN_ALGO of its own: every rank needs the same",
 					    p);
 			status = TERN_ERROR_INVALID_ARGUMENT;
@@ -454,11 +534,13 @@ static tern_status_t coll_make_across(struct coll_table *t, int rank,
 				 &t->card[rank], top);
 	if (mine)
 		*top = NULL;	/* @local went with it */
-	status = coll_agree(rank, t->nranks, t->conn, mine, deadline);
+	status = coll_agree(rank, t->nranks, t->chan, mine, deadline);
 	if (status == TERN_SUCCESS)
-		status = coll_star_allgather(rank, t->nranks, t->conn,
+		status = coll_star_allgather(rank, t->nranks, t->chan,
 					     t->card, sizeof(t->card[0]),
 					     deadline);
+	if (status == TERN_SUCCESS)
+		status = coll_cards_fit(t->card, t->nranks);
 	if (status == TERN_SUCCESS)
 		status = coll_hosts_connect(*top, t->card, deadline);
 	if (status && mine == TERN_SUCCESS) {
@@ -501,31 +583,38 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 		return TERN_ERROR_OUT_OF_MEMORY;
 	t->nranks = nranks;
 	t->nlocal = 1;
+	t->handoff = -1;
 	memset(t->fds, -1, sizeof(t->fds));
-	memset(t->conn, -1, sizeof(t->conn));
-	status = coll_describe(dev, &t->node[rank]);
-	t->local_node[0] = t->node[rank];
+	for (int r = 0; r < nranks; r++)
+		t->chan[r].fd = -1;
+	status = coll_describe(dev, &t->info[rank].node);
+	t->local_node[0] = t->info[rank].node;
+	if (status == TERN_SUCCESS && nranks > 1)
+		status = coll_id_key(&cid, t->key);
+	if (status == TERN_SUCCESS && nranks > 1)
+		status = coll_handoff_listen(t, rank);
 	if (status == TERN_SUCCESS && nranks > 1) {
 		status = coll_meet(t, &cid, rank, deadline);
 		met = status == TERN_SUCCESS;
 	}
 	if (status == TERN_SUCCESS)
-		status = coll_make_local(dev, t, &cid, deadline, &c);
+		status = coll_make_local(dev, t, deadline, &c);
 	/*
 	 * On the simulator an area lives only while its process does, so
 	 * none may return before all have imported; and all fail alike.
 	 */
 	if (met)
-		status = coll_agree(rank, nranks, t->conn, status, deadline);
+		status = coll_agree(rank, nranks, t->chan, status, deadline);
 	if (status == TERN_SUCCESS && t->map.nhosts > 1)
 		status = coll_make_across(t, rank, c, deadline, &c);
 	if (status == TERN_SUCCESS && t->map.nhosts > 1)
-		status = coll_agree(rank, nranks, t->conn, status, deadline);
+		status = coll_agree(rank, nranks, t->chan, status, deadline);
 	if (status == TERN_SUCCESS && nranks > 1)
 		status = coll_keep_links(c, t);
 	coll_table_close(t);
 	if (rank == 0)
 		coll_id_release(id);	/* one rank: the port was never needed */
+	OPENSSL_cleanse(&cid, sizeof(cid));
 	if (status == TERN_SUCCESS) {
 		coll_register(c);
 		*comm = c;

@@ -430,10 +430,10 @@ static void test_16_ranks(void **state) { (void)state; ranks_case(16); }
 
 /* ---- the bootstrap ---- */
 
-/* What the id carries (coll/bootstrap.c): a nonce, then rank 0's address. */
+/* What the id carries (coll/id.c): its secret and tag, then rank 0's address. */
 struct id_address {
 	char magic[8];
-	uint8_t nonce[16];
+	uint8_t secret[32], tag[16];
 	uint16_t family, port;		/* port in network order */
 	uint8_t addr[16];
 };
