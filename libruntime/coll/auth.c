@@ -13,6 +13,11 @@
  * listener test a guess offline but the MACs, which need the secret's 256
  * bits to forge. The comm's key is derived from the secret and the id's
  * address and tag, so one secret (TERN_COMM_SECRET) serves many ids apart.
+ *
+ * A network connection between hosts (a rail's, hosts.c) cannot wait for
+ * a round trip: its first message carries a MAC over both ranks and
+ * nonces each rank drew for this comm and sent through rank 0, so it
+ * proves its sender for this comm and this receiver alone.
  */
 #include <errno.h>
 #include <poll.h>
@@ -189,6 +194,30 @@ bool coll_auth_chan_join(struct coll_auth_state *st,
 {
 	return coll_chan_begin(ch, fd, key, false, st->reply.challenge,
 			       st->hello.challenge);
+}
+
+bool coll_auth_rail(const uint8_t key[COLL_KEY_BYTES], int32_t from,
+		    int32_t to, const uint8_t nonce_to[COLL_TAG_BYTES],
+		    const uint8_t nonce_from[COLL_TAG_BYTES],
+		    uint8_t mac[COLL_MAC_BYTES])
+{
+	const struct coll_piece piece[] = {
+		{ "tern rail", 9 }, { &from, sizeof(from) }, { &to, sizeof(to) },
+		{ nonce_to, COLL_TAG_BYTES }, { nonce_from, COLL_TAG_BYTES },
+	};
+
+	return coll_hmac(key, piece, 5, mac);
+}
+
+bool coll_auth_rail_check(const uint8_t key[COLL_KEY_BYTES], int32_t from,
+			  int32_t to, const uint8_t nonce_to[COLL_TAG_BYTES],
+			  const uint8_t nonce_from[COLL_TAG_BYTES],
+			  const uint8_t mac[COLL_MAC_BYTES])
+{
+	uint8_t want[COLL_MAC_BYTES];
+
+	return coll_auth_rail(key, from, to, nonce_to, nonce_from, want) &&
+	       coll_mac_equal(want, mac);
 }
 
 /* ---- blocking sends and receives, for a stream or a packet socket ---- */

@@ -261,6 +261,7 @@ int64_t coll_monitor_interval_ns(void);
 /* ---- auth.c: every connection proves the id's secret ---- */
 
 #define COLL_KEY_BYTES		32
+#define COLL_TAG_BYTES		16
 #define COLL_MAC_BYTES		32
 #define COLL_CHALLENGE_BYTES	32
 
@@ -333,6 +334,18 @@ tern_status_t coll_auth_join(int fd, const uint8_t key[COLL_KEY_BYTES],
 tern_status_t coll_auth_lead(int fd, const uint8_t key[COLL_KEY_BYTES],
 			     uint32_t purpose, struct coll_chan *ch,
 			     int64_t deadline);
+/*
+ * A network connection's first message: @from's proof, for @to, over the
+ * nonces both drew for this comm.
+ */
+bool coll_auth_rail(const uint8_t key[COLL_KEY_BYTES], int32_t from,
+		    int32_t to, const uint8_t nonce_to[COLL_TAG_BYTES],
+		    const uint8_t nonce_from[COLL_TAG_BYTES],
+		    uint8_t mac[COLL_MAC_BYTES]);
+bool coll_auth_rail_check(const uint8_t key[COLL_KEY_BYTES], int32_t from,
+			  int32_t to, const uint8_t nonce_to[COLL_TAG_BYTES],
+			  const uint8_t nonce_from[COLL_TAG_BYTES],
+			  const uint8_t mac[COLL_MAC_BYTES]);
 /* @len bytes and their tag: the next message's, each way. */
 bool coll_chan_seal(struct coll_chan *ch, const void *buf, size_t len,
 		    uint8_t tag[COLL_MAC_BYTES]);
@@ -350,7 +363,6 @@ bool coll_recv_all(int fd, void *buf, size_t len, int64_t deadline);
 /* ---- id.c: the unique id, its port and its secret ---- */
 
 #define COLL_ID_MAGIC		"ternuid3"
-#define COLL_TAG_BYTES		16
 #define COLL_SECRET_BYTES	32
 #define COLL_HOST_BYTES		48
 
@@ -598,6 +610,13 @@ struct coll_net_card {
 	uint64_t net_bandwidth;		/* bytes/s each way, a rank's share */
 	uint32_t net_latency_ns;	/* a message's, end to end */
 	int32_t rail_algo;		/* TERN_NET_ALGO, or -1 */
+	uint8_t nonce[COLL_TAG_BYTES];	/* drawn for this comm: rail proofs */
+};
+
+/* A network connection's first message: who, to whom, the proof. */
+struct coll_rail_hello {
+	int32_t rank, to;
+	uint8_t mac[COLL_MAC_BYTES];
 };
 
 struct tern_net_stats;
@@ -623,7 +642,11 @@ struct coll_hosts {
 	struct tern_net_handle handle[COLL_MAX_RANKS];
 	struct tern_net_comm *accepting;	/* its hello not yet in */
 	struct tern_net_req *accepting_req;
-	int32_t *hello;			/* [0] our rank; [1] the one accepting */
+	/* By rank: our hellos to each; then the one accepting's. */
+	struct coll_rail_hello *hello_out, *hello_in;
+	uint8_t key[COLL_KEY_BYTES];	/* the comm's: rail proofs */
+	unsigned int refused;		/* connections that proved nothing */
+	uint8_t nonce[COLL_MAX_RANKS][COLL_TAG_BYTES];	/* each rank's */
 	uint8_t *tmp;			/* COLL_STAGE_BYTES a receive reduces from */
 	struct tern_net_mr *stage_mr, *tmp_mr;
 	/* The counters per peer host, for tern-inspect (net/stats.h). */
@@ -669,6 +692,7 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 tern_status_t coll_cards_fit(struct coll_net_card *cards, int nranks);
 tern_status_t coll_hosts_connect(struct tern_comm *top,
 				 const struct coll_net_card *cards,
+				 const uint8_t key[COLL_KEY_BYTES],
 				 int64_t deadline);
 /*
  * The connection a send to (@send) or a recv from @peer goes on, made if

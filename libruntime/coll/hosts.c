@@ -23,8 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "coll.h"
 #include "net/stats.h"
@@ -98,6 +101,7 @@ void coll_hosts_free(struct tern_comm *top)
 	if (h->temp)
 		tern_buffer_free(h->temp);
 	free(h->queue);
+	OPENSSL_cleanse(h->key, sizeof(h->key));
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -123,11 +127,12 @@ static tern_status_t coll_hosts_memory(struct tern_device *dev,
 		return status;
 	h->words_cpu = cpu;
 	memset((void *)h->words_cpu, 0, COLL_WORDS * sizeof(uint64_t));
-	/* The hellos' words after the receive area, in one registration. */
+	/* The hellos after the receive area, in one registration. */
 	h->tmp = aligned_alloc(4096, COLL_STAGE_BYTES + 4096);
 	if (!h->tmp)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	h->hello = (int32_t *)(h->tmp + COLL_STAGE_BYTES);
+	h->hello_out = (struct coll_rail_hello *)(h->tmp + COLL_STAGE_BYTES);
+	h->hello_in = h->hello_out + COLL_MAX_RANKS;
 	status = h->ops->reg_mr(h->net, h->stage_cpu,
 				COLL_STAGE_SLOTS * COLL_STAGE_BYTES,
 				&h->stage_mr);
@@ -214,6 +219,10 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	if (status == TERN_SUCCESS)
 		status = coll_forced_rail(&h->forced_rail);
 	card->rail_algo = h->forced_rail;
+	if (status == TERN_SUCCESS &&
+	    getrandom(card->nonce, sizeof(card->nonce), 0) !=
+	    sizeof(card->nonce))
+		status = TERN_ERROR_BACKEND;
 	coll_host_name(card->host, sizeof(card->host));
 	if (status) {
 		coll_comm_free(top);	/* and @local with it */
@@ -239,15 +248,25 @@ tern_status_t coll_cards_fit(struct coll_net_card *cards, int nranks)
 	return TERN_SUCCESS;
 }
 
-/* Sends our rank on @comm, our first message: the acceptor learns who. */
-static tern_status_t coll_hosts_hello(struct coll_hosts *h,
-				      struct tern_net_comm *comm, void *at,
+/*
+ * Sends our proof to @to on @comm, its first message: the acceptor learns
+ * who, and that we are of this comm.
+ */
+static tern_status_t coll_hosts_hello(struct tern_comm *top,
+				      struct tern_net_comm *comm, int to,
 				      struct tern_net_req **req)
 {
+	struct coll_hosts *h = top->hosts;
+	struct coll_rail_hello *at = &h->hello_out[to];
 	tern_status_t status;
 
+	at->rank = top->rank;
+	at->to = to;
+	if (!coll_auth_rail(h->key, top->rank, to, h->nonce[to],
+			    h->nonce[top->rank], at->mac))
+		return TERN_ERROR_BACKEND;
 	do {
-		status = h->ops->isend(comm, at, sizeof(int32_t), h->tmp_mr,
+		status = h->ops->isend(comm, at, sizeof(*at), h->tmp_mr,
 				       req);
 		if (status == TERN_ERROR_NOT_READY)
 			h->ops->wait(h->net, 1);
@@ -277,21 +296,46 @@ static tern_status_t coll_hosts_finish(struct coll_hosts *h,
 	return status;
 }
 
+/*
+ * Whose connection a first message of @len bytes says it is: a rank on
+ * another host, not yet connected, that proved it is of this comm and
+ * meant us; -1 for anything else.
+ */
+static int coll_hosts_whose(struct tern_comm *top,
+			    const struct coll_rail_hello *hello, size_t len)
+{
+	struct coll_hosts *h = top->hosts;
+	const int who = hello->rank;
+
+	if (len != sizeof(*hello) || who < 0 || who >= top->nranks ||
+	    hello->to != top->rank || h->host_of[who] == h->host ||
+	    h->from[who] ||
+	    !coll_auth_rail_check(h->key, who, top->rank, h->nonce[top->rank],
+				  h->nonce[who], hello->mac)) {
+		h->refused++;
+		return -1;
+	}
+	return who;
+}
+
 /* Accepts a connection and learns, from its hello, whose it is. */
-static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
+static tern_status_t coll_hosts_accept(struct tern_comm *top,
+				       struct coll_rail_hello *slot,
 				       int64_t deadline)
 {
 	struct coll_hosts *h = top->hosts;
 	struct tern_net_comm *comm = NULL;
 	struct tern_net_req *req = NULL;
 	tern_status_t status;
-	int host;
+	bool done = false;
+	size_t len = 0;
+	int who;
 
 	while ((status = h->ops->accept(h->listen, &comm)) ==
 	       TERN_ERROR_NOT_READY) {
 		if (coll_now_ms() >= deadline) {
-			tern_set_last_error("bootstrap: rank %d: a rank on another host did not connect over the network in time",
-					    top->rank);
+			tern_set_last_error("bootstrap: rank %d: a rank on another host did not connect over the network in time (%u connections did not prove they are of this comm)",
+					    top->rank, h->refused);
 			return TERN_ERROR_PEER_FAILED;
 		}
 		h->ops->wait(h->net, 10);
@@ -304,15 +348,23 @@ static tern_status_t coll_hosts_accept(struct tern_comm *top, int32_t *slot,
 		if (status == TERN_ERROR_NOT_READY)
 			h->ops->wait(h->net, 1);
 	} while (status == TERN_ERROR_NOT_READY);
-	if (status == TERN_SUCCESS)
-		status = coll_hosts_finish(h, &req, deadline);
-	host = status == TERN_SUCCESS && *slot >= 0 && *slot < top->nranks ?
-	       h->host_of[*slot] : -1;
-	if (host < 0 || host == h->host || h->from[*slot]) {
-		h->ops->close_comm(comm);
-		return status ? status : TERN_ERROR_PEER_FAILED;
+	while (status == TERN_SUCCESS && !done) {
+		status = h->ops->test(req, &done, &len);
+		if (status == TERN_SUCCESS && !done) {
+			if (coll_now_ms() >= deadline)
+				status = TERN_ERROR_PEER_FAILED;
+			else
+				h->ops->wait(h->net, 10);
+		}
 	}
-	h->from[*slot] = comm;
+	who = status == TERN_SUCCESS ? coll_hosts_whose(top, slot, len) : -1;
+	if (who < 0) {
+		h->ops->close_comm(comm);
+		/* Not one of ours: the next connection may be. */
+		return status == TERN_ERROR_PEER_FAILED ? status :
+		       TERN_ERROR_NOT_READY;
+	}
+	h->from[who] = comm;
 	return TERN_SUCCESS;
 }
 
@@ -323,14 +375,14 @@ static tern_status_t coll_hosts_take(struct tern_comm *top)
 	tern_status_t status;
 	bool done = false;
 	size_t len = 0;
-	int32_t who;
+	int who;
 
 	if (!h->accepting) {
 		status = h->ops->accept(h->listen, &h->accepting);
 		if (status)
 			return status;
-		status = h->ops->irecv(h->accepting, &h->hello[1],
-				       sizeof(int32_t), h->tmp_mr,
+		status = h->ops->irecv(h->accepting, h->hello_in,
+				       sizeof(*h->hello_in), h->tmp_mr,
 				       &h->accepting_req);
 		if (status) {
 			h->ops->close_comm(h->accepting);
@@ -342,12 +394,13 @@ static tern_status_t coll_hosts_take(struct tern_comm *top)
 	status = h->ops->test(h->accepting_req, &done, &len);
 	if (status == TERN_SUCCESS && !done)
 		return TERN_ERROR_NOT_READY;
-	who = h->hello[1];
-	if (status || len != sizeof(who) || who < 0 || who >= top->nranks ||
-	    h->host_of[who] == h->host || h->from[who]) {
+	who = status == TERN_SUCCESS ? coll_hosts_whose(top, h->hello_in, len) :
+	      -1;
+	if (who < 0) {
 		h->ops->close_comm(h->accepting);
 		h->accepting = NULL;
-		return status ? status : TERN_ERROR_PEER_FAILED;
+		/* A stranger fails nothing: the next connection may be ours. */
+		return status ? status : TERN_ERROR_NOT_READY;
 	}
 	h->from[who] = h->accepting;
 	h->accepting = NULL;
@@ -367,8 +420,7 @@ tern_status_t coll_hosts_reach(struct tern_comm *top, int peer, bool send)
 					 &h->to[peer]);
 		/* Its hello ends with the connection; nobody waits for it. */
 		if (status == TERN_SUCCESS)
-			status = coll_hosts_hello(h, h->to[peer], h->hello,
-						  &req);
+			status = coll_hosts_hello(top, h->to[peer], peer, &req);
 		return status;
 	}
 	while (!h->from[peer]) {
@@ -480,21 +532,24 @@ void coll_hosts_count(struct tern_comm *top)
 
 tern_status_t coll_hosts_connect(struct tern_comm *top,
 				 const struct coll_net_card *cards,
+				 const uint8_t key[COLL_KEY_BYTES],
 				 int64_t deadline)
 {
 	struct coll_hosts *h = top->hosts;
 	struct tern_net_req *req[COLL_MAX_RANKS] = { NULL };
-	int32_t *words = (int32_t *)h->tmp;
+	/* The rail's hellos land in the receive area, one a host. */
+	struct coll_rail_hello *in = (struct coll_rail_hello *)h->tmp;
 	tern_status_t status = TERN_SUCCESS;
 
 	/* Rank 0's view of the network, so that every rank chooses alike. */
 	h->net_bandwidth = (double)cards[0].net_bandwidth;
 	h->net_latency_ns = cards[0].net_latency_ns;
 	h->forced_rail = cards[0].rail_algo;
-	/* Our rank, sent from [0]; theirs land from [1] on. */
-	words[0] = top->rank;
-	for (int r = 0; r < top->nranks; r++)
+	memcpy(h->key, key, sizeof(h->key));
+	for (int r = 0; r < top->nranks; r++) {
 		h->handle[r] = cards[r].handle;
+		memcpy(h->nonce[r], cards[r].nonce, sizeof(h->nonce[r]));
+	}
 	for (int j = 0; j < h->nhosts && status == TERN_SUCCESS; j++) {
 		const int r = h->rail[j];
 
@@ -502,10 +557,15 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 			continue;
 		status = h->ops->connect(h->net, &cards[r].handle, &h->to[r]);
 		if (status == TERN_SUCCESS)
-			status = coll_hosts_hello(h, h->to[r], words, &req[r]);
+			status = coll_hosts_hello(top, h->to[r], r, &req[r]);
 	}
-	for (int i = 1; i < h->nhosts && status == TERN_SUCCESS; i++)
-		status = coll_hosts_accept(top, &words[i], deadline);
+	/* Strangers' connections are closed, and the next one taken. */
+	for (int i = 1; i < h->nhosts && (status == TERN_SUCCESS ||
+					   status == TERN_ERROR_NOT_READY);) {
+		status = coll_hosts_accept(top, &in[i], deadline);
+		if (status == TERN_SUCCESS)
+			i++;
+	}
 	for (int r = 0; r < top->nranks; r++) {
 		tern_status_t done = coll_hosts_finish(h, &req[r], deadline);
 
@@ -513,7 +573,6 @@ tern_status_t coll_hosts_connect(struct tern_comm *top,
 			status = done;
 	}
 	if (status == TERN_SUCCESS) {
-		h->hello[0] = top->rank;
 		coll_hosts_stats_open(top, cards);
 		coll_hosts_count(top);
 		status = coll_proxy_start(top);

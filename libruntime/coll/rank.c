@@ -542,7 +542,7 @@ static tern_status_t coll_make_across(struct coll_table *t, int rank,
 	if (status == TERN_SUCCESS)
 		status = coll_cards_fit(t->card, t->nranks);
 	if (status == TERN_SUCCESS)
-		status = coll_hosts_connect(*top, t->card, deadline);
+		status = coll_hosts_connect(*top, t->card, t->key, deadline);
 	if (status && mine == TERN_SUCCESS) {
 		coll_comm_free(*top);
 		*top = NULL;

@@ -75,9 +75,19 @@ void ofi_listen_complete(struct tern_net *net, struct tern_net_req *req,
 	if (!err && memcmp(req->msg.magic, OFI_CONNECT_MAGIC, 8) == 0 &&
 	    req->msg.name_len <= OFI_NAME_BYTES &&
 	    (p = calloc(1, sizeof(*p)))) {
+		if (listen->npending == OFI_PENDING_MAX) {
+			struct ofi_pending *oldest = listen->pending;
+
+			listen->pending = oldest->next;
+			if (!listen->pending)
+				listen->pending_tail = &listen->pending;
+			listen->npending--;
+			free(oldest);
+		}
 		p->msg = req->msg;
 		*listen->pending_tail = p;
 		listen->pending_tail = &p->next;
+		listen->npending++;
 	}
 	if (ofi_post_own(net, req))
 		tern_set_last_error("network: a listen on %s stopped taking connections",
@@ -302,6 +312,7 @@ tern_status_t ofi_accept(struct tern_net_listen *listen,
 		return TERN_ERROR_NOT_READY;
 	}
 	listen->pending = p->next;
+	listen->npending--;
 	if (!listen->pending)
 		listen->pending_tail = &listen->pending;
 	comm->peer = ofi_peer_addr(net, p->msg.name, p->msg.name_len);

@@ -133,6 +133,13 @@ struct tern_net_req {
 	struct ofi_connect_msg msg;	/* CONNECT_SEND, LISTEN */
 };
 
+/*
+ * Connect messages a listen keeps until they are accepted: past this, the
+ * oldest goes, so that a flood of them neither grows without bound nor
+ * keeps a real peer's out for good (it connects again, or its comm fails).
+ */
+#define OFI_PENDING_MAX		256
+
 struct ofi_pending {
 	struct ofi_connect_msg msg;
 	struct ofi_pending *next;
@@ -143,6 +150,7 @@ struct tern_net_listen {
 	uint32_t id;
 	struct tern_net_req *recv;		/* the connect message receive posted */
 	struct ofi_pending *pending, **pending_tail;
+	unsigned int npending;		/* at most OFI_PENDING_MAX */
 	struct tern_net_listen *next;
 };
 
