@@ -184,6 +184,28 @@ static PyObject *tern_py_unique_id(PyObject *m, PyObject *unused)
 	return PyBytes_FromStringAndSize(id.internal, sizeof(id.internal));
 }
 
+static PyObject *tern_py_unique_id_public(PyObject *m, PyObject *arg)
+{
+	tern_unique_id_t id, pub;
+	Py_buffer view;
+	tern_status_t st;
+
+	(void)m;
+	if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE))
+		return NULL;
+	if (view.len != (Py_ssize_t)sizeof(id.internal)) {
+		PyBuffer_Release(&view);
+		return tern_py_invalid("id must be the %zu bytes of tern.unique_id(), not %zd",
+				       sizeof(id.internal), view.len);
+	}
+	memcpy(id.internal, view.buf, sizeof(id.internal));
+	PyBuffer_Release(&view);
+	st = tern_unique_id_public(&id, &pub);
+	if (st)
+		return tern_py_raise(st);
+	return PyBytes_FromStringAndSize(pub.internal, sizeof(pub.internal));
+}
+
 static PyObject *tern_py_group_start(PyObject *m, PyObject *unused)
 {
 	tern_status_t st = tern_group_start();
@@ -238,7 +260,11 @@ static PyMethodDef tern_py_functions[] = {
 	  "backend() -> 'kernel' or 'sim': the backend libtern chose." },
 	{ "unique_id", tern_py_unique_id, METH_NOARGS,
 	  "unique_id() -> bytes: an id for Comm(); rank 0 makes it and hands "
-	  "it to every rank as it is." },
+	  "it to every rank as it is: whoever holds it may join." },
+	{ "unique_id_public", tern_py_unique_id_public, METH_O,
+	  "unique_id_public(id) -> bytes: id without its secret, for a place "
+	  "others can read; every rank joins with it and takes the secret "
+	  "from TERN_COMM_SECRET, or on this host from the user's own file." },
 	{ "group_start", tern_py_group_start, METH_NOARGS,
 	  "group_start(): collectives until group_end() launch together." },
 	{ "group_end", tern_py_group_end, METH_NOARGS,

@@ -173,9 +173,16 @@ void ProcessGroupTern::join(const c10::intrusive_ptr<c10d::Store> &store,
 	check(tern_device_open(local_rank(rank, count), &device_),
 	      "opening the local rank's device");
 	check(tern_stream_create(device_, &stream_), "creating a stream");
-	// Rank 0's id reaches the others through the group's store.
+	// Rank 0's id reaches the others through the group's store, which
+	// anyone who reaches it may read: the id goes without its secret,
+	// which each rank takes from TERN_COMM_SECRET or, on rank 0's host,
+	// from a file only the user can read (tern_unique_id_public).
 	if (rank == 0) {
-		check(tern_get_unique_id(&id), "making the communicator's id");
+		tern_unique_id_t full;
+
+		check(tern_get_unique_id(&full), "making the communicator's id");
+		check(tern_unique_id_public(&full, &id),
+		      "keeping the communicator's secret");
 		store->set("tern_unique_id",
 			   std::vector<uint8_t>(id.internal,
 						id.internal + sizeof(id.internal)));
