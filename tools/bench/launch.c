@@ -3,7 +3,9 @@
  * Launchers and the id's rendezvous. The handover is the tool's, not
  * libtern's: one TCP connection per rank to rank 0, which answers each
  * with the 128 bytes of the id; nccl-tests does the same with MPI_Bcast,
- * which would tie tern-bench to one MPI.
+ * which would tie tern-bench to one MPI. Whoever connects gets the id, so
+ * it goes without its secret (tern_unique_id_public): every rank takes
+ * that from TERN_COMM_SECRET, or on rank 0's host from the user's file.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -261,9 +263,14 @@ int bench_launch_share_id(const char *prog, const struct bench_launch *l,
 {
 	tern_status_t status;
 
+	tern_unique_id_t full;
+
 	if (l->rank != 0)
 		return launch_fetch(prog, l, id);
-	status = tern_get_unique_id(id);
+	status = tern_get_unique_id(&full);
+	/* Anyone may connect to the port: it hands out no secret. */
+	if (status == TERN_SUCCESS)
+		status = tern_unique_id_public(&full, id);
 	if (status) {
 		cli_report_error(prog, "making the communicator's id", status);
 		return 1;
