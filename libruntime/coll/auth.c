@@ -224,18 +224,17 @@ bool coll_auth_rail_check(const uint8_t key[COLL_KEY_BYTES], int32_t from,
 
 bool coll_send_all(int fd, const void *buf, size_t len)
 {
+	/* A peer that stops reading is a peer gone: never wait past this. */
+	const int64_t deadline = coll_now_ms() + COLL_CUT_MS;
 	const char *p = buf;
 
 	while (len) {
-		ssize_t sent = send(fd, p, len, MSG_NOSIGNAL);
+		ssize_t sent = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (sent < 0 && errno == EINTR)
 			continue;
 		if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			/* a non-blocking socket whose buffer is full */
-			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-
-			if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+			if (!coll_wait_fd(fd, POLLOUT, deadline))
 				return false;
 			continue;
 		}

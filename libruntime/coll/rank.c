@@ -457,6 +457,8 @@ static void coll_table_close(struct coll_table *t)
 	}
 	if (t->handoff >= 0)
 		close(t->handoff);
+	/* The link took its channels' fds; their keys stay with it alone. */
+	OPENSSL_cleanse(t->chan, sizeof(t->chan));
 	OPENSSL_cleanse(t->key, sizeof(t->key));
 }
 
