@@ -323,10 +323,19 @@ static bool coll_accept(struct coll_gathering *g, int listener)
 
 	if (fd < 0)
 		return false;
+	/*
+	 * Full: the oldest that has not even sent a challenge goes first; a
+	 * rank answered is one round trip from proving itself.
+	 */
 	if (g->npend == COLL_PENDING_MAX) {
-		for (int i = 1; i < g->npend; i++)
-			if (g->pend[i].since < g->pend[oldest].since)
+		for (int i = 1; i < g->npend; i++) {
+			const struct coll_pending *p = &g->pend[i];
+			const struct coll_pending *o = &g->pend[oldest];
+
+			if (p->answered != o->answered ? !p->answered :
+			    p->since < o->since)
 				oldest = i;
+		}
 		coll_pending_drop(g, oldest, true);
 	}
 	g->pend[g->npend] = (struct coll_pending){ .fd = fd,
@@ -555,6 +564,21 @@ static tern_status_t coll_reach_root(const struct coll_id *cid,
 	return status;
 }
 
+/*
+ * Says hello on a proven @chan and reads the table's first entry; false
+ * when the connection ends first (a flood may have pushed it out).
+ */
+static bool coll_say_hello(struct coll_chan *chan, int rank, int nranks,
+			   const struct coll_rank_info *info,
+			   struct coll_hello *first, int64_t deadline)
+{
+	struct coll_hello h;
+
+	coll_hello_init(&h, rank, nranks, &info[rank]);
+	return coll_chan_send(chan, &h, sizeof(h)) &&
+	       coll_chan_recv(chan, first, sizeof(*first), deadline);
+}
+
 tern_status_t coll_meet_peer(const struct coll_id *cid,
 			     const uint8_t key[COLL_KEY_BYTES], int rank,
 			     int nranks, struct coll_rank_info *info,
@@ -563,20 +587,33 @@ tern_status_t coll_meet_peer(const struct coll_id *cid,
 	struct coll_hello h;
 	tern_status_t status;
 	char where[64];
+	bool said = false;
 
 	coll_id_format(cid, where, sizeof(where));
 	coll_host_key(info[rank].host);
-	status = coll_reach_root(cid, key, rank, chan, deadline);
-	if (status)
-		return status;
-	coll_hello_init(&h, rank, nranks, &info[rank]);
-	if (!coll_chan_send(chan, &h, sizeof(h)))
-		return TERN_ERROR_PEER_FAILED;
+	while (!said) {
+		status = coll_reach_root(cid, key, rank, chan, deadline);
+		if (status)
+			return status;
+		said = coll_say_hello(chan, rank, nranks, info, &h, deadline);
+		if (!said) {
+			coll_chan_close(chan);
+			if (coll_now_ms() >= deadline) {
+				tern_set_last_error("bootstrap: rank %d: rank 0 at %s did not answer in time; see TERN_COMM_INIT_TIMEOUT_MS",
+						    rank, where);
+				return TERN_ERROR_PEER_FAILED;
+			}
+		}
+	}
 	for (int q = 0; q < nranks; q++) {
-		if (!coll_chan_recv(chan, &h, sizeof(h), deadline) ||
-		    !coll_hello_fits(&h, nranks) || h.rank != q) {
-			tern_set_last_error("bootstrap: rank %d: rank 0 at %s did not answer in time",
+		if (q && !coll_chan_recv(chan, &h, sizeof(h), deadline)) {
+			tern_set_last_error("bootstrap: rank %d: rank 0 at %s stopped answering",
 					    rank, where);
+			return TERN_ERROR_PEER_FAILED;
+		}
+		if (!coll_hello_fits(&h, nranks) || h.rank != q) {
+			tern_set_last_error("bootstrap: rank %d: rank 0 at %s sent a table no rank 0 makes (entry %d)",
+					    rank, where, q);
 			return TERN_ERROR_PEER_FAILED;
 		}
 		if (h.verdict != TERN_SUCCESS) {

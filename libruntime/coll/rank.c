@@ -387,6 +387,12 @@ static tern_status_t coll_meet(struct coll_table *t, const struct coll_id *cid,
 	if (status)
 		return status;
 	coll_map_hosts(t->nranks, t->info, &t->map);
+	/* Rank 0 refuses this; a rank 0 that lies is refused here. */
+	if (!t->map.local_size) {
+		tern_set_last_error("bootstrap: rank %d: the hosts hold different numbers of ranks; a communicator across hosts needs as many on each",
+				    rank);
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
 	t->lhost = t->map.host_of[rank];
 	t->lrank = t->map.local_rank[rank];
 	t->nlocal = t->map.local_size;
