@@ -31,6 +31,7 @@
 
 #include "elements.h"
 #include "tern.h"
+#include "coll/coll.h"
 #include "net/stats.h"
 
 /* Exit codes of a rank, so the parent says what went wrong. */
@@ -751,6 +752,78 @@ static int count_fds(void)
 	return n - 3;	/* ".", ".." and the directory's own */
 }
 
+/*
+ * Rail impostors: before the exchange, this rank connects to every rank
+ * on another host over the network as any host could, and sends first
+ * messages no rank of the comm would: a claim to be a rank not yet
+ * connected there with a MAC of random bytes, one addressed to another
+ * rank, and the bare 4-byte rank the network took on trust before. The
+ * exchange must then be exact; the ranks' refusals are summed, and none
+ * at all means the impostors were never seen.
+ */
+static int check_impostors(tern_comm_t comm, tern_stream_t stream,
+			   tern_buffer_t send, tern_buffer_t recv,
+			   int32_t *send_cpu, int32_t *recv_cpu, int rank,
+			   int nranks)
+{
+	struct coll_hosts *h = ((struct tern_comm *)comm)->hosts;
+	struct tern_net_comm *fake[3 * COLL_MAX_RANKS];
+	struct coll_rail_hello *lie = (void *)(h->tmp + COLL_STAGE_BYTES / 2);
+	struct tern_net_req *req;
+	int nfake = 0, code;
+	int32_t *refused = send_cpu;
+
+	/* Say we are another rank of our host, one p may not have yet. */
+	int claim = rank;
+
+	for (int q = 0; q < nranks; q++)
+		if (q != rank && h->host_of[q] == h->host)
+			claim = q;
+	for (int p = 0; p < nranks; p++) {
+		if (h->host_of[p] == h->host)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			struct coll_rail_hello *m = &lie[nfake];
+
+			m->rank = claim;
+			m->to = k == 1 ? (p + 1) % nranks : p;
+			for (size_t i = 0; i < sizeof(m->mac); i++)
+				m->mac[i] = (uint8_t)rand();
+			if (h->ops->connect(h->net, &h->handle[p], &fake[nfake]))
+				return rank_fail(RANK_WRONG, "rank %d: cannot reach rank %d's listen",
+						 rank, p);
+			while (h->ops->isend(fake[nfake], m, k == 2 ? 4 : sizeof(*m),
+					     h->tmp_mr, &req) ==
+			       TERN_ERROR_NOT_READY)
+				h->ops->wait(h->net, 1);
+			nfake++;
+		}
+	}
+	/* The impostors first in every queue, then the comm's own. */
+	code = check_all_reduce(comm, stream, send, recv, send_cpu, recv_cpu,
+				rank, nranks, 1001, TERN_INT32, TERN_SUM);
+	if (!code)
+		code = check_exchange(comm, stream, send, recv, send_cpu,
+				      recv_cpu, rank, nranks, 4099);
+	if (!code) {
+		tern_ptr_t at = { send, 0 };
+
+		*refused = (int32_t)h->refused;
+		code = run_and_wait(tern_all_reduce(at, at, 1, TERN_INT32,
+						    TERN_SUM, comm, stream),
+				    stream, rank, "refusals", 1);
+		if (!code && *refused == 0)
+			code = rank_fail(RANK_WRONG, "rank %d: no rank refused an impostor",
+					 rank);
+		if (!code && rank == 0)
+			fprintf(stderr, "rail impostors: %d connections, %d refused in all\n",
+				nfake * nranks, *refused);
+	}
+	for (int i = 0; i < nfake; i++)
+		h->ops->close_comm(fake[i]);
+	return code;
+}
+
 static int rank_main(const char *hex, int rank, int nranks, int device)
 {
 	const char *fault = getenv("TEST_HOSTS_FAULT");
@@ -792,6 +865,13 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 		if (!code && kept > most)
 			code = rank_fail(RANK_WRONG, "rank %d: init keeps %d fds, want at most %d",
 					 rank, kept, most);
+		return code;
+	}
+	if (getenv("TEST_HOSTS_IMPOSTORS")) {
+		code = check_impostors(comm, stream, send, recv, send_cpu,
+				       recv_cpu, rank, nranks);
+		if (tern_comm_destroy(comm) && !code)
+			code = rank_fail(RANK_STATUS, "rank %d: destroy", rank);
 		return code;
 	}
 	if (fault)
@@ -957,6 +1037,15 @@ static void run_algo(int hosts, int per, const char *algo)
 		setenv("TERN_NET_ALGO", algo, 1);
 	run_hosts(hosts, per, RANK_OK);
 	unsetenv("TERN_NET_ALGO");
+}
+
+/* Impostors on every rank's network listen: refused, the data exact. */
+static void test_rail_impostors(void **state)
+{
+	(void)state;
+	setenv("TEST_HOSTS_IMPOSTORS", "1", 1);
+	run_hosts(2, 2, RANK_OK);
+	unsetenv("TEST_HOSTS_IMPOSTORS");
 }
 
 static void test_2_hosts_1(void **state)
@@ -1262,6 +1351,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_4_hosts_1_halving),
 		cmocka_unit_test(test_4_hosts_1_doubling),
 		cmocka_unit_test(test_3_hosts_2),
+		cmocka_unit_test(test_rail_impostors),
 		cmocka_unit_test_setup_teardown(test_32_per_host, fds_setup,
 						fds_teardown),
 		cmocka_unit_test(test_uneven_hosts),
