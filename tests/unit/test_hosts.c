@@ -1362,9 +1362,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_net_settings),
 		cmocka_unit_test(test_rank_missing),
 	};
-	/* For the sanitizer build: every collective, and a host killed. */
+	/* For the sanitizer build: every collective, impostors, a host killed. */
 	const struct CMUnitTest tcp_short[] = {
 		cmocka_unit_test(test_2_hosts_4),
+		cmocka_unit_test(test_rail_impostors),
 		cmocka_unit_test(test_host_killed),
 	};
 	const struct CMUnitTest shm[] = {
