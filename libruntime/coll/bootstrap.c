@@ -491,24 +491,8 @@ out:
 static int coll_connect(const struct coll_id *cid, int64_t deadline)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	socklen_t len = coll_id_sockaddr(cid, &ss);
 
-	memset(&ss, 0, sizeof(ss));
-	if (cid->family == AF_INET) {
-		struct sockaddr_in *a = (void *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = cid->port;
-		memcpy(&a->sin_addr, cid->addr, 4);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in6 *a = (void *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = cid->port;
-		memcpy(&a->sin6_addr, cid->addr, 16);
-		len = sizeof(*a);
-	}
 	while (coll_now_ms() < deadline) {
 		int fd = socket(cid->family, SOCK_STREAM | SOCK_CLOEXEC |
 					     SOCK_NONBLOCK, 0);

@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "internal.h"
 #include "net/net.h"
@@ -405,6 +406,9 @@ void coll_id_format(const struct coll_id *cid, char *buf, size_t len);
  * it, and the secret kept for it in the user's files.
  */
 void coll_id_release(const tern_unique_id_t *id);
+/* Rank 0's address, for bind and connect. */
+socklen_t coll_id_sockaddr(const struct coll_id *cid,
+			   struct sockaddr_storage *ss);
 /* Rank 0's listening socket at @cid's address; -1, said, if none. */
 int coll_id_listen(const struct coll_id *cid);
 /* The comm's key, from wherever @cid says its secret is. */

@@ -221,8 +221,8 @@ static tern_status_t coll_pick_address(struct coll_id *cid)
 	return TERN_SUCCESS;
 }
 
-static socklen_t coll_sockaddr(const struct coll_id *cid,
-			       struct sockaddr_storage *ss)
+socklen_t coll_id_sockaddr(const struct coll_id *cid,
+			   struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (cid->family == AF_INET) {
@@ -290,7 +290,7 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 	if (status)
 		return status;
 	fd = coll_socket(cid.family);
-	len = coll_sockaddr(&cid, &ss);
+	len = coll_id_sockaddr(&cid, &ss);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len)) {
 		tern_set_last_error("bootstrap: cannot bind a TCP port: %s",
@@ -312,7 +312,7 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 int coll_id_listen(const struct coll_id *cid)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = coll_sockaddr(cid, &ss);
+	socklen_t len = coll_id_sockaddr(cid, &ss);
 	int fd = coll_reserved_take(cid);
 	char where[64];
 
