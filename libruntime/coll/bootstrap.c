@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "coll.h"
 
 #define COLL_HELLO_MAGIC	"ternhlo3"
@@ -142,23 +144,76 @@ static tern_status_t coll_status_said(int32_t said)
 	       (tern_status_t)said : TERN_ERROR_PEER_FAILED;
 }
 
-tern_status_t coll_agree(int rank, int nranks, struct coll_chan *chan,
-			 tern_status_t status, int64_t deadline)
+/*
+ * A digest of the table a rank plans with, field by field (no padding
+ * bytes): ranks that plan from different tables would never meet.
+ */
+static void coll_table_digest(const struct coll_rank_info *info, int nranks,
+			      uint8_t out[COLL_MAC_BYTES])
 {
-	int32_t verdict = (int32_t)status, said;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
 
+	for (int r = 0; ok && r < nranks; r++) {
+		const struct coll_node *n = &info[r].node;
+
+		ok = EVP_DigestUpdate(md, &n->fabric_id, sizeof(n->fabric_id)) &&
+		     EVP_DigestUpdate(md, &n->port_count,
+				      sizeof(n->port_count)) &&
+		     EVP_DigestUpdate(md, n->neighbour, sizeof(n->neighbour)) &&
+		     EVP_DigestUpdate(md, n->latency_ns,
+				      sizeof(n->latency_ns)) &&
+		     EVP_DigestUpdate(md, n->bandwidth, sizeof(n->bandwidth)) &&
+		     EVP_DigestUpdate(md, &n->algo, sizeof(n->algo)) &&
+		     EVP_DigestUpdate(md, info[r].host, sizeof(info[r].host)) &&
+		     EVP_DigestUpdate(md, info[r].handoff,
+				      sizeof(info[r].handoff));
+	}
+	if (!ok || !EVP_DigestFinal_ex(md, out, NULL))
+		memset(out, 0, COLL_MAC_BYTES);
+	EVP_MD_CTX_free(md);
+}
+
+/* A rank's status for rank 0, and the digest of the table it holds. */
+struct coll_verdict {
+	int32_t status;
+	int32_t reserved;
+	uint8_t table[COLL_MAC_BYTES];
+};
+
+tern_status_t coll_agree(int rank, int nranks, struct coll_chan *chan,
+			 tern_status_t status,
+			 const struct coll_rank_info *table, int64_t deadline)
+{
+	struct coll_verdict mine = { .status = (int32_t)status }, said;
+	int32_t verdict = (int32_t)status;
+
+	if (table)
+		coll_table_digest(table, nranks, mine.table);
 	if (rank != 0) {
-		if (!coll_chan_send(&chan[rank], &verdict, sizeof(verdict)) ||
-		    !coll_chan_recv(&chan[rank], &said, sizeof(said), deadline))
-			said = TERN_ERROR_PEER_FAILED;
+		if (!coll_chan_send(&chan[rank], &mine, sizeof(mine)) ||
+		    !coll_chan_recv(&chan[rank], &said.status,
+				    sizeof(said.status), deadline))
+			said.status = TERN_ERROR_PEER_FAILED;
 		/* Our own failure stands whatever rank 0 says. */
-		return status ? status : coll_status_said(said);
+		if (status)
+			return status;
+		if (said.status != TERN_SUCCESS)
+			tern_set_last_error("bootstrap: rank %d: init failed elsewhere (%s); see that rank's error",
+					    rank, tern_status_name(coll_status_said(said.status)));
+		return coll_status_said(said.status);
 	}
 	for (int r = 1; r < nranks; r++) {
 		if (!coll_chan_recv(&chan[r], &said, sizeof(said), deadline))
-			said = TERN_ERROR_PEER_FAILED;
+			said.status = TERN_ERROR_PEER_FAILED;
+		else if (table && said.status == TERN_SUCCESS &&
+			 memcmp(said.table, mine.table, sizeof(mine.table))) {
+			tern_set_last_error("bootstrap: rank %d holds another table of the ranks than rank 0: its connection was tampered with",
+					    r);
+			said.status = TERN_ERROR_PEER_FAILED;
+		}
 		if (verdict == TERN_SUCCESS)
-			verdict = (int32_t)coll_status_said(said);
+			verdict = (int32_t)coll_status_said(said.status);
 	}
 	/* A rank gone by now learns nothing: the others still agree. */
 	for (int r = 1; r < nranks; r++)

@@ -475,12 +475,15 @@ tern_status_t coll_star_allgather(int rank, int nranks, struct coll_chan *chan,
 
 /*
  * Over the connections coll_meet_* left: each rank gives rank 0 its
- * @status, and every rank returns the same, the first failure of any.
- * Ends init, so that no rank goes on, or away, while another still takes
- * in its areas; PEER_FAILED where rank 0 or a rank cannot be heard.
+ * @status, and every rank returns the first failure of any (its own, if
+ * it failed). Ends init, so that no rank goes on, or away, while another
+ * still takes in its areas; PEER_FAILED where rank 0 or a rank cannot be
+ * heard. With @table, also where a rank's table of the ranks differs
+ * from rank 0's.
  */
 tern_status_t coll_agree(int rank, int nranks, struct coll_chan *chan,
-			 tern_status_t status, int64_t deadline);
+			 tern_status_t status,
+			 const struct coll_rank_info *table, int64_t deadline);
 
 /* ---- rank.c: one rank per process ---- */
 

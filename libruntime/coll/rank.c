@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -68,6 +69,10 @@ struct coll_table {
 	struct coll_node local_node[COLL_MAX_RANKS];
 	int fds[COLL_MAX_RANKS][2];
 	struct coll_net_card card[COLL_MAX_RANKS];
+	/* By rank: the files its areas are, as it exported them. */
+	struct coll_area_ids {
+		uint64_t dev[2], ino[2];
+	} area[COLL_MAX_RANKS];
 };
 
 /*
@@ -424,6 +429,55 @@ static tern_status_t coll_handoff(struct coll_table *t, int64_t deadline)
 	return coll_handoff_gather(t, t->handoff, deadline);
 }
 
+/* Which files @fds are; zeros where none. */
+static void coll_area_ids_of(const int fds[2], struct coll_area_ids *ids)
+{
+	struct stat st;
+
+	memset(ids, 0, sizeof(*ids));
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0 && fstat(fds[i], &st) == 0) {
+			ids->dev[i] = st.st_dev;
+			ids->ino[i] = st.st_ino;
+		}
+	}
+}
+
+/*
+ * Every rank tells the others which files its areas are, and each checks
+ * that what its host's first rank handed it for each host peer is that
+ * peer's own: a member in the middle cannot pass one rank's areas off as
+ * another's. Every rank that met takes part, whatever @status, so that
+ * none waits for another.
+ */
+static tern_status_t coll_check_areas(struct coll_table *t, int rank,
+				      tern_status_t status, int64_t deadline)
+{
+	tern_status_t said;
+
+	if (status == TERN_SUCCESS && t->nlocal > 1)
+		coll_area_ids_of(t->fds[t->lrank], &t->area[rank]);
+	said = coll_star_allgather(rank, t->nranks, t->chan, t->area,
+				   sizeof(t->area[0]), deadline);
+	if (status)
+		return status;
+	if (said)
+		return said;
+	for (int p = 0; t->nlocal > 1 && p < t->nlocal; p++) {
+		int owner = coll_host_member(&t->map, t->nranks, t->lhost, p);
+		struct coll_area_ids got;
+
+		coll_area_ids_of(t->fds[p], &got);
+		if (owner != rank &&
+		    memcmp(&got, &t->area[owner], sizeof(got)) != 0) {
+			tern_set_last_error("bootstrap: rank %d was handed areas for rank %d that are not rank %d's",
+					    rank, owner, owner);
+			return TERN_ERROR_PEER_FAILED;
+		}
+	}
+	return TERN_SUCCESS;
+}
+
 int64_t coll_init_timeout_ms(void)
 {
 	return coll_env_ms("TERN_COMM_INIT_TIMEOUT_MS", COLL_RANK_TIMEOUT_MS, 1,
@@ -469,6 +523,31 @@ static void coll_table_close(struct coll_table *t)
 }
 
 /*
+ * Imports a host peer's area from @fd, which must be the size of our own
+ * @like (to the page an export rounds it to): areas handed over swapped
+ * or twice are refused rather than written through.
+ */
+static tern_status_t coll_import_area(struct tern_device *dev, int fd,
+				      struct tern_buffer *like,
+				      struct tern_buffer **out)
+{
+	const size_t page = 4096;
+	size_t want = 0, got = 0;
+	tern_status_t status;
+
+	status = tern_buffer_import(dev, fd, out);
+	if (status)
+		return status;
+	if (tern_buffer_size(like, &want) || tern_buffer_size(*out, &got) ||
+	    (want + page - 1) / page != (got + page - 1) / page) {
+		tern_buffer_free(*out);
+		*out = NULL;
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	return TERN_SUCCESS;
+}
+
+/*
  * Our host's comm: its areas, its host peers' imported, checked as
  * tern_comm_init_all checks its devices.
  */
@@ -491,11 +570,11 @@ static tern_status_t coll_make_local(struct tern_device *dev,
 	for (int p = 0; status == TERN_SUCCESS && p < t->nlocal; p++) {
 		if (p == t->lrank)
 			continue;
-		status = tern_buffer_import(dev, t->fds[p][0],
-					    &c->peers[p].scratch);
+		status = coll_import_area(dev, t->fds[p][0], c->scratch,
+					  &c->peers[p].scratch);
 		if (status == TERN_SUCCESS)
-			status = tern_buffer_import(dev, t->fds[p][1],
-						    &c->peers[p].sem);
+			status = coll_import_area(dev, t->fds[p][1], c->sem,
+						  &c->peers[p].sem);
 		if (status)
 			tern_set_last_error("bootstrap: local rank %d cannot import local rank %d's areas (%s)",
 					    t->lrank, p,
@@ -542,7 +621,7 @@ static tern_status_t coll_make_across(struct coll_table *t, int rank,
 				 &t->card[rank], top);
 	if (mine)
 		*top = NULL;	/* @local went with it */
-	status = coll_agree(rank, t->nranks, t->chan, mine, deadline);
+	status = coll_agree(rank, t->nranks, t->chan, mine, NULL, deadline);
 	if (status == TERN_SUCCESS)
 		status = coll_star_allgather(rank, t->nranks, t->chan,
 					     t->card, sizeof(t->card[0]),
@@ -612,11 +691,15 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	 * none may return before all have imported; and all fail alike.
 	 */
 	if (met)
-		status = coll_agree(rank, nranks, t->chan, status, deadline);
+		status = coll_check_areas(t, rank, status, deadline);
+	if (met)
+		status = coll_agree(rank, nranks, t->chan, status, t->info,
+				    deadline);
 	if (status == TERN_SUCCESS && t->map.nhosts > 1)
 		status = coll_make_across(t, rank, c, deadline, &c);
 	if (status == TERN_SUCCESS && t->map.nhosts > 1)
-		status = coll_agree(rank, nranks, t->chan, status, deadline);
+		status = coll_agree(rank, nranks, t->chan, status, NULL,
+				    deadline);
 	if (status == TERN_SUCCESS && nranks > 1)
 		status = coll_keep_links(c, t);
 	coll_table_close(t);
