@@ -47,6 +47,8 @@ TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
 TEST_MACHINE_OBJS := $(BUILD)/tests/unit/test_machine.o
 TEST_RING_OBJS := $(BUILD)/tests/unit/test_ring.o
 TEST_RANKS_OBJS := $(BUILD)/tests/unit/test_ranks.o
+TEST_HOSTILE_OBJS := $(BUILD)/tests/unit/test_hostile.o
+TRUST_HELPER_OBJS := $(BUILD)/tests/unit/trust_helper.o
 TEST_NET_OBJS := $(BUILD)/tests/unit/test_net.o
 TEST_HOSTS_OBJS := $(BUILD)/tests/unit/test_hosts.o
 TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
@@ -55,7 +57,7 @@ TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
-	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_ranks $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
+	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -106,6 +108,14 @@ $(TEST_BIN)/test_ring: $(TEST_RING_OBJS) $(TEST_LIBTERN)
 $(TEST_BIN)/test_ranks: $(TEST_RANKS_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_hostile: $(TEST_HOSTILE_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/trust_helper: $(TRUST_HELPER_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBTERN_LDLIBS)
 
 $(TEST_BIN)/test_net: $(TEST_NET_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)

@@ -10,13 +10,17 @@
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_modelled,
-#                     test_machine, test_ring, test_ranks, test_net
+#                     test_machine, test_ring, test_ranks, test_hostile
+#                     (hostile peers of the bootstrap), test_net
 #                     (libfabric's tcp and shm) and test_hosts (tcp,
-#                     shm), native
+#                     shm), native; unit/trust (tests/unit/test_trust.sh:
+#                     a second user against the job's sockets, a loopback
+#                     capture)
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
-#                     test_machine, test_ring, test_ranks, test_net and
+#                     test_machine, test_ring, test_ranks, test_hostile,
+#                     test_net and
 #                     test_hosts (tcp-short) (simulator), under
 #                     AddressSanitizer and UBSan
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
@@ -276,6 +280,8 @@ suite unit/modelled "$BUILD/tests/test_modelled"
 suite unit/machine "$BUILD/tests/test_machine"
 suite unit/ring "$BUILD/tests/test_ring"
 suite unit/ranks "$BUILD/tests/test_ranks"
+suite unit/trust tests/unit/test_trust.sh "$BUILD"
+suite unit/hostile "$BUILD/tests/test_hostile"
 suite unit/net "$BUILD/tests/test_net"
 suite unit/hosts-tcp "$BUILD/tests/test_hosts" tcp
 suite unit/hosts-shm "$BUILD/tests/test_hosts" shm
@@ -299,6 +305,7 @@ suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
 suite asan/ring "$ASAN_BUILD/tests/test_ring"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
+suite asan/hostile "$ASAN_BUILD/tests/test_hostile"
 suite asan/net "$ASAN_BUILD/tests/test_net"
 suite asan/hosts-tcp "$ASAN_BUILD/tests/test_hosts" tcp-short
 suite asan/tools tests/tools/run.sh "$ASAN_BUILD"
