@@ -29,6 +29,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -757,6 +758,96 @@ static void test_root_unequal_hosts(void **state)
 	expect(1, 0, TERN_ERROR_NOT_SUPPORTED, "different numbers of ranks");
 }
 
+/*
+ * Another user's process listening at the hand-off name a rank is told:
+ * it takes every connection and reports what came, bytes and fds.
+ */
+static pid_t squatter(const uint8_t name[COLL_TAG_BYTES], int report)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct sockaddr_un addr = { .sun_family = AF_UNIX };
+		char buf[4096], control[CMSG_SPACE(16 * sizeof(int))];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct pollfd p = { .events = POLLIN };
+		int got[2] = { 0, 0 }, len, fd;
+		ssize_t n;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		len = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1,
+			       "tern-handoff-");
+		for (int i = 0; i < COLL_TAG_BYTES; i++)
+			len += snprintf(addr.sun_path + 1 + len, 3, "%02x",
+					name[i]);
+		p.fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (bind(p.fd, (struct sockaddr *)&addr,
+			 (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				     1 + (size_t)len)) || listen(p.fd, 4))
+			_exit(4);
+		if (write(report, got, 1) != 1)	/* listening */
+			_exit(5);
+		/* Every connection until none comes for 3 s; each drained. */
+		while (poll(&p, 1, 3000) == 1 &&
+		       (fd = accept(p.fd, NULL, NULL)) >= 0) {
+			struct pollfd c = { .fd = fd, .events = POLLIN };
+
+			while (poll(&c, 1, 1000) == 1) {
+				mh.msg_control = control;
+				mh.msg_controllen = sizeof(control);
+				n = recvmsg(fd, &mh, 0);
+				if (n <= 0)
+					break;
+				got[0] += (int)n;
+				if (mh.msg_controllen)
+					got[1]++;
+			}
+			close(fd);
+		}
+		_exit(write(report, got, sizeof(got)) == sizeof(got) ? 0 : 6);
+	}
+	return pid;
+}
+
+/*
+ * A rank 0 that holds the secret tells the ranks of a host that their
+ * first rank listens at a name another user holds: the joiner sees that
+ * user at the other end and hands over nothing.
+ */
+static void test_handoff_squatter(void **state)
+{
+	uint8_t name[COLL_TAG_BYTES];
+	int report[2], got[2] = { -1, -1 }, status;
+	char ready;
+	pid_t pid;
+
+	(void)state;
+	if (getuid() != 0)
+		skip();		/* another uid needs root */
+	assert_int_equal(getrandom(name, sizeof(name), 0), sizeof(name));
+	assert_int_equal(pipe(report), 0);
+	pid = squatter(name, report[1]);
+	assert_true(pid > 0);
+	assert_int_equal(read(report[0], &ready, 1), 1);
+	/* On the ranks' host, rank 0 is the first: they come to its name. */
+	liar_start(3, NULL);
+	memcpy(liar.info[0].host, liar.info[1].host, COLL_HOST_BYTES);
+	memcpy(liar.info[0].handoff, name, sizeof(name));
+	liar_finish(TERN_SUCCESS, false);
+	assert_int_equal(read(report[0], got, sizeof(got)), sizeof(got));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(report[0]);
+	close(report[1]);
+	assert_int_equal(got[0], 0);	/* not a byte */
+	assert_int_equal(got[1], 0);	/* nor an fd */
+	expect(1, 0, TERN_ERROR_PERMISSION, "another user's process holds");
+}
+
 #define AT_ROOT(test)	cmocka_unit_test_setup_teardown(test, root_alone, \
 							teardown)
 #define ALONE(test)	cmocka_unit_test_teardown(test, teardown)
@@ -775,6 +866,7 @@ int main(int argc, char **argv)
 		ALONE(test_root_bad_verdict),
 		ALONE(test_root_false_agree),
 		ALONE(test_root_unequal_hosts),
+		ALONE(test_handoff_squatter),
 		AT_ROOT(test_lying_joiner),
 	};
 	char name[64];
