@@ -204,16 +204,25 @@ tern_status_t coll_agree(int rank, int nranks, struct coll_chan *chan,
 		return coll_status_said(said.status);
 	}
 	for (int r = 1; r < nranks; r++) {
+		bool tampered = false;
+
 		if (!coll_chan_recv(&chan[r], &said, sizeof(said), deadline))
 			said.status = TERN_ERROR_PEER_FAILED;
 		else if (table && said.status == TERN_SUCCESS &&
-			 memcmp(said.table, mine.table, sizeof(mine.table))) {
+			 memcmp(said.table, mine.table, sizeof(mine.table)))
+			tampered = true;
+		if (verdict != TERN_SUCCESS ||
+		    (said.status == TERN_SUCCESS && !tampered))
+			continue;
+		/* The first failure is the one every rank returns: say it. */
+		verdict = tampered ? TERN_ERROR_PEER_FAILED :
+			  (int32_t)coll_status_said(said.status);
+		if (tampered)
 			tern_set_last_error("bootstrap: rank %d holds another table of the ranks than rank 0: its connection was tampered with",
 					    r);
-			said.status = TERN_ERROR_PEER_FAILED;
-		}
-		if (verdict == TERN_SUCCESS)
-			verdict = (int32_t)coll_status_said(said.status);
+		else
+			tern_set_last_error("bootstrap: rank %d failed its init (%s); see that rank's error",
+					    r, tern_status_name((tern_status_t)verdict));
 	}
 	/* A rank gone by now learns nothing: the others still agree. */
 	for (int r = 1; r < nranks; r++)

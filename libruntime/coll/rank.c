@@ -467,9 +467,17 @@ static tern_status_t coll_check_areas(struct coll_table *t, int rank,
 		int owner = coll_host_member(&t->map, t->nranks, t->lhost, p);
 		struct coll_area_ids got;
 
+		static const struct coll_area_ids none;
+
 		coll_area_ids_of(t->fds[p], &got);
-		if (owner != rank &&
-		    memcmp(&got, &t->area[owner], sizeof(got)) != 0) {
+		if (owner == rank)
+			continue;
+		if (memcmp(&t->area[owner], &none, sizeof(none)) == 0) {
+			tern_set_last_error("bootstrap: rank %d: rank %d has no areas to hand over: its init failed",
+					    rank, owner);
+			return TERN_ERROR_PEER_FAILED;
+		}
+		if (memcmp(&got, &t->area[owner], sizeof(got)) != 0) {
 			tern_set_last_error("bootstrap: rank %d was handed areas for rank %d that are not rank %d's",
 					    rank, owner, owner);
 			return TERN_ERROR_PEER_FAILED;
