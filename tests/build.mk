@@ -22,6 +22,8 @@
 #   test_fabric_ko    tern.ko's fabric: debugfs fault injection, netlink
 #   test_tools        tern-bench and tern-inspect internals (tests/tools/)
 #   tern-fuzz         the ioctl fuzzer (tests/fuzz/fuzz.mk)
+#   fuzz_bootstrap    the bootstrap's protocol fuzzer: ranks one per process
+#                     on the simulator under attack (tests/fuzz/bootstrap/)
 # The device model fuzzer, which needs clang-14, is in tests/fuzz/model/fuzz.mk.
 # `make check` runs every suite through tests/check.sh.
 
@@ -146,6 +148,17 @@ $(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) \
 		$(addprefix $(BUILD)/driver/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+
+# The bootstrap protocol fuzzer (tests/fuzz/bootstrap/): communicators of
+# one rank per process on the simulator, an attacker outside and one among
+# them; tests/check.sh runs it for a few seconds (fuzz/bootstrap).
+TEST_FUZZ_BOOTSTRAP_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
+	$(sort $(wildcard tests/fuzz/bootstrap/*.c)))
+USERSPACE_TARGETS += $(TEST_BIN)/fuzz_bootstrap
+
+$(TEST_BIN)/fuzz_bootstrap: $(TEST_FUZZ_BOOTSTRAP_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBTERN_LDLIBS)
 
 include tests/tools/tools.mk
 include tests/inspect/inspect.mk

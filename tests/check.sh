@@ -25,6 +25,10 @@
 #                     AddressSanitizer and UBSan
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
 #                     SAN=thread BUILD=build-tsan)
+#   fuzz/bootstrap    tests/fuzz/bootstrap/: communicators of ranks one
+#                     per process under an attacker outside (no secret) and
+#                     one among them, for 8 s from seed 1 (a campaign picks
+#                     its own; Documentation/fuzzing.rst), native
 #   sim/conformance   test_conformance on the simulator, native
 #   python/module     tests/python (pytest): the module tern, with numpy
 #                     and torch
@@ -285,6 +289,9 @@ suite unit/hostile "$BUILD/tests/test_hostile"
 suite unit/net "$BUILD/tests/test_net"
 suite unit/hosts-tcp "$BUILD/tests/test_hosts" tcp
 suite unit/hosts-shm "$BUILD/tests/test_hosts" shm
+# The bootstrap's protocol fuzzer: a fixed seed, so that CI tries the same
+# plans each time (random seeds are for campaigns).
+suite fuzz/bootstrap "$BUILD/tests/fuzz_bootstrap" --seed 1 --seconds 8
 # The Python module, under Debian's python3 (the one python3-torch is for).
 suite python/module env PYTHONPATH="$BUILD/python" /usr/bin/python3 -m pytest \
 	-q -p no:cacheprovider tests/python
