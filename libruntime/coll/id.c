@@ -323,8 +323,17 @@ int coll_id_listen(const struct coll_id *cid)
 			fd = -1;
 		}
 	}
-	if (fd >= 0 && listen(fd, COLL_MAX_RANKS) == 0)
+	if (fd >= 0 && listen(fd, COLL_MAX_RANKS) == 0) {
+		/*
+		 * Listening, the port is safe from others' SO_REUSEADDR; set
+		 * on it now, its accepted connections' TIME_WAITs do not keep
+		 * the port from a server binding it with SO_REUSEADDR later
+		 * (a c10d TCPStore on a port once ours).
+		 */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 },
+			   sizeof(int));
 		return fd;
+	}
 	coll_id_format(cid, where, sizeof(where));
 	tern_set_last_error("bootstrap: rank 0 cannot listen at %s (%s): the id was made on another host, or the port is another user's",
 			    where, strerror(errno));
