@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "packets.h"
-#include "sim/wire.h"
+#include "raw_client.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
@@ -68,82 +68,6 @@ static void test_order_across_ring_and_socket(void **state)
 	}
 	assert_ok(tern_stream_synchronize(stream));
 	assert_int_equal(host_cpu[0], ORDER_JOBS);
-}
-
-/* ---- a process of our own making, speaking the wire by hand ---- */
-
-struct raw_client {
-	int sock;
-	struct sim_ring_ctl *ring;
-	uint8_t *data;
-};
-
-static int sealed_memfd(const char *name, uint64_t bytes)
-{
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
-	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW),
-			 0);
-	return fd;
-}
-
-static void raw_connect(struct raw_client *c)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
-	struct sim_hello_reply reply;
-	int fds[SIM_WIRE_MAX_FDS], shared[2];
-	uint32_t type, len;
-	void *map;
-
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.sock",
-		 getenv("TERN_SIM_DIR"), machine_name);
-	c->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(c->sock >= 0);
-	assert_int_equal(connect(c->sock, (struct sockaddr *)&addr,
-				 sizeof(addr)), 0);
-	shared[0] = sealed_memfd("fences", SIM_FENCE_TABLE_BYTES);
-	shared[1] = sealed_memfd("ring", SIM_RING_MAP_BYTES);
-	map = mmap(NULL, SIM_RING_MAP_BYTES, PROT_READ | PROT_WRITE,
-		   MAP_SHARED, shared[1], 0);
-	assert_true(map != MAP_FAILED);
-	c->ring = map;
-	c->data = (uint8_t *)map + SIM_RING_DATA;
-	memcpy(hello.magic, SIM_WIRE_MAGIC, sizeof(hello.magic));
-	snprintf(hello.lib_version, sizeof(hello.lib_version), "%d.%d.%d",
-		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
-	assert_int_equal(sim_wire_send(c->sock, SIM_MSG_HELLO, &hello,
-				       sizeof(hello), NULL, 0, shared, 2), 0);
-	close(shared[0]);
-	close(shared[1]);
-	assert_int_equal(sim_wire_recv(c->sock, &type, &reply, sizeof(reply),
-				       &len, fds), 0);
-	assert_int_equal(len, sizeof(reply));
-	assert_int_equal(reply.status, TERN_SUCCESS);
-}
-
-/*
- * Whether the machine closes the connection within 10 s: the end of the
- * stream, or a reset when it closed with our DOORBELL still unread.
- */
-static bool raw_closed(struct raw_client *c)
-{
-	struct pollfd pfd = { .fd = c->sock, .events = POLLIN };
-	char byte;
-	ssize_t n;
-
-	if (poll(&pfd, 1, 10000) != 1)
-		return false;
-	n = recv(c->sock, &byte, 1, 0);
-	return n == 0 || (n < 0 && errno == ECONNRESET);
-}
-
-static void raw_close(struct raw_client *c)
-{
-	munmap(c->ring, SIM_RING_MAP_BYTES);
-	close(c->sock);
 }
 
 /* Writes a record header at @at, moves the tail to @tail and rings. */
@@ -186,7 +110,7 @@ static void test_ring_nonsense_closes_only_its_connection(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct raw_client c;
 
-		raw_connect(&c);
+		raw_connect(&c, machine_name);
 		raw_record(&c, cases[i].at, cases[i].type, cases[i].size,
 			   cases[i].tail);
 		if (!raw_closed(&c))
