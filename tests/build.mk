@@ -10,6 +10,9 @@
 #   test_collectives  collectives on simulated machines, every case
 #   test_ring         the simulated machine's submission ring: order across
 #                     ring and socket, a ring of nonsense
+#   test_sharing      processes sharing the simulated machine: two jobs on
+#                     the same devices, a process killed beside a
+#                     bystander, a job waiting on its own fence
 #   test_net          the network seam over libfabric's tcp and shm
 #   test_hosts        communicators across simulated hosts, over libfabric
 #   test_comm         communicators: order across streams, sticky errors,
@@ -48,6 +51,7 @@ TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
 TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
 TEST_MACHINE_OBJS := $(BUILD)/tests/unit/test_machine.o
 TEST_RING_OBJS := $(BUILD)/tests/unit/test_ring.o
+TEST_SHARING_OBJS := $(BUILD)/tests/unit/test_sharing.o
 TEST_RANKS_OBJS := $(BUILD)/tests/unit/test_ranks.o
 TEST_HOSTILE_OBJS := $(BUILD)/tests/unit/test_hostile.o
 TRUST_HELPER_OBJS := $(BUILD)/tests/unit/trust_helper.o
@@ -59,7 +63,7 @@ TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
-	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
+	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -104,6 +108,10 @@ $(TEST_BIN)/test_machine: $(TEST_MACHINE_OBJS) $(TEST_LIBTERN)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
 $(TEST_BIN)/test_ring: $(TEST_RING_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_sharing: $(TEST_SHARING_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 

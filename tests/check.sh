@@ -10,8 +10,9 @@
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_modelled,
-#                     test_machine, test_ring, test_ranks, test_hostile
-#                     (hostile peers of the bootstrap), test_net
+#                     test_machine, test_ring, test_sharing (processes
+#                     sharing the simulated machine), test_ranks,
+#                     test_hostile (hostile peers of the bootstrap), test_net
 #                     (libfabric's tcp and shm) and test_hosts (tcp,
 #                     shm), native; unit/trust (tests/unit/test_trust.sh:
 #                     a second user against the job's sockets, a loopback
@@ -19,8 +20,8 @@
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
-#                     test_machine, test_ring, test_ranks, test_hostile,
-#                     test_net and
+#                     test_machine, test_ring, test_sharing (two jobs
+#                     for 5 s), test_ranks, test_hostile, test_net and
 #                     test_hosts (tcp-short) (simulator), under
 #                     AddressSanitizer and UBSan
 #   tsan/*            test_api and test_comm under ThreadSanitizer (make
@@ -283,6 +284,7 @@ suite unit/comm "$BUILD/tests/test_comm"
 suite unit/modelled "$BUILD/tests/test_modelled"
 suite unit/machine "$BUILD/tests/test_machine"
 suite unit/ring "$BUILD/tests/test_ring"
+suite unit/sharing "$BUILD/tests/test_sharing"
 suite unit/ranks "$BUILD/tests/test_ranks"
 suite unit/trust tests/unit/test_trust.sh "$BUILD"
 suite unit/hostile "$BUILD/tests/test_hostile"
@@ -311,6 +313,7 @@ suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
 suite asan/machine "$ASAN_BUILD/tests/test_machine"
 suite asan/ring "$ASAN_BUILD/tests/test_ring"
+suite asan/sharing env TERN_TEST_SECONDS=5 "$ASAN_BUILD/tests/test_sharing"
 suite asan/ranks "$ASAN_BUILD/tests/test_ranks"
 suite asan/hostile "$ASAN_BUILD/tests/test_hostile"
 suite asan/net "$ASAN_BUILD/tests/test_net"

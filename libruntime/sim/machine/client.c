@@ -266,22 +266,28 @@ static int machine_submit(struct machine_client *client,
 	job->host_ns = req->host_ns;
 	job->fence = machine_fence_create(client->fences, req->fence.slot,
 					  req->fence.gen);
-	if (!job->fence || machine_hold(client, &req->fence, job->fence))
-		goto fail;
+	if (!job->fence) {
+		free(job);
+		return -1;
+	}
 	memcpy(job->packets, (const char *)req + fixed, req->size);
 
 	ctx = machine_context_find(client, req->ctx);
 	if (ctx)
 		q = machine_queue_find(ctx, req->queue);
-	if (!q)
-		goto refuse;
-	if (tern_model_validate(job->packets, job->size, NULL))
+	if (q && tern_model_validate(job->packets, job->size, NULL))
 		job->early = TERN_ERROR_INVALID_ARGUMENT;
-	if (req->wait_count) {
+	if (q && req->wait_count) {
 		job->deps = calloc(req->wait_count, sizeof(*job->deps));
 		if (!job->deps)
 			job->early = TERN_ERROR_OUT_OF_MEMORY;
 	}
+	/*
+	 * What the process waits on is looked up before its own fence takes
+	 * its slot: a wait that names that slot is the fence there before,
+	 * as a syncobj's, never the job's own, which it would wait on
+	 * forever.
+	 */
 	for (i = 0; i < req->wait_count && job->deps; i++) {
 		job->deps[i] = machine_held(client, &waits[i]);
 		if (!job->deps[i]) {
@@ -290,21 +296,25 @@ static int machine_submit(struct machine_client *client,
 		}
 		job->dep_count++;
 	}
+	if (machine_hold(client, &req->fence, job->fence)) {
+		/* Out of memory: the process cannot be told of this job. */
+		for (i = 0; i < job->dep_count; i++)
+			machine_fence_put(job->deps[i]);
+		free(job->deps);
+		machine_fence_put(job->fence);
+		free(job);
+		return -1;
+	}
+	if (!q) {
+		/* No queue to keep order on: the fence fails at once. */
+		machine_fence_signal(job->fence, TERN_ERROR_INVALID_ARGUMENT,
+				     req->host_ns);
+		machine_fence_put(job->fence);
+		free(job);
+		return 0;
+	}
 	machine_job_queue(q, job);
 	return 0;
-
-refuse:
-	/* No queue to keep order on: the fence fails at once. */
-	machine_fence_signal(job->fence, TERN_ERROR_INVALID_ARGUMENT,
-			     req->host_ns);
-	machine_fence_put(job->fence);
-	free(job);
-	return 0;
-fail:
-	/* Out of memory: the process cannot be told of this job. */
-	machine_fence_put(job->fence);
-	free(job);
-	return -1;
 }
 
 int machine_client_post(struct machine_client *client, uint32_t type,
@@ -594,6 +604,14 @@ static void machine_client_end(struct machine_client *client)
 
 	/* Workers only try the lock: they let go of the ring at once. */
 	machine_sched_ring_remove(&m->sched, client);
+	/*
+	 * Every context's jobs end before any context is closed: a
+	 * collective's job on one would otherwise wait, holding its
+	 * engine's time, for a partner on another already gone.
+	 */
+	for (struct machine_context *ctx = client->contexts; ctx;
+	     ctx = ctx->next)
+		machine_context_kill(ctx);
 	while (client->contexts)
 		machine_context_close(client->contexts);
 	for (i = 0; i < client->held_cap; i++)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "machine.h"
 #include "tern_model.h"
@@ -59,18 +60,43 @@ struct machine_context *machine_context_find(struct machine_client *client,
 	return NULL;
 }
 
+void machine_context_kill(struct machine_context *ctx)
+{
+	atomic_store(&ctx->dead, true);
+	for (unsigned int e = 0; e < MACHINE_ENGINES; e++)
+		machine_engine_kick(&ctx->dev->engines[e]);
+}
+
+/* Waits until every job of @ctx (dead) has ended, and frees its queues. */
+static void machine_context_drain(struct machine_context *ctx)
+{
+	struct timespec pause = { 0, 100000 };
+	struct machine_queue *q;
+
+	for (q = ctx->queues; q; q = q->ctx_next) {
+		struct machine_fence *last;
+
+		pthread_mutex_lock(&q->engine->lock);
+		last = q->last ? machine_fence_get(q->last) : NULL;
+		q->destroyed = true;
+		pthread_mutex_unlock(&q->engine->lock);
+		if (last) {
+			machine_fence_wait(last);
+			machine_fence_put(last);
+		}
+	}
+	/* A job's fence signals just after its engine lets go of it. */
+	for (machine_queues_reap(ctx); ctx->queues; machine_queues_reap(ctx))
+		nanosleep(&pause, NULL);
+}
+
 void machine_context_close(struct machine_context *ctx)
 {
-	struct machine_device *dev = ctx->dev;
-	struct machine *m = dev->machine;
+	struct machine *m = ctx->dev->machine;
 	struct machine_context **link;
-	unsigned int e;
 
-	atomic_store(&ctx->dead, true);
-	for (e = 0; e < MACHINE_ENGINES; e++)
-		machine_engine_kick(&dev->engines[e]);
-	while (ctx->queues)
-		machine_queue_destroy(ctx->queues);
+	machine_context_kill(ctx);
+	machine_context_drain(ctx);
 	while (ctx->bo_count)
 		machine_bo_free(ctx, ctx->bos[ctx->bo_count - 1]->va);
 

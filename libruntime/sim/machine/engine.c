@@ -2,18 +2,28 @@
 /*
  * The machine's engines: their queues, and what an engine does with its
  * jobs when a worker (sched.c) gives it a turn. Each queue's jobs run in
- * submission order; among the queues of an engine, the oldest job whose
- * dependencies have all signalled goes next, and runs to its end before
- * the engine takes another (as tern.ko's engines do). A job whose SEM_WAIT
- * does not pass parks its engine until an engine writes the semaphore (or
- * a bounded look, for host writes). A job still unfinished at the job
- * timeout fails with TERN_ERROR_TIMEOUT and resets the engine; one that
- * faults fails with TERN_ERROR_DEVICE_FAULT, one that addresses a peer's
- * memory no up link reaches with TERN_ERROR_NO_ROUTE, one whose
- * SEM_WAIT_ABORT finds its abort word set with TERN_ERROR_CANCELLED
- * (TERN_SEM_ABORT_CANCEL) or TERN_ERROR_PEER_FAILED, one whose context is
- * closing (its process went) with TERN_ERROR_CANCELLED. A dependency's
- * failure does not stop the jobs waiting for it.
+ * submission order, one started at a time; queues do not wait for one
+ * another, as tern.ko's do not. A turn is made of passes: in each, every
+ * process with a job that can move on the engine gets one step (the
+ * model's, bounded by its work budget) for the queue it moved least
+ * lately, choosing first among its contexts, then among their queues; a
+ * step that finds its SEM_WAIT still waiting costs nothing and lets the
+ * process try its next queue. So a job waiting on a semaphore never
+ * holds the engine from anyone's other jobs, and no number of queues or
+ * contexts gives a process more than its share of the engine's steps.
+ * When no job moved in a whole pass, the engine parks until one of the
+ * semaphores its jobs wait on is written (or a bounded look, for host
+ * writes).
+ *
+ * A job still unfinished at the job timeout fails with TERN_ERROR_TIMEOUT
+ * and resets the engine; one that faults fails with
+ * TERN_ERROR_DEVICE_FAULT, one that addresses a peer's memory no up link
+ * reaches with TERN_ERROR_NO_ROUTE, one whose SEM_WAIT_ABORT finds its
+ * abort word set with TERN_ERROR_CANCELLED (TERN_SEM_ABORT_CANCEL) or
+ * TERN_ERROR_PEER_FAILED, one whose context is closing (its process went)
+ * with TERN_ERROR_CANCELLED. A dependency's failure does not stop the
+ * jobs waiting for it. A destroyed queue's jobs still run; the queue goes
+ * once they have, and nothing here waits for them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -121,31 +131,96 @@ static bool machine_job_ready(struct machine_engine *engine,
 	return ready;
 }
 
-/* The queue whose head job should run next, or NULL. Engine lock held. */
-static struct machine_queue *machine_engine_pick(struct machine_engine *engine)
+/*
+ * Whether @q has a job that can move: one started, or a head job whose
+ * dependencies have all signalled (a closing context's, whatever they
+ * wait for: it ends now). Engine lock held.
+ */
+static bool machine_queue_can_run(struct machine_engine *engine,
+				  struct machine_queue *q)
 {
+	if (q->run.job)
+		return true;
+	if (!q->head)
+		return false;
+	return atomic_load(&q->ctx->dead) || machine_job_ready(engine, q->head);
+}
+
+/* The engine's slot in a process's record of when it last moved. */
+static unsigned int machine_engine_slot(const struct machine_engine *engine)
+{
+	return (unsigned int)engine->dev->index * MACHINE_ENGINES +
+	       engine->index;
+}
+
+/*
+ * Whether @a has its step before @b: the process that moved on the
+ * engine least lately first, then, within it, the context, then the
+ * queue. Engine lock held.
+ */
+static bool machine_queue_before(const struct machine_engine *engine,
+				  const struct machine_queue *a,
+				  const struct machine_queue *b)
+{
+	unsigned int slot = machine_engine_slot(engine), e = engine->index;
+	uint64_t pa = a->ctx->client->moved[slot];
+	uint64_t pb = b->ctx->client->moved[slot];
+
+	if (pa != pb)
+		return pa < pb;
+	if (a->ctx->moved[e] != b->ctx->moved[e])
+		return a->ctx->moved[e] < b->ctx->moved[e];
+	return a->moved < b->moved;
+}
+
+/*
+ * The queue whose job has the next step of this pass, or NULL when the
+ * pass is over: one not tried in it, of a process that has not moved in
+ * it, with a job that can move. Engine lock held.
+ */
+static struct machine_queue *machine_engine_pick(struct machine_engine *engine,
+						 uint64_t pass_start)
+{
+	unsigned int slot = machine_engine_slot(engine);
 	struct machine_queue *q, *best = NULL;
 
 	for (q = engine->queues; q; q = q->next) {
-		if (!q->head || (best && best->head->seq < q->head->seq))
+		if (q->tried == engine->pass ||
+		    q->ctx->client->moved[slot] > pass_start)
 			continue;
-		/* A closing context's jobs end now, whatever they wait for. */
-		if (atomic_load(&q->ctx->dead) ||
-		    machine_job_ready(engine, q->head))
+		if ((!best || machine_queue_before(engine, q, best)) &&
+		    machine_queue_can_run(engine, q))
 			best = q;
 	}
 	return best;
 }
 
+/*
+ * Charges a step of @dt ns to the engine and @q's context; one that
+ * moved also stamps @q, its context and its process as the latest to
+ * move. Engine lock held.
+ */
+static void machine_queue_charge(struct machine_engine *engine,
+				 struct machine_queue *q, uint64_t dt,
+				 bool moved)
+{
+	engine->stats.busy_ns += dt;
+	atomic_fetch_add(&q->ctx->busy_ns, dt);
+	if (!moved)
+		return;
+	engine->stamp++;
+	q->moved = engine->stamp;
+	q->ctx->moved[engine->index] = engine->stamp;
+	q->ctx->client->moved[machine_engine_slot(engine)] = engine->stamp;
+}
+
 /* Counts a job's end on its engine and its context. Engine lock held. */
 static void machine_engine_account(struct machine_engine *engine,
 				   struct machine_context *ctx,
-				   tern_status_t status, uint64_t busy_ns)
+				   tern_status_t status)
 {
 	struct machine_engine_stats *stats = &engine->stats;
 
-	stats->busy_ns += busy_ns;
-	atomic_fetch_add(&ctx->busy_ns, busy_ns);
 	atomic_fetch_sub(&ctx->jobs_active, 1);
 	if (status == TERN_SUCCESS)
 		stats->jobs_completed++;
@@ -196,30 +271,17 @@ static const void *machine_wait_word(struct machine_context *ctx,
 	return ptr;
 }
 
-/* Takes the next ready job; false if none (*@poll: look again soon). */
-static bool machine_engine_start(struct machine_engine *engine, bool *poll)
+/* Starts @q's head job. Engine lock held. */
+static void machine_queue_start(struct machine_engine *engine,
+				struct machine_queue *q)
 {
-	struct machine_run *run = &engine->run;
-	struct machine_queue *q;
-	struct machine_job *job;
+	struct machine_run *run = &q->run;
+	struct machine_job *job = q->head;
 
-	pthread_mutex_lock(&engine->lock);
-	q = machine_engine_pick(engine);
-	if (!q) {
-		*poll = engine->poll;
-		engine->poll = false;
-		pthread_mutex_unlock(&engine->lock);
-		return false;
-	}
-	job = q->head;
 	q->head = job->next;
 	if (!q->head)
 		q->tail = NULL;
-	run->ctx = q->ctx;
-	engine->busy = q->ctx;
-	pthread_mutex_unlock(&engine->lock);
-
-	/* The queue stays until its last fence signals. */
+	engine->running++;
 	run->job = job;
 	run->start_ns = machine_clock_ns();
 	run->deadline_ns = run->start_ns +
@@ -229,28 +291,30 @@ static bool machine_engine_start(struct machine_engine *engine, bool *poll)
 	run->backoff_us = MACHINE_LOOK_MIN_US;
 	tern_model_job_init(&run->model, job->packets, job->size);
 	machine_job_start_time(engine, job);
-	return true;
 }
 
-/* Ends the engine's job with @status; the fence goes last. */
-static void machine_engine_finish(struct machine_engine *engine,
-				  tern_status_t status)
+/*
+ * Ends @q's job with @status, charging its last step of @dt ns; the
+ * fence goes last. The engine lock taken here is the worker's last touch
+ * of @q and its context: whoever frees them takes that lock first and
+ * finds the job gone.
+ */
+static void machine_queue_finish(struct machine_engine *engine,
+				 struct machine_queue *q, tern_status_t status,
+				 uint64_t dt)
 {
-	struct machine_run *run = &engine->run;
-	struct machine_context *ctx = run->ctx;
-	struct machine_job *job = run->job;
+	struct machine_job *job = q->run.job;
 	struct machine_guilty guilty;
 
 	tern_timing_job_end(&engine->timing);
-	pthread_mutex_lock(&engine->lock);
-	engine->busy = NULL;
-	machine_engine_account(engine, ctx, status,
-			       machine_clock_ns() - run->start_ns);
 	if (status == TERN_ERROR_TIMEOUT)
-		machine_engine_guilty(engine, ctx, &guilty);
+		machine_engine_guilty(engine, q->ctx, &guilty);
+	pthread_mutex_lock(&engine->lock);
+	machine_queue_charge(engine, q, dt, true);
+	machine_engine_account(engine, q->ctx, status);
+	engine->running--;
+	q->run.job = NULL;
 	pthread_mutex_unlock(&engine->lock);
-	run->job = NULL;
-	run->ctx = NULL;
 	machine_fence_signal(job->fence, status, engine->timing.now);
 	machine_job_free(job);
 	if (status == TERN_ERROR_TIMEOUT)
@@ -258,13 +322,13 @@ static void machine_engine_finish(struct machine_engine *engine,
 }
 
 /*
- * Runs the engine's job from where it stopped: TERN_MODEL_STALLED or
+ * Runs @q's job from where it stopped: TERN_MODEL_STALLED or
  * TERN_MODEL_YIELD when it must run again, else 0 or the model's error.
  */
-static int machine_engine_step(struct machine_engine *engine)
+static int machine_queue_step(struct machine_engine *engine,
+			      struct machine_queue *q)
 {
-	struct machine_run *run = &engine->run;
-	struct machine_context *ctx = run->ctx;
+	struct machine_context *ctx = q->ctx;
 	struct machine *m = ctx->dev->machine;
 	const struct tern_model_mem mem = {
 		.translate = machine_translate_watched,
@@ -286,72 +350,146 @@ static int machine_engine_step(struct machine_engine *engine)
 		return TERN_MODEL_STALLED;
 	machine_written_sched = &m->sched;
 	pthread_rwlock_rdlock(&ctx->va_lock);
-	ret = tern_model_run(&run->model, &mem);
+	ret = tern_model_run(&q->run.model, &mem);
 	pthread_rwlock_unlock(&ctx->va_lock);
 	machine_written_flush();
 	return ret;
 }
 
-/* The job waits: where to park, or false once it has timed out. */
-static bool machine_engine_stalled(struct machine_engine *engine,
-				   struct machine_park *park)
+/* Adds where @q's stalled job waits to @park. */
+static void machine_park_add(struct machine_park *park,
+			     struct machine_queue *q, uint64_t now)
 {
-	struct machine_run *run = &engine->run;
-	uint64_t now = machine_clock_ns(), look;
+	struct machine_run *run = &q->run;
+	uint64_t look = now + run->backoff_us * 1000ull;
+	const void *word;
+	unsigned int i;
 
-	if (now >= run->deadline_ns)
-		return false;
-	if (run->model.offset != run->offset ||
-	    run->model.progress != run->progress) {
-		/* The stream moved on: the next wait is a new one. */
+	if (look > run->deadline_ns)
+		look = run->deadline_ns;
+	if (look < park->look_ns)
+		park->look_ns = look;
+	if (run->backoff_us < MACHINE_LOOK_MAX_US)
+		run->backoff_us *= 2;
+	word = atomic_load(&q->engine->hung) ? NULL :
+	       machine_wait_word(q->ctx, run->job, run->model.offset);
+	if (!word)
+		return;		/* its look alone brings it back */
+	for (i = 0; i < park->word_count; i++)
+		if (park->words[i] == word)
+			return;
+	/* No room: its look brings it back, if later than a write would. */
+	if (park->word_count < MACHINE_PARK_WORDS)
+		park->words[park->word_count++] = word;
+}
+
+/* What one step did to a queue's job. */
+enum machine_step {
+	MACHINE_STEP_MOVED,	/* ran packets, or ended */
+	MACHINE_STEP_WAITS,	/* its SEM_WAIT still does not pass */
+};
+
+/* Gives @q's job one step; a job that waits adds itself to @park. */
+static enum machine_step machine_queue_turn(struct machine_engine *engine,
+					    struct machine_queue *q,
+					    struct machine_park *park)
+{
+	struct machine_run *run = &q->run;
+	uint64_t start = machine_clock_ns(), now;
+	bool moved;
+	int ret;
+
+	if (run->job->early) {
+		machine_queue_finish(engine, q, run->job->early, 0);
+		return MACHINE_STEP_MOVED;
+	}
+	ret = machine_queue_step(engine, q);
+	now = machine_clock_ns();
+	if (ret != TERN_MODEL_YIELD && ret != TERN_MODEL_STALLED) {
+		machine_queue_finish(engine, q, machine_status_of(ret),
+				     now - start);
+		return MACHINE_STEP_MOVED;
+	}
+	if (ret == TERN_MODEL_STALLED && now >= run->deadline_ns) {
+		machine_queue_finish(engine, q, TERN_ERROR_TIMEOUT,
+				     now - start);
+		return MACHINE_STEP_MOVED;
+	}
+	moved = ret == TERN_MODEL_YIELD ||
+		run->model.offset != run->offset ||
+		run->model.progress != run->progress;
+	if (moved) {
+		/* The stream moved on: its next wait is a new one. */
 		run->offset = run->model.offset;
 		run->progress = run->model.progress;
 		run->backoff_us = MACHINE_LOOK_MIN_US;
+	} else {
+		machine_park_add(park, q, now);
 	}
-	look = now + run->backoff_us * 1000ull;
-	park->look_ns = look < run->deadline_ns ? look : run->deadline_ns;
-	park->word = atomic_load(&engine->hung) ? NULL :
-		     machine_wait_word(run->ctx, run->job, run->model.offset);
-	if (run->backoff_us < MACHINE_LOOK_MAX_US)
-		run->backoff_us *= 2;
-	return true;
+	pthread_mutex_lock(&engine->lock);
+	machine_queue_charge(engine, q, now - start, moved);
+	pthread_mutex_unlock(&engine->lock);
+	return moved ? MACHINE_STEP_MOVED : MACHINE_STEP_WAITS;
+}
+
+/*
+ * One pass over the engine's queues: a step for each process with a job
+ * that can move, given to its queue that moved least lately (a process
+ * whose step waited tries its next queue). *@tried: some job was given
+ * a step. Returns whether any job moved.
+ */
+static bool machine_engine_pass(struct machine_engine *engine,
+				struct machine_park *park, bool *tried)
+{
+	struct machine_queue *q;
+	uint64_t pass_start;
+	bool moved = false;
+
+	pthread_mutex_lock(&engine->lock);
+	pass_start = engine->stamp;
+	engine->pass++;
+	while ((q = machine_engine_pick(engine, pass_start))) {
+		q->tried = engine->pass;
+		if (!q->run.job)
+			machine_queue_start(engine, q);
+		pthread_mutex_unlock(&engine->lock);
+		*tried = true;
+		if (machine_queue_turn(engine, q, park) == MACHINE_STEP_MOVED)
+			moved = true;
+		pthread_mutex_lock(&engine->lock);
+	}
+	pthread_mutex_unlock(&engine->lock);
+	return moved;
 }
 
 enum machine_turn machine_engine_turn(struct machine_engine *engine,
 				      struct machine_park *park)
 {
 	struct machine_sched *s = &engine->dev->machine->sched;
-	struct machine_run *run = &engine->run;
-	bool poll = false;
-	int ret;
+	bool tried, poll;
 
 	for (;;) {
-		if (!run->job && !machine_engine_start(engine, &poll)) {
-			if (!poll)
-				return MACHINE_TURN_IDLE;
-			/* A dependency it could not watch: look in 1 ms. */
-			park->word = NULL;
-			park->look_ns = machine_clock_ns() +
-					MACHINE_LOOK_MIN_US * 1000ull;
-			machine_sched_writes(s, park);
-			return MACHINE_TURN_PARK;
-		}
-		if (run->job->early) {
-			machine_engine_finish(engine, run->job->early);
+		park->word_count = 0;
+		park->look_ns = UINT64_MAX;
+		machine_sched_writes(s, park);
+		tried = false;
+		if (machine_engine_pass(engine, park, &tried)) {
+			if (machine_sched_contended(s))
+				return MACHINE_TURN_YIELD;
 			continue;
 		}
-		machine_sched_writes(s, park);
-		ret = machine_engine_step(engine);
-		if (ret == TERN_MODEL_YIELD)
-			return MACHINE_TURN_YIELD;
-		if (ret != TERN_MODEL_STALLED)
-			machine_engine_finish(engine, machine_status_of(ret));
-		else if (machine_engine_stalled(engine, park))
+		if (tried)
 			return MACHINE_TURN_PARK;
-		else
-			machine_engine_finish(engine, TERN_ERROR_TIMEOUT);
-		if (machine_sched_contended(s))
-			return MACHINE_TURN_YIELD;
+		pthread_mutex_lock(&engine->lock);
+		poll = engine->poll;
+		engine->poll = false;
+		pthread_mutex_unlock(&engine->lock);
+		if (!poll)
+			return MACHINE_TURN_IDLE;
+		/* A dependency it could not watch: look in 1 ms. */
+		park->look_ns = machine_clock_ns() +
+				MACHINE_LOOK_MIN_US * 1000ull;
+		return MACHINE_TURN_PARK;
 	}
 }
 
@@ -387,41 +525,53 @@ struct machine_queue *machine_queue_find(struct machine_context *ctx,
 	struct machine_queue *q;
 
 	for (q = ctx->queues; q; q = q->ctx_next)
-		if (q->id == id)
+		if (q->id == id && !q->destroyed)
 			return q;
 	return NULL;
 }
 
+void machine_queues_reap(struct machine_context *ctx)
+{
+	struct machine_queue **link = &ctx->queues, *q;
+
+	while ((q = *link)) {
+		struct machine_engine *e = q->engine;
+		struct machine_queue **on;
+		bool done;
+
+		if (!q->destroyed) {
+			link = &q->ctx_next;
+			continue;
+		}
+		pthread_mutex_lock(&e->lock);
+		done = !q->head && !q->run.job;
+		for (on = &e->queues; done && *on; on = &(*on)->next) {
+			if (*on == q) {
+				*on = q->next;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&e->lock);
+		if (!done) {
+			link = &q->ctx_next;
+			continue;
+		}
+		*link = q->ctx_next;
+		if (q->last)
+			machine_fence_put(q->last);
+		free(q);
+	}
+}
+
 void machine_queue_destroy(struct machine_queue *q)
 {
-	struct machine_engine *e = q->engine;
-	struct machine_queue **link;
-	struct machine_fence *last;
+	struct machine_context *ctx = q->ctx;
 
-	/* Submitted jobs still run: wait for the newest, then unlink. */
-	pthread_mutex_lock(&e->lock);
-	last = q->last;
-	q->last = NULL;
-	pthread_mutex_unlock(&e->lock);
-	if (last) {
-		machine_fence_wait(last);
-		machine_fence_put(last);
-	}
-	pthread_mutex_lock(&e->lock);
-	for (link = &e->queues; *link; link = &(*link)->next) {
-		if (*link == q) {
-			*link = q->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&e->lock);
-	for (link = &q->ctx->queues; *link; link = &(*link)->ctx_next) {
-		if (*link == q) {
-			*link = q->ctx_next;
-			break;
-		}
-	}
-	free(q);
+	/* Its jobs still run; the queue goes once they have. */
+	pthread_mutex_lock(&q->engine->lock);
+	q->destroyed = true;
+	pthread_mutex_unlock(&q->engine->lock);
+	machine_queues_reap(ctx);
 }
 
 void machine_job_queue(struct machine_queue *q, struct machine_job *job)
@@ -431,7 +581,6 @@ void machine_job_queue(struct machine_queue *q, struct machine_job *job)
 	atomic_fetch_add(&q->ctx->jobs_submitted, 1);
 	atomic_fetch_add(&q->ctx->jobs_active, 1);
 	pthread_mutex_lock(&e->lock);
-	job->seq = e->next_seq++;
 	if (q->tail)
 		q->tail->next = job;
 	else

@@ -21,7 +21,7 @@ static void machine_inspect_engine(struct machine_engine *e,
 	out->timeouts = e->stats.timeouts;
 	out->resets = e->stats.resets;
 	out->hang_resets = e->stats.hang_resets;
-	out->busy = e->busy != NULL;
+	out->busy = e->running != 0;
 	for (struct machine_queue *q = e->queues; q; q = q->next)
 		for (struct machine_job *job = q->head; job; job = job->next)
 			out->jobs_queued++;
@@ -50,7 +50,7 @@ static void machine_inspect_context(struct machine_context *ctx,
 
 		pthread_mutex_lock(&engine->lock);
 		for (struct machine_queue *q = engine->queues; q; q = q->next)
-			out->queues += q->ctx == ctx;
+			out->queues += q->ctx == ctx && !q->destroyed;
 		pthread_mutex_unlock(&engine->lock);
 	}
 	out->jobs_submitted = atomic_load(&ctx->jobs_submitted);

@@ -28,6 +28,8 @@
 #define MACHINE_MAX_DEVICES	64
 #define MACHINE_ENGINES		4
 #define MACHINE_PAGE_SIZE	4096ull
+/* Semaphores a parked engine watches; its jobs' others are looked at. */
+#define MACHINE_PARK_WORDS	8
 /* The driver's per-file device address space. */
 #define MACHINE_VA_BASE		(4ull << 30)
 #define MACHINE_VA_SIZE		(TERN_VA_LIMIT - MACHINE_VA_BASE)
@@ -64,7 +66,6 @@ struct machine_context;
 
 struct machine_job {
 	struct machine_job *next;
-	uint64_t seq;			/* engine-wide submission order */
 	struct machine_fence *fence;
 	struct machine_fence **deps;
 	uint32_t dep_count;
@@ -72,6 +73,16 @@ struct machine_job {
 	uint64_t host_ns;		/* modelled: starts no earlier */
 	uint32_t size;
 	uint64_t packets[];
+};
+
+/* The job a queue has started: its engine's worker's alone. */
+struct machine_run {
+	struct machine_job *job;	/* NULL: none started (engine lock) */
+	struct tern_model_job model;
+	uint64_t start_ns, deadline_ns;
+	uint32_t offset;		/* where it last stalled */
+	uint64_t progress;
+	unsigned int backoff_us;	/* next look at a semaphore no one wrote */
 };
 
 struct machine_queue {
@@ -82,6 +93,11 @@ struct machine_queue {
 	struct machine_queue *ctx_next;		/* the context's queues */
 	struct machine_job *head, *tail;	/* not yet started */
 	struct machine_fence *last;		/* newest job's fence, or NULL */
+	struct machine_run run;
+	bool destroyed;		/* QUEUE_DESTROY: goes once its jobs have */
+	/* The engine's, under its lock: see machine_engine_pass. */
+	uint64_t moved;		/* the engine's stamp when it last moved */
+	uint64_t tried;		/* the pass that last gave it a step */
 };
 
 struct machine_engine_stats {
@@ -101,34 +117,24 @@ enum machine_engine_state {
 	MACHINE_ENGINE_PARKED,	/* its job waits: a write or its look queues it */
 };
 
-/* The job an engine has started: its worker's alone. */
-struct machine_run {
-	struct machine_job *job;	/* NULL: none started */
-	struct machine_context *ctx;
-	struct tern_model_job model;
-	uint64_t start_ns, deadline_ns;
-	uint32_t offset;		/* where it last stalled */
-	uint64_t progress;
-	unsigned int backoff_us;	/* next look at a semaphore no one wrote */
-};
-
 struct machine_engine {
 	struct machine_device *dev;
 	uint32_t index;
-	pthread_mutex_t lock;		/* queues, busy, poll, stats */
+	pthread_mutex_t lock;		/* queues, running, poll, stats */
 	bool poll;			/* a dependency could not be watched */
 	struct machine_queue *queues;
-	uint64_t next_seq;
-	struct machine_context *busy;	/* running a job of, or NULL */
+	unsigned int running;		/* jobs started, not ended */
+	uint64_t stamp;			/* steps that moved a job, so far */
+	uint64_t pass;			/* passes over its queues, so far */
 	atomic_bool hung;		/* engine_hang: no progress */
 	struct machine_engine_stats stats;	/* engine lock */
 	struct tern_timing_engine timing;	/* its worker's */
-	struct machine_run run;
 	/* The scheduler's, under its lock. */
 	enum machine_engine_state state;
 	bool again;			/* kicked while a worker had it */
 	struct machine_engine *run_next;
-	const void *waits_on;		/* parked: the semaphore's word */
+	const void *waits_on[MACHINE_PARK_WORDS];	/* parked: words */
+	unsigned int wait_count;
 	uint64_t look_ns;		/* parked: look again then */
 	unsigned int parked_at;		/* parked: index in sched.parked */
 };
@@ -174,6 +180,7 @@ struct machine_context {
 	atomic_bool dead;		/* closing: its jobs end now */
 	bool model_clock;		/* SIM_CTX_MODEL_CLOCK */
 	bool skip_data;			/* SIM_CTX_SKIP_DATA */
+	uint64_t moved[MACHINE_ENGINES];	/* engine lock: its stamp */
 	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
 	struct machine_bo **bos;	/* sorted by address */
 	size_t bo_count, bo_cap;
@@ -223,6 +230,8 @@ struct machine_client {
 	struct machine_fence_entry *held;	/* by slot */
 	uint32_t held_cap;
 	struct machine_context *contexts;
+	/* When it last moved on each engine (that engine's lock). */
+	uint64_t moved[MACHINE_MAX_DEVICES * MACHINE_ENGINES];
 	/* Follows the events (machine lock): sent nothing else. */
 	bool following;
 	uint64_t events_lost;		/* since the last it got */
@@ -329,6 +338,8 @@ int machine_ring_drain(struct machine_client *client);
 /* context.c: opening and closing a device */
 int machine_context_open(struct machine_client *client, uint32_t device,
 			 uint32_t flags, struct machine_context **out);
+/* Ends @ctx's jobs now: those not started, and any running at its next step. */
+void machine_context_kill(struct machine_context *ctx);
 void machine_context_close(struct machine_context *ctx);
 struct machine_context *machine_context_find(struct machine_client *client,
 					     uint64_t id);
@@ -387,8 +398,13 @@ void machine_fence_wait(struct machine_fence *fence);
 tern_status_t machine_queue_create(struct machine_context *ctx,
 				   uint32_t engine,
 				   struct machine_queue **out);
-/* Jobs already submitted run first (or end at once if @ctx is dead). */
+/*
+ * QUEUE_DESTROY: @q's jobs still run (or end at once if its context is
+ * dead); it goes once they have, never waiting here.
+ */
 void machine_queue_destroy(struct machine_queue *q);
+/* Frees @ctx's destroyed queues whose jobs have all ended. */
+void machine_queues_reap(struct machine_context *ctx);
 struct machine_queue *machine_queue_find(struct machine_context *ctx,
 					 uint64_t id);
 /* Queues @job (its fence and dependencies set) behind @q's others. */
@@ -402,21 +418,22 @@ enum machine_turn {
 };
 
 /*
- * A parked engine runs again when an engine writes @word (NULL: no word
- * to watch) or at @look_ns, whichever comes first. @writes is the
- * scheduler's count of writes when its job last read the semaphore, @own
- * the worker's own part of it: a write by another since then means it
- * must look again at once.
+ * A parked engine runs again when an engine writes one of @words (the
+ * semaphores its jobs wait on) or at @look_ns, whichever comes first.
+ * @writes is the scheduler's count of writes when its jobs last read
+ * their semaphores, @own the worker's own part of it: a write by another
+ * since then means it must look again at once.
  */
 struct machine_park {
-	const void *word;
+	const void *words[MACHINE_PARK_WORDS];
+	unsigned int word_count;
 	uint64_t look_ns;
 	uint64_t writes, own;
 };
 
 /*
- * Runs @engine's jobs until none is ready, its job waits (*@park says
- * on what) or others should have their turn.
+ * Runs @engine's jobs in passes (engine.c) until none can move, all
+ * wait (*@park says on what) or other engines should have their turn.
  */
 enum machine_turn machine_engine_turn(struct machine_engine *engine,
 				      struct machine_park *park);

@@ -2,10 +2,10 @@
 /*
  * The workers that run the machine's engines: a thread per CPU, not one
  * per engine. A worker takes the engine at the head of the run queue and
- * gives it a turn (engine.c): its jobs run until none is ready, the job
- * waits on a semaphore, or other engines are waiting for a worker. An
- * engine whose job waits is parked, holding no thread; the engine that
- * writes its semaphore queues it again, so that a collective's ranks hand
+ * gives it a turn (engine.c): its jobs run until none can move, all of
+ * them wait on semaphores, or other engines are waiting for a worker. An
+ * engine whose jobs all wait is parked, holding no thread; an engine that
+ * writes one of their semaphores queues it again, so that a collective's ranks hand
  * over to one another within one worker, without a context switch, and
  * sixteen devices' engines on two CPUs take turns instead of preempting
  * each other. A parked engine also runs again at its look (host writes
@@ -124,7 +124,18 @@ static void machine_unpark(struct machine_sched *s, struct machine_engine *e)
 	s->parked[e->parked_at] = s->parked[last];
 	s->parked[e->parked_at]->parked_at = e->parked_at;
 	atomic_store(&s->parked_count, last);
-	atomic_fetch_sub(&s->parked_on[machine_park_hash(e->waits_on)], 1);
+	for (unsigned int i = 0; i < e->wait_count; i++)
+		atomic_fetch_sub(&s->parked_on[machine_park_hash(e->waits_on[i])],
+				 1);
+}
+
+/* Whether parked @e waits on @word. */
+static bool machine_waits_on(const struct machine_engine *e, const void *word)
+{
+	for (unsigned int i = 0; i < e->wait_count; i++)
+		if (e->waits_on[i] == word)
+			return true;
+	return false;
 }
 
 /* Sched lock held. */
@@ -188,7 +199,7 @@ void machine_sched_written(struct machine_sched *s, const void *word)
 	for (i = 0; i < atomic_load(&s->parked_count);) {
 		struct machine_engine *e = s->parked[i];
 
-		if (e->waits_on != word) {
+		if (!machine_waits_on(e, word)) {
 			i++;
 			continue;
 		}
@@ -204,23 +215,29 @@ bool machine_sched_contended(struct machine_sched *s)
 }
 
 /*
- * Parks @e, unless a write landed since its job read the semaphore: the
- * hash count goes up before that check, as a writer counts its write
+ * Parks @e, unless a write landed since its jobs read their semaphores:
+ * the hash counts go up before that check, as a writer counts its write
  * before it looks at the hash (both sequentially consistent), so one of
  * the two sees the other. Sched lock held.
  */
 static bool machine_park(struct machine_sched *s, struct machine_engine *e,
 			 const struct machine_park *park)
 {
-	atomic_uint *on = &s->parked_on[machine_park_hash(park->word)];
+	unsigned int i;
 
-	atomic_fetch_add(on, 1);
-	if (park->word && machine_written_since(s, park)) {
-		atomic_fetch_sub(on, 1);
+	for (i = 0; i < park->word_count; i++)
+		atomic_fetch_add(&s->parked_on[machine_park_hash(park->words[i])],
+				 1);
+	if (park->word_count && machine_written_since(s, park)) {
+		for (i = 0; i < park->word_count; i++)
+			atomic_fetch_sub(&s->parked_on[machine_park_hash(park->words[i])],
+					 1);
 		return false;
 	}
 	e->state = MACHINE_ENGINE_PARKED;
-	e->waits_on = park->word;
+	for (i = 0; i < park->word_count; i++)
+		e->waits_on[i] = park->words[i];
+	e->wait_count = park->word_count;
 	e->look_ns = park->look_ns;
 	e->parked_at = atomic_load(&s->parked_count);
 	s->parked[e->parked_at] = e;
