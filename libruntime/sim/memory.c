@@ -2,7 +2,10 @@
 /*
  * Simulator buffers: made, charged and freed by the machine (its
  * machine/memory.c follows tern.ko's rules), whose memory is a memfd this
- * process maps for the CPU on first use; the engines see the same pages.
+ * process maps for the CPU; the engines see the same pages. A buffer
+ * keeps no descriptor here, as a GEM handle holds none: its own are
+ * mapped when made (a mapping costs address space, not a descriptor, of
+ * which a process may have only 1024), imports when first mapped.
  */
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -15,7 +18,7 @@ static struct sim_bo *sim_bo(struct tern_be_buffer *bbuf)
 	return tern_container_of(bbuf, struct sim_bo, base);
 }
 
-struct sim_bo *sim_bo_new(uint64_t va, uint64_t size, int fd)
+struct sim_bo *sim_bo_new(uint64_t va, uint64_t size)
 {
 	struct sim_bo *bo = calloc(1, sizeof(*bo));
 
@@ -23,7 +26,6 @@ struct sim_bo *sim_bo_new(uint64_t va, uint64_t size, int fd)
 		return NULL;
 	bo->base.va = va;
 	bo->base.size = size;
-	bo->fd = fd;
 	pthread_mutex_init(&bo->lock, NULL);
 	return bo;
 }
@@ -44,14 +46,27 @@ tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 
 	status = sim_call(SIM_MSG_BO_CREATE, &req, sizeof(req), -1, &reply,
 			  sizeof(reply), &fd);
+	if (status == TERN_ERROR_LIMIT)
+		tern_set_last_error("the simulated machine lets a process hold "
+				    "no more buffers (TERN_SIM_CLIENT_BUFFERS), "
+				    "or has no descriptor left for one");
 	if (status)
 		return status;
-	bo = fd >= 0 ? sim_bo_new(reply.va, reply.size, fd) : NULL;
+	bo = fd >= 0 ? sim_bo_new(reply.va, reply.size) : NULL;
+	if (bo) {
+		bo->cpu = mmap(NULL, bo->base.size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+		if (bo->cpu == MAP_FAILED) {
+			pthread_mutex_destroy(&bo->lock);
+			free(bo);
+			bo = NULL;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	if (!bo) {
 		struct sim_reply r;
 
-		if (fd >= 0)
-			close(fd);
 		undo.va = reply.va;
 		sim_call(SIM_MSG_BO_FREE, &undo, sizeof(undo), -1, &r,
 			 sizeof(r), NULL);
@@ -69,16 +84,15 @@ tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 
 	pthread_mutex_lock(&bo->lock);
 	if (!bo->cpu) {
-		int fd = bo->fd;
 		void *cpu = MAP_FAILED;
+		int fd = -1;
 
-		/* An import keeps no descriptor: the machine lends one. */
-		if (fd < 0)
-			status = sim_bo_fd(bdev, bo, &fd);
+		/* An import: the machine lends a descriptor to map. */
+		status = sim_bo_fd(bdev, bo, &fd);
 		if (status == TERN_SUCCESS)
 			cpu = mmap(NULL, bo->base.size, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0);
-		if (fd >= 0 && fd != bo->fd)
+		if (fd >= 0)
 			close(fd);
 		if (status == TERN_SUCCESS && cpu == MAP_FAILED)
 			status = TERN_ERROR_OUT_OF_MEMORY;
@@ -102,8 +116,6 @@ void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf)
 		 sizeof(reply), NULL);
 	if (bo->cpu)
 		munmap(bo->cpu, bo->base.size);
-	if (bo->fd >= 0)
-		close(bo->fd);
 	pthread_mutex_destroy(&bo->lock);
 	free(bo);
 }

@@ -6,13 +6,12 @@
  * which maps the same memory into that context (machine/share.c). The
  * machine refuses a descriptor that names none of its buffers.
  *
- * An imported buffer keeps no descriptor in the process (as a GEM handle
- * on tern.ko holds none): a communicator imports two areas of every peer
- * on its host, which at 32 ranks a host would be 62 open files a process.
- * Where one is needed, to map the buffer or export it again, the machine
- * hands its own over again (BO_FD).
+ * A buffer keeps no descriptor in the process (as a GEM handle on tern.ko
+ * holds none): a communicator imports two areas of every peer on its
+ * host, which at 32 ranks a host would be 62 open files a process. Where
+ * one is needed, to map an import or export a buffer, the machine hands
+ * its own over again (BO_FD).
  */
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "sim.h"
@@ -27,10 +26,6 @@ tern_status_t sim_bo_fd(struct tern_be_device *bdev, struct sim_bo *bo,
 	tern_status_t status;
 
 	*fd = -1;
-	if (bo->fd >= 0) {
-		*fd = fcntl(bo->fd, F_DUPFD_CLOEXEC, 0);
-		return *fd >= 0 ? TERN_SUCCESS : TERN_ERROR_BACKEND;
-	}
 	status = sim_call(SIM_MSG_BO_FD, &req, sizeof(req), -1, &reply,
 			  sizeof(reply), fd);
 	if (status == TERN_SUCCESS && *fd < 0)
@@ -63,7 +58,7 @@ tern_status_t sim_buffer_import(struct tern_be_device *bdev, int fd,
 	if (status)
 		return status;
 	/* The caller keeps @fd; we keep none (BO_FD gets one back). */
-	bo = sim_bo_new(reply.va, reply.size, -1);
+	bo = sim_bo_new(reply.va, reply.size);
 	if (!bo) {
 		struct sim_bo_free undo = { .ctx = ctx->id, .va = reply.va };
 		struct sim_reply r;

@@ -54,7 +54,6 @@ struct sim_context {
 
 struct sim_bo {
 	struct tern_be_buffer base;
-	int fd;				/* the memory's memfd */
 	pthread_mutex_t lock;		/* the mapping */
 	void *cpu;
 };
@@ -65,10 +64,7 @@ struct sim_fence {
 	uint32_t slot, gen;
 };
 void sim_fence_seen(struct tern_fence *fence);
-/*
- * A new descriptor of @bo's memory: a dup of its own, or for an import
- * (which keeps none) the machine's, sent again (share.c).
- */
+/* A new descriptor of @bo's memory: the machine's, sent again (share.c). */
 tern_status_t sim_bo_fd(struct tern_be_device *bdev, struct sim_bo *bo,
 			int *fd);
 
@@ -87,6 +83,13 @@ struct sim_settings {
 	char name[65];			/* TERN_SIM_MACHINE */
 	char dir[108];			/* the machine's directory */
 	uint64_t idle_ms;		/* TERN_SIM_IDLE_MS */
+	/*
+	 * What one process may hold of a machine it starts (0: tern-simd's
+	 * default): TERN_SIM_HOST_MEM_MB, TERN_SIM_CLIENT_HOST_MB,
+	 * TERN_SIM_CLIENT_JOBS, TERN_SIM_CLIENT_JOB_MB,
+	 * TERN_SIM_CLIENT_BUFFERS, in that order.
+	 */
+	uint64_t limits[5];
 	bool model_clock;		/* TERN_SIM_CLOCK=model */
 	bool skip_data;			/* TERN_SIM_DATA=off */
 };
@@ -128,7 +131,7 @@ tern_status_t sim_buffer_create(struct tern_be_device *bdev,
 tern_status_t sim_buffer_map(struct tern_be_device *bdev,
 			     struct tern_be_buffer *bbuf, void **ptr);
 void sim_buffer_free(struct tern_be_device *bdev, struct tern_be_buffer *bbuf);
-struct sim_bo *sim_bo_new(uint64_t va, uint64_t size, int fd);
+struct sim_bo *sim_bo_new(uint64_t va, uint64_t size);
 
 /* share.c */
 tern_status_t sim_buffer_export(struct tern_be_device *bdev,
