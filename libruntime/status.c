@@ -39,6 +39,8 @@ static const struct tern_status_text tern_status_texts[] = {
 		"no route to a peer's memory: fabric links are down" },
 	[TERN_ERROR_PEER_FAILED] = { "TERN_ERROR_PEER_FAILED",
 		"a peer of the collective failed or went away" },
+	[TERN_ERROR_LIMIT] = { "TERN_ERROR_LIMIT",
+		"a limit on what one process may hold was reached (descriptors, buffers)" },
 };
 
 static const struct tern_status_text *tern_status_lookup(tern_status_t status)

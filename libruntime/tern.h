@@ -57,6 +57,7 @@ typedef enum tern_status {
 	TERN_ERROR_OUT_OF_RANGE = 12,     /* offset/size outside a buffer */
 	TERN_ERROR_NO_ROUTE = 13,         /* a peer's memory is unreachable: links down */
 	TERN_ERROR_PEER_FAILED = 14,      /* a peer of a collective failed or went away */
+	TERN_ERROR_LIMIT = 15,            /* a limit on what one process may hold: see the error */
 } tern_status_t;
 
 /* A sentence describing @status; never NULL. */

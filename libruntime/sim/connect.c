@@ -84,6 +84,19 @@ static void sim_auto_name(const struct sim_shape *shape, char *out,
 		 shape->mem_mb, shape->job_timeout_ms, hash);
 }
 
+/* The machine's limits a process may set when it starts one (limits.c). */
+static const struct {
+	const char *env, *option;
+	unsigned long max;
+} sim_limits[] = {
+	{ "TERN_SIM_HOST_MEM_MB", "--host-mem-mb", 1ul << 30 },
+	{ "TERN_SIM_CLIENT_HOST_MB", "--client-host-mb", 1ul << 30 },
+	{ "TERN_SIM_CLIENT_JOBS", "--client-jobs", 0xfffffffful },
+	{ "TERN_SIM_CLIENT_JOB_MB", "--client-job-mb", 1ul << 30 },
+	{ "TERN_SIM_CLIENT_BUFFERS", "--client-buffers", 0xfffffffful },
+};
+#define SIM_LIMITS	(int)(sizeof(sim_limits) / sizeof(sim_limits[0]))
+
 tern_status_t sim_settings_read(struct sim_settings *s)
 {
 	uint64_t devices = SIM_DEFAULT_DEVICES, mem = SIM_DEFAULT_MEM_MB;
@@ -122,6 +135,10 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 			    SIM_WANT_TIMEOUT, &s->want, &timeout) ||
 	    !sim_env_number("TERN_SIM_IDLE_MS", 0, 86400000, 0, &unused, &idle))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	for (n = 0; n < SIM_LIMITS; n++)
+		if (!sim_env_number(sim_limits[n].env, 0, sim_limits[n].max, 0,
+				    &unused, &s->limits[n]))
+			return TERN_ERROR_INVALID_ARGUMENT;
 	s->shape.devices = (uint32_t)devices;
 	s->shape.mem_mb = (uint32_t)mem;
 	s->shape.job_timeout_ms = (uint32_t)timeout;
@@ -247,8 +264,8 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 			       char *said, size_t said_len)
 {
 	char daemon[4096], sock[160], lock[160], devices[16], mem[16];
-	char timeout[16], idle[24], ready[16];
-	char *argv[20];
+	char timeout[16], idle[24], ready[16], limits[SIM_LIMITS][24];
+	char *argv[32];
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -292,6 +309,14 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 	argv[argc++] = (char *)s->shape.topology;
 	if (persistent)
 		argv[argc++] = "--persistent";
+	for (int i = 0; i < SIM_LIMITS; i++) {
+		if (!s->limits[i])
+			continue;
+		snprintf(limits[i], sizeof(limits[i]), "%llu",
+			 (unsigned long long)s->limits[i]);
+		argv[argc++] = (char *)sim_limits[i].option;
+		argv[argc++] = limits[i];
+	}
 	argv[argc] = NULL;
 
 	posix_spawn_file_actions_init(&actions);

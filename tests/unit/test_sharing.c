@@ -9,7 +9,12 @@
  *   bystander on the same devices: the bystander's all-reduces stay
  *   exact, and the killed process's memory comes back at once;
  * - a process whose jobs wait on their own fence or on a word nothing
- *   writes, then destroys the queue and exits, leaves nothing held.
+ *   writes, then destroys the queue and exits, leaves nothing held;
+ * - what one process may hold is bounded: buffers by descriptors (an
+ *   honest TERN_ERROR_LIMIT, the machine's own limit raised to the hard
+ *   one), host memory by a budget, jobs in flight by caps (the machine
+ *   stops reading a process at its cap; a legitimate one's submissions
+ *   wait), and another process is served meanwhile.
  *
  * The machine's job timeout is 600 s here, so that nothing passes by
  * waiting for it: a test that would need it fails well before.
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,8 +61,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Runs this program as --child @name, its fd 3 @fd. Returns its pid. */
-static pid_t child_start(const char *name, int fd)
+/*
+ * Runs this program as --child @name with @env (NAME=VALUE, NULL-ended)
+ * added, its fd 3 @fd. Returns its pid.
+ */
+static pid_t child_start_env(const char *name, const char *const *env,
+			     int fd)
 {
 	pid_t pid;
 
@@ -64,6 +74,8 @@ static pid_t child_start(const char *name, int fd)
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (const char *const *e = env; e && *e; e++)
+			putenv((char *)*e);
 		if (fd != 3) {
 			dup2(fd, 3);
 			close(fd);
@@ -74,6 +86,11 @@ static pid_t child_start(const char *name, int fd)
 	}
 	assert_true(pid > 0);
 	return pid;
+}
+
+static pid_t child_start(const char *name, int fd)
+{
+	return child_start_env(name, NULL, fd);
 }
 
 static int child_wait(pid_t pid)
@@ -215,8 +232,192 @@ static int child_churn(void)
 			return 2;
 }
 
+/*
+ * Under a descriptor limit of 1024 (TERN_TEST_HARD=1: the hard limit too),
+ * on a machine this process starts: 4 KiB buffers until one is refused.
+ * Tells fd 3 "COUNT STATUS|ERROR\n", then holds them until killed.
+ */
+static int child_fds(void)
+{
+	struct rlimit rl;
+	tern_device_t d;
+	tern_buffer_t buf;
+	tern_status_t s = TERN_SUCCESS;
+	unsigned int n = 0;
+	char line[512];
+	int len;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	rl.rlim_cur = 1024;
+	if (getenv("TERN_TEST_HARD") || rl.rlim_max < 1024)
+		rl.rlim_max = 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl) || tern_device_open(0, &d))
+		return 1;
+	while (n < 40000 && !(s = tern_buffer_alloc(d, TERN_MEMORY_DEVICE,
+						    4096, &buf)))
+		n++;
+	len = snprintf(line, sizeof(line), "%u %s|%s\n", n,
+		       tern_status_name(s), tern_get_last_error());
+	if (write(3, line, (size_t)len) != len)
+		return 1;
+	for (;;)
+		pause();
+}
+
+/* A few buffers and a fill on device 0: exit 0 if all went. */
+static int child_small(void)
+{
+	tern_buffer_t buf[16];
+	tern_stream_t st;
+	tern_device_t d;
+
+	if (tern_device_open(0, &d) || tern_stream_create(d, &st))
+		return 1;
+	for (int i = 0; i < 16; i++)
+		if (tern_buffer_alloc(d, TERN_MEMORY_DEVICE, 4096, &buf[i]) ||
+		    tern_memset_async(buf[i], 0, i, 4096, st))
+			return 2;
+	return tern_stream_synchronize(st) ? 3 : 0;
+}
+
+/*
+ * Host buffers of 64 MiB until one is refused: fd 3 gets
+ * "COUNT STATUS\n"; holds them until killed.
+ */
+static int child_host(void)
+{
+	tern_device_t d;
+	tern_buffer_t buf;
+	tern_status_t s = TERN_SUCCESS;
+	unsigned int n = 0;
+	char line[128];
+	int len;
+
+	if (tern_device_open(0, &d))
+		return 1;
+	while (n < 1024 && !(s = tern_buffer_alloc(d, TERN_MEMORY_HOST,
+						   64u << 20, &buf)))
+		n++;
+	len = snprintf(line, sizeof(line), "%u %s\n", n, tern_status_name(s));
+	if (write(3, line, (size_t)len) != len)
+		return 1;
+	for (;;)
+		pause();
+}
+
+/*
+ * A process whose jobs never end (each waits on a word nothing writes)
+ * sends 60 KiB jobs on the socket, never blocking, until the machine
+ * stops reading: fd 3 gets the MiB it took; then it holds on.
+ */
+static int child_flood(void)
+{
+	static uint64_t words[8192];
+	struct tern_packet_builder b;
+	struct sim_ctx_open open_req = { .device = 0 };
+	struct sim_ctx_open_reply opened;
+	struct sim_queue_create qc;
+	struct sim_queue_reply queued;
+	struct sim_bo_reply bo;
+	struct raw_client c;
+	struct sim_submit *head = (void *)words;
+	uint64_t sent = 0, stalled_since = 0;
+	tern_device_t d;
+	char line[64];
+	int len;
+
+	/* The machine, started with this process's limits. */
+	if (tern_device_open(0, &d))
+		return 1;
+	raw_connect(&c, getenv("TERN_SIM_MACHINE"));
+	if (raw_call(&c, SIM_MSG_CTX_OPEN, &open_req, sizeof(open_req),
+		     &opened, sizeof(opened)))
+		return 1;
+	{
+		struct sim_bo_create req = { .ctx = opened.ctx,
+					     .kind = TERN_MEMORY_DEVICE,
+					     .bytes = 4096 };
+
+		if (raw_call(&c, SIM_MSG_BO_CREATE, &req, sizeof(req), &bo,
+			     sizeof(bo)))
+			return 1;
+	}
+	qc = (struct sim_queue_create){ .ctx = opened.ctx };
+	if (raw_call(&c, SIM_MSG_QUEUE_CREATE, &qc, sizeof(qc), &queued,
+		     sizeof(queued)))
+		return 1;
+	fcntl(c.sock, F_SETFL, O_NONBLOCK);
+	for (uint32_t i = 0; sent < (2048ull << 20); i++) {
+		tern_packets_init(&b, head + 1, sizeof(words) - sizeof(*head));
+		tern_packet_sem_wait(&b, bo.va, 1, false);
+		tern_packet_nop(&b, 7000);
+		*head = (struct sim_submit){ .ctx = opened.ctx,
+					     .queue = queued.queue,
+					     .fence = { i % 1000, i + 1 },
+					     .size = b.size };
+		if (sim_wire_send(c.sock, SIM_MSG_SUBMIT, head,
+				  sizeof(*head) + b.size, NULL, 0, NULL,
+				  0) == 0) {
+			sent += b.size;
+			stalled_since = 0;
+			continue;
+		}
+		/* Not read from for a second: the machine stopped. */
+		if (!stalled_since)
+			stalled_since = now_ns();
+		else if (now_ns() - stalled_since > 1000000000ull)
+			break;
+		i--;
+		usleep(1000);
+	}
+	len = snprintf(line, sizeof(line), "%llu\n",
+		       (unsigned long long)(sent >> 20));
+	if (write(3, line, (size_t)len) != len)
+		return 1;
+	for (;;)
+		pause();
+}
+
+/*
+ * 400 fills of device 0 submitted at once under a cap of 16 jobs in
+ * flight: the submissions wait for room, and every fill lands.
+ */
+static int child_capped(void)
+{
+	tern_buffer_t buf;
+	tern_stream_t st;
+	tern_device_t d;
+	uint8_t *cpu;
+
+	if (tern_device_open(0, &d) || tern_stream_create(d, &st) ||
+	    tern_buffer_alloc(d, TERN_MEMORY_DEVICE, 4096, &buf) ||
+	    tern_buffer_map(buf, (void **)&cpu))
+		return 1;
+	for (int i = 0; i < 400; i++)
+		if (tern_memset_async(buf, (size_t)i, (uint8_t)(i % 251 + 1), 1,
+				      st))
+			return 2;
+	if (tern_stream_synchronize(st))
+		return 3;
+	for (int i = 0; i < 400; i++)
+		if (cpu[i] != (uint8_t)(i % 251 + 1))
+			return 4;
+	return 0;
+}
+
 static int child_main(const char *name)
 {
+	if (strcmp(name, "fds") == 0)
+		return child_fds();
+	if (strcmp(name, "small") == 0)
+		return child_small();
+	if (strcmp(name, "host") == 0)
+		return child_host();
+	if (strcmp(name, "flood") == 0)
+		return child_flood();
+	if (strcmp(name, "capped") == 0)
+		return child_capped();
 	if (strcmp(name, "reduce") == 0)
 		return child_reduce();
 	if (strcmp(name, "churn") == 0)
@@ -463,6 +664,222 @@ static void test_own_fence_then_queue_destroy(void **state)
 	assert_int_equal(processes(), attached);
 }
 
+/* ---- what one process may hold ---- */
+
+/* A line from @fd within 120 s, into @line. */
+static void read_line(int fd, char *line, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t got = 0;
+
+	while (got + 1 < len && (got == 0 || line[got - 1] != '\n')) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, 120000) != 1)
+			fail_msg("no word from the child in 120 s");
+		n = read(fd, line + got, len - 1 - got);
+		if (n <= 0)
+			fail_msg("the child ended without a word");
+		got += (size_t)n;
+	}
+	line[got] = '\0';
+}
+
+/*
+ * Starts child @name on machine @machine with @env more; its line in
+ * @line. Returns its pid (the caller kills it).
+ */
+static pid_t child_report(const char *name, const char *machine,
+			  const char *const *env, char *line, size_t len)
+{
+	static char machine_var[96];
+	const char *all[8] = { machine_var };
+	int fds[2], n = 1;
+	pid_t pid;
+
+	snprintf(machine_var, sizeof(machine_var), "TERN_SIM_MACHINE=%s",
+		 machine);
+	for (const char *const *e = env; e && *e && n < 7; e++)
+		all[n++] = *e;
+	all[n] = NULL;
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = child_start_env(name, all, fds[1]);
+	close(fds[1]);
+	read_line(fds[0], line, len);
+	close(fds[0]);
+	return pid;
+}
+
+/* Runs child @name on @machine to its end; its exit status. */
+static int child_on(const char *name, const char *machine,
+		    const char *const *env)
+{
+	char machine_var[96];
+	const char *all[8] = { machine_var };
+	int n = 1;
+
+	snprintf(machine_var, sizeof(machine_var), "TERN_SIM_MACHINE=%s",
+		 machine);
+	for (const char *const *e = env; e && *e && n < 7; e++)
+		all[n++] = *e;
+	all[n] = NULL;
+	return child_wait(child_start_env(name, all, 3));
+}
+
+static void stop_machine(const char *name)
+{
+	tern_status_t s = tern_sim_machine_stop(name, 1, NULL);
+
+	assert_true(s == TERN_SUCCESS || s == TERN_ERROR_NO_DEVICE);
+}
+
+/*
+ * A process under `ulimit -n 1024` starts a machine and allocates 4 KiB
+ * buffers: with a hard limit of 1024 as well, it gets a share and then
+ * TERN_ERROR_LIMIT naming descriptors, never OUT_OF_MEMORY with memory
+ * free; with a higher hard limit, the machine raises its own to it and
+ * the process gets past 1024. Another process still gets buffers and
+ * runs its jobs.
+ */
+static void test_descriptors(void **state)
+{
+	struct rlimit rl;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	for (int hard = 1; hard >= 0; hard--) {
+		const char *env[] = { hard ? "TERN_TEST_HARD=1" : NULL, NULL };
+		char machine[64], line[512], status[64];
+		unsigned int count = 0;
+		pid_t pid;
+
+		if (!hard && rl.rlim_max < 4096) {
+			printf("# hard descriptor limit %llu: the raise is "
+			       "not tried\n", (unsigned long long)rl.rlim_max);
+			continue;
+		}
+		snprintf(machine, sizeof(machine), "fd%d-%d", hard,
+			 (int)getpid());
+		pid = child_report("fds", machine, env, line, sizeof(line));
+		assert_int_equal(sscanf(line, "%u %63[^|]", &count, status), 2);
+		printf("# hard limit %s: %u buffers, then %s", hard ? "1024" :
+		       "above", count, line + strcspn(line, " ") + 1);
+		if (hard) {
+			assert_string_equal(status, "TERN_ERROR_LIMIT");
+			assert_non_null(strstr(line, "descriptor"));
+			assert_true(count >= 100);
+		} else {
+			assert_true(count > 1024);
+			assert_true(strcmp(status, "TERN_ERROR_LIMIT") == 0 ||
+				    strcmp(status, "TERN_ERROR_OUT_OF_MEMORY") ==
+				    0);
+		}
+		/* The machine still serves another process, buffers and all. */
+		assert_int_equal(child_on("small", machine, NULL), 0);
+		kill(pid, SIGKILL);
+		child_wait(pid);
+		stop_machine(machine);
+	}
+}
+
+/*
+ * With TERN_SIM_HOST_MEM_MB=512, a process gets 256 MiB of host buffers
+ * (its half), a second the other 256, a third none: host memory is
+ * charged, to the process and the machine.
+ */
+static void test_host_memory_budget(void **state)
+{
+	const char *env[] = { "TERN_SIM_HOST_MEM_MB=512", NULL };
+	char machine[64], line[3][128];
+	unsigned int count[3];
+	pid_t pid[3];
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "host-%d", (int)getpid());
+	for (int i = 0; i < 3; i++) {
+		pid[i] = child_report("host", machine, env, line[i],
+				      sizeof(line[i]));
+		assert_int_equal(sscanf(line[i], "%u", &count[i]), 1);
+		assert_non_null(strstr(line[i], "TERN_ERROR_OUT_OF_MEMORY"));
+	}
+	printf("# host budget 512 MiB: %u, %u and %u buffers of 64 MiB\n",
+	       count[0], count[1], count[2]);
+	assert_int_equal(count[0], 4);
+	assert_int_equal(count[1], 4);
+	assert_int_equal(count[2], 0);
+	for (int i = 0; i < 3; i++) {
+		kill(pid[i], SIGKILL);
+		child_wait(pid[i]);
+	}
+	stop_machine(machine);
+}
+
+/* The resident memory of machine @name, in MiB. */
+static unsigned long machine_rss_mb(const char *name)
+{
+	tern_sim_machine_t m[64];
+	char path[64], text[256];
+	unsigned long kb = 0;
+	uint32_t n = 0;
+	FILE *f;
+
+	assert_ok(tern_sim_machine_list(m, 64, &n));
+	for (uint32_t i = 0; i < n && i < 64; i++) {
+		if (strcmp(m[i].name, name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)m[i].pid);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while (fgets(text, sizeof(text), f))
+			if (sscanf(text, "VmRSS: %lu kB", &kb) == 1)
+				break;
+		fclose(f);
+		return kb >> 10;
+	}
+	fail_msg("machine %s is not listed", name);
+	return 0;
+}
+
+/*
+ * A process queues jobs that never end, as fast as it can: with
+ * TERN_SIM_CLIENT_JOB_MB=16 the machine stops reading it past 16 MiB of
+ * packets and its memory stays bounded; another process's jobs still
+ * run meanwhile.
+ */
+static void test_job_flood(void **state)
+{
+	const char *env[] = { "TERN_SIM_CLIENT_JOB_MB=16", NULL };
+	char machine[64], line[64];
+	unsigned long taken = 0, rss;
+	pid_t pid;
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "flood-%d", (int)getpid());
+	pid = child_report("flood", machine, env, line, sizeof(line));
+	assert_int_equal(sscanf(line, "%lu", &taken), 1);
+	rss = machine_rss_mb(machine);
+	printf("# a flood of jobs: the machine took %lu MiB, resident %lu "
+	       "MiB\n", taken, rss);
+	assert_true(taken <= 24);
+	assert_true(rss < 128);
+	assert_int_equal(child_on("small", machine, NULL), 0);
+	kill(pid, SIGKILL);
+	child_wait(pid);
+	stop_machine(machine);
+}
+
+/* Under a cap of 16 jobs in flight, 400 submissions wait and all land. */
+static void test_capped_submissions_wait(void **state)
+{
+	const char *env[] = { "TERN_SIM_CLIENT_JOBS=16", NULL };
+	char machine[64];
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "cap-%d", (int)getpid());
+	assert_int_equal(child_on("capped", machine, env), 0);
+	stop_machine(machine);
+}
+
 static int open_fixture(void **state)
 {
 	(void)state;
@@ -488,6 +905,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_two_jobs_on_the_same_devices),
 		cmocka_unit_test(test_killed_beside_bystander),
 		cmocka_unit_test(test_own_fence_then_queue_destroy),
+		cmocka_unit_test(test_descriptors),
+		cmocka_unit_test(test_host_memory_budget),
+		cmocka_unit_test(test_job_flood),
+		cmocka_unit_test(test_capped_submissions_wait),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)

@@ -126,6 +126,10 @@ static const char *cli_advice(tern_status_t status)
 		       "less (see 'tern-inspect list' for memory in use)";
 	case TERN_ERROR_INVALID_DEVICE:
 		return "'tern-inspect list' shows the devices present";
+	case TERN_ERROR_LIMIT:
+		return "free buffers this process holds, or raise the limit the "
+		       "error names (on the simulator: 'ulimit -n' before the "
+		       "machine starts, or TERN_SIM_CLIENT_BUFFERS)";
 	default:
 		return NULL;
 	}
@@ -137,7 +141,9 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
 		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
 		"TERN_SIM_MACHINE", "TERN_SIM_DIR", "TERN_SIM_IDLE_MS",
-		"TERN_SIM_CLOCK", "TERN_SIM_DATA",
+		"TERN_SIM_CLOCK", "TERN_SIM_DATA", "TERN_SIM_HOST_MEM_MB",
+		"TERN_SIM_CLIENT_HOST_MB", "TERN_SIM_CLIENT_JOBS",
+		"TERN_SIM_CLIENT_JOB_MB", "TERN_SIM_CLIENT_BUFFERS",
 	};
 	tern_status_t status = tern_get_backend(backend);
 

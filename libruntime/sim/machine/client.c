@@ -160,6 +160,11 @@ static int machine_hello(struct machine_client *client,
 		reply.status = TERN_ERROR_PERMISSION;
 		snprintf(reply.reason, sizeof(reply.reason),
 			 "the machine belongs to uid %u", (unsigned)geteuid());
+	} else if (m->client_count > m->limits.clients) {
+		reply.status = TERN_ERROR_LIMIT;
+		snprintf(reply.reason, sizeof(reply.reason),
+			 "the machine serves %u processes at once, its most",
+			 m->limits.clients);
 	} else if (len != sizeof(*hello)) {
 		reply.status = TERN_ERROR_NOT_SUPPORTED;
 		snprintf(reply.reason, sizeof(reply.reason),
@@ -259,6 +264,10 @@ static int machine_submit(struct machine_client *client,
 	if (req->wait_count > TERN_MODEL_MAX_IN_SYNCOBJS ||
 	    fixed + req->size != len)
 		return -1;
+	if (!machine_client_job_fits(client, req->size)) {
+		client->ring.full_size = req->size;
+		return MACHINE_POST_FULL;
+	}
 	job = calloc(1, sizeof(*job) + req->size);
 	if (!job)
 		return -1;
@@ -313,6 +322,7 @@ static int machine_submit(struct machine_client *client,
 		free(job);
 		return 0;
 	}
+	machine_client_job_add(client, job->size);
 	machine_job_queue(q, job);
 	return 0;
 }
@@ -522,8 +532,18 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 
 	switch (type) {
 	case SIM_MSG_SUBMIT:
-	case SIM_MSG_FENCE_PUT:
-		return machine_client_post(client, type, req, len);
+	case SIM_MSG_FENCE_PUT: {
+		int ret = machine_client_post(client, type, req, len);
+
+		/* No room: nothing more of the process is read until there is. */
+		while (ret == MACHINE_POST_FULL) {
+			if (machine_client_wait_room(client,
+						     client->ring.full_size))
+				return -1;
+			ret = machine_client_post(client, type, req, len);
+		}
+		return ret;
+	}
 	case SIM_MSG_DOORBELL:
 		return len ? -1 : 0;	/* the ring was emptied before this */
 	case SIM_MSG_CTX_OPEN:
@@ -619,6 +639,7 @@ static void machine_client_end(struct machine_client *client)
 	free(client->held);
 	machine_fence_table_put(client->fences);
 	machine_ring_unmap(&client->ring);
+	machine_usage_fini(&client->usage);
 	close(client->sock);
 	pthread_mutex_unlock(&client->lock);
 	pthread_mutex_destroy(&client->lock);
@@ -638,6 +659,22 @@ static void machine_client_end(struct machine_client *client)
 }
 
 /*
+ * Takes the ring's records, waiting for room when the process's jobs are
+ * at its caps. Client lock held. 0, or -1: broken, or the process went.
+ */
+static int machine_client_drain(struct machine_client *client)
+{
+	int ret;
+
+	while ((ret = machine_ring_drain(client)) == 1) {
+		if (machine_client_wait_room(client, client->ring.full_size))
+			return -1;
+		atomic_store(&client->ring.full, false);
+	}
+	return ret;
+}
+
+/*
  * Serves the connection: the ring's records before each message, so that
  * the process's order holds, and once more before waiting for the next.
  */
@@ -652,7 +689,7 @@ void *machine_client_main(void *arg)
 
 	machine_client_identify(client);
 	pthread_mutex_lock(&client->lock);
-	while (req && machine_ring_drain(client) == 0) {
+	while (req && machine_client_drain(client) == 0) {
 		pthread_mutex_unlock(&client->lock);
 		/* Written while the lock was held, when no worker could take it. */
 		if (machine_ring_pending(&client->ring)) {
@@ -672,7 +709,7 @@ void *machine_client_main(void *arg)
 		} else if (client->following) {
 			ret = -1;	/* a follower asks nothing more */
 		} else {
-			ret = machine_ring_drain(client);
+			ret = machine_client_drain(client);
 			client->serving = type != SIM_MSG_DOORBELL;
 			if (ret == 0)
 				ret = machine_dispatch(client, type, req, len,

@@ -312,6 +312,7 @@ static void machine_queue_finish(struct machine_engine *engine,
 	pthread_mutex_lock(&engine->lock);
 	machine_queue_charge(engine, q, dt, true);
 	machine_engine_account(engine, q->ctx, status);
+	machine_client_job_end(q->ctx->client, job->size);
 	engine->running--;
 	q->run.job = NULL;
 	pthread_mutex_unlock(&engine->lock);

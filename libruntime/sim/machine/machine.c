@@ -118,6 +118,10 @@ int machine_client_start(struct machine *m, int sock)
 
 	if (!client)
 		return -ENOMEM;
+	if (machine_usage_init(&client->usage)) {
+		free(client);
+		return -EMFILE;
+	}
 	client->machine = m;
 	client->sock = sock;
 	client->ring.slot = -1;
@@ -142,6 +146,7 @@ int machine_client_start(struct machine *m, int sock)
 			m->idle_since_ns = machine_clock_ns();
 		pthread_mutex_unlock(&m->lock);
 		pthread_mutex_destroy(&client->lock);
+		machine_usage_fini(&client->usage);
 		free(client);
 		return -ret;
 	}

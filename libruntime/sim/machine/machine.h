@@ -203,14 +203,44 @@ struct machine_ring {
 	atomic_uint_fast64_t head;	/* taken: the shared copy is only told */
 	uint64_t served;		/* socket messages served */
 	atomic_bool broken;		/* it wrote nonsense: never read again */
+	atomic_bool full;		/* its next job waits for room */
+	uint32_t full_size;		/* that job's packet bytes */
 	void *buf;			/* the record being taken, copied out */
 	/* The scheduler's, under its lock. */
 	unsigned int users;		/* workers about to take it */
 	int slot;			/* in sched.rings, or -1 */
 };
 
+/*
+ * What one process may hold, and the host budget (limits.c): settings of
+ * tern-simd, 0 for the default.
+ */
+struct machine_limits {
+	uint64_t host_bytes;		/* host buffers of every process */
+	uint64_t client_host_bytes;	/* host buffers of one process */
+	uint64_t client_job_bytes;	/* packets of its jobs not ended */
+	uint32_t client_jobs;		/* its jobs not ended */
+	uint32_t client_buffers;	/* its buffers and imports */
+	uint32_t clients;		/* processes attached at once */
+	uint32_t descriptors;		/* the machine's descriptor limit */
+};
+
+#define MACHINE_CLIENT_JOBS		16384
+#define MACHINE_CLIENT_JOB_BYTES	(256ull << 20)
+
+/* What one process holds against its limits. */
+struct machine_usage {
+	uint64_t host_bytes;		/* the client's thread's */
+	uint32_t buffers;		/* the client's thread's */
+	atomic_uint jobs;		/* ended by the engines */
+	atomic_uint_fast64_t job_bytes;
+	atomic_bool waiting;		/* its thread waits for room */
+	int room_fd;			/* eventfd: a job ended meanwhile */
+};
+
 struct machine_client {
 	struct machine *machine;
+	struct machine_usage usage;
 	uint64_t id;
 	/*
 	 * Held by the client's thread except while it waits for a message,
@@ -287,6 +317,8 @@ struct machine {
 	int device_count;
 	struct machine_device devices[MACHINE_MAX_DEVICES];
 	struct machine_sched sched;
+	struct machine_limits limits;
+	atomic_uint_fast64_t host_used;	/* host buffers' bytes, all devices */
 
 	pthread_mutex_t lock;		/* clients, ids, stopping */
 	pthread_cond_t cond;		/* a client went */
@@ -319,8 +351,11 @@ void *machine_client_main(void *arg);
 
 /*
  * A record that needs no reply (SUBMIT, FENCE_PUT), from the ring or the
- * socket. Client lock held. 0, or -1: the process broke the protocol.
+ * socket. Client lock held. 0; MACHINE_POST_FULL: a job the process has
+ * no room for yet, not taken (ring.full_size says its size); or -1: the
+ * process broke the protocol.
  */
+#define MACHINE_POST_FULL	1
 int machine_client_post(struct machine_client *client, uint32_t type,
 			const void *payload, uint32_t len);
 
@@ -332,7 +367,10 @@ void machine_ring_unmap(struct machine_ring *ring);
 bool machine_ring_pending(struct machine_ring *ring);
 /* A message from the socket was served: the ring may take records again. */
 void machine_ring_served(struct machine_ring *ring);
-/* Takes every record written. Client lock held. 0, or -1: broken. */
+/*
+ * Takes every record written. Client lock held. 0; 1: it stopped at a
+ * job the process has no room for (ring.full); or -1: broken.
+ */
 int machine_ring_drain(struct machine_client *client);
 
 /* context.c: opening and closing a device */
@@ -480,6 +518,32 @@ void machine_mem_error_event(struct machine_device *dev, bool uncorrectable,
 			     uint64_t offset);
 void machine_reset_event(struct machine_engine *engine,
 			 const struct machine_guilty *guilty);
+
+/* limits.c: what one process may hold */
+/* Sets @m's limits from @asked (0: the default), raising its descriptors. */
+void machine_limits_init(struct machine *m, const struct machine_limits *asked);
+/* Host memory against the machine's budget: OUT_OF_MEMORY past it. */
+tern_status_t machine_host_charge(struct machine *m, uint64_t size);
+void machine_host_uncharge(struct machine *m, uint64_t size);
+/*
+ * A buffer (@imported: an import) of @client's: TERN_ERROR_LIMIT past its
+ * buffers, OUT_OF_MEMORY past its host memory. Client's thread.
+ */
+tern_status_t machine_client_hold(struct machine_client *client,
+				  tern_memory_kind_t kind, uint64_t size,
+				  bool imported);
+void machine_client_unhold(struct machine_client *client,
+			   tern_memory_kind_t kind, uint64_t size,
+			   bool imported);
+/* Whether a job of @size packet bytes fits @client's caps now. */
+bool machine_client_job_fits(struct machine_client *client, uint32_t size);
+void machine_client_job_add(struct machine_client *client, uint32_t size);
+/* A job of @client's ended: its thread, if it waits for room, looks. */
+void machine_client_job_end(struct machine_client *client, uint32_t size);
+/* Waits until a job of @size fits; -1 if the process went first. */
+int machine_client_wait_room(struct machine_client *client, uint32_t size);
+int machine_usage_init(struct machine_usage *u);
+void machine_usage_fini(struct machine_usage *u);
 
 /* fault.c */
 tern_status_t machine_fault(struct machine *m, const struct sim_fault *req,

@@ -5,7 +5,12 @@
  *
  *   tern-simd --socket PATH --lock PATH [--devices N] [--mem-mb M]
  *             [--job-timeout-ms T] [--topology SPEC] [--idle-ms I]
+ *             [--host-mem-mb H] [--client-host-mb H] [--client-jobs J]
+ *             [--client-job-mb J] [--client-buffers B]
  *             [--persistent] [--ready-fd FD] [--foreground]
+ *
+ * The --host-mem-mb and --client-* limits (limits.c) are 0 for the
+ * default.
  *
  * It detaches (a session of its own, no terminal, its parent gone), takes
  * the lock for as long as it lives, so that there is never more than one
@@ -34,6 +39,7 @@
 struct simd_options {
 	const char *socket_path, *lock_path;
 	struct sim_shape shape;
+	struct machine_limits limits;
 	struct machine *machine;
 	uint64_t idle_ms;
 	bool persistent, foreground;
@@ -76,6 +82,11 @@ static int simd_parse(int argc, char **argv, struct simd_options *o)
 		{ "persistent", no_argument, NULL, 'p' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "host-mem-mb", required_argument, NULL, 'H' },
+		{ "client-host-mb", required_argument, NULL, 'h' },
+		{ "client-jobs", required_argument, NULL, 'j' },
+		{ "client-job-mb", required_argument, NULL, 'J' },
+		{ "client-buffers", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -103,6 +114,24 @@ static int simd_parse(int argc, char **argv, struct simd_options *o)
 			break;
 		case 'f':
 			o->foreground = true;
+			break;
+		case 'H': case 'h': case 'J':
+			if (!simd_number(optarg, 1ul << 30, &v))
+				return -1;
+			if (opt == 'H')
+				o->limits.host_bytes = (uint64_t)v << 20;
+			else if (opt == 'h')
+				o->limits.client_host_bytes = (uint64_t)v << 20;
+			else
+				o->limits.client_job_bytes = (uint64_t)v << 20;
+			break;
+		case 'j': case 'b':
+			if (!simd_number(optarg, 0xfffffffful, &v))
+				return -1;
+			if (opt == 'j')
+				o->limits.client_jobs = (uint32_t)v;
+			else
+				o->limits.client_buffers = (uint32_t)v;
 			break;
 		case 'd': case 'm': case 't': case 'i': case 'r':
 			if (!simd_number(optarg, opt == 'i' ? 86400000ul :
@@ -235,7 +264,9 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: tern-simd --socket PATH --lock PATH [--devices N] "
 			"[--mem-mb M] [--job-timeout-ms T] [--topology SPEC] "
-			"[--idle-ms I] [--persistent] [--ready-fd FD] "
+			"[--idle-ms I] [--host-mem-mb H] [--client-host-mb H] "
+			"[--client-jobs J] [--client-job-mb J] "
+			"[--client-buffers B] [--persistent] [--ready-fd FD] "
 			"[--foreground]\n"
 			"The simulated Tern machine; libtern starts it.\n");
 		return 2;
@@ -268,6 +299,7 @@ int main(int argc, char **argv)
 		simd_tell(&o, message);
 		return 1;
 	}
+	machine_limits_init(&machine, &o.limits);
 	o.listen_fd = simd_listen(&o);
 	if (o.listen_fd < 0 ||
 	    pthread_create(&accept_thread, NULL, simd_accept_main, &o)) {

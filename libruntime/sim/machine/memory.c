@@ -18,6 +18,7 @@
  * through the submitting context's space alone: memory of another process
  * is reachable only once it has been exported to this one and imported.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +29,18 @@
 
 #include "machine.h"
 
-/* Host placement is bounded by the machine's memory, as in the driver. */
-static uint64_t machine_host_memory_bytes(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES);
-
-	return pages > 0 ? (uint64_t)pages * MACHINE_PAGE_SIZE : UINT64_MAX;
-}
-
-/* Charges @size bytes of @kind to @dev. */
+/*
+ * Charges @size bytes of @kind to @dev; host placement to the machine's
+ * host budget as well (limits.c).
+ */
 static tern_status_t machine_charge(struct machine_device *dev,
 				    tern_memory_kind_t kind, uint64_t size)
 {
 	tern_status_t status = TERN_SUCCESS;
 
+	if (kind != TERN_MEMORY_DEVICE &&
+	    machine_host_charge(dev->machine, size))
+		return TERN_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&dev->lock);
 	if (kind != TERN_MEMORY_DEVICE)
 		dev->mem_host_used += size;
@@ -65,6 +64,8 @@ static void machine_uncharge(struct machine_device *dev,
 		dev->mem_host_used -= size;
 	dev->buffer_count--;
 	pthread_mutex_unlock(&dev->lock);
+	if (kind != TERN_MEMORY_DEVICE)
+		machine_host_uncharge(dev->machine, size);
 }
 
 static int machine_memfd(struct machine_device *dev, uint64_t size)
@@ -88,6 +89,7 @@ tern_status_t machine_pages_alloc(struct machine_device *dev,
 				  tern_memory_kind_t kind, uint64_t size,
 				  struct machine_memory *memory)
 {
+	tern_status_t status = TERN_ERROR_OUT_OF_MEMORY;
 	struct stat st;
 	void *cpu;
 	int fd;
@@ -95,8 +97,12 @@ tern_status_t machine_pages_alloc(struct machine_device *dev,
 	if (machine_charge(dev, kind, size))
 		return TERN_ERROR_OUT_OF_MEMORY;
 	fd = machine_memfd(dev, size);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Descriptors, not memory: say so. */
+		if (errno == EMFILE || errno == ENFILE)
+			status = TERN_ERROR_LIMIT;
 		goto err;
+	}
 	cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (cpu == MAP_FAILED || fstat(fd, &st)) {
 		if (cpu != MAP_FAILED)
@@ -114,7 +120,7 @@ tern_status_t machine_pages_alloc(struct machine_device *dev,
 	return TERN_SUCCESS;
 err:
 	machine_uncharge(dev, kind, size);
-	return TERN_ERROR_OUT_OF_MEMORY;
+	return status;
 }
 
 void machine_pages_free(struct machine_memory *memory)
@@ -195,20 +201,25 @@ static tern_status_t machine_va_insert(struct machine_context *ctx,
 	return TERN_SUCCESS;
 }
 
-tern_status_t machine_bo_map(struct machine_context *ctx,
-			     struct machine_memory *memory,
-			     struct machine_bo **out)
+/* A buffer of @memory in @ctx's address space; nothing charged here. */
+static tern_status_t machine_bo_insert(struct machine_context *ctx,
+				       struct machine_memory *memory,
+				       bool imported, struct machine_bo **out)
 {
-	tern_status_t status;
 	struct machine_bo *bo = calloc(1, sizeof(*bo));
+	tern_status_t status;
 
 	if (!bo)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	bo->memory = memory;
 	bo->size = memory->size;
-	bo->imported = true;	/* until machine_bo_create says otherwise */
+	bo->imported = imported;
 	pthread_rwlock_wrlock(&ctx->va_lock);
 	status = machine_va_insert(ctx, bo);
+	if (!status && !imported && memory->kind == TERN_MEMORY_DEVICE)
+		ctx->mem_device += bo->size;
+	else if (!status && !imported)
+		ctx->mem_host += bo->size;
 	pthread_rwlock_unlock(&ctx->va_lock);
 	if (status) {
 		free(bo);
@@ -218,6 +229,23 @@ tern_status_t machine_bo_map(struct machine_context *ctx,
 	return TERN_SUCCESS;
 }
 
+tern_status_t machine_bo_map(struct machine_context *ctx,
+			     struct machine_memory *memory,
+			     struct machine_bo **out)
+{
+	tern_status_t status;
+
+	status = machine_client_hold(ctx->client, memory->kind, memory->size,
+				     true);
+	if (status)
+		return status;
+	status = machine_bo_insert(ctx, memory, true, out);
+	if (status)
+		machine_client_unhold(ctx->client, memory->kind, memory->size,
+				      true);
+	return status;
+}
+
 tern_status_t machine_bo_create(struct machine_context *ctx,
 				tern_memory_kind_t kind, uint64_t bytes,
 				struct machine_bo **out)
@@ -225,33 +253,27 @@ tern_status_t machine_bo_create(struct machine_context *ctx,
 	struct machine_memory *memory;
 	uint64_t size, limit;
 	tern_status_t status;
-	struct machine_bo *bo;
 
 	if (bytes == 0 || (kind != TERN_MEMORY_DEVICE && kind != TERN_MEMORY_HOST))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	limit = kind == TERN_MEMORY_DEVICE ? ctx->dev->mem_total :
-					     machine_host_memory_bytes();
+		ctx->dev->machine->limits.client_host_bytes;
 	if (bytes > limit || bytes > UINT64_MAX - MACHINE_PAGE_SIZE)
 		return TERN_ERROR_OUT_OF_MEMORY;
 	size = (bytes + MACHINE_PAGE_SIZE - 1) & ~(MACHINE_PAGE_SIZE - 1);
 
-	status = machine_memory_create(ctx->dev, kind, size, &memory);
+	status = machine_client_hold(ctx->client, kind, size, false);
 	if (status)
 		return status;
-	status = machine_bo_map(ctx, memory, &bo);
-	if (status) {
-		machine_memory_put(memory);
-		return status;
+	status = machine_memory_create(ctx->dev, kind, size, &memory);
+	if (!status) {
+		status = machine_bo_insert(ctx, memory, false, out);
+		if (status)
+			machine_memory_put(memory);
 	}
-	pthread_rwlock_wrlock(&ctx->va_lock);
-	bo->imported = false;
-	if (kind == TERN_MEMORY_DEVICE)
-		ctx->mem_device += size;
-	else
-		ctx->mem_host += size;
-	pthread_rwlock_unlock(&ctx->va_lock);
-	*out = bo;
-	return TERN_SUCCESS;
+	if (status)
+		machine_client_unhold(ctx->client, kind, size, false);
+	return status;
 }
 
 int machine_bo_fd(struct machine_context *ctx, uint64_t va)
@@ -288,6 +310,8 @@ tern_status_t machine_bo_free(struct machine_context *ctx, uint64_t va)
 	pthread_rwlock_unlock(&ctx->va_lock);
 	if (!bo)
 		return TERN_ERROR_INVALID_ARGUMENT;
+	machine_client_unhold(ctx->client, bo->memory->kind, bo->size,
+			      bo->imported);
 	machine_memory_put(bo->memory);
 	free(bo);
 	return TERN_SUCCESS;

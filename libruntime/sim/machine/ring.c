@@ -58,14 +58,23 @@ void machine_ring_unmap(struct machine_ring *ring)
 bool machine_ring_pending(struct machine_ring *ring)
 {
 	return ring->ctl && !atomic_load(&ring->broken) &&
+	       !atomic_load(&ring->full) &&
 	       __atomic_load_n(&ring->ctl->tail, __ATOMIC_ACQUIRE) !=
 	       atomic_load_explicit(&ring->head, memory_order_relaxed);
 }
 
-/* Takes the record at @head; its length in the ring, or 0 if it is bad. */
+/* Not a length: the record is a job its process has no room for yet. */
+#define MACHINE_RING_FULL	UINT64_MAX
+
+/*
+ * Takes the record at @head; its length in the ring, 0 if it is bad, or
+ * MACHINE_RING_FULL.
+ */
 static uint64_t machine_ring_take(struct machine_client *client,
 				  uint64_t head, uint64_t tail)
 {
+	int ret;
+
 	struct machine_ring *ring = &client->ring;
 	const uint64_t at = head % SIM_RING_BYTES;
 	struct sim_msg_header h;
@@ -80,8 +89,21 @@ static uint64_t machine_ring_take(struct machine_client *client,
 	if (record > SIM_RING_RECORD_MAX)
 		return 0;
 	memcpy(ring->buf, ring->data + at + sizeof(h), h.size);
-	return machine_client_post(client, h.type, ring->buf, h.size) ? 0 :
-									 record;
+	ret = machine_client_post(client, h.type, ring->buf, h.size);
+	if (ret == MACHINE_POST_FULL) {
+		/*
+		 * Taken again once a job of the process ends (which clears
+		 * full), unless one ended meanwhile: each sees the other.
+		 */
+		atomic_store(&ring->full, true);
+		if (!machine_client_job_fits(client, ring->full_size))
+			return MACHINE_RING_FULL;
+		atomic_store(&ring->full, false);
+		ret = machine_client_post(client, h.type, ring->buf, h.size);
+		if (ret == MACHINE_POST_FULL)
+			return MACHINE_RING_FULL;
+	}
+	return ret ? 0 : record;
 }
 
 void machine_ring_served(struct machine_ring *ring)
@@ -104,6 +126,8 @@ int machine_ring_drain(struct machine_client *client)
 		goto broken;
 	while (head != tail) {
 		record = machine_ring_take(client, head, tail);
+		if (record == MACHINE_RING_FULL)
+			return 1;
 		if (!record)
 			goto broken;
 		head += record;
