@@ -56,6 +56,26 @@ if [ "${1:-}" = --kernel-log ]; then
 fi
 
 cd "$TERN_VM_REPO" || harness_error "no repository at $TERN_VM_REPO"
+
+# The kernel's once-only secrets (ephemeral port offsets, sequence
+# numbers) turn static keys on at the first TCP connection, patching
+# kernel text from a worker; under TCG a CPU running that text meanwhile
+# has been seen to trap on the patch (an int3 oops in
+# secure_ipv4_port_ephemeral, in a test's first connect). Connect once
+# now, while nothing else runs, and let the patching finish.
+python3 -c '
+import socket
+for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+    try:
+        with socket.socket(family) as s:
+            s.bind((host, 0))
+            s.listen()
+            with socket.create_connection(s.getsockname()[:2]) as c:
+                s.accept()[0].close()
+    except OSError:
+        pass
+' 2>/dev/null
+sleep 1
 mark_kernel_log
 taint_before=$(cat /proc/sys/kernel/tainted)
 
