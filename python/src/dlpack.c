@@ -5,9 +5,13 @@
  * or numpy.from_dlpack() as a 1-D uint8 tensor on the CPU at the same
  * address, no copy; the tensor keeps the buffer (and so its memory)
  * alive. tern.from_dlpack() goes the other way with a copy: libtern
- * cannot map memory it did not allocate into a device's reach.
+ * cannot map memory it did not allocate into a device's reach. What the
+ * producer's capsule says is checked field by field before anything is
+ * read, and the read itself cannot fault (foreign.c).
  */
 #include <dlpack/dlpack.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pytern.h"
@@ -92,27 +96,132 @@ PyObject *tern_py_buffer_dlpack_device(PyObject *self, PyObject *unused)
 	return Py_BuildValue("(ii)", (int)kDLCPU, 0);
 }
 
-/* The bytes of a compact (C-contiguous) @t in CPU memory, else NULL. */
-static const char *tern_py_dl_bytes(const DLTensor *t, size_t *bytes)
+/* The most dimensions a tensor may have here, as numpy 2 allows. */
+#define TERN_PY_DL_MAX_DIMS	64
+/* kDLBool, from DLPack 0.8, which the installed header may predate. */
+#define TERN_PY_DL_BOOL		6
+
+static bool tern_py_dl_scalar(DLDataType dtype)
 {
-	uint64_t n = 1, stride = 1;
+	switch (dtype.code) {
+	case kDLInt:
+	case kDLUInt:
+	case kDLFloat:
+	case kDLBfloat:
+	case kDLComplex:
+	case TERN_PY_DL_BOOL:
+		return dtype.lanes == 1 && dtype.bits && dtype.bits % 8 == 0;
+	default:
+		return false;	/* an opaque handle, or a code we do not know */
+	}
+}
+
+/*
+ * Whether @t, a producer's word for its tensor, describes bytes we can
+ * copy: a C-contiguous array of whole-byte scalars in CPU memory whose
+ * size and address do not overflow. If so *@bytes is its size, else
+ * @why says what is wrong. Whether the memory is really there is the
+ * copy's to find out (tern_py_read_foreign).
+ */
+static bool tern_py_dl_check(const DLTensor *t, size_t *bytes, char *why,
+			     size_t len)
+{
+	uint64_t n = 1, esize = t->dtype.bits / 8;
+	uintptr_t start = (uintptr_t)t->data;
 
 	if (t->device.device_type != kDLCPU &&
-	    t->device.device_type != kDLCUDAHost)
-		return "the tensor is not in CPU memory";
-	if (t->dtype.lanes != 1 || t->dtype.bits % 8)
-		return "its elements are not whole bytes";
-	for (int i = t->ndim - 1; i >= 0; i--) {
-		if (t->shape[i] < 0)
-			return "a dimension is negative";
-		if (t->strides && t->shape[i] > 1 &&
-		    t->strides[i] != (int64_t)stride)
-			return "the tensor is not contiguous; call .contiguous() first";
-		stride *= (uint64_t)t->shape[i];
-		n *= (uint64_t)t->shape[i];
+	    t->device.device_type != kDLCUDAHost) {
+		snprintf(why, len, "the tensor is not in CPU memory (DLPack device type %d)",
+			 (int)t->device.device_type);
+		return false;
 	}
-	*bytes = (size_t)(n * (t->dtype.bits / 8));
-	return NULL;
+	if (!tern_py_dl_scalar(t->dtype)) {
+		snprintf(why, len, "its dtype (code %u, %u bits, %u lanes) is not a scalar of whole bytes",
+			 t->dtype.code, t->dtype.bits, t->dtype.lanes);
+		return false;
+	}
+	if (t->ndim < 0 || t->ndim > TERN_PY_DL_MAX_DIMS) {
+		snprintf(why, len, "it has %d dimensions, not 0 to %d",
+			 (int)t->ndim, TERN_PY_DL_MAX_DIMS);
+		return false;
+	}
+	if (t->ndim > 0 && !t->shape) {
+		snprintf(why, len, "it has %d dimensions but no shape",
+			 (int)t->ndim);
+		return false;
+	}
+	for (int i = 0; i < t->ndim; i++) {
+		if (t->shape[i] < 0) {
+			snprintf(why, len, "dimension %d is negative (%lld)", i,
+				 (long long)t->shape[i]);
+			return false;
+		}
+		if (t->shape[i] == 0) {
+			snprintf(why, len, "it has no elements, and a Buffer holds at least one byte");
+			return false;
+		}
+	}
+	/* n: the elements of the dimensions past i, each row's stride. */
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		uint64_t dim = (uint64_t)t->shape[i];
+
+		if (t->strides && dim > 1 && t->strides[i] != (int64_t)n) {
+			snprintf(why, len, "the tensor is not contiguous; call .contiguous() first");
+			return false;
+		}
+		if (n > UINT64_MAX / dim) {
+			snprintf(why, len, "its size is too large (its elements overflow 64 bits)");
+			return false;
+		}
+		n *= dim;
+	}
+	if (n > (uint64_t)PY_SSIZE_T_MAX / esize) {
+		snprintf(why, len, "its size is too large (%llu elements of %llu bytes)",
+			 (unsigned long long)n, (unsigned long long)esize);
+		return false;
+	}
+	*bytes = (size_t)(n * esize);
+	if (!t->data) {
+		snprintf(why, len, "it has NULL data and %zu bytes", *bytes);
+		return false;
+	}
+	if (t->byte_offset > UINTPTR_MAX - start ||
+	    *bytes - 1 > UINTPTR_MAX - start - t->byte_offset) {
+		snprintf(why, len, "its data (byte offset %llu, %zu bytes) runs past the end of the address space",
+			 (unsigned long long)t->byte_offset, *bytes);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Ends the producer's tensor. Its deleter may be Python code (a ctypes
+ * callback), which must not run with an exception pending: whatever
+ * from_dlpack raised waits aside, and an exception the deleter raises
+ * is raised after it, as Python chains them.
+ */
+static void tern_py_dl_end(DLManagedTensor *managed)
+{
+	PyObject *type, *value, *tb, *dtype, *dvalue, *dtb;
+
+	if (!managed->deleter)
+		return;
+	PyErr_Fetch(&type, &value, &tb);
+	managed->deleter(managed);
+	if (!PyErr_Occurred() || !type) {
+		if (type)
+			PyErr_Restore(type, value, tb);
+		return;
+	}
+	PyErr_Fetch(&dtype, &dvalue, &dtb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	PyErr_NormalizeException(&dtype, &dvalue, &dtb);
+	if (tb)
+		PyException_SetTraceback(value, tb);
+	PyException_SetContext(dvalue, value);	/* takes value */
+	Py_DECREF(type);
+	Py_XDECREF(tb);
+	PyErr_Restore(dtype, dvalue, dtb);
 }
 
 PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
@@ -121,9 +230,10 @@ PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
 	static char *kw[] = { "tensor", "device", NULL };
 	PyObject *tensor, *device, *capsule, *buffer = NULL, *alloc;
 	DLManagedTensor *managed;
-	const char *why;
 	size_t bytes = 0;
+	char why[256];
 	void *cpu;
+	int err;
 
 	(void)module;
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:from_dlpack", kw,
@@ -149,8 +259,7 @@ PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
 		PyErr_Clear();
 		return tern_py_invalid("from_dlpack: the capsule is not an unconsumed DLPack tensor");
 	}
-	why = tern_py_dl_bytes(&managed->dl_tensor, &bytes);
-	if (why) {
+	if (!tern_py_dl_check(&managed->dl_tensor, &bytes, why, sizeof(why))) {
 		tern_py_invalid("from_dlpack: %s", why);
 	} else {
 		alloc = PyObject_GetAttrString(device, "alloc");
@@ -159,16 +268,22 @@ PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
 		Py_XDECREF(alloc);
 		cpu = buffer ? tern_py_buffer_cpu((tern_py_buffer *)buffer) :
 			       NULL;
-		if (cpu)
-			memcpy(cpu, (char *)managed->dl_tensor.data +
-				    managed->dl_tensor.byte_offset, bytes);
-		else
+		err = cpu ? tern_py_read_foreign(cpu,
+				(char *)managed->dl_tensor.data +
+				managed->dl_tensor.byte_offset, bytes) : 0;
+		if (err)
+			tern_py_invalid("from_dlpack: the tensor's %zu bytes at %p are not readable (%s)",
+					bytes, (void *)((char *)managed->dl_tensor.data +
+							managed->dl_tensor.byte_offset),
+					strerror(err));
+		if (!cpu || err)
 			Py_CLEAR(buffer);
 	}
 	/* Consumed, copied or not: the tensor is ours to end. */
 	PyCapsule_SetName(capsule, "used_dltensor");
-	if (managed->deleter)
-		managed->deleter(managed);
+	tern_py_dl_end(managed);
 	Py_DECREF(capsule);
+	if (PyErr_Occurred())
+		Py_CLEAR(buffer);	/* the deleter raised */
 	return buffer;
 }

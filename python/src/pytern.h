@@ -101,6 +101,14 @@ PyObject *tern_py_buffer_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *tern_py_from_dlpack(PyObject *module, PyObject *args,
 			      PyObject *kwargs);
 
+/* ---- foreign.c ---- */
+
+/*
+ * Copies @bytes from @src, memory nobody vouches for, to @dst: 0, or the
+ * errno (EFAULT: not all of it is readable) and @dst partly written.
+ */
+int tern_py_read_foreign(void *dst, const void *src, size_t bytes);
+
 /* ---- stream.c ---- */
 
 /* @obj as a stream of @device's; false (tern.Error) if it is not one. */
