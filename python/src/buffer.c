@@ -40,7 +40,8 @@ void tern_py_buffer_export(tern_py_buffer *b, int delta)
 	b->device->exports += delta;
 }
 
-bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out)
+bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out,
+		   struct tern_py_hold *hold)
 {
 	PyObject *buf = obj, *off = NULL;
 	tern_py_buffer *b;
@@ -59,6 +60,10 @@ bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out)
 	if ((off && !tern_py_size(off, "offset", &offset)) ||
 	    !tern_py_buffer_live(b))
 		return false;
+	if (hold) {
+		tern_py_hold_add(hold, &b->device->busy);
+		tern_py_hold_add(hold, &b->busy);
+	}
 	out->buffer = b->buf;
 	out->offset = offset;
 	return true;
@@ -67,6 +72,8 @@ bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out)
 static PyObject *tern_py_buffer_free(PyObject *self, PyObject *unused)
 {
 	tern_py_buffer *b = (tern_py_buffer *)self;
+	struct tern_py_hold hold = { .n = 0 };
+	tern_buffer_t buf = b->buf;
 	tern_status_t st;
 
 	(void)unused;
@@ -78,13 +85,16 @@ static PyObject *tern_py_buffer_free(PyObject *self, PyObject *unused)
 			     b->exports);
 		return NULL;
 	}
-	if (!b->device->dev) {
-		b->buf = NULL;	/* gone with its device */
-		Py_RETURN_NONE;
-	}
-	st = tern_buffer_free(b->buf);
-	b->buf = NULL;
+	b->buf = NULL;		/* no call holds it from now on */
 	b->cpu = NULL;
+	if (!b->device->dev)
+		Py_RETURN_NONE;	/* gone with its device */
+	tern_py_hold_add(&hold, &b->device->busy);
+	Py_BEGIN_ALLOW_THREADS
+	tern_py_drain(&b->busy);
+	st = tern_buffer_free(buf);
+	tern_py_hold_end(&hold);
+	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
 	Py_RETURN_NONE;

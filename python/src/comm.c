@@ -5,38 +5,58 @@
  * process (tern.init_all(devices)), and its collectives, each enqueued on
  * a stream of the comm's device. Places are Buffers or (Buffer, offset);
  * counts are elements; dtypes and ops tern's constants or their names.
- * Calls that may wait (init, destroy, the enqueues) release the GIL.
+ * Calls that may wait (init, destroy, the enqueues) release the GIL,
+ * holding what they use (guard.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "pytern.h"
 
-static tern_py_comm *tern_py_comm_wrap(tern_py_device *d, tern_comm_t comm)
+/* A communicator libtern made, and what it says of itself. */
+struct tern_py_made {
+	tern_comm_t comm;
+	int rank, size;
+};
+
+/* Asks @m->comm its rank and size: while its device is held. */
+static void tern_py_comm_ask(struct tern_py_made *m)
+{
+	tern_comm_rank(m->comm, &m->rank);
+	tern_comm_count(m->comm, &m->size);
+}
+
+/* The Comm of @m on @d (which may have closed since: it is gone then). */
+static PyObject *tern_py_comm_wrap(tern_py_device *d,
+				   const struct tern_py_made *m)
 {
 	tern_py_comm *c = PyObject_New(tern_py_comm, &tern_py_comm_type);
 
 	if (!c) {
-		tern_comm_destroy(comm);
+		if (d->dev)
+			tern_comm_destroy(m->comm);
 		return NULL;
 	}
 	Py_INCREF(d);
 	c->device = d;
-	c->comm = comm;
-	tern_comm_rank(comm, &c->rank);
-	tern_comm_count(comm, &c->size);
-	return c;
+	c->comm = m->comm;
+	c->rank = m->rank;
+	c->size = m->size;
+	c->busy = 0;
+	return (PyObject *)c;
 }
 
 static PyObject *tern_py_comm_new(PyTypeObject *type, PyObject *args,
 				  PyObject *kwargs)
 {
 	static char *kw[] = { "nranks", "id", "rank", "device", NULL };
+	struct tern_py_hold hold = { .n = 0 };
+	struct tern_py_made made;
 	tern_py_device *d;
 	PyObject *dev_obj;
 	tern_unique_id_t id;
+	tern_device_t dev;
 	tern_status_t st;
-	tern_comm_t comm;
 	const char *bytes;
 	Py_ssize_t len;
 	int nranks, rank;
@@ -53,19 +73,32 @@ static PyObject *tern_py_comm_new(PyTypeObject *type, PyObject *args,
 		return tern_py_invalid("device must be a tern.Device, not %s",
 				       Py_TYPE(dev_obj)->tp_name);
 	d = (tern_py_device *)dev_obj;
-	if (!tern_py_device_open(d))
+	if (!tern_py_device_hold(d, &hold))
 		return NULL;
+	dev = d->dev;
 	memcpy(id.internal, bytes, sizeof(id.internal));
 	Py_BEGIN_ALLOW_THREADS
-	st = tern_comm_init_rank(&comm, nranks, &id, rank, d->dev);
+	st = tern_comm_init_rank(&made.comm, nranks, &id, rank, dev);
+	if (st == TERN_SUCCESS)
+		tern_py_comm_ask(&made);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
-	return (PyObject *)tern_py_comm_wrap(d, comm);
+	return tern_py_comm_wrap(d, &made);
+}
+
+/* Ends the first @n of @holds. */
+static void tern_py_holds_end(struct tern_py_hold *holds, Py_ssize_t n)
+{
+	for (Py_ssize_t i = 0; i < n; i++)
+		tern_py_hold_end(&holds[i]);
 }
 
 static PyObject *tern_py_init_all(PyObject *m, PyObject *arg)
 {
+	struct tern_py_hold hold[64];	/* a device each */
+	struct tern_py_made made[64];
 	tern_device_t devs[64];
 	tern_comm_t comms[64];
 	PyObject *seq, *list;
@@ -85,12 +118,15 @@ static PyObject *tern_py_init_all(PyObject *m, PyObject *arg)
 	for (Py_ssize_t i = 0; i < n; i++) {
 		PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
 
+		hold[i].n = 0;
 		if (!PyObject_TypeCheck(o, &tern_py_device_type)) {
+			tern_py_holds_end(hold, i);
 			Py_DECREF(seq);
 			return tern_py_invalid("init_all: item %zd is a %s, not a tern.Device",
 					       i, Py_TYPE(o)->tp_name);
 		}
-		if (!tern_py_device_open((tern_py_device *)o)) {
+		if (!tern_py_device_hold((tern_py_device *)o, &hold[i])) {
+			tern_py_holds_end(hold, i);
 			Py_DECREF(seq);
 			return NULL;
 		}
@@ -98,6 +134,11 @@ static PyObject *tern_py_init_all(PyObject *m, PyObject *arg)
 	}
 	Py_BEGIN_ALLOW_THREADS
 	st = tern_comm_init_all(comms, (int)n, devs);
+	for (Py_ssize_t i = 0; st == TERN_SUCCESS && i < n; i++) {
+		made[i].comm = comms[i];
+		tern_py_comm_ask(&made[i]);
+	}
+	tern_py_holds_end(hold, n);
 	Py_END_ALLOW_THREADS
 	if (st) {
 		Py_DECREF(seq);
@@ -105,13 +146,13 @@ static PyObject *tern_py_init_all(PyObject *m, PyObject *arg)
 	}
 	list = PyList_New(n);
 	for (Py_ssize_t i = 0; i < n; i++) {
+		tern_py_device *d =
+			(tern_py_device *)PySequence_Fast_GET_ITEM(seq, i);
 		PyObject *c = NULL;
 
 		if (list)
-			c = (PyObject *)tern_py_comm_wrap(
-				(tern_py_device *)PySequence_Fast_GET_ITEM(seq, i),
-				comms[i]);
-		else
+			c = tern_py_comm_wrap(d, &made[i]);
+		else if (d->dev)
 			tern_comm_destroy(comms[i]);
 		if (list && !c) {
 			Py_CLEAR(list);
@@ -124,29 +165,43 @@ static PyObject *tern_py_init_all(PyObject *m, PyObject *arg)
 	return list;
 }
 
-/* Whether @c can be used; raises tern.Error if not. */
-static bool tern_py_comm_live(tern_py_comm *c)
+/*
+ * Whether @c can be used; raises tern.Error if not. @hold, if any, holds
+ * it and its device.
+ */
+static bool tern_py_comm_live(tern_py_comm *c, struct tern_py_hold *hold)
 {
 	if (!c->comm) {
 		tern_py_invalid("the communicator is destroyed");
 		return false;
 	}
-	return tern_py_device_open(c->device);
+	if (!tern_py_device_hold(c->device, hold))
+		return false;
+	if (hold)
+		tern_py_hold_add(hold, &c->busy);
+	return true;
 }
 
-/* Ends the comm by @end (destroy or abort), once; raises its error. */
+/*
+ * Ends the comm by @end (destroy or abort), once, after the calls in
+ * flight on it; raises its error.
+ */
 static PyObject *tern_py_comm_end(PyObject *self,
 				  tern_status_t (*end)(tern_comm_t))
 {
 	tern_py_comm *c = (tern_py_comm *)self;
+	struct tern_py_hold hold = { .n = 0 };
 	tern_comm_t comm = c->comm;
 	tern_status_t st;
 
-	c->comm = NULL;
+	c->comm = NULL;		/* no call holds it from now on */
 	if (!comm || !c->device->dev)
 		Py_RETURN_NONE;
+	tern_py_hold_add(&hold, &c->device->busy);
 	Py_BEGIN_ALLOW_THREADS
+	tern_py_drain(&c->busy);
 	st = end(comm);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
@@ -171,7 +226,7 @@ static PyObject *tern_py_comm_async_error(PyObject *self, PyObject *unused)
 	tern_status_t st, error;
 
 	(void)unused;
-	if (!tern_py_comm_live(c))
+	if (!tern_py_comm_live(c, NULL))
 		return NULL;
 	st = tern_comm_get_async_error(c->comm, &error);
 	if (st)
@@ -184,25 +239,32 @@ static PyObject *tern_py_comm_async_error(PyObject *self, PyObject *unused)
 static PyObject *tern_py_comm_split(PyObject *self, PyObject *args)
 {
 	tern_py_comm *c = (tern_py_comm *)self;
-	tern_comm_t comm = NULL;
+	struct tern_py_hold hold = { .n = 0 };
+	struct tern_py_made made = { .comm = NULL };
+	tern_comm_t comm;
 	tern_status_t st;
 	int color, key;
 
 	if (!PyArg_ParseTuple(args, "ii:split", &color, &key) ||
-	    !tern_py_comm_live(c))
+	    !tern_py_comm_live(c, &hold))
 		return NULL;
+	comm = c->comm;
 	Py_BEGIN_ALLOW_THREADS
-	st = tern_comm_split(c->comm, color, key, &comm);
+	st = tern_comm_split(comm, color, key, &made.comm);
+	if (st == TERN_SUCCESS && made.comm)
+		tern_py_comm_ask(&made);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
-	if (!comm)
+	if (!made.comm)
 		Py_RETURN_NONE;
-	return (PyObject *)tern_py_comm_wrap(c->device, comm);
+	return tern_py_comm_wrap(c->device, &made);
 }
 
 /* What a collective's call gives, parsed and checked. */
 struct tern_py_call {
+	tern_comm_t comm;
 	tern_ptr_t send, recv;
 	size_t count;
 	tern_dtype_t dtype;
@@ -233,6 +295,7 @@ static PyObject *tern_py_collective(PyObject *self, PyObject *args,
 				    const char *name)
 {
 	tern_py_comm *c = (tern_py_comm *)self;
+	struct tern_py_hold hold = { .n = 0 };
 	PyObject *o[8] = { NULL };
 	struct tern_py_call k = { .root = 0 };
 	char *const *kw = tern_py_kw[kind];
@@ -249,12 +312,13 @@ static PyObject *tern_py_collective(PyObject *self, PyObject *args,
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, (char **)kw,
 					 &o[0], &o[1], &o[2], &o[3], &o[4],
 					 &o[5], &o[6]) ||
-	    !tern_py_comm_live(c))
+	    !tern_py_comm_live(c, &hold))
 		return NULL;
+	k.comm = c->comm;
 	if (kind != PY_RECV)
-		ok = tern_py_place(o[at++], "send", &k.send);
+		ok = tern_py_place(o[at++], "send", &k.send, &hold);
 	if (ok && kind != PY_SEND)
-		ok = tern_py_place(o[at++], "recv", &k.recv);
+		ok = tern_py_place(o[at++], "recv", &k.recv, &hold);
 	ok = ok && tern_py_size(o[at++], "count", &k.count) &&
 	     tern_py_dtype(o[at++], &k.dtype);
 	if (ok && (kind == PY_ALL_REDUCE || kind == PY_REDUCE_SCATTER ||
@@ -274,43 +338,46 @@ static PyObject *tern_py_collective(PyObject *self, PyObject *args,
 		}
 		k.root = (int)root;
 	}
-	if (!ok || !tern_py_stream_of(o[at], &k.stream))
+	if (!ok || !tern_py_stream_of(o[at], &k.stream, &hold)) {
+		tern_py_hold_end(&hold);
 		return NULL;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	switch (kind) {
 	case PY_ALL_REDUCE:
 		st = tern_all_reduce(k.send, k.recv, k.count, k.dtype, k.op,
-				     c->comm, k.stream);
+				     k.comm, k.stream);
 		break;
 	case PY_ALL_GATHER:
-		st = tern_all_gather(k.send, k.recv, k.count, k.dtype, c->comm,
+		st = tern_all_gather(k.send, k.recv, k.count, k.dtype, k.comm,
 				     k.stream);
 		break;
 	case PY_REDUCE_SCATTER:
 		st = tern_reduce_scatter(k.send, k.recv, k.count, k.dtype,
-					 k.op, c->comm, k.stream);
+					 k.op, k.comm, k.stream);
 		break;
 	case PY_BROADCAST:
 		st = tern_broadcast(k.send, k.recv, k.count, k.dtype, k.root,
-				    c->comm, k.stream);
+				    k.comm, k.stream);
 		break;
 	case PY_REDUCE:
 		st = tern_reduce(k.send, k.recv, k.count, k.dtype, k.op,
-				 k.root, c->comm, k.stream);
+				 k.root, k.comm, k.stream);
 		break;
 	case PY_ALL_TO_ALL:
-		st = tern_all_to_all(k.send, k.recv, k.count, k.dtype, c->comm,
+		st = tern_all_to_all(k.send, k.recv, k.count, k.dtype, k.comm,
 				     k.stream);
 		break;
 	case PY_SEND:
-		st = tern_send(k.send, k.count, k.dtype, k.root, c->comm,
+		st = tern_send(k.send, k.count, k.dtype, k.root, k.comm,
 			       k.stream);
 		break;
 	default:
-		st = tern_recv(k.recv, k.count, k.dtype, k.root, c->comm,
+		st = tern_recv(k.recv, k.count, k.dtype, k.root, k.comm,
 			       k.stream);
 		break;
 	}
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
@@ -378,10 +445,14 @@ static PyGetSetDef tern_py_comm_getset[] = {
 static void tern_py_comm_dealloc(PyObject *self)
 {
 	tern_py_comm *c = (tern_py_comm *)self;
+	struct tern_py_hold hold = { .n = 0 };
 
+	/* No call holds it (each holds a reference); its device, others may. */
 	if (c->comm && c->device->dev) {
+		tern_py_hold_add(&hold, &c->device->busy);
 		Py_BEGIN_ALLOW_THREADS
 		tern_comm_destroy(c->comm);
+		tern_py_hold_end(&hold);
 		Py_END_ALLOW_THREADS
 	}
 	Py_DECREF(c->device);

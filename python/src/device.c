@@ -41,6 +41,15 @@ bool tern_py_device_open(tern_py_device *d)
 	return false;
 }
 
+bool tern_py_device_hold(tern_py_device *d, struct tern_py_hold *hold)
+{
+	if (!tern_py_device_open(d))
+		return false;
+	if (hold)
+		tern_py_hold_add(hold, &d->busy);
+	return true;
+}
+
 static PyObject *tern_py_device_close(PyObject *self, PyObject *unused)
 {
 	tern_py_device *d = (tern_py_device *)self;
@@ -56,8 +65,9 @@ static PyObject *tern_py_device_close(PyObject *self, PyObject *unused)
 			     d->exports);
 		return NULL;
 	}
-	d->dev = NULL;
+	d->dev = NULL;		/* no call holds it from now on */
 	Py_BEGIN_ALLOW_THREADS
+	tern_py_drain(&d->busy);
 	st = tern_device_close(dev);
 	Py_END_ALLOW_THREADS
 	if (st)
@@ -121,7 +131,9 @@ static PyObject *tern_py_device_alloc(PyObject *self, PyObject *args,
 {
 	static char *kw[] = { "size", "host", NULL };
 	tern_py_device *d = (tern_py_device *)self;
+	struct tern_py_hold hold = { .n = 0 };
 	PyObject *size_obj;
+	tern_device_t dev;
 	tern_py_buffer *b;
 	tern_status_t st;
 	tern_buffer_t buf;
@@ -131,17 +143,20 @@ static PyObject *tern_py_device_alloc(PyObject *self, PyObject *args,
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:alloc", kw,
 					 &size_obj, &host) ||
 	    !tern_py_size(size_obj, "size", &size) ||
-	    !tern_py_device_open(d))
+	    !tern_py_device_hold(d, &hold))
 		return NULL;
+	dev = d->dev;
 	Py_BEGIN_ALLOW_THREADS
-	st = tern_buffer_alloc(d->dev, host ? TERN_MEMORY_HOST :
+	st = tern_buffer_alloc(dev, host ? TERN_MEMORY_HOST :
 				      TERN_MEMORY_DEVICE, size, &buf);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
 	b = PyObject_New(tern_py_buffer, &tern_py_buffer_type);
 	if (!b) {
-		tern_buffer_free(buf);
+		if (d->dev)	/* else gone with it, closed meanwhile */
+			tern_buffer_free(buf);
 		return NULL;
 	}
 	Py_INCREF(d);
@@ -151,6 +166,7 @@ static PyObject *tern_py_device_alloc(PyObject *self, PyObject *args,
 	b->host = host;
 	b->cpu = NULL;
 	b->exports = 0;
+	b->busy = 0;
 	return (PyObject *)b;
 }
 

@@ -9,7 +9,8 @@
  * objects hold then fail (libtern's handle registry says so) with
  * tern.Error, never a crash. Memory a Python view or a DLPack tensor
  * still shows is never freed under it: freeing its buffer, or closing its
- * device, is refused while one lives.
+ * device, is refused while one lives. Ending an object waits for the
+ * calls that use it with the GIL released (guard.c).
  */
 #ifndef TERN_PY_H
 #define TERN_PY_H
@@ -26,6 +27,7 @@ typedef struct {
 	bool opened;		/* once: a closed one never opens again */
 	int index;
 	Py_ssize_t exports;	/* live views and tensors of its buffers */
+	Py_ssize_t busy;	/* calls holding it (guard.c) */
 } tern_py_device;
 
 typedef struct {
@@ -36,12 +38,14 @@ typedef struct {
 	int host;		/* TERN_MEMORY_HOST */
 	void *cpu;		/* mapped on first need */
 	Py_ssize_t exports;	/* its live views and tensors */
+	Py_ssize_t busy;	/* calls holding it (guard.c) */
 } tern_py_buffer;
 
 typedef struct {
 	PyObject_HEAD
 	tern_py_device *device;
 	tern_stream_t stream;	/* NULL once destroyed */
+	Py_ssize_t busy;	/* calls holding it (guard.c) */
 } tern_py_stream;
 
 typedef struct {
@@ -55,6 +59,7 @@ typedef struct {
 	tern_py_device *device;
 	tern_comm_t comm;	/* NULL once destroyed or aborted */
 	int rank, size;
+	Py_ssize_t busy;	/* calls holding it (guard.c) */
 } tern_py_comm;
 
 extern PyTypeObject tern_py_device_type, tern_py_buffer_type,
@@ -73,6 +78,27 @@ bool tern_py_dtype(PyObject *obj, tern_dtype_t *out);
 /* @obj (an int or a name like "sum") as a reduction; false if none. */
 bool tern_py_redop(PyObject *obj, tern_redop_t *out);
 
+/* ---- guard.c ---- */
+
+/* The most one call holds: a comm, a stream and two buffers, and theirs. */
+#define TERN_PY_HOLD_MAX	8
+
+/* The objects (their busy counts) a call holds while the GIL is released. */
+struct tern_py_hold {
+	Py_ssize_t *busy[TERN_PY_HOLD_MAX];
+	int n;
+};
+
+/* Under the GIL, the object just seen alive: the call holds it. */
+void tern_py_hold_add(struct tern_py_hold *h, Py_ssize_t *busy);
+/* With the GIL or without: the call is done with all it holds. */
+void tern_py_hold_end(struct tern_py_hold *h);
+/*
+ * Without the GIL, the object marked dead under it (so that no call
+ * holds it again): waits until no call holds it.
+ */
+void tern_py_drain(Py_ssize_t *busy);
+
 /* ---- device.c ---- */
 
 /*
@@ -80,14 +106,18 @@ bool tern_py_redop(PyObject *obj, tern_redop_t *out);
  * is gone with it, its handles never to be handed to libtern again.
  */
 bool tern_py_device_open(tern_py_device *d);
+/* As tern_py_device_open, and if it is, @hold (if any) holds @d. */
+bool tern_py_device_hold(tern_py_device *d, struct tern_py_hold *hold);
 
 /* ---- buffer.c ---- */
 
 /*
  * @obj as a place for a collective: a Buffer, or (Buffer, offset).
- * false (tern.Error) if it is neither or its buffer is freed.
+ * false (tern.Error) if it is neither or its buffer is freed. @hold, if
+ * any, holds the buffer and its device.
  */
-bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out);
+bool tern_py_place(PyObject *obj, const char *what, tern_ptr_t *out,
+		   struct tern_py_hold *hold);
 /* The CPU address of @b's first byte, mapping it; NULL (raised) if none. */
 void *tern_py_buffer_cpu(tern_py_buffer *b);
 /* A view (or tensor) of @b starts or ends: counted on it and its device. */
@@ -111,8 +141,12 @@ int tern_py_read_foreign(void *dst, const void *src, size_t bytes);
 
 /* ---- stream.c ---- */
 
-/* @obj as a stream of @device's; false (tern.Error) if it is not one. */
-bool tern_py_stream_of(PyObject *obj, tern_stream_t *out);
+/*
+ * @obj as a live stream; false (tern.Error) if it is not one. @hold, if
+ * any, holds the stream and its device.
+ */
+bool tern_py_stream_of(PyObject *obj, tern_stream_t *out,
+		       struct tern_py_hold *hold);
 
 /* ---- comm.c ---- */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tern.Stream(device) and tern.Event(device): a device's queue of work
- * and a point in one, as libtern's. Waits release the GIL.
+ * and a point in one, as libtern's. Waits release the GIL, holding what
+ * they wait on (guard.c).
  */
 #include "pytern.h"
 
@@ -48,24 +49,32 @@ static int tern_py_stream_init(PyObject *self, PyObject *args, PyObject *kwargs)
 	return 0;
 }
 
-/* Whether @s can be used; raises tern.Error if not. */
-static bool tern_py_stream_live(tern_py_stream *s)
+/*
+ * Whether @s can be used; raises tern.Error if not. @hold, if any, holds
+ * it and its device.
+ */
+static bool tern_py_stream_live(tern_py_stream *s, struct tern_py_hold *hold)
 {
 	if (!s->device || !s->stream) {
 		tern_py_invalid("the stream is destroyed");
 		return false;
 	}
-	return tern_py_device_open(s->device);
+	if (!tern_py_device_hold(s->device, hold))
+		return false;
+	if (hold)
+		tern_py_hold_add(hold, &s->busy);
+	return true;
 }
 
-bool tern_py_stream_of(PyObject *obj, tern_stream_t *out)
+bool tern_py_stream_of(PyObject *obj, tern_stream_t *out,
+		       struct tern_py_hold *hold)
 {
 	if (!PyObject_TypeCheck(obj, &tern_py_stream_type)) {
 		tern_py_invalid("stream must be a tern.Stream, not %s",
 				Py_TYPE(obj)->tp_name);
 		return false;
 	}
-	if (!tern_py_stream_live((tern_py_stream *)obj))
+	if (!tern_py_stream_live((tern_py_stream *)obj, hold))
 		return false;
 	*out = ((tern_py_stream *)obj)->stream;
 	return true;
@@ -74,13 +83,17 @@ bool tern_py_stream_of(PyObject *obj, tern_stream_t *out)
 static PyObject *tern_py_stream_synchronize(PyObject *self, PyObject *unused)
 {
 	tern_py_stream *s = (tern_py_stream *)self;
+	struct tern_py_hold hold = { .n = 0 };
+	tern_stream_t stream;
 	tern_status_t st;
 
 	(void)unused;
-	if (!tern_py_stream_live(s))
+	if (!tern_py_stream_live(s, &hold))
 		return NULL;
+	stream = s->stream;
 	Py_BEGIN_ALLOW_THREADS
-	st = tern_stream_synchronize(s->stream);
+	st = tern_stream_synchronize(stream);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
@@ -93,7 +106,7 @@ static PyObject *tern_py_stream_query(PyObject *self, PyObject *unused)
 	tern_status_t st;
 
 	(void)unused;
-	if (!tern_py_stream_live(s))
+	if (!tern_py_stream_live(s, NULL))
 		return NULL;
 	st = tern_stream_query(s->stream);
 	if (st == TERN_ERROR_NOT_READY)
@@ -106,15 +119,19 @@ static PyObject *tern_py_stream_query(PyObject *self, PyObject *unused)
 static PyObject *tern_py_stream_destroy(PyObject *self, PyObject *unused)
 {
 	tern_py_stream *s = (tern_py_stream *)self;
+	struct tern_py_hold hold = { .n = 0 };
 	tern_stream_t stream = s->stream;
 	tern_status_t st;
 
 	(void)unused;
-	s->stream = NULL;
+	s->stream = NULL;	/* no call holds it from now on */
 	if (!stream || !s->device || !s->device->dev)
 		Py_RETURN_NONE;
+	tern_py_hold_add(&hold, &s->device->busy);
 	Py_BEGIN_ALLOW_THREADS
+	tern_py_drain(&s->busy);
 	st = tern_stream_destroy(stream);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
@@ -133,8 +150,9 @@ static PyObject *tern_py_stream_copy(PyObject *self, PyObject *args,
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO:copy", kw,
 					 &dst_obj, &src_obj, &size_obj) ||
-	    !tern_py_stream_live(s) || !tern_py_place(dst_obj, "dst", &dst) ||
-	    !tern_py_place(src_obj, "src", &src) ||
+	    !tern_py_stream_live(s, NULL) ||
+	    !tern_py_place(dst_obj, "dst", &dst, NULL) ||
+	    !tern_py_place(src_obj, "src", &src, NULL) ||
 	    !tern_py_size(size_obj, "size", &size))
 		return NULL;
 	st = tern_memcpy_async(dst.buffer, dst.offset, src.buffer, src.offset,
@@ -157,7 +175,8 @@ static PyObject *tern_py_stream_fill(PyObject *self, PyObject *args,
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ObO:fill", kw,
 					 &dst_obj, &value, &size_obj) ||
-	    !tern_py_stream_live(s) || !tern_py_place(dst_obj, "dst", &dst) ||
+	    !tern_py_stream_live(s, NULL) ||
+	    !tern_py_place(dst_obj, "dst", &dst, NULL) ||
 	    !tern_py_size(size_obj, "size", &size))
 		return NULL;
 	st = tern_memset_async(dst.buffer, dst.offset, value, size, s->stream);
@@ -169,10 +188,14 @@ static PyObject *tern_py_stream_fill(PyObject *self, PyObject *args,
 static void tern_py_stream_dealloc(PyObject *self)
 {
 	tern_py_stream *s = (tern_py_stream *)self;
+	struct tern_py_hold hold = { .n = 0 };
 
+	/* No call holds it (each holds a reference); its device, others may. */
 	if (s->stream && s->device && s->device->dev) {
+		tern_py_hold_add(&hold, &s->device->busy);
 		Py_BEGIN_ALLOW_THREADS
 		tern_stream_destroy(s->stream);
+		tern_py_hold_end(&hold);
 		Py_END_ALLOW_THREADS
 	}
 	Py_XDECREF(s->device);
@@ -259,7 +282,7 @@ static PyObject *tern_py_stream_wait(PyObject *self, PyObject *arg)
 	tern_py_event *e = tern_py_event_of(arg);
 	tern_status_t st;
 
-	if (!e || !tern_py_stream_live(s))
+	if (!e || !tern_py_stream_live(s, NULL))
 		return NULL;
 	st = tern_stream_wait_event(s->stream, e->event);
 	if (st)
@@ -273,7 +296,7 @@ static PyObject *tern_py_event_record(PyObject *self, PyObject *arg)
 	tern_stream_t stream;
 	tern_status_t st;
 
-	if (!e || !tern_py_stream_of(arg, &stream))
+	if (!e || !tern_py_stream_of(arg, &stream, NULL))
 		return NULL;
 	st = tern_event_record(e->event, stream);
 	if (st)
@@ -284,13 +307,17 @@ static PyObject *tern_py_event_record(PyObject *self, PyObject *arg)
 static PyObject *tern_py_event_synchronize(PyObject *self, PyObject *unused)
 {
 	tern_py_event *e = tern_py_event_of(self);
+	struct tern_py_hold hold = { .n = 0 };
 	tern_status_t st;
 
 	(void)unused;
 	if (!e)
 		return NULL;
+	/* An event ends only with its device: holding that is enough. */
+	tern_py_hold_add(&hold, &e->device->busy);
 	Py_BEGIN_ALLOW_THREADS
 	st = tern_event_synchronize(e->event);
+	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
 		return tern_py_raise(st);
