@@ -6,7 +6,8 @@
  * a stream of the comm's device. Places are Buffers or (Buffer, offset);
  * counts are elements; dtypes and ops tern's constants or their names.
  * Calls that may wait (init, destroy, the enqueues) release the GIL,
- * holding what they use (guard.c).
+ * holding what they use (guard.c). A comm's collectives are enqueued one
+ * at a time, under its order lock, whichever threads call them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static PyObject *tern_py_comm_wrap(tern_py_device *d,
 	c->rank = m->rank;
 	c->size = m->size;
 	c->busy = 0;
+	pthread_mutex_init(&c->order, NULL);
 	return (PyObject *)c;
 }
 
@@ -245,8 +247,12 @@ static PyObject *tern_py_comm_split(PyObject *self, PyObject *args)
 	tern_status_t st;
 	int color, key;
 
-	if (!PyArg_ParseTuple(args, "ii:split", &color, &key) ||
-	    !tern_py_comm_live(c, &hold))
+	if (!PyArg_ParseTuple(args, "ii:split", &color, &key))
+		return NULL;
+	/* libtern would hand the new comm over at group_end, to a Comm not made. */
+	if (tern_py_in_group())
+		return tern_py_invalid("split cannot be called between group_start() and group_end()");
+	if (!tern_py_comm_live(c, &hold))
 		return NULL;
 	comm = c->comm;
 	Py_BEGIN_ALLOW_THREADS
@@ -338,11 +344,14 @@ static PyObject *tern_py_collective(PyObject *self, PyObject *args,
 		}
 		k.root = (int)root;
 	}
-	if (!ok || !tern_py_stream_of(o[at], &k.stream, &hold)) {
+	/* Noted before libtern keeps it: one it refuses costs group_end a lock. */
+	if (!ok || !tern_py_stream_of(o[at], &k.stream, &hold) ||
+	    !tern_py_group_note(c, (tern_py_stream *)o[at])) {
 		tern_py_hold_end(&hold);
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
+	pthread_mutex_lock(&c->order);
 	switch (kind) {
 	case PY_ALL_REDUCE:
 		st = tern_all_reduce(k.send, k.recv, k.count, k.dtype, k.op,
@@ -377,6 +386,7 @@ static PyObject *tern_py_collective(PyObject *self, PyObject *args,
 			       k.stream);
 		break;
 	}
+	pthread_mutex_unlock(&c->order);
 	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
 	if (st)
@@ -455,6 +465,7 @@ static void tern_py_comm_dealloc(PyObject *self)
 		tern_py_hold_end(&hold);
 		Py_END_ALLOW_THREADS
 	}
+	pthread_mutex_destroy(&c->order);
 	Py_DECREF(c->device);
 	Py_TYPE(self)->tp_free(self);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tern._tern: the module, its error and constants, and what is no
- * object's: the backend, device count, unique ids, groups.
+ * object's: the backend, device count, unique ids (groups: group.c).
  *
  * Every failure is a tern.Error whose args are (message,) and whose
  * .status is the status's name ("TERN_ERROR_INVALID_ARGUMENT") and .code
@@ -206,31 +206,6 @@ static PyObject *tern_py_unique_id_public(PyObject *m, PyObject *arg)
 	return PyBytes_FromStringAndSize(pub.internal, sizeof(pub.internal));
 }
 
-static PyObject *tern_py_group_start(PyObject *m, PyObject *unused)
-{
-	tern_status_t st = tern_group_start();
-
-	(void)m;
-	(void)unused;
-	if (st)
-		return tern_py_raise(st);
-	Py_RETURN_NONE;
-}
-
-static PyObject *tern_py_group_end(PyObject *m, PyObject *unused)
-{
-	tern_status_t st;
-
-	(void)m;
-	(void)unused;
-	Py_BEGIN_ALLOW_THREADS
-	st = tern_group_end();
-	Py_END_ALLOW_THREADS
-	if (st)
-		return tern_py_raise(st);
-	Py_RETURN_NONE;
-}
-
 static PyObject *tern_py_dtype_size(PyObject *m, PyObject *arg)
 {
 	tern_dtype_t dtype;
@@ -265,10 +240,6 @@ static PyMethodDef tern_py_functions[] = {
 	  "unique_id_public(id) -> bytes: id without its secret, for a place "
 	  "others can read; every rank joins with it and takes the secret "
 	  "from TERN_COMM_SECRET, or on this host from the user's own file." },
-	{ "group_start", tern_py_group_start, METH_NOARGS,
-	  "group_start(): collectives until group_end() launch together." },
-	{ "group_end", tern_py_group_end, METH_NOARGS,
-	  "group_end(): launches the group's collectives." },
 	{ "dtype_size", tern_py_dtype_size, METH_O,
 	  "dtype_size(dtype) -> int: bytes of one element." },
 	{ "status_name", tern_py_status_name, METH_O,
@@ -345,7 +316,8 @@ PyMODINIT_FUNC PyInit__tern(void)
 	    tern_py_add_type(m, &tern_py_stream_type, "Stream") ||
 	    tern_py_add_type(m, &tern_py_event_type, "Event") ||
 	    tern_py_add_type(m, &tern_py_comm_type, "Comm") ||
-	    PyModule_AddFunctions(m, tern_py_comm_functions)) {
+	    PyModule_AddFunctions(m, tern_py_comm_functions) ||
+	    PyModule_AddFunctions(m, tern_py_group_functions)) {
 		Py_DECREF(m);
 		return NULL;
 	}

@@ -17,6 +17,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "tern.h"
@@ -46,6 +47,7 @@ typedef struct {
 	tern_py_device *device;
 	tern_stream_t stream;	/* NULL once destroyed */
 	Py_ssize_t busy;	/* calls holding it (guard.c) */
+	Py_ssize_t grouped;	/* its collectives in open groups (group.c) */
 } tern_py_stream;
 
 typedef struct {
@@ -60,6 +62,8 @@ typedef struct {
 	tern_comm_t comm;	/* NULL once destroyed or aborted */
 	int rank, size;
 	Py_ssize_t busy;	/* calls holding it (guard.c) */
+	/* Held while its collectives are enqueued or launched (group.c). */
+	pthread_mutex_t order;
 } tern_py_comm;
 
 extern PyTypeObject tern_py_device_type, tern_py_buffer_type,
@@ -151,5 +155,17 @@ bool tern_py_stream_of(PyObject *obj, tern_stream_t *out,
 /* ---- comm.c ---- */
 
 extern PyMethodDef tern_py_comm_functions[];
+
+/* ---- group.c ---- */
+
+extern PyMethodDef tern_py_group_functions[];
+
+/* Whether this thread is between group_start() and group_end(). */
+bool tern_py_in_group(void);
+/*
+ * A collective on @comm and @stream was kept by this thread's open
+ * group (if any); false (raised) if it cannot be noted.
+ */
+bool tern_py_group_note(tern_py_comm *comm, tern_py_stream *stream);
 
 #endif

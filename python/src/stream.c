@@ -124,6 +124,9 @@ static PyObject *tern_py_stream_destroy(PyObject *self, PyObject *unused)
 	tern_status_t st;
 
 	(void)unused;
+	/* libtern would launch on it at group_end as it was. */
+	if (stream && s->grouped)
+		return tern_py_invalid("the stream has collectives waiting for group_end()");
 	s->stream = NULL;	/* no call holds it from now on */
 	if (!stream || !s->device || !s->device->dev)
 		Py_RETURN_NONE;
