@@ -469,6 +469,18 @@ tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 				  const tern_unique_id_t *id, int rank,
 				  tern_device_t device);
 /*
+ * tern_comm_init_rank, waiting up to @timeout_ms (1 to
+ * TERN_COMM_INIT_TIMEOUT_MAX_MS) for the other ranks instead of
+ * TERN_COMM_INIT_TIMEOUT_MS, for a caller with a timeout of its own (a
+ * framework's process group). A rank that does not come in time fails
+ * the init with TERN_ERROR_PEER_FAILED; a timeout out of range is
+ * TERN_ERROR_INVALID_ARGUMENT.
+ */
+#define TERN_COMM_INIT_TIMEOUT_MAX_MS 3600000
+tern_status_t tern_comm_init_rank_timeout(tern_comm_t *comm, int nranks,
+					  const tern_unique_id_t *id, int rank,
+					  tern_device_t device, int timeout_ms);
+/*
  * Waits for the communicator's work, then frees it. Returns the
  * communicator's error if it is in error (its work then ends at once).
  */

@@ -17,7 +17,8 @@
  * position on the other hosts. The ranks return together, once all are
  * ready, with one verdict. The TCP connections stay, to carry failures
  * (link.c). A rank that does not arrive within TERN_COMM_INIT_TIMEOUT_MS
- * (default 30000) fails every rank's init with TERN_ERROR_PEER_FAILED. On
+ * (default 30000), or the caller's timeout (tern_comm_init_rank_timeout),
+ * fails every rank's init with TERN_ERROR_PEER_FAILED. On
  * both backends: the simulated machine's devices are every process's, as
  * tern.ko's are.
  */
@@ -41,7 +42,7 @@
 #define COLL_HANDOFF_MAGIC	"ternfds2"
 /* How long ranks wait for each other to arrive (TERN_COMM_INIT_TIMEOUT_MS). */
 #define COLL_RANK_TIMEOUT_MS	30000
-#define COLL_RANK_TIMEOUT_MAX_MS	3600000
+#define COLL_RANK_TIMEOUT_MAX_MS	TERN_COMM_INIT_TIMEOUT_MAX_MS
 /* How long a host's first rank gives one connection to prove itself. */
 #define COLL_HANDOFF_PROVE_MS	5000
 /* Room for more fds than a message should carry, to close the extra. */
@@ -645,16 +646,17 @@ static tern_status_t coll_make_across(struct coll_table *t, int rank,
 	return status;
 }
 
-TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
-					   const tern_unique_id_t *id,
-					   int rank, tern_device_t device)
+/* tern_comm_init_rank, the others waited for up to @timeout_ms (-1: bad). */
+static tern_status_t coll_init_rank(tern_comm_t *comm, int nranks,
+				    const tern_unique_id_t *id, int rank,
+				    tern_device_t device, int64_t timeout_ms)
 {
 	struct tern_device *dev = device;
 	struct tern_comm *c = NULL;
 	struct coll_table *t;
 	struct coll_id cid;
 	tern_status_t status;
-	int64_t timeout_ms = coll_init_timeout_ms(), deadline;
+	int64_t deadline;
 	bool met = false;
 
 	if (!comm || !id || nranks < 1 || nranks > COLL_MAX_RANKS ||
@@ -722,4 +724,27 @@ TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
 	}
 	free(t);
 	return status;
+}
+
+TERN_API tern_status_t tern_comm_init_rank(tern_comm_t *comm, int nranks,
+					   const tern_unique_id_t *id,
+					   int rank, tern_device_t device)
+{
+	return coll_init_rank(comm, nranks, id, rank, device,
+			      coll_init_timeout_ms());
+}
+
+TERN_API tern_status_t tern_comm_init_rank_timeout(tern_comm_t *comm,
+						   int nranks,
+						   const tern_unique_id_t *id,
+						   int rank,
+						   tern_device_t device,
+						   int timeout_ms)
+{
+	if (timeout_ms < 1 || timeout_ms > TERN_COMM_INIT_TIMEOUT_MAX_MS) {
+		tern_set_last_error("tern_comm_init_rank_timeout: %d ms: want 1 to %d",
+				    timeout_ms, TERN_COMM_INIT_TIMEOUT_MAX_MS);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	return coll_init_rank(comm, nranks, id, rank, device, timeout_ms);
 }

@@ -11,8 +11,9 @@
  * whole run; the ranks are this program again (--rank HEX RANK COUNT).
  *
  * And the bootstrap the ranks meet through: strangers at rank 0's port
- * hold no one up, TERN_SOCKET_IFNAME chooses its address, an id whose
- * address is garbage is refused.
+ * hold no one up, TERN_SOCKET_IFNAME chooses its address, a caller's
+ * timeout bounds the wait for absent ranks, an id whose address is
+ * garbage is refused.
  */
 #include <netinet/in.h>
 #include <pthread.h>
@@ -598,6 +599,42 @@ static void test_no_rank_zero(void **state)
 	assert_true(time(NULL) - start < 20);
 }
 
+/*
+ * tern_comm_init_rank_timeout: a timeout out of range is refused; rank 0
+ * of two alone, and rank 1 with no rank 0, give up with PEER_FAILED at
+ * the caller's timeout, TERN_COMM_INIT_TIMEOUT_MS (here not even a
+ * number) unread.
+ */
+static void test_init_timeout_argument(void **state)
+{
+	const int bad[] = { 0, -1, TERN_COMM_INIT_TIMEOUT_MAX_MS + 1 };
+	tern_unique_id_t id;
+	tern_comm_t comm;
+	time_t start;
+
+	(void)state;
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(tern_comm_init_rank_timeout(&comm, 2, &id, 0,
+							     all_dev[0], bad[i]),
+				 TERN_ERROR_INVALID_ARGUMENT);
+	setenv("TERN_COMM_INIT_TIMEOUT_MS", "soon", 1);
+	assert_int_equal(tern_comm_init_rank(&comm, 2, &id, 0, all_dev[0]),
+			 TERN_ERROR_INVALID_ARGUMENT);
+	start = time(NULL);
+	assert_int_equal(tern_comm_init_rank_timeout(&comm, 2, &id, 0,
+						     all_dev[0], 300),
+			 TERN_ERROR_PEER_FAILED);
+	assert_non_null(strstr(tern_get_last_error(), "1 of 2 ranks came"));
+	assert_int_equal(tern_get_unique_id(&id), 0);
+	assert_int_equal(tern_comm_init_rank_timeout(&comm, 2, &id, 1,
+						     all_dev[1], 300),
+			 TERN_ERROR_PEER_FAILED);
+	unsetenv("TERN_COMM_INIT_TIMEOUT_MS");
+	/* Far below the 30 s default: the argument was used. */
+	assert_true(time(NULL) - start < 20);
+}
+
 /* An id whose address is not one is refused before anyone waits. */
 static void test_void_address(void **state)
 {
@@ -644,6 +681,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_strangers_first),
 		cmocka_unit_test(test_socket_ifname),
 		cmocka_unit_test(test_no_rank_zero),
+		cmocka_unit_test(test_init_timeout_argument),
 		cmocka_unit_test(test_void_address),
 	};
 	static char dir[] = "/tmp/tern-ranks.XXXXXX";
