@@ -112,6 +112,19 @@ std::string status_text(tern_status_t st)
 	return text;
 }
 
+// What is left until @deadline, in what libtern takes: 1 ms to an hour.
+int init_timeout_ms(std::chrono::steady_clock::time_point deadline)
+{
+	auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+		deadline - std::chrono::steady_clock::now()).count();
+
+	if (left < 1)
+		return 1;
+	if (left > TERN_COMM_INIT_TIMEOUT_MAX_MS)
+		return TERN_COMM_INIT_TIMEOUT_MAX_MS;
+	return static_cast<int>(left);
+}
+
 int local_rank(int rank, int count)
 {
 	const char *env = std::getenv("LOCAL_RANK");
@@ -165,6 +178,10 @@ ProcessGroupTern::ProcessGroupTern(const c10::intrusive_ptr<c10d::Store> &store,
 void ProcessGroupTern::join(const c10::intrusive_ptr<c10d::Store> &store,
 			    int rank, int size)
 {
+	// The group's timeout bounds it all: the wait for rank 0's id, then
+	// for the other ranks (libtern's default, TERN_COMM_INIT_TIMEOUT_MS,
+	// is no one's choice here).
+	const auto deadline = std::chrono::steady_clock::now() + timeout_;
 	tern_unique_id_t id;
 	int count = 0;
 
@@ -187,6 +204,7 @@ void ProcessGroupTern::join(const c10::intrusive_ptr<c10d::Store> &store,
 			   std::vector<uint8_t>(id.internal,
 						id.internal + sizeof(id.internal)));
 	} else {
+		store->wait({ "tern_unique_id" }, timeout_);
 		auto got = store->get("tern_unique_id");
 
 		TORCH_CHECK(got.size() == sizeof(id.internal),
@@ -194,8 +212,13 @@ void ProcessGroupTern::join(const c10::intrusive_ptr<c10d::Store> &store,
 			    " bytes");
 		std::memcpy(id.internal, got.data(), sizeof(id.internal));
 	}
-	check(tern_comm_init_rank(&comm_, size, &id, rank, device_),
-	      "joining the communicator");
+	const int ms = init_timeout_ms(deadline);
+	const std::string what = "joining the communicator (the other ranks "
+				 "waited for up to " + std::to_string(ms) +
+				 " ms, the rest of the group's timeout)";
+
+	check(tern_comm_init_rank_timeout(&comm_, size, &id, rank, device_, ms),
+	      what.c_str());
 }
 
 ProcessGroupTern::~ProcessGroupTern()

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """torch.distributed's backend "tern", a process a rank as a launcher
 starts them (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT): every
-collective against gloo's answer (torch_worker.py), and a rank killed
-mid-all-reduce."""
+collective against gloo's answer (torch_worker.py), a rank killed
+mid-all-reduce, and the group's timeout in init and in collectives."""
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -21,10 +22,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(world, mode, **extra):
+def launch(world, mode, ranks=None, **extra):
     port = free_port()
     procs = []
-    for r in range(world):
+    for r in range(world) if ranks is None else ranks:
         env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r),
                    WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                    MASTER_PORT=str(port), TERN_SIM_DEVICES="8",
@@ -79,3 +80,15 @@ def test_timeout_aborts_instead_of_hanging():
     assert "raised after" in out and "CANCELLED" in out, out
     procs[1].kill()
     procs[1].wait(timeout=60)
+
+
+def test_init_honours_the_group_timeout(tmp_path):
+    """Rank 1 of 2 never comes: rank 0's init_process_group(timeout=5 s)
+    raises near its timeout, not at libtern's default (30 s)."""
+    proc = launch(2, "missing", ranks=[0],
+                  TEST_FILE_STORE=str(tmp_path / "store"))[0]
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 0 and out.rstrip().endswith("ok"), out
+    took = float(re.search(r"raised after ([0-9.]+) s", out).group(1))
+    assert took < 20, out
+    assert "PEER_FAILED" in out, out

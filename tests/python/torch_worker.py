@@ -8,9 +8,11 @@ compares: gloo's answer where gloo has one, else the exact reference
 
 argv[1]: "matrix" (the above), "stores" (init_process_group with a
 FileStore, then a TCPStore), "killed" (all-reduces until a peer
-dies; must raise, and before the group's timeout) or "timeout" (rank 1
+dies; must raise, and before the group's timeout), "timeout" (rank 1
 never comes to the all-reduce: rank 0's must raise at the group's 3 s
-timeout, the job timeout being a minute).
+timeout, the job timeout being a minute) or "missing" (rank 0 of two
+alone, over a FileStore: init_process_group must raise at the group's
+5 s timeout; prints how long it took).
 """
 import os
 import sys
@@ -248,8 +250,25 @@ def stores():
     dist.destroy_process_group()
 
 
+def missing():
+    """No rank 1 ever comes: init must fail at the group's timeout."""
+    start = time.monotonic()
+    try:
+        dist.init_process_group(
+            "tern", init_method="file://" + os.environ["TEST_FILE_STORE"],
+            rank=rank, world_size=size, timeout=timedelta(seconds=5))
+        failures.append("rank 0: init without rank 1 returned")
+    except RuntimeError as e:
+        print(f"rank 0: raised after {time.monotonic() - start:.3f} s: "
+              f"{str(e)[:300]}", flush=True)
+
+
 def main():
     mode = sys.argv[1]
+    if mode == "missing":
+        missing()
+        print("ok" if not failures else "\n".join(failures), flush=True)
+        os._exit(0 if not failures else 1)
     if mode == "stores":
         stores()
         print("ok" if not failures else "\n".join(failures), flush=True)
