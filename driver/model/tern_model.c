@@ -320,9 +320,10 @@ static int tern_run_fill(struct tern_model_job *job,
 }
 
 /*
- * REDUCE works in whole elements: at most *budget bytes of dst per call,
- * job->progress counting the bytes of dst done. Its reads of src0 and src1
- * and its write of dst are each counted on their routes.
+ * REDUCE works in whole elements, each costing tern_model_reduce_cost() of
+ * *budget, and at least one per call; job->progress counts the bytes of
+ * dst done. Its reads of src0 and src1 and its write of dst are each
+ * counted on their routes.
  */
 static int tern_run_reduce(struct tern_model_job *job,
 			   const struct drm_tern_packet_reduce *p,
@@ -330,7 +331,9 @@ static int tern_run_reduce(struct tern_model_job *job,
 {
 	struct tern_access src0_access, src1_access, dst_access;
 	u32 size = tern_model_dtype_size(p->dtype);
-	u64 bytes = p->count * size, at = job->progress, chunk;
+	u32 cost = tern_model_reduce_cost(p->dtype, p->op,
+					  p->header.flags & TERN_REDUCE_DIVIDE);
+	u64 bytes = p->count * size, at = job->progress, chunk, elements;
 	int ret;
 
 	if (bytes == 0)
@@ -352,8 +355,9 @@ static int tern_run_reduce(struct tern_model_job *job,
 
 		tern_timing_transfer(mem->timing, mem->engine, ops, 3);
 	}
-	/* never 0: the run loop leaves a packet's cost, more than an element */
-	chunk = tern_min_u64(bytes - at, *budget - *budget % size);
+	/* never 0: a call that gets here makes progress */
+	elements = *budget / cost ? *budget / cost : 1;
+	chunk = tern_min_u64(bytes - at, elements * size);
 	if (mem->skip_data) {
 		/* nothing reduced, counted below as if it were */
 	} else if (p->header.flags & TERN_REDUCE_DIVIDE) {
@@ -370,7 +374,7 @@ static int tern_run_reduce(struct tern_model_job *job,
 	tern_account(mem, &src1_access, false, chunk);
 	tern_account(mem, &dst_access, true, chunk);
 	job->progress += chunk;
-	*budget -= chunk;
+	*budget -= tern_min_u64(*budget, chunk / size * cost);
 	return job->progress == bytes ? 0 : TERN_MODEL_YIELD;
 }
 

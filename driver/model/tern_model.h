@@ -15,11 +15,15 @@
 
 /* Returned by tern_model_run() while work remains (not an error). */
 #define TERN_MODEL_STALLED	1	/* a SEM_WAIT(_ABORT) has not passed yet */
-#define TERN_MODEL_YIELD	2	/* the byte budget ran out */
+#define TERN_MODEL_YIELD	2	/* the work budget ran out */
 
 /*
- * Bytes one tern_model_run() call may move before it yields, whatever the
- * stream holds; every packet also costs TERN_MODEL_PACKET_COST of it.
+ * Work one tern_model_run() call may do before it yields, whatever the
+ * stream holds, in units of one byte moved by COPY or FILL. Every packet
+ * also costs TERN_MODEL_PACKET_COST of it, and each element of a REDUCE
+ * tern_model_reduce_cost() (tern_reduce.h): up to TERN_MODEL_MAX_COST, for
+ * soft-float elements divided. A call does at least one element, so it
+ * may pass the budget by less than one element's cost.
  */
 #define TERN_MODEL_BUDGET	(4u << 20)
 #define TERN_MODEL_PACKET_COST	64u
@@ -89,7 +93,7 @@ static inline void tern_model_job_init(struct tern_model_job *job,
 }
 
 /*
- * Runs @job from where it stopped, moving at most TERN_MODEL_BUDGET bytes.
+ * Runs @job from where it stopped, doing about TERN_MODEL_BUDGET of work.
  * Returns 0 when the stream is done,
  * TERN_MODEL_STALLED or TERN_MODEL_YIELD when it should be called again,
  * -EFAULT when a packet addressed memory outside the context's buffers,

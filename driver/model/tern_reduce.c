@@ -32,6 +32,21 @@ u32 tern_model_dtype_size(u32 dtype)
 	}
 }
 
+u32 tern_model_reduce_cost(u32 dtype, u32 op, bool divide)
+{
+	switch (dtype) {
+	case TERN_DTYPE_FLOAT16:
+	case TERN_DTYPE_BFLOAT16:
+		return divide ? TERN_MODEL_MAX_COST : 512;
+	case TERN_DTYPE_FLOAT32:
+		if (divide)
+			return 512;
+		return op == TERN_REDOP_MIN || op == TERN_REDOP_MAX ? 64 : 256;
+	default:
+		return divide ? 128 : 16;
+	}
+}
+
 /* An element of @size bytes, zero-extended or, @is_signed, sign-extended. */
 static u64 tern_load(const u8 *p, u32 size, bool is_signed)
 {

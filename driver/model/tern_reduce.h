@@ -19,6 +19,18 @@
 /* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */
 u32 tern_model_dtype_size(u32 dtype);
 
+/* The most work one element of a REDUCE costs (tern_model_reduce_cost()). */
+#define TERN_MODEL_MAX_COST	1024u
+
+/*
+ * The work one element of a REDUCE of @dtype with @op costs, @divide for
+ * TERN_REDUCE_DIVIDE, in units of TERN_MODEL_BUDGET (a byte of COPY):
+ * about what it takes on a CPU without an FPU, as tern.ko computes it,
+ * measured against a COPY and rounded up. Soft-float elements cost the
+ * most, a divide more.
+ */
+u32 tern_model_reduce_cost(u32 dtype, u32 op, bool divide);
+
 /*
  * dst[i] = src0[i] @op src1[i] for @count elements of @dtype (enum
  * drm_tern_dtype, enum drm_tern_redop, both known). @dst may be @src0 or

@@ -468,8 +468,8 @@ struct drm_tern_ring_destroy {
  * The engine takes the records written up to &drm_tern_ring_ctl.tail
  * (within the file's in-flight limits) and runs them. It may run the
  * first of them on the calling thread before returning, as far as they go
- * without waiting and for about 200 us (a step of a job, up to 4 MiB
- * moved, may pass it); the rest run on the engine.
+ * without waiting and for about 200 us (a step of a job, of bounded work,
+ * may pass it); the rest run on the engine.
  *
  * Errors: -EINVAL for non-zero @flags; -ENOENT for an unknown @ring_id;
  * -EIO if the ring is stopped (&drm_tern_ring_ctl.error says why).

@@ -132,7 +132,7 @@ struct fuzz_setup {
 	u8 *stream;		/* exact-size copy of the input's stream */
 	u32 stream_size;
 	u32 run_size;		/* the prefix within FUZZ_COST_LIMIT */
-	u64 run_bytes;		/* most bytes that prefix can move */
+	u64 run_bytes;		/* most work that prefix can do (bytes moved) */
 	u32 run_packets;
 };
 
@@ -376,9 +376,13 @@ static u64 fuzz_packet_cost(const union fuzz_packet *u, u64 largest, u64 *bytes)
 			return *bytes / 16 + 16;
 		return *bytes * 16 + 16;
 	case TERN_OP_REDUCE:
+		/* its work: elements at the model's cost of each */
 		size = tern_model_dtype_size(u->reduce.dtype);
-		*bytes = fuzz_min(u->reduce.count * size, largest);
-		return *bytes / size * 256 + 16;
+		*bytes = fuzz_min(u->reduce.count * size, largest) / size *
+			 tern_model_reduce_cost(u->reduce.dtype, u->reduce.op,
+						u->h.flags & TERN_REDUCE_DIVIDE);
+		return fuzz_min(u->reduce.count * size, largest) / size * 256 +
+		       16;
 	default:
 		*bytes = 0;
 		return 16;
@@ -925,10 +929,13 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		.engine = &s->engine,
 	};
 	u64 clock = 0;
-	/* Each call that yields has used all but a packet's cost of its budget. */
+	/*
+	 * Each call that yields has used all but a packet's cost, or a
+	 * REDUCE element's, of its budget.
+	 */
 	u64 max_yields = (setup->run_bytes + (u64)setup->run_packets *
 			  TERN_MODEL_PACKET_COST) /
-			 (TERN_MODEL_BUDGET - TERN_MODEL_PACKET_COST);
+			 (TERN_MODEL_BUDGET - TERN_MODEL_MAX_COST);
 	struct fuzz_counters *counters = fuzz_alloc(sizeof(*counters));
 	u32 releases = setup->releases, polls = 0;
 	struct tern_model_job job;
