@@ -10,6 +10,7 @@
  *   exact, and the killed process's memory comes back at once;
  * - a process whose jobs wait on their own fence or on a word nothing
  *   writes, then destroys the queue and exits, leaves nothing held;
+ * - processes making buffers at once all get them, zeroed;
  * - what one process may hold is bounded: buffers by descriptors (an
  *   honest TERN_ERROR_LIMIT, the machine's own limit raised to the hard
  *   one), host memory by a budget, jobs in flight by caps (the machine
@@ -406,8 +407,38 @@ static int child_capped(void)
 	return 0;
 }
 
+/*
+ * 150 buffers of 4 KiB on device 0, each zeroed when made and written,
+ * all freed: with others doing the same at once.
+ */
+static int child_many(void)
+{
+	tern_buffer_t buf[150];
+	tern_device_t d;
+
+	if (tern_device_open(0, &d))
+		return 1;
+	for (int i = 0; i < 150; i++) {
+		uint8_t *cpu;
+
+		if (tern_buffer_alloc(d, TERN_MEMORY_DEVICE, 4096, &buf[i]) ||
+		    tern_buffer_map(buf[i], (void **)&cpu))
+			return 2;
+		for (int k = 0; k < 4096; k++)
+			if (cpu[k])
+				return 3;
+		memset(cpu, i, 4096);
+	}
+	for (int i = 0; i < 150; i++)
+		if (tern_buffer_free(buf[i]))
+			return 4;
+	return tern_device_close(d) ? 5 : 0;
+}
+
 static int child_main(const char *name)
 {
+	if (strcmp(name, "many") == 0)
+		return child_many();
 	if (strcmp(name, "fds") == 0)
 		return child_fds();
 	if (strcmp(name, "small") == 0)
@@ -664,6 +695,24 @@ static void test_own_fence_then_queue_destroy(void **state)
 	assert_int_equal(processes(), attached);
 }
 
+/*
+ * Eight processes make 150 buffers each at once, three times over: the
+ * machine's table of every buffer's memory grows under all of them (it
+ * once grew for one and took two, past its end).
+ */
+static void test_buffers_made_at_once(void **state)
+{
+	pid_t pid[8];
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 8; i++)
+			pid[i] = child_start("many", 3);
+		for (int i = 0; i < 8; i++)
+			assert_int_equal(child_wait(pid[i]), 0);
+	}
+}
+
 /* ---- what one process may hold ---- */
 
 /* A line from @fd within 120 s, into @line. */
@@ -905,6 +954,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_two_jobs_on_the_same_devices),
 		cmocka_unit_test(test_killed_beside_bystander),
 		cmocka_unit_test(test_own_fence_then_queue_destroy),
+		cmocka_unit_test(test_buffers_made_at_once),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_host_memory_budget),
 		cmocka_unit_test(test_job_flood),

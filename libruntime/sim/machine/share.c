@@ -24,6 +24,22 @@ static pthread_mutex_t machine_share_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct machine_memory **machine_memories;
 static size_t machine_memory_count, machine_memory_cap;
 
+/* Room for one more in the table. Share lock held. */
+static bool machine_memories_room(void)
+{
+	size_t cap = machine_memory_cap ? machine_memory_cap * 2 : 64;
+	struct machine_memory **bigger;
+
+	if (machine_memory_count < machine_memory_cap)
+		return true;
+	bigger = realloc(machine_memories, cap * sizeof(*bigger));
+	if (!bigger)
+		return false;
+	machine_memories = bigger;
+	machine_memory_cap = cap;
+	return true;
+}
+
 tern_status_t machine_memory_create(struct machine_device *dev,
 				    tern_memory_kind_t kind, uint64_t size,
 				    struct machine_memory **out)
@@ -33,29 +49,24 @@ tern_status_t machine_memory_create(struct machine_device *dev,
 
 	if (!memory)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	pthread_mutex_lock(&machine_share_lock);
-	if (machine_memory_count == machine_memory_cap) {
-		size_t cap = machine_memory_cap ? machine_memory_cap * 2 : 64;
-		struct machine_memory **bigger =
-			realloc(machine_memories, cap * sizeof(*bigger));
-
-		if (!bigger) {
-			pthread_mutex_unlock(&machine_share_lock);
-			free(memory);
-			return TERN_ERROR_OUT_OF_MEMORY;
-		}
-		machine_memories = bigger;
-		machine_memory_cap = cap;
-	}
-	pthread_mutex_unlock(&machine_share_lock);
-
 	status = machine_pages_alloc(dev, kind, size, memory);
 	if (status) {
 		free(memory);
 		return status;
 	}
 	memory->refs = 1;
+	/*
+	 * Room is made in the same hold of the lock as the entry: clients'
+	 * threads create memories at once, and room made earlier may have
+	 * gone to another's meanwhile.
+	 */
 	pthread_mutex_lock(&machine_share_lock);
+	if (!machine_memories_room()) {
+		pthread_mutex_unlock(&machine_share_lock);
+		machine_pages_free(memory);
+		free(memory);
+		return TERN_ERROR_OUT_OF_MEMORY;
+	}
 	machine_memories[machine_memory_count++] = memory;
 	pthread_mutex_unlock(&machine_share_lock);
 	*out = memory;
