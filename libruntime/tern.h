@@ -181,6 +181,8 @@ typedef struct {
 	uint64_t hang_resets;		/* of resets, those after a hang */
 	uint32_t jobs_queued;
 	int busy, hung;
+	/* Steps its jobs ran (each bounded by the model's work budget), the longest in ns. */
+	uint64_t steps, longest_step_ns;
 } tern_sim_engine_state_t;
 typedef struct {
 	uint64_t id;			/* the open device's, machine-wide */

@@ -343,6 +343,8 @@ static tern_status_t sim_device_state(int device_index,
 		out->timeouts = in->timeouts;
 		out->resets = in->resets;
 		out->hang_resets = in->hang_resets;
+		out->steps = in->steps;
+		out->longest_step_ns = in->longest_step_ns;
 		out->jobs_queued = in->jobs_queued;
 		out->busy = in->busy != 0;
 		out->hung = in->hung != 0;

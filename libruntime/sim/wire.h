@@ -29,7 +29,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	7
+#define SIM_WIRE_VERSION	8
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -260,6 +260,7 @@ struct sim_inspect_engine {
 	uint64_t busy_ns, jobs_completed, jobs_failed, timeouts, resets;
 	uint64_t hang_resets;
 	uint32_t busy, hung, jobs_queued, pad;
+	uint64_t steps, longest_step_ns;
 };
 struct sim_inspect_client {
 	uint64_t id;

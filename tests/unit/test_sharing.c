@@ -11,6 +11,8 @@
  * - a process whose jobs wait on their own fence or on a word nothing
  *   writes, then destroys the queue and exits, leaves nothing held;
  * - processes making buffers at once all get them, zeroed;
+ * - the costliest REDUCE runs in steps of the model's work budget, as
+ *   the machine's state counts them;
  * - what one process may hold is bounded: buffers by descriptors (an
  *   honest TERN_ERROR_LIMIT, the machine's own limit raised to the hard
  *   one), host memory by a budget, jobs in flight by caps (the machine
@@ -44,6 +46,9 @@
 #include "packets.h"
 #include "raw_client.h"
 #include "sim_test.h"
+#include "submit.h"
+#include "tern_model.h"
+#include "tern_reduce.h"
 #include "tern.h"
 
 #define COUNT		4096		/* floats per all-reduce */
@@ -713,6 +718,68 @@ static void test_buffers_made_at_once(void **state)
 	}
 }
 
+/* ---- a step's work ---- */
+
+/* Steps every engine of device 0 has run so far. */
+static uint64_t device0_steps(uint64_t *longest_ns)
+{
+	tern_sim_device_state_t *st = calloc(1, sizeof(*st));
+	uint64_t steps = 0;
+
+	assert_non_null(st);
+	assert_ok(tern_sim_device_state(0, st));
+	*longest_ns = 0;
+	for (uint32_t e = 0; e < st->engine_count; e++) {
+		steps += st->engines[e].steps;
+		if (st->engines[e].longest_step_ns > *longest_ns)
+			*longest_ns = st->engines[e].longest_step_ns;
+	}
+	free(st);
+	return steps;
+}
+
+/*
+ * The costliest REDUCE the model knows, float16 divided, over 4 MiB:
+ * its engine takes it in steps of the model's work budget (the machine's
+ * state counts them), so that no step holds the engine from others for
+ * more than one budget's work, whatever the packet asks.
+ */
+static void test_reduce_steps_bounded_by_work(void **state)
+{
+	const uint64_t count = 2u << 20;	/* float16: 4 MiB a buffer */
+	uint64_t va[3], before, after, longest, want;
+	struct tern_packet_builder b;
+	uint8_t packets[TERN_PACKET_MAX_BYTES];
+	tern_buffer_t buf[3];
+	tern_stream_t st;
+
+	(void)state;
+	assert_ok(tern_stream_create(dev[0], &st));
+	for (int i = 0; i < 3; i++) {
+		assert_ok(tern_buffer_alloc(dev[0], TERN_MEMORY_DEVICE,
+					    count * 2, &buf[i]));
+		assert_ok(tern_buffer_device_address(buf[i], &va[i]));
+	}
+	tern_packets_init(&b, packets, sizeof(packets));
+	tern_packet_reduce_divide(&b, va[2], va[0], va[1], count,
+				  TERN_DTYPE_FLOAT16, 2);
+	before = device0_steps(&longest);
+	assert_ok(tern_stream_submit(st, packets, b.size, NULL, 0, NULL));
+	assert_ok(tern_stream_synchronize(st));
+	after = device0_steps(&longest);
+	want = count * tern_model_reduce_cost(TERN_DTYPE_FLOAT16,
+					      TERN_REDOP_SUM, true) /
+	       TERN_MODEL_BUDGET;
+	printf("# float16 divided, %llu elements: %llu steps (the budget "
+	       "asks %llu), the longest %.2f ms\n",
+	       (unsigned long long)count, (unsigned long long)(after - before),
+	       (unsigned long long)want, (double)longest / 1e6);
+	assert_true(after - before >= want);
+	for (int i = 0; i < 3; i++)
+		assert_ok(tern_buffer_free(buf[i]));
+	assert_ok(tern_stream_destroy(st));
+}
+
 /* ---- what one process may hold ---- */
 
 /* A line from @fd within 120 s, into @line. */
@@ -955,6 +1022,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_killed_beside_bystander),
 		cmocka_unit_test(test_own_fence_then_queue_destroy),
 		cmocka_unit_test(test_buffers_made_at_once),
+		cmocka_unit_test(test_reduce_steps_bounded_by_work),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_host_memory_budget),
 		cmocka_unit_test(test_job_flood),

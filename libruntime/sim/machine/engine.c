@@ -205,6 +205,9 @@ static void machine_queue_charge(struct machine_engine *engine,
 				 bool moved)
 {
 	engine->stats.busy_ns += dt;
+	engine->stats.steps++;
+	if (dt > engine->stats.longest_step_ns)
+		engine->stats.longest_step_ns = dt;
 	atomic_fetch_add(&q->ctx->busy_ns, dt);
 	if (!moved)
 		return;

@@ -21,6 +21,8 @@ static void machine_inspect_engine(struct machine_engine *e,
 	out->timeouts = e->stats.timeouts;
 	out->resets = e->stats.resets;
 	out->hang_resets = e->stats.hang_resets;
+	out->steps = e->stats.steps;
+	out->longest_step_ns = e->stats.longest_step_ns;
 	out->busy = e->running != 0;
 	for (struct machine_queue *q = e->queues; q; q = q->next)
 		for (struct machine_job *job = q->head; job; job = job->next)

@@ -103,6 +103,7 @@ struct machine_queue {
 struct machine_engine_stats {
 	uint64_t busy_ns;
 	uint64_t jobs_completed, jobs_failed, timeouts, resets, hang_resets;
+	uint64_t steps, longest_step_ns;	/* of jobs' steps */
 };
 
 /*
