@@ -16,6 +16,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -128,6 +129,34 @@ static ssize_t tern_fabric_link_write(struct file *file,
 
 DEFINE_SHOW_ATTRIBUTE(tern_engines);
 
+static int tern_engine_steps_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tern_engine_steps_show, inode->i_private);
+}
+
+/* Only "0": the counts start again. */
+static ssize_t tern_engine_steps_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *pos)
+{
+	struct tern_device *tdev = ((struct seq_file *)file->private_data)->private;
+	unsigned int value;
+
+	if (kstrtouint_from_user(ubuf, len, 0, &value) || value)
+		return -EINVAL;
+	tern_engine_steps_reset(tdev);
+	return len;
+}
+
+static const struct file_operations tern_engine_steps_fops = {
+	.owner = THIS_MODULE,
+	.open = tern_engine_steps_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = tern_engine_steps_write,
+	.release = single_release,
+};
+
 static const struct file_operations tern_fabric_link_fops = {
 	.owner = THIS_MODULE,
 	.open = tern_fabric_link_open,
@@ -146,6 +175,7 @@ void tern_debugfs_init(struct tern_device *tdev)
 		return;
 	tern_fault_debugfs_init(tdev, root);
 	debugfs_create_file("engines", 0400, root, tdev, &tern_engines_fops);
+	debugfs_create_file("steps", 0600, root, tdev, &tern_engine_steps_fops);
 	if (tdev->fabric)
 		debugfs_create_file("fabric_link", 0600, root, tdev,
 				    &tern_fabric_link_fops);

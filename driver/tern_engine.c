@@ -85,6 +85,23 @@ static u64 tern_engine_clock(void *ctx)
 	return ktime_get_ns();
 }
 
+/* Counts a step of @ns nanoseconds; steps run on several threads at once. */
+static void tern_engine_count_step(struct tern_engine *engine, u64 ns)
+{
+	s64 max = atomic64_read(&engine->step_max_ns);
+
+	atomic64_inc(&engine->steps);
+	if (ns > TERN_ENGINE_STEP_SLOW_NS)
+		atomic64_inc(&engine->steps_slow);
+	while ((u64)max < ns) {
+		s64 seen = atomic64_cmpxchg(&engine->step_max_ns, max, ns);
+
+		if (seen == max)
+			break;
+		max = seen;
+	}
+}
+
 /*
  * Runs @model, a stream of @vm's, for one step on @engine: 0 when it is
  * done, TERN_MODEL_YIELD or TERN_MODEL_STALLED when it must run again,
@@ -101,21 +118,22 @@ int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		.fabric = engine->tdev->fabric,
 		.device = engine->tdev->fabric_id,
 	};
+	u64 start, elapsed;
 	int ret, idx;
-	u64 start;
 
 	if (!drm_dev_enter(&engine->tdev->drm, &idx))
 		return -ENODEV;
 
-	start = ktime_get_ns();
 	if (tern_vm_begin_run(vm)) {
+		start = ktime_get_ns();
 		ret = tern_model_run(model, &mem);
+		elapsed = ktime_get_ns() - start;
 		tern_vm_end_run(vm);
+		tern_engine_count_step(engine, elapsed);
+		atomic64_add(elapsed, &vm->usage.engine_busy_ns[engine->index]);
 	} else {
 		ret = -ECANCELED;
 	}
-	atomic64_add(ktime_get_ns() - start,
-		     &vm->usage.engine_busy_ns[engine->index]);
 
 	drm_dev_exit(idx);
 	return ret;
@@ -509,6 +527,40 @@ int tern_engines_show(struct seq_file *m, void *unused)
 		spin_unlock(&sched->job_list_lock);
 	}
 	return 0;
+}
+
+/*
+ * debugfs "steps": per engine, the steps run, the longest in nanoseconds
+ * and those longer than TERN_ENGINE_STEP_SLOW_NS. What bounds how long
+ * an engine's other users wait (Documentation/driver.rst).
+ */
+int tern_engine_steps_show(struct seq_file *m, void *unused)
+{
+	struct tern_device *tdev = m->private;
+	unsigned int i;
+
+	seq_puts(m, "engine steps max_ns slow\n");
+	for (i = 0; i < tdev->engine_count; i++) {
+		struct tern_engine *engine = &tdev->engines[i];
+
+		seq_printf(m, "%u %lld %lld %lld\n", i,
+			   atomic64_read(&engine->steps),
+			   atomic64_read(&engine->step_max_ns),
+			   atomic64_read(&engine->steps_slow));
+	}
+	return 0;
+}
+
+/* Writing 0 to "steps" starts the counts again. */
+void tern_engine_steps_reset(struct tern_device *tdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < tdev->engine_count; i++) {
+		atomic64_set(&tdev->engines[i].steps, 0);
+		atomic64_set(&tdev->engines[i].step_max_ns, 0);
+		atomic64_set(&tdev->engines[i].steps_slow, 0);
+	}
 }
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,

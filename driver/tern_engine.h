@@ -30,6 +30,9 @@ struct tern_engine_guilty {
 	char comm[TASK_COMM_LEN];
 };
 
+/* A step longer than this counts in &tern_engine.steps_slow. */
+#define TERN_ENGINE_STEP_SLOW_NS	(1 * NSEC_PER_MSEC)
+
 /* Jobs the scheduler may hand to one engine before it waits. */
 #define TERN_ENGINE_DEPTH	64
 
@@ -59,6 +62,10 @@ struct tern_engine_guilty {
  * @jobs_failed: jobs that ended with an error
  * @timeouts: jobs failed by the job timeout
  * @resets: times the engine was reset
+ * @steps: steps run (tern_engine_run()), on the engine's workqueue or a
+ *	ring's KICK
+ * @step_max_ns: the longest of them, in nanoseconds
+ * @steps_slow: those longer than TERN_ENGINE_STEP_SLOW_NS
  * @hang_resets: resets of the engine while it was hung (made no progress:
  *	injected here, a hardware hang on a chip); a job stalled on its own
  *	semaphore is timed out and reset but is no hang
@@ -91,6 +98,9 @@ struct tern_engine {
 	atomic64_t timeouts;
 	atomic64_t resets;
 	atomic64_t hang_resets;
+	atomic64_t steps;
+	atomic64_t step_max_ns;
+	atomic64_t steps_slow;
 	struct tern_engine_guilty guilty;
 	struct work_struct reset_work;
 	spinlock_t fence_lock;		/* of the hardware fences */
@@ -144,5 +154,7 @@ void tern_engine_kick(struct tern_engine *engine);
 
 struct seq_file;
 int tern_engines_show(struct seq_file *m, void *unused);
+int tern_engine_steps_show(struct seq_file *m, void *unused);
+void tern_engine_steps_reset(struct tern_device *tdev);
 
 #endif /* TERN_ENGINE_H */
