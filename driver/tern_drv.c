@@ -31,6 +31,9 @@
 #define TERN_MAX_MOCK_MEM_MB		65536
 #define TERN_MAX_JOB_TIMEOUT_MS		600000
 #define TERN_MAX_QUEUE_BAN_TIMEOUTS	1000
+/* One ring (tern_ring.c) to 4 GiB of them. */
+#define TERN_MIN_RING_MEM_KB		260
+#define TERN_MAX_RING_MEM_KB		4194304
 
 static unsigned int mock_devices = 1;
 module_param(mock_devices, uint, 0444);
@@ -64,6 +67,11 @@ static unsigned int host_mem_mb;
 module_param(host_mem_mb, uint, 0444);
 MODULE_PARM_DESC(host_mem_mb,
 		 "Host memory all host-placement buffers together may pin, in MiB (default 0: half of RAM)");
+
+static unsigned int ring_mem_kb = 65536;
+module_param(ring_mem_kb, uint, 0444);
+MODULE_PARM_DESC(ring_mem_kb,
+		 "Kernel memory all user rings together may hold, in KiB (260-4194304, default 65536)");
 
 /* Client ids where DRM has none (tern_compat.h): unique, never reused. */
 static atomic64_t tern_client_ids = ATOMIC64_INIT(0);
@@ -142,6 +150,9 @@ static void tern_file_release(struct kref *ref)
 	/* Each queue and ring left its table as it went. */
 	xa_destroy(&tfile->queues);
 	xa_destroy(&tfile->rings);
+	/* ... and the engines' turns. */
+	kfree(tfile->clients);
+	tern_user_put(tfile->user);
 	/* Jobs still running hold the address space until they end. */
 	tern_vm_put(tfile->vm);
 	kfree(tfile);
@@ -157,7 +168,8 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	struct tern_device *tdev = to_tern_device(drm);
 	struct tern_file *tfile;
 	struct tern_usage *usage;
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
 	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL_ACCOUNT);
 	if (!tfile)
@@ -165,25 +177,43 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	kref_init(&tfile->ref);
 
 	tfile->vm = tern_vm_create(drm);
-	if (!tfile->vm) {
-		kfree(tfile);
-		return -ENOMEM;
-	}
+	if (!tfile->vm)
+		goto err_free_file;
 	usage = &tfile->vm->usage;
+	/* The engines share their time among uids, then files (tern_engine.c). */
+	tfile->user = tern_user_get(tdev, usage->uid);
+	if (!tfile->user)
+		goto err_put_vm;
+	tfile->clients = kcalloc(tdev->engine_count, sizeof(*tfile->clients),
+				 GFP_KERNEL_ACCOUNT);
+	if (!tfile->clients)
+		goto err_put_user;
+	for (i = 0; i < tdev->engine_count; i++) {
+		INIT_LIST_HEAD(&tfile->clients[i].link);
+		INIT_LIST_HEAD(&tfile->clients[i].runnables);
+		tfile->clients[i].user = &tfile->user->engines[i];
+	}
 	usage->client_id = tern_file_client_id(file, &tern_client_ids);
 	/* The client dump walks them in id order (tern_netlink.c). */
 	ret = xa_insert(&tdev->clients, usage->client_id, usage,
 			GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		tern_vm_put(tfile->vm);
-		kfree(tfile);
-		return ret;
-	}
+	if (ret)
+		goto err_free_clients;
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	xa_init_flags(&tfile->rings, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
 	atomic_inc(&to_tern_device(drm)->client_count);
 	return 0;
+
+err_free_clients:
+	kfree(tfile->clients);
+err_put_user:
+	tern_user_put(tfile->user);
+err_put_vm:
+	tern_vm_put(tfile->vm);
+err_free_file:
+	kfree(tfile);
+	return ret ? ret : -ENOMEM;
 }
 
 /* Runs after DRM has closed the file's handles and syncobjs. */
@@ -294,9 +324,12 @@ static int __init tern_init(void)
 	    !tern_param_ok("job_timeout_ms", job_timeout_ms, 1,
 			   TERN_MAX_JOB_TIMEOUT_MS) ||
 	    !tern_param_ok("queue_ban_timeouts", tern_queue_ban_timeouts, 1,
-			   TERN_MAX_QUEUE_BAN_TIMEOUTS))
+			   TERN_MAX_QUEUE_BAN_TIMEOUTS) ||
+	    !tern_param_ok("ring_mem_kb", ring_mem_kb, TERN_MIN_RING_MEM_KB,
+			   TERN_MAX_RING_MEM_KB))
 		return -EINVAL;
 	tern_host_mem_init(host_mem_mb);
+	tern_ring_mem_init(ring_mem_kb);
 
 	ret = tern_mock_init(mock_devices, mock_topology, &config);
 	if (ret)

@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -24,7 +25,9 @@
 
 struct dentry;
 struct tern_engine;
+struct tern_engine_client;
 struct tern_fabric;
+struct tern_user;
 struct tern_vm;
 
 /**
@@ -79,7 +82,12 @@ struct tern_health_baseline {
  * @mem_errors_uncorrected: uncorrectable device memory errors seen
  * @engine_count: entries in @engines
  * @engines: the engines
- * @live_jobs: jobs created and not yet freed; teardown waits for zero
+ * @users_lock: protects @users
+ * @users: the &struct tern_user of each uid with a file open, which the
+ *	engines share their time among
+ * @free_wq: frees rings (tern_ring.c); destroyed once they all are
+ * @live_jobs: jobs and rings created and not yet freed; teardown waits
+ *	for zero
  * @health_lock: protects @health_reasons; orders health events and clears
  * @health_reasons: TERN_HEALTH_REASON_* bits last announced
  * @health_baseline: the counters when health was last cleared; lasting
@@ -110,6 +118,9 @@ struct tern_device {
 
 	unsigned int engine_count;
 	struct tern_engine *engines;
+	spinlock_t users_lock;		/* protects users */
+	struct list_head users;
+	struct workqueue_struct *free_wq;
 	atomic_t live_jobs;
 
 	struct mutex health_lock;	/* protects health_reasons */
@@ -131,6 +142,9 @@ struct tern_device {
  * @rings: the file's user rings by id, from RING_CREATE until each is
  *	freed (tern_ring.c)
  * @next_ring_id: where xa_alloc_cyclic() looks for the next ring id
+ * @ring_count: rings in @rings (TERN_MAX_RINGS_PER_FILE)
+ * @user: the files of its uid, whose share of the engines it has; held
+ * @clients: the file's share of each engine (&struct tern_engine_client)
  */
 struct tern_file {
 	struct kref ref;
@@ -139,6 +153,9 @@ struct tern_file {
 	u32 next_queue_id;
 	struct xarray rings;
 	u32 next_ring_id;
+	atomic_t ring_count;
+	struct tern_user *user;
+	struct tern_engine_client *clients;
 };
 
 struct tern_file *tern_file_get(struct tern_file *tfile);

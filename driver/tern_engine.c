@@ -2,16 +2,27 @@
 /*
  * Tern mock engines.
  *
- * The scheduler hands each engine its jobs (run_job), up to
- * TERN_ENGINE_DEPTH at a time; the engine executes them with the device
- * model on an ordered workqueue, in passes: each pass runs one step of the
- * first job of every queue among them, so that the jobs of one queue run
- * in order and no queue waits for another. A step runs the model until
- * the stream ends, fails, runs out of its byte budget or waits on a
- * semaphore. A pass in which some job moved is followed at once by the
- * next; when every job waits on a semaphore, the engine looks again after
- * a short, growing pause. When a job ends the engine counts it and signals
- * its hardware fence, with the job's error.
+ * The scheduler hands each engine every job whose dependencies are met
+ * (run_job); the engine executes them with the device model on an ordered
+ * workqueue, in passes, sharing its time among users, then files, then
+ * queues and rings (Documentation/driver.rst, "Sharing an engine"):
+ *
+ * - a user (the files of one uid) with work on the engine gets one turn
+ *   per pass; the users' order goes round, so that with more than
+ *   TERN_ENGINE_PASS_USERS of them the rest come first in the next pass;
+ * - a turn looks at the user's files in turn, and at each file's queues
+ *   (the first job of each) and rings in turn, and runs one step of the
+ *   first that can move, looking at no more than TERN_ENGINE_LOOKS of
+ *   them: a job waiting on a semaphore is looked at and passed over;
+ * - a step runs the model until the stream ends, fails, waits on a
+ *   semaphore or has done TERN_MODEL_BUDGET of work.
+ *
+ * So a user with many files, queues or rings gets no more turns than a
+ * user with one, a step is bounded, and no job that waits holds the
+ * engine. A pass in which some job moved is followed at once by the next;
+ * when none did, the engine looks again after a short, growing pause.
+ * When a job ends the engine counts it and signals its hardware fence,
+ * with the job's error.
  *
  * Queues do not wait for one another, so a job may only count on another
  * job's end. The scheduler, seeing a dependency on a job of the same
@@ -56,6 +67,7 @@
 #include "tern_job.h"
 #include "tern_netlink.h"
 #include "tern_queue.h"
+#include "tern_ring.h"
 #include "tern_vm.h"
 
 /* Pause between two looks at a semaphore that has not passed. */
@@ -152,7 +164,105 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
 		return -ETIMEDOUT;
 	if (READ_ONCE(job->queue->banned))
 		return -EIO;
+	/* A hung engine runs nothing until it is reset. */
+	if (READ_ONCE(engine->hung))
+		return TERN_MODEL_STALLED;
 	return tern_engine_run(engine, job->vm, &job->model);
+}
+
+/*
+ * The users' share of each engine, for the device's files: one per uid
+ * that has a file open, found by the files that open. Users are few, so a
+ * list will do.
+ */
+struct tern_user *tern_user_get(struct tern_device *tdev, kuid_t uid)
+{
+	struct tern_user *user, *fresh;
+	unsigned int i;
+
+	fresh = kzalloc(struct_size(fresh, engines, tdev->engine_count),
+			GFP_KERNEL);
+	if (!fresh)
+		return NULL;
+	spin_lock(&tdev->users_lock);
+	list_for_each_entry(user, &tdev->users, link) {
+		if (uid_eq(user->uid, uid)) {
+			refcount_inc(&user->ref);
+			spin_unlock(&tdev->users_lock);
+			kfree(fresh);
+			return user;
+		}
+	}
+	refcount_set(&fresh->ref, 1);
+	fresh->uid = uid;
+	fresh->tdev = tdev;
+	for (i = 0; i < tdev->engine_count; i++) {
+		INIT_LIST_HEAD(&fresh->engines[i].link);
+		INIT_LIST_HEAD(&fresh->engines[i].clients);
+		fresh->engines[i].owner = fresh;
+	}
+	list_add(&fresh->link, &tdev->users);
+	spin_unlock(&tdev->users_lock);
+	return fresh;
+}
+
+/* May be the engine's pass: takes a spinlock and frees, nothing else. */
+void tern_user_put(struct tern_user *user)
+{
+	struct tern_device *tdev = user->tdev;
+
+	if (!refcount_dec_and_lock(&user->ref, &tdev->users_lock))
+		return;
+	list_del(&user->link);
+	spin_unlock(&tdev->users_lock);
+	kfree(user);
+}
+
+void tern_runnable_init(struct tern_runnable *run,
+			struct tern_engine_client *client, bool ring)
+{
+	INIT_LIST_HEAD(&run->link);
+	run->client = client;
+	run->ring = ring;
+}
+
+/*
+ * @run has work on @engine: its file and user join the engine's turns if
+ * they were not in them. True if @run was not linked. Engine lock held.
+ */
+bool tern_engine_link(struct tern_engine *engine, struct tern_runnable *run)
+{
+	struct tern_engine_client *client = run->client;
+	struct tern_engine_user *user = client->user;
+
+	lockdep_assert_held(&engine->lock);
+	if (!list_empty(&run->link))
+		return false;
+	list_add_tail(&run->link, &client->runnables);
+	user->runnables++;
+	if (list_empty(&client->link))
+		list_add_tail(&client->link, &user->clients);
+	if (list_empty(&user->link))
+		list_add_tail(&user->link, &engine->users);
+	return true;
+}
+
+/* @run has no more work on @engine. Engine lock held. */
+void tern_engine_unlink(struct tern_engine *engine, struct tern_runnable *run)
+{
+	struct tern_engine_client *client = run->client;
+	struct tern_engine_user *user = client->user;
+
+	lockdep_assert_held(&engine->lock);
+	if (list_empty(&run->link))
+		return;
+	list_del_init(&run->link);
+	user->runnables--;
+	if (!list_empty(&client->runnables))
+		return;
+	list_del_init(&client->link);
+	if (list_empty(&user->clients))
+		list_del_init(&user->link);
 }
 
 /* Takes @job off the engine, counts it and signals its hardware fence. */
@@ -160,9 +270,13 @@ static void tern_engine_end(struct tern_engine *engine, struct tern_job *job,
 			    int error)
 {
 	struct dma_fence *finished = &job->base.s_fence->finished;
+	struct tern_queue *queue = job->queue;
 
 	spin_lock(&engine->lock);
 	list_del(&job->engine_link);
+	list_del(&job->queue_link);
+	if (list_empty(&queue->engine_jobs))
+		tern_engine_unlink(engine, &queue->run);
 	if (!--engine->queued)
 		engine->busy_ns += ktime_get_ns() - engine->busy_since_ns;
 	spin_unlock(&engine->lock);
@@ -187,31 +301,61 @@ static void tern_engine_end(struct tern_engine *engine, struct tern_job *job,
 }
 
 /*
- * Fills engine->pass with the first job of each queue, oldest first, and
- * returns how many. A hung engine runs nothing, but a job the timeout
- * failed may end.
+ * One look at @run: a step of its queue's first job, or of its ring.
+ * True if the step moved. Only the engine's work unlinks what it serves,
+ * so @run stays linked, and held, until this returns.
  */
-static unsigned int tern_engine_plan(struct tern_engine *engine)
+static bool tern_engine_look(struct tern_engine *engine,
+			     struct tern_runnable *run, struct tern_job *job)
 {
-	struct tern_job *job;
-	unsigned int count = 0;
-	u64 pass;
+	int ret;
 
-	spin_lock(&engine->lock);
-	pass = ++engine->pass_count;
-	list_for_each_entry(job, &engine->jobs, engine_link) {
-		/* An older job of its queue comes first. */
-		if (job->queue->pass == pass)
-			continue;
-		job->queue->pass = pass;
-		if (engine->hung && !READ_ONCE(job->timed_out))
-			continue;
-		engine->pass[count++] = job;
-		if (count == ARRAY_SIZE(engine->pass))
+	if (run->ring)
+		return tern_ring_look(run);
+	ret = tern_engine_step(engine, job);
+	if (ret == TERN_MODEL_STALLED)
+		return false;
+	if (ret != TERN_MODEL_YIELD)
+		tern_engine_end(engine, job, ret);
+	return true;
+}
+
+/*
+ * A user's turn: the next of its files, and the next queue or ring of
+ * that file, until one moves; TERN_ENGINE_LOOKS looks at most, and none
+ * twice. True if one moved.
+ */
+static bool tern_engine_turn(struct tern_engine *engine,
+			     struct tern_engine_user *user)
+{
+	unsigned int look;
+
+	for (look = 0; look < TERN_ENGINE_LOOKS; look++) {
+		struct tern_engine_client *client;
+		struct tern_runnable *run;
+		struct tern_job *job = NULL;
+
+		spin_lock(&engine->lock);
+		if (list_empty(&user->clients) || look >= user->runnables) {
+			spin_unlock(&engine->lock);
 			break;
+		}
+		client = list_first_entry(&user->clients,
+					  struct tern_engine_client, link);
+		run = list_first_entry(&client->runnables, struct tern_runnable,
+				       link);
+		list_move_tail(&run->link, &client->runnables);
+		list_move_tail(&client->link, &user->clients);
+		if (!run->ring)
+			job = list_first_entry(&container_of(run, struct tern_queue,
+							     run)->engine_jobs,
+					       struct tern_job, queue_link);
+		spin_unlock(&engine->lock);
+
+		if (tern_engine_look(engine, run, job))
+			return true;
 	}
-	spin_unlock(&engine->lock);
-	return count;
+	return false;
 }
 
 static void tern_engine_work(struct work_struct *work)
@@ -219,10 +363,20 @@ static void tern_engine_work(struct work_struct *work)
 	struct tern_engine *engine = container_of(work, struct tern_engine,
 						  work);
 	bool moved = false, signalling;
-	unsigned int i, count;
+	struct tern_engine_user *user;
+	unsigned int i, count = 0;
 
-	/* Only this work removes jobs, so the planned ones stay ours. */
-	count = tern_engine_plan(engine);
+	/* The users of this pass, each held; the next pass starts after. */
+	spin_lock(&engine->lock);
+	list_for_each_entry(user, &engine->users, link) {
+		refcount_inc(&user->owner->ref);
+		engine->pass[count++] = user;
+		if (count == ARRAY_SIZE(engine->pass))
+			break;
+	}
+	for (i = 0; i < count; i++)
+		list_move_tail(&engine->pass[i]->link, &engine->users);
+	spin_unlock(&engine->lock);
 	if (!count) {
 		engine->backoff_ns = 0;
 		return;
@@ -231,14 +385,8 @@ static void tern_engine_work(struct work_struct *work)
 	/* Ending jobs signals fences: allocate nothing from here. */
 	signalling = dma_fence_begin_signalling();
 	for (i = 0; i < count; i++) {
-		struct tern_job *job = engine->pass[i];
-		int ret = tern_engine_step(engine, job);
-
-		if (ret == TERN_MODEL_STALLED)
-			continue;
-		moved = true;
-		if (ret != TERN_MODEL_YIELD)
-			tern_engine_end(engine, job, ret);
+		moved |= tern_engine_turn(engine, engine->pass[i]);
+		tern_user_put(engine->pass[i]->owner);
 	}
 	dma_fence_end_signalling(signalling);
 
@@ -282,11 +430,15 @@ void tern_engine_fence_init(struct tern_engine *engine,
 struct dma_fence *tern_engine_push(struct tern_engine *engine,
 				   struct tern_job *job)
 {
+	struct tern_queue *queue = job->queue;
+
 	kref_get(&job->ref);
 	spin_lock(&engine->lock);
 	if (!engine->queued++)
 		engine->busy_since_ns = ktime_get_ns();
 	list_add_tail(&job->engine_link, &engine->jobs);
+	list_add_tail(&job->queue_link, &queue->engine_jobs);
+	tern_engine_link(engine, &queue->run);
 	spin_unlock(&engine->lock);
 
 	queue_work(engine->wq, &engine->work);
@@ -420,6 +572,7 @@ static int tern_engine_init(struct tern_engine *engine,
 	spin_lock_init(&engine->lock);
 	spin_lock_init(&engine->fence_lock);
 	INIT_LIST_HEAD(&engine->jobs);
+	INIT_LIST_HEAD(&engine->users);
 	INIT_WORK(&engine->work, tern_engine_work);
 	INIT_WORK(&engine->reset_work, tern_engine_reset_work);
 	tern_hrtimer_setup(&engine->retry, tern_engine_retry);
@@ -431,7 +584,7 @@ static int tern_engine_init(struct tern_engine *engine,
 		return -ENOMEM;
 
 	ret = tern_sched_init(&engine->sched, &tern_sched_ops,
-			      TERN_ENGINE_DEPTH, msecs_to_jiffies(timeout_ms),
+			      TERN_ENGINE_CREDITS, msecs_to_jiffies(timeout_ms),
 			      engine->name, tdev->drm.dev);
 	if (ret) {
 		destroy_workqueue(engine->wq);
@@ -448,6 +601,7 @@ static void tern_engine_fini(struct tern_engine *engine)
 	hrtimer_cancel(&engine->retry);
 	destroy_workqueue(engine->wq);
 	drm_WARN_ON(&engine->tdev->drm, !list_empty(&engine->jobs));
+	drm_WARN_ON(&engine->tdev->drm, !list_empty(&engine->users));
 }
 
 static void tern_engines_fini(struct drm_device *drm, void *arg)
@@ -476,6 +630,8 @@ static void tern_engines_fini(struct drm_device *drm, void *arg)
 				       TERN_TEARDOWN_REPORT_JIFFIES))
 		drm_err(&tdev->drm, "teardown: %d jobs still ending\n",
 			atomic_read(&tdev->live_jobs));
+	/* A ring's free may still be returning from its last line. */
+	destroy_workqueue(tdev->free_wq);
 
 	for (i = 0; i < tdev->engine_count; i++)
 		tern_engine_fini(&tdev->engines[i]);
@@ -573,6 +729,12 @@ int tern_engines_init(struct tern_device *tdev, unsigned int count,
 				     GFP_KERNEL);
 	if (!tdev->engines)
 		return -ENOMEM;
+	INIT_LIST_HEAD(&tdev->users);
+	spin_lock_init(&tdev->users_lock);
+	/* Frees rings (tern_ring.c); flushed once every ring is freed. */
+	tdev->free_wq = alloc_workqueue("tern%u-free", 0, 0, tdev->index);
+	if (!tdev->free_wq)
+		return -ENOMEM;
 
 	for (i = 0; i < count; i++) {
 		ret = tern_engine_init(&tdev->engines[i], tdev, i, timeout_ms);
@@ -585,5 +747,6 @@ int tern_engines_init(struct tern_device *tdev, unsigned int count,
 err_fini_engines:
 	while (tdev->engine_count)
 		tern_engine_fini(&tdev->engines[--tdev->engine_count]);
+	destroy_workqueue(tdev->free_wq);
 	return ret;
 }

@@ -7,6 +7,8 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/refcount.h>
+#include <linux/uidgid.h>
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -33,8 +35,75 @@ struct tern_engine_guilty {
 /* A step longer than this counts in &tern_engine.steps_slow. */
 #define TERN_ENGINE_STEP_SLOW_NS	(1 * NSEC_PER_MSEC)
 
-/* Jobs the scheduler may hand to one engine before it waits. */
-#define TERN_ENGINE_DEPTH	64
+/*
+ * Jobs the scheduler may hand to one engine before it waits: every job
+ * whose dependencies are met, so that the engine, not the scheduler's
+ * order, shares its time (tern_engine.c).
+ */
+#define TERN_ENGINE_CREDITS	65536
+/* Users served in one pass; more wait for the next. */
+#define TERN_ENGINE_PASS_USERS	64
+/* Queues and rings a user's turn looks at before it gives up the turn. */
+#define TERN_ENGINE_LOOKS	8
+
+struct tern_user;
+
+/**
+ * struct tern_engine_user - a user's share of one engine
+ * @link: in &tern_engine.users while the user has work on the engine
+ * @clients: the user's files with work on the engine (&tern_engine_client)
+ * @runnables: their queues and rings with work on the engine
+ * @owner: the user
+ *
+ * All under the engine's lock.
+ */
+struct tern_engine_user {
+	struct list_head link;
+	struct list_head clients;
+	u32 runnables;
+	struct tern_user *owner;
+};
+
+/**
+ * struct tern_user - the files of one uid on one device
+ * @link: in the device's list of users
+ * @ref: held by each file of the user, and by the engine for a turn
+ * @uid: the files' effective uid when they were opened
+ * @tdev: the device
+ * @engines: the user's share of each engine
+ */
+struct tern_user {
+	struct list_head link;
+	refcount_t ref;
+	kuid_t uid;
+	struct tern_device *tdev;
+	struct tern_engine_user engines[];
+};
+
+/**
+ * struct tern_engine_client - a file's share of one engine
+ * @link: in its user's &tern_engine_user.clients while it has work there
+ * @runnables: its queues and rings with work on the engine
+ * @user: its user's share of the engine
+ */
+struct tern_engine_client {
+	struct list_head link;
+	struct list_head runnables;
+	struct tern_engine_user *user;
+};
+
+/**
+ * struct tern_runnable - a queue or ring as the engine serves it
+ * @link: in its file's &tern_engine_client.runnables while it has work
+ *	(empty otherwise)
+ * @client: its file's share of the engine
+ * @ring: it is a ring's (tern_ring.c); otherwise a queue's
+ */
+struct tern_runnable {
+	struct list_head link;
+	struct tern_engine_client *client;
+	bool ring;
+};
 
 /**
  * struct tern_engine - one engine of a device
@@ -42,22 +111,23 @@ struct tern_engine_guilty {
  * @index: engine number, as userspace names it
  * @name: for the scheduler and its workers
  * @sched: orders the jobs of every queue on this engine
- * @wq: ordered: one pass, or one ring's turn (tern_ring.c), at a time; a
- *	ring's KICK may also run its jobs on the caller's thread, beside it
- * @work: runs one pass: a step of the first job of each queue
- * @retry: wakes @work again while every such job waits on a semaphore
+ * @wq: ordered: one pass at a time; a ring's KICK may also run its jobs
+ *	on the caller's thread, beside it
+ * @work: runs one pass: a turn for each user with work (tern_engine.c)
+ * @retry: wakes @work again while every job looked at waits
  * @backoff_ns: current wait between two looks at those semaphores
- * @lock: protects @jobs, @queued, @hung, @pass_count, @guilty and the
- *	busy times
+ * @lock: protects @jobs, @users and what hangs off it, @queued, @hung,
+ *	@guilty and the busy times
  * @jobs: jobs handed over by the scheduler, in that order
+ * @users: users with work on the engine (&tern_engine_user), in the order
+ *	of their next turns
+ * @pass: the users of the current pass, each held (only @work uses it)
  * @queued: entries in @jobs, and jobs of user rings running on the engine
  *	(tern_ring.c)
  * @ring_jobs: those jobs of user rings
  * @hung: the engine makes no progress (fault injection) until it is reset
  * @busy_since_ns: when @queued last became non-zero
  * @busy_ns: total of the ended stretches during which @queued was non-zero
- * @pass_count: passes made so far; names the current one
- * @pass: the jobs of the current pass (only @work uses it)
  * @jobs_completed: jobs that ended without error
  * @jobs_failed: jobs that ended with an error
  * @timeouts: jobs failed by the job timeout
@@ -84,15 +154,15 @@ struct tern_engine {
 	struct work_struct work;
 	struct hrtimer retry;
 	u64 backoff_ns;
-	spinlock_t lock;		/* protects jobs, hung, guilty, ... */
+	spinlock_t lock;		/* protects jobs, users, hung, ... */
 	struct list_head jobs;
+	struct list_head users;
+	struct tern_engine_user *pass[TERN_ENGINE_PASS_USERS];
 	u32 queued;
 	u32 ring_jobs;
 	bool hung;
 	u64 busy_since_ns;
 	u64 busy_ns;
-	u64 pass_count;
-	struct tern_job *pass[TERN_ENGINE_DEPTH];
 	atomic64_t jobs_completed;
 	atomic64_t jobs_failed;
 	atomic64_t timeouts;
@@ -146,6 +216,13 @@ void tern_engine_ring_job(struct tern_engine *engine, bool start);
 
 int tern_engines_init(struct tern_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);
+
+struct tern_user *tern_user_get(struct tern_device *tdev, kuid_t uid);
+void tern_user_put(struct tern_user *user);
+void tern_runnable_init(struct tern_runnable *run,
+			struct tern_engine_client *client, bool ring);
+bool tern_engine_link(struct tern_engine *engine, struct tern_runnable *run);
+void tern_engine_unlink(struct tern_engine *engine, struct tern_runnable *run);
 void tern_engine_fence_init(struct tern_engine *engine,
 			    struct dma_fence *fence, u64 context, u64 seqno);
 struct dma_fence *tern_engine_push(struct tern_engine *engine,

@@ -27,7 +27,9 @@ struct tern_device;
  *	buffer, whose mapping @vaddr is; the import holds a reference to it
  * @peer_dma_buf: the dma-buf it came through; the import holds it too
  * @host_mem_reserved: the buffer holds its size of the host memory budget
- * @lock: protects @mappings
+ * @ring: a user ring is made of the buffer, until that ring is freed
+ *	(tern_ring.c); under @lock
+ * @lock: protects @mappings and @ring
  * @mappings: the buffer's mappings in device virtual address spaces
  */
 struct tern_bo {
@@ -39,7 +41,8 @@ struct tern_bo {
 	struct drm_gem_object *peer;
 	struct dma_buf *peer_dma_buf;
 	bool host_mem_reserved;
-	struct mutex lock;	/* protects mappings */
+	bool ring;
+	struct mutex lock;	/* protects mappings, ring */
 	struct list_head mappings;
 };
 

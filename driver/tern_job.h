@@ -35,6 +35,7 @@ struct tern_vm;
  * @hw_fence: signalled by the engine when the job ends; initialized when
  *	the job is pushed, on its queue's timeline
  * @engine_link: entry in &tern_engine.jobs
+ * @queue_link: entry in &tern_queue.engine_jobs
  * @timed_out: the job ran past the job timeout: the engine fails it
  * @sched_ready: drm_sched_job_init() succeeded
  * @on_engine: run_job handed the job to the engine
@@ -52,6 +53,7 @@ struct tern_job {
 	struct tern_model_job model;
 	struct dma_fence *hw_fence;
 	struct list_head engine_link;
+	struct list_head queue_link;
 	bool timed_out;
 	bool sched_ready;
 	bool on_engine;

@@ -158,6 +158,8 @@ int tern_queue_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&queue->ref);
 	mutex_init(&queue->submit_lock);
 	queue->engine = &tdev->engines[args->engine];
+	INIT_LIST_HEAD(&queue->engine_jobs);
+	tern_runnable_init(&queue->run, &tfile->clients[args->engine], false);
 	queue->fence_context = dma_fence_context_alloc(2);
 	sched = &queue->engine->sched;
 	ret = drm_sched_entity_init(&queue->entity, DRM_SCHED_PRIORITY_NORMAL,

@@ -11,6 +11,8 @@
 
 #include <drm/gpu_scheduler.h>
 
+#include "tern_engine.h"
+
 struct drm_device;
 struct drm_file;
 struct tern_engine;
@@ -35,7 +37,8 @@ struct tern_file;
  *	and its jobs not yet ended fail with -EIO at once
  * @destroyed: QUEUE_DESTROY ran, or the file closed; under
  *	&tern_file.queues' lock
- * @pass: engine bookkeeping: the engine's pass that last saw a job of it
+ * @run: the queue among its file's queues and rings on the engine
+ * @engine_jobs: its jobs the engine has, in order (engine's lock)
  */
 struct tern_queue {
 	struct kref ref;
@@ -49,7 +52,8 @@ struct tern_queue {
 	atomic_t timeouts;
 	bool banned;
 	bool destroyed;
-	u64 pass;
+	struct tern_runnable run;
+	struct list_head engine_jobs;
 };
 
 struct tern_queue *tern_queue_lookup(struct tern_file *tfile, u32 id);

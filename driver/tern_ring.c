@@ -11,13 +11,14 @@
  * The ring runs one job at a time, in the order of its records: it takes
  * a record (copied out, then checked as SUBMIT checks a stream), runs it
  * with the device model, writes its fence word and counts it done, then
- * takes the next. Whoever holds @run_lock runs it, once: a KICK's caller,
- * on its own thread beside the engine's work, for about 200 us, or the
- * ring's work on the engine's ordered workqueue, where it takes turns with
- * the engine's passes over the scheduler's jobs, 1 ms at a time. What is
- * left goes back to the work; a job stalled on a semaphore is looked at
- * again after a short, growing pause, as the engine's are. A job past the
- * job timeout fails, whether it waits or keeps moving.
+ * takes the next. Whoever holds @run_lock runs it: a KICK's caller, on
+ * its own thread beside the engine's work, for about 200 us, or the
+ * engine, one step at a time, in the same turns as the file's queues
+ * (tern_engine.c): a ring is one more of its file's queues to the engine,
+ * and no number of rings gets a user more of it. A ring with something to
+ * do is in the engine's turns (linked), and leaves them when the engine
+ * finds it idle. A job past the job timeout fails, whether it waits or
+ * keeps moving; that fails the job alone and resets nothing.
  *
  * Nothing in the buffer is trusted: the kernel keeps its own head and
  * done count, and reads only the tail and the records. A record that
@@ -26,18 +27,21 @@
  * the file's buffers, and queue_ban_timeouts jobs past the job timeout. A
  * job taken counts in the file's in-flight limits until it ends; a record
  * past them waits in the ring, in the file's memory. A closed file's jobs
- * end with -ECANCELED, the ring takes no more, and it goes once its work
- * is done.
+ * end with -ECANCELED, the ring takes no more, and it goes once its job
+ * has.
  *
- * The ring's work and its retry timer each hold a reference while they
- * are pending, so the ring outlives them; the last reference frees it on
- * the system's workqueue (the engine's is where memory reclaim may wait).
- * It also counts in the device's live jobs, which the engines' teardown
- * waits for.
+ * What a ring holds in the kernel (its packet buffer above all) is
+ * charged to a budget of all rings (ring_mem_kb) from RING_CREATE until
+ * the ring is freed; a file has at most TERN_MAX_RINGS_PER_FILE rings
+ * until then, and a buffer at most one. The engine holds a reference
+ * while the ring is in its turns; the last reference frees it on the
+ * device's free workqueue, which the device's teardown flushes after it
+ * waited for every ring (they count in its live jobs).
  */
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
@@ -54,31 +58,35 @@
 #include "tern_ring.h"
 #include "tern_vm.h"
 
-/* Pause between two looks at a stalled job. */
-#define TERN_RING_BACKOFF_MIN_NS	(100 * NSEC_PER_USEC)
-#define TERN_RING_BACKOFF_MAX_NS	(1 * NSEC_PER_MSEC)
-/*
- * Pause between two looks at the file's in-flight limits: nothing says
- * when a job of the file ends, and a full file may have many rings.
- */
-#define TERN_RING_LIMITS_NS		(8 * NSEC_PER_MSEC)
 /* How long a KICK runs the ring on its caller's thread, about. */
 #define TERN_RING_INLINE_NS		(200 * NSEC_PER_USEC)
-/* How long the ring's work runs before the engine's other work's turn. */
-#define TERN_RING_TURN_NS		(1 * NSEC_PER_MSEC)
+/*
+ * What each ring holds of the ring memory budget: its packet buffer and
+ * its bookkeeping (struct tern_ring, well under a page).
+ */
+#define TERN_RING_CHARGE	(TERN_MODEL_MAX_SUBMIT_BYTES + PAGE_SIZE)
 
-/* What running the ring left it waiting for. */
+/* What a step of the ring did. */
 enum tern_ring_state {
-	TERN_RING_IDLE,		/* no record: a kick brings more */
-	TERN_RING_OUT_OF_TIME,	/* more to do: its work goes on */
-	TERN_RING_STALLED,	/* its job waits on a semaphore: look again */
-	TERN_RING_AT_LIMITS,	/* the file's limits: look again later */
+	TERN_RING_MOVED,	/* it ran, or ended, a job */
+	TERN_RING_WAITING,	/* its job waits, or the file's limits */
+	TERN_RING_IDLE,		/* no job and no record: a kick brings more */
 };
+
+/* Bytes all rings may charge (ring_mem_kb), and bytes they charge now. */
+static u64 tern_ring_mem_limit;
+static atomic64_t tern_ring_mem_used = ATOMIC64_INIT(0);
+
+void tern_ring_mem_init(unsigned int kb)
+{
+	tern_ring_mem_limit = (u64)kb << 10;
+}
 
 /*
  * The last reference went, perhaps on the engine's workqueue, where
  * memory reclaim may wait and nothing may block on what frees memory:
- * the buffer, the address space and the file go on the system's.
+ * the buffer, the address space and the file go on the device's free
+ * workqueue, which outlives every ring (tern_engines_fini()).
  */
 static void tern_ring_free(struct work_struct *work)
 {
@@ -88,8 +96,14 @@ static void tern_ring_free(struct work_struct *work)
 	struct tern_file *tfile = ring->tfile;
 
 	drm_WARN_ON(&tdev->drm, ring->has_job);
+	drm_WARN_ON(&tdev->drm, !list_empty(&ring->run.link));
 	xa_erase(&tfile->rings, ring->id);
+	atomic_dec(&tfile->ring_count);
 	kvfree(ring->job.packets);
+	atomic64_sub(TERN_RING_CHARGE, &tern_ring_mem_used);
+	mutex_lock(&to_tern_bo(ring->obj)->lock);
+	to_tern_bo(ring->obj)->ring = false;
+	mutex_unlock(&to_tern_bo(ring->obj)->lock);
 	drm_gem_object_put(ring->obj);
 	tern_vm_put(ring->vm);
 	mutex_destroy(&ring->run_lock);
@@ -105,7 +119,7 @@ static void tern_ring_release(struct kref *ref)
 	struct tern_ring *ring = container_of(ref, struct tern_ring, ref);
 
 	INIT_WORK(&ring->free_work, tern_ring_free);
-	queue_work(system_wq, &ring->free_work);
+	queue_work(to_tern_device(ring->obj->dev)->free_wq, &ring->free_work);
 }
 
 static void tern_ring_put(struct tern_ring *ring)
@@ -128,35 +142,22 @@ static struct tern_ring *tern_ring_lookup(struct tern_file *tfile, u32 id)
 	return ring;
 }
 
-/* Runs the ring on the engine's workqueue; the work holds a reference. */
-static void tern_ring_queue(struct tern_ring *ring)
-{
-	kref_get(&ring->ref);
-	if (!queue_work(ring->engine->wq, &ring->work))
-		tern_ring_put(ring);	/* already pending, with its own */
-}
-
-static enum hrtimer_restart tern_ring_retry(struct hrtimer *timer)
-{
-	struct tern_ring *ring = container_of(timer, struct tern_ring, retry);
-
-	/* The timer's reference goes to the work, or is dropped: never last. */
-	if (!queue_work(ring->engine->wq, &ring->work))
-		tern_ring_put(ring);
-	return HRTIMER_NORESTART;
-}
-
 /*
- * Looks again after @pause_ns. Only the holder of the run lock arms the
- * timer, so it is either queued, or its callback is passing the ring to
- * the work (which looks again), or free: arming it now is never lost.
+ * Puts the ring in its engine's turns, if it is not in them, and has the
+ * engine look. The turns hold a reference.
  */
-static void tern_ring_arm(struct tern_ring *ring, u64 pause_ns)
+static void tern_ring_want(struct tern_ring *ring)
 {
-	if (hrtimer_is_queued(&ring->retry))
-		return;
+	struct tern_engine *engine = ring->engine;
+	bool linked;
+
 	kref_get(&ring->ref);
-	hrtimer_start(&ring->retry, ns_to_ktime(pause_ns), HRTIMER_MODE_REL);
+	spin_lock(&engine->lock);
+	linked = tern_engine_link(engine, &ring->run);
+	spin_unlock(&engine->lock);
+	if (!linked)
+		tern_ring_put(ring);	/* in them already: never the last */
+	tern_engine_kick(engine);
 }
 
 /* Stops the ring for good with @error. Run lock held. */
@@ -293,18 +294,20 @@ static void tern_ring_end(struct tern_ring *ring, int error)
 	atomic64_inc(error ? &engine->jobs_failed : &engine->jobs_completed);
 	tern_usage_release(&ring->vm->usage, ring->job.size);
 	tern_engine_ring_job(engine, false);
-	WRITE_ONCE(ring->has_job, false);
-	ring->backoff_ns = 0;
-	/* The fence word before the count that says it is written. */
-	smp_wmb();
-	WRITE_ONCE(ring->done, ring->done + 1);
+	/*
+	 * The fence word before the count that says it is written, and the
+	 * count before "no job": RING_WAIT that sees no job sees the count.
+	 */
+	smp_store_release(&ring->done, ring->done + 1);	/* the fence word first */
 	WRITE_ONCE(ring->ctl->done, ring->done);
+	smp_store_release(&ring->has_job, false);	/* the count first */
 	wake_up_all(&ring->wait);
 }
 
 /*
- * The job ran past the job timeout: it fails, the engine is reset as for
- * a scheduler's job (ending a hang), and the ring is banned at its
+ * The job ran past the job timeout: it fails with -ETIMEDOUT, and that is
+ * all: the engine is not reset (a hang stays for the scheduler's timeout
+ * to find), and only the job timeout is counted. The ring is banned at its
  * queue_ban_timeouts-th. Run lock held.
  */
 static void tern_ring_timeout(struct tern_ring *ring)
@@ -313,7 +316,11 @@ static void tern_ring_timeout(struct tern_ring *ring)
 	const struct tern_usage *owner = &ring->vm->usage;
 
 	atomic64_inc(&engine->timeouts);
-	tern_engine_reset(engine, owner);
+	/* Any user can make its jobs time out: keep the log readable. */
+	dev_notice_ratelimited(engine->tdev->drm.dev,
+			       "%s: job of ring %u of %s[%d] timed out\n",
+			       engine->name, ring->id, owner->comm,
+			       pid_nr(owner->pid));
 	tern_ring_end(ring, -ETIMEDOUT);
 	if (++ring->timeouts == tern_queue_ban_timeouts) {
 		dev_notice_ratelimited(engine->tdev->drm.dev,
@@ -326,93 +333,96 @@ static void tern_ring_timeout(struct tern_ring *ring)
 }
 
 /*
- * Runs the ring's jobs for about @budget_ns (a step of a job, up to
- * TERN_MODEL_BUDGET moved, may pass it). A job past the job timeout fails,
- * whether it waits or keeps moving. Run lock held.
+ * One step of the ring: takes a record if it has no job, then runs its
+ * job for one step of the model, ending it when it is done or past the
+ * job timeout. Run lock held.
  */
-static enum tern_ring_state tern_ring_run(struct tern_ring *ring,
-					  u64 budget_ns)
+static enum tern_ring_state tern_ring_step(struct tern_ring *ring)
 {
-	u64 until = ktime_get_ns() + budget_ns;
 	int ret;
 
-	for (;;) {
-		if (!ring->has_job) {
-			ret = tern_ring_take(ring);
-			if (ret == -EBUSY)
-				return TERN_RING_AT_LIMITS;
-			if (!ret)
-				return TERN_RING_IDLE;
-		}
-		if (tern_engine_hung(ring->engine))
-			ret = TERN_MODEL_STALLED;	/* until a reset */
-		else
-			ret = tern_engine_run(ring->engine, ring->vm,
-					      &ring->job.model);
-		if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD)
-			tern_ring_end(ring, ret);
-		else if (ktime_get_ns() >= ring->job.deadline_ns)
-			tern_ring_timeout(ring);
-		else if (ret == TERN_MODEL_STALLED)
-			return TERN_RING_STALLED;
-		if (ktime_get_ns() >= until)
-			return TERN_RING_OUT_OF_TIME;
+	if (!ring->has_job) {
+		ret = tern_ring_take(ring);
+		if (ret == -EBUSY)
+			return TERN_RING_WAITING;
+		if (!ret)
+			return TERN_RING_IDLE;
 	}
+	/* A hung engine runs nothing until it is reset. */
+	if (READ_ONCE(ring->engine->hung))
+		ret = TERN_MODEL_STALLED;
+	else
+		ret = tern_engine_run(ring->engine, ring->vm, &ring->job.model);
+	if (ret != TERN_MODEL_STALLED && ret != TERN_MODEL_YIELD) {
+		tern_ring_end(ring, ret);
+		return TERN_RING_MOVED;
+	}
+	if (ktime_get_ns() >= ring->job.deadline_ns) {
+		tern_ring_timeout(ring);
+		return TERN_RING_MOVED;
+	}
+	return ret == TERN_MODEL_STALLED ? TERN_RING_WAITING : TERN_RING_MOVED;
 }
 
 /*
- * Lets go of the run lock, then passes the ring to its work if someone
- * wanted to run it meanwhile: whoever finds the lock taken leaves that to
- * its holder.
+ * The engine's look at a ring in its turns (tern_engine.c): one step,
+ * unless a KICK runs the ring now. A ring found idle leaves the turns,
+ * unless a KICK wanted it, or ran it, since the look: that one saw the
+ * ring in the turns, or will put it back. True if the step moved.
  */
-static void tern_ring_unlock(struct tern_ring *ring)
+bool tern_ring_look(struct tern_runnable *run)
 {
+	struct tern_ring *ring = container_of(run, struct tern_ring, run);
+	struct tern_engine *engine = ring->engine;
+	enum tern_ring_state state;
+	bool unlinked = false;
+	u64 runs;
+
+	if (!mutex_trylock(&ring->run_lock))
+		return false;
+	atomic_set(&ring->kicked, 0);
+	runs = ++ring->runs;
+	state = tern_ring_step(ring);
 	mutex_unlock(&ring->run_lock);
-	smp_mb();	/* let go, then look at the flag */
-	if (atomic_read(&ring->kicked))
-		tern_ring_queue(ring);
+	if (state != TERN_RING_IDLE)
+		return state == TERN_RING_MOVED;
+
+	smp_mb();	/* the run lock let go, then the flag */
+	spin_lock(&engine->lock);
+	if (!atomic_read(&ring->kicked) && READ_ONCE(ring->runs) == runs) {
+		tern_engine_unlink(engine, run);
+		unlinked = true;
+	}
+	spin_unlock(&engine->lock);
+	if (unlinked)
+		tern_ring_put(ring);	/* the turns' */
+	return false;
 }
 
 /*
- * Runs the ring, once, unless another holds it: that one passes the ring
- * on to the work when it lets go. What is left goes to the ring's work,
- * or to its timer.
+ * KICK: the ring joins its engine's turns, and runs on the caller's
+ * thread for about TERN_RING_INLINE_NS, as far as its jobs move, unless
+ * the engine runs it now; what is left stays in the turns.
  */
-static void tern_ring_serve(struct tern_ring *ring, u64 budget_ns)
+static void tern_ring_kick(struct tern_ring *ring)
 {
+	u64 until = ktime_get_ns() + TERN_RING_INLINE_NS;
 	enum tern_ring_state state;
 
 	atomic_set(&ring->kicked, 1);
-	smp_mb();	/* the flag, then the try for the lock */
+	smp_mb();	/* the flag, then the turns and the run lock */
+	tern_ring_want(ring);
 	if (!mutex_trylock(&ring->run_lock))
 		return;
 	atomic_set(&ring->kicked, 0);
-	state = tern_ring_run(ring, budget_ns);
-	switch (state) {
-	case TERN_RING_STALLED:
-		ring->backoff_ns = clamp(ring->backoff_ns * 2,
-					 TERN_RING_BACKOFF_MIN_NS,
-					 TERN_RING_BACKOFF_MAX_NS);
-		tern_ring_arm(ring, ring->backoff_ns);
-		break;
-	case TERN_RING_AT_LIMITS:
-		tern_ring_arm(ring, TERN_RING_LIMITS_NS);
-		break;
-	case TERN_RING_OUT_OF_TIME:
-		tern_ring_queue(ring);
-		break;
-	case TERN_RING_IDLE:
-		break;
-	}
-	tern_ring_unlock(ring);
-}
-
-static void tern_ring_work(struct work_struct *work)
-{
-	struct tern_ring *ring = container_of(work, struct tern_ring, work);
-
-	tern_ring_serve(ring, TERN_RING_TURN_NS);
-	tern_ring_put(ring);	/* the work's */
+	ring->runs++;
+	do
+		state = tern_ring_step(ring);
+	while (state == TERN_RING_MOVED && ktime_get_ns() < until);
+	mutex_unlock(&ring->run_lock);
+	/* The engine may have found it idle meanwhile and let it go. */
+	if (state != TERN_RING_IDLE)
+		tern_ring_want(ring);
 }
 
 static int tern_ring_args_check(struct tern_device *tdev,
@@ -447,10 +457,26 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 		ret = -EINVAL;
 		goto err_put_obj;
 	}
+	/* One ring per buffer: two would write each other's head and done. */
+	mutex_lock(&to_tern_bo(obj)->lock);
+	ret = to_tern_bo(obj)->ring ? -EBUSY : 0;
+	to_tern_bo(obj)->ring = true;
+	mutex_unlock(&to_tern_bo(obj)->lock);
+	if (ret)
+		goto err_put_obj;
+	if (atomic_inc_return(&tfile->ring_count) > TERN_MAX_RINGS_PER_FILE) {
+		ret = -ENOSPC;
+		goto err_uncount;
+	}
+	if (atomic64_add_return(TERN_RING_CHARGE, &tern_ring_mem_used) >
+	    tern_ring_mem_limit) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring) {
 		ret = -ENOMEM;
-		goto err_put_obj;
+		goto err_uncharge;
 	}
 	/*
 	 * Room for any job's packets, now: the ring's work runs where memory
@@ -472,9 +498,8 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&ring->ref);
 	mutex_init(&ring->run_lock);
 	init_waitqueue_head(&ring->wait);
-	INIT_WORK(&ring->work, tern_ring_work);
-	tern_hrtimer_setup(&ring->retry, tern_ring_retry);
 	ring->engine = &tdev->engines[args->engine];
+	tern_runnable_init(&ring->run, &tfile->clients[args->engine], true);
 	ring->vm = tern_vm_get(tfile->vm);
 	ring->obj = obj;
 	ring->ctl = to_tern_bo(obj)->vaddr;
@@ -511,6 +536,13 @@ err_unqueue:
 err_free_ring:
 	kvfree(ring->job.packets);
 	kfree(ring);
+err_uncharge:
+	atomic64_sub(TERN_RING_CHARGE, &tern_ring_mem_used);
+err_uncount:
+	atomic_dec(&tfile->ring_count);
+	mutex_lock(&to_tern_bo(obj)->lock);
+	to_tern_bo(obj)->ring = false;
+	mutex_unlock(&to_tern_bo(obj)->lock);
 err_put_obj:
 	drm_gem_object_put(obj);
 	return ret;
@@ -527,8 +559,10 @@ static void tern_ring_close(struct tern_ring *ring)
 	atomic_dec(&ring->tfile->vm->usage.queues);
 	mutex_lock(&ring->run_lock);
 	WRITE_ONCE(ring->closed, true);
-	tern_ring_unlock(ring);
+	mutex_unlock(&ring->run_lock);
 	wake_up_all(&ring->wait);
+	/* In the engine's turns: it finds the ring idle, or its job's end. */
+	tern_engine_kick(ring->engine);
 	tern_ring_put(ring);
 }
 
@@ -557,8 +591,8 @@ int tern_ring_destroy_ioctl(struct drm_device *drm, void *data,
 
 /*
  * The file is closing: lets every ring go. A job still running ends with
- * -ECANCELED at its next look (the address space is closed), which the
- * retry timer of a stalled job brings within a millisecond. Postclose:
+ * -ECANCELED at the engine's next look (the address space is closed),
+ * within a millisecond even when every job waits. Postclose:
  * no ioctl of the file runs any more.
  */
 void tern_rings_close(struct tern_file *tfile)
@@ -591,7 +625,7 @@ int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
 	ring = tern_ring_lookup(tfile, args->ring_id);
 	if (!ring)
 		return -ENOENT;
-	tern_ring_serve(ring, TERN_RING_INLINE_NS);
+	tern_ring_kick(ring);
 	if (READ_ONCE(ring->error))
 		ret = -EIO;
 	tern_ring_put(ring);
@@ -605,12 +639,13 @@ int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
  */
 static int tern_ring_waited(struct tern_ring *ring, u64 done)
 {
-	if (READ_ONCE(ring->done) >= done)
+	if (smp_load_acquire(&ring->done) >= done)	/* then the fence word */
 		return 1;
-	if ((READ_ONCE(ring->error) || READ_ONCE(ring->closed)) &&
-	    !READ_ONCE(ring->has_job))
-		return -EIO;
-	return 0;
+	if (!(READ_ONCE(ring->error) || READ_ONCE(ring->closed)) ||
+	    smp_load_acquire(&ring->has_job))	/* then the count */
+		return 0;
+	/* No job: its end, if it just ended, has been counted (tern_ring_end). */
+	return READ_ONCE(ring->done) >= done ? 1 : -EIO;
 }
 
 int tern_ring_wait_ioctl(struct drm_device *drm, void *data,

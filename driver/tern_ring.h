@@ -5,13 +5,13 @@
 #ifndef TERN_RING_H
 #define TERN_RING_H
 
-#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "model/tern_model.h"
+#include "tern_engine.h"
 
 struct drm_device;
 struct drm_file;
@@ -43,35 +43,36 @@ struct tern_ring_job {
 /**
  * struct tern_ring - a user ring of one file
  * @ref: held by the file's table until RING_DESTROY or close, by ioctls in
- *	progress, and by the ring's work and timer while they are pending;
- *	the last one frees the ring from @free_work
+ *	progress, and by the engine while the ring is in its turns (@run
+ *	linked); the last one frees the ring from @free_work
  * @tfile: the file; held
  * @id: the ring's id in &tern_file.rings
  * @engine: the engine its jobs run on
+ * @run: the ring among its file's queues and rings on the engine
  * @vm: the file's address space; held
- * @obj: the ring's buffer; held, so its mapping lives as long as the ring
+ * @obj: the ring's buffer; held, so its mapping lives as long as the ring,
+ *	and marked as a ring's (&tern_bo.ring) until the ring is freed
  * @ctl: the buffer's first bytes, where userspace writes the tail
  * @data: the records, @size bytes after @ctl
  * @size: bytes of records, a power of two
  * @run_lock: whoever runs the ring's jobs holds it: an ioctl's caller
- *	(KICK) or the ring's work, never both
+ *	(KICK) or the engine, never both
+ * @runs: times @run_lock was taken to run the ring (under it)
  * @head: bytes of records taken (under @run_lock); @ctl only reports it
  * @done: jobs ended (under @run_lock); also read by RING_WAIT
  * @job: the job running, if @has_job (under @run_lock)
- * @has_job: a record has been taken and its job has not ended
+ * @has_job: a record has been taken and its job has not ended; cleared
+ *	after @done counts the job
  * @error: 0, or why the ring stopped (-EINVAL, -EFAULT, -EIO); set
  *	under @run_lock
  * @destroyed: RING_DESTROY ran, or the file closed: out of the table
  *	(under its lock)
  * @closed: then set under @run_lock: no record is taken any more
- * @kicked: set by whoever wants the ring run (a kick, its work) before
- *	trying @run_lock; a holder that sees it on letting go passes the
- *	ring to @work, so a try that finds the lock taken loses nothing
+ * @kicked: set by a KICK before it tries @run_lock; the engine keeps the
+ *	ring in its turns while it is set, so a KICK that finds the lock
+ *	taken loses nothing
  * @timeouts: its jobs that ran past the job timeout (under @run_lock)
- * @backoff_ns: current wait between two looks at a stalled job
- * @work: runs the ring's jobs on the engine's workqueue
- * @retry: queues @work again after a pause
- * @free_work: frees the ring, on the system's workqueue
+ * @free_work: frees the ring, on the device's &tern_device.free_wq
  * @wait: RING_WAIT sleeps here; woken at every job's end and at a stop
  */
 struct tern_ring {
@@ -79,12 +80,14 @@ struct tern_ring {
 	struct tern_file *tfile;
 	u32 id;
 	struct tern_engine *engine;
+	struct tern_runnable run;
 	struct tern_vm *vm;
 	struct drm_gem_object *obj;
 	struct drm_tern_ring_ctl *ctl;
 	const u8 *data;
 	u32 size;
 	struct mutex run_lock;		/* one runner at a time */
+	u64 runs;
 	u64 head;
 	u64 done;
 	struct tern_ring_job job;
@@ -94,13 +97,12 @@ struct tern_ring {
 	bool closed;
 	atomic_t kicked;
 	u32 timeouts;
-	u64 backoff_ns;
-	struct work_struct work;
-	struct hrtimer retry;
 	struct work_struct free_work;
 	wait_queue_head_t wait;
 };
 
+void tern_ring_mem_init(unsigned int kb);
+bool tern_ring_look(struct tern_runnable *run);
 void tern_rings_close(struct tern_file *tfile);
 
 int tern_ring_create_ioctl(struct drm_device *drm, void *data,

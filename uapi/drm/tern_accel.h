@@ -340,6 +340,12 @@ struct drm_tern_submit {
  * past them wait in the ring, in the file's memory, until jobs end.
  */
 
+/**
+ * @TERN_MAX_RINGS_PER_FILE: rings a file may have, destroyed ones
+ * included until they are freed.
+ */
+#define TERN_MAX_RINGS_PER_FILE	16
+
 /** @TERN_RING_DATA_OFFSET: where a ring's records start in its buffer. */
 #define TERN_RING_DATA_OFFSET	4096
 /** @TERN_RING_MIN_SIZE: the smallest ring, in bytes of records. */
@@ -423,14 +429,20 @@ struct drm_tern_ring_record {
  * The ring holds its buffer until it is destroyed, whatever becomes of the
  * handle, and starts empty: the kernel zeroes the tail, head, done and
  * error of &struct drm_tern_ring_ctl. A ring counts as a queue in
- * TERN_MAX_QUEUES_PER_FILE.
+ * TERN_MAX_QUEUES_PER_FILE until it is destroyed, and in
+ * TERN_MAX_RINGS_PER_FILE and in the kernel memory all rings may hold
+ * (module parameter ring_mem_kb) until it is freed, once the last job it
+ * took has ended. A buffer holds one ring at a time, likewise until it is
+ * freed.
  *
  * Errors: -EINVAL for non-zero @flags or @pad, an @engine not below
  * &drm_tern_info.engine_count, a @size that is not a power of two from
  * TERN_RING_MIN_SIZE to TERN_RING_MAX_SIZE, a buffer smaller than
  * TERN_RING_DATA_OFFSET + @size, or one imported from another device;
- * -ENOENT for an unknown @handle; -ENOSPC if the file has
- * TERN_MAX_QUEUES_PER_FILE queues and rings already.
+ * -ENOENT for an unknown @handle; -EBUSY if the buffer already holds a
+ * ring; -ENOSPC if the file has TERN_MAX_QUEUES_PER_FILE queues and rings
+ * already, or TERN_MAX_RINGS_PER_FILE rings not yet freed; -ENOMEM if the
+ * rings of all files hold ring_mem_kb of kernel memory already.
  */
 struct drm_tern_ring_create {
 	/** @engine: in, engine index. */
