@@ -73,7 +73,9 @@ struct tern_health_baseline {
  * @mem: allocator of device memory, [0, @mem_size)
  * @mem_size: bytes of device memory
  * @mem_used: bytes of device memory held by buffers
- * @dummy_page: what mappings of device memory show once it is unplugged
+ * @unplug_lock: protects @unplug_pages
+ * @unplug_pages: the pages mappings of device memory were given once the
+ *	device was unplugged, one per mapping (tern_gem.c); freed with it
  * @mem_host_used: bytes of host-placement buffers made on this device
  * @buffer_count: buffers (GEM objects, imports included) of this device
  * @client_count: open files of the device
@@ -108,7 +110,8 @@ struct tern_device {
 	struct drm_mm mem;
 	u64 mem_size;
 	u64 mem_used;
-	struct page *dummy_page;
+	spinlock_t unplug_lock;		/* protects unplug_pages */
+	struct list_head unplug_pages;
 	atomic64_t mem_host_used;
 	atomic_t buffer_count;
 	atomic_t client_count;

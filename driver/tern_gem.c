@@ -68,10 +68,13 @@ static_assert(offsetof(struct tern_bo, base.base) == 0);
 static void tern_devmem_fini(struct drm_device *drm, void *arg)
 {
 	struct tern_device *tdev = arg;
+	struct page *page, *next;
 
 	drm_WARN_ON(drm, tdev->mem_used);
 	drm_mm_takedown(&tdev->mem);
-	__free_page(tdev->dummy_page);
+	/* Every mapping is gone: each holds the device (tern_gem_fault()). */
+	list_for_each_entry_safe(page, next, &tdev->unplug_pages, lru)
+		__free_page(page);
 }
 
 int tern_devmem_init(struct tern_device *tdev, u64 size)
@@ -82,9 +85,8 @@ int tern_devmem_init(struct tern_device *tdev, u64 size)
 	if (ret)
 		return ret;
 
-	tdev->dummy_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!tdev->dummy_page)
-		return -ENOMEM;
+	spin_lock_init(&tdev->unplug_lock);
+	INIT_LIST_HEAD(&tdev->unplug_pages);
 	tdev->mem_size = size;
 	drm_mm_init(&tdev->mem, 0, size);
 	return drmm_add_action_or_reset(&tdev->drm, tern_devmem_fini, tdev);
@@ -162,26 +164,56 @@ void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 }
 
 /*
- * A CPU access to a mapped buffer. Once the device is unplugged, its
- * memory is gone: a device-placement buffer then shows the device's dummy
- * page (zeros; writes are lost), so a process that still touches it does
- * not crash and learns of the unplug from its next ioctl (-ENODEV), as
- * amdgpu does. Host-placement buffers are host memory and stay as they
- * are. drm_dev_unplug() unmaps every mapping of the device, so each page
- * faults here again.
+ * A CPU access to a device-placement buffer of an unplugged device, whose
+ * memory is gone: the whole mapping (@vmf's VMA) gets a zeroed page of its
+ * own, so that a process still touching it does not crash, reads zeros
+ * and learns of the unplug from its next ioctl (-ENODEV), as amdgpu does
+ * (TTM's dummy page). Its own writes land there, seen by that mapping
+ * alone: never by another process's. The page is charged to the faulting
+ * process's memory cgroup and freed with the device, which every mapping
+ * holds (through its file or dma-buf); as each mapping faults once, a
+ * device holds at most a page per mapping.
+ */
+static vm_fault_t tern_gem_fault_unplugged(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct tern_device *tdev = to_tern_device(obj->dev);
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+	unsigned long address;
+	struct page *page;
+
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return VM_FAULT_OOM;
+	spin_lock(&tdev->unplug_lock);
+	list_add(&page->lru, &tdev->unplug_pages);
+	spin_unlock(&tdev->unplug_lock);
+	for (address = vma->vm_start; address < vma->vm_end;
+	     address += PAGE_SIZE) {
+		ret = vmf_insert_pfn(vma, address, page_to_pfn(page));
+		if (ret & VM_FAULT_ERROR)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * A CPU access to a mapped buffer. Host-placement buffers are host memory
+ * and stay as they are after an unplug; device-placement buffers then
+ * fault to a page of the mapping's own (above). drm_dev_unplug() unmaps
+ * every mapping of the device, so each page faults here again.
  */
 static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
 {
 	struct drm_gem_object *obj = vmf->vma->vm_private_data;
-	struct tern_device *tdev = to_tern_device(obj->dev);
 	vm_fault_t ret;
 	int idx;
 
 	if (to_tern_bo(obj)->placement != TERN_PLACEMENT_DEVICE)
 		return drm_gem_shmem_vm_ops.fault(vmf);
 	if (!drm_dev_enter(obj->dev, &idx))
-		return vmf_insert_pfn(vmf->vma, vmf->address,
-				      page_to_pfn(tdev->dummy_page));
+		return tern_gem_fault_unplugged(vmf);
 	ret = drm_gem_shmem_vm_ops.fault(vmf);
 	drm_dev_exit(idx);
 	return ret;
