@@ -80,5 +80,6 @@ int main(void)
 	failed += uapi_robust_tests();
 	failed += uapi_abort_tests();
 	failed += uapi_ring_tests();
+	failed += uapi_fair_tests();
 	return failed ? 1 : 0;
 }

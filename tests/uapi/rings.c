@@ -6,7 +6,10 @@
  * each of which stops the ring with nothing after it run.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,7 +45,10 @@ static void ring_make(struct ring *r, uint32_t size)
 	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, TERN_RING_DATA_OFFSET + size,
 		       &r->bo);
 	args.handle = r->bo.handle;
-	assert_ioctl_ok(ring_create_args(&args));
+	/* Rings destroyed just before count until they are freed, soon. */
+	for (int i = 0; i < 1000 && ring_create_args(&args) == ENOSPC; i++)
+		usleep(10000);
+	assert_int_not_equal(args.ring_id, 0);
 	assert_int_not_equal(args.ring_id, 0);
 	r->id = args.ring_id;
 	r->size = size;
@@ -254,6 +260,151 @@ static void test_ring_create_too_many(void **state)
 	assert_ioctl_ok(ring_destroy(args.ring_id, 0));
 	assert_ioctl_ok(ring_create_args(&args));
 	uapi_bo_close(uapi.fd, &bo);
+}
+
+/*
+ * Retries RING_CREATE with @args for up to 10 s while it fails with
+ * @busy: a destroyed ring holds its buffer and its share of the limits
+ * until it is freed, which follows its destroy soon, not at once.
+ */
+static int ring_create_retry(int fd, struct drm_tern_ring_create *args,
+			     int busy)
+{
+	int err = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		err = uapi_ioctl(fd, DRM_IOCTL_TERN_RING_CREATE, args);
+		if (err != busy)
+			break;
+		usleep(10000);
+	}
+	return err;
+}
+
+/* One buffer, one ring: a second RING_CREATE on it fails with EBUSY. */
+static void test_ring_create_buffer_taken(void **state)
+{
+	struct drm_tern_ring_create args = { .size = RING_SIZE };
+	struct drm_tern_ring_create again = { .size = RING_SIZE };
+	struct uapi_bo bo;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	args.handle = bo.handle;
+	assert_ioctl_ok(ring_create_args(&args));
+	again.handle = bo.handle;
+	assert_errno(ring_create_args(&again), EBUSY);
+	again.engine = uapi.info.engine_count - 1;
+	assert_errno(ring_create_args(&again), EBUSY);
+	/* Its ring destroyed and gone, the buffer takes another. */
+	assert_ioctl_ok(ring_destroy(args.ring_id, 0));
+	assert_ioctl_ok(ring_create_retry(uapi.fd, &again, EBUSY));
+	uapi_bo_close(uapi.fd, &bo);
+}
+
+/*
+ * A file has at most TERN_MAX_RINGS_PER_FILE rings, destroyed ones
+ * included until they are freed: one more fails with ENOSPC.
+ */
+static void test_ring_create_rings_per_file(void **state)
+{
+	struct drm_tern_ring_create args[TERN_MAX_RINGS_PER_FILE + 1];
+	struct uapi_bo bo[TERN_MAX_RINGS_PER_FILE + 1];
+
+	(void)state;
+	for (int i = 0; i <= TERN_MAX_RINGS_PER_FILE; i++) {
+		uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+			       TERN_RING_DATA_OFFSET + RING_SIZE, &bo[i]);
+		args[i] = (struct drm_tern_ring_create){
+			.handle = bo[i].handle, .size = RING_SIZE,
+		};
+		if (i < TERN_MAX_RINGS_PER_FILE)
+			assert_ioctl_ok(ring_create_args(&args[i]));
+	}
+	assert_errno(ring_create_args(&args[TERN_MAX_RINGS_PER_FILE]), ENOSPC);
+	assert_ioctl_ok(ring_destroy(args[0].ring_id, 0));
+	assert_ioctl_ok(ring_create_retry(uapi.fd,
+					  &args[TERN_MAX_RINGS_PER_FILE],
+					  ENOSPC));
+	for (int i = 0; i <= TERN_MAX_RINGS_PER_FILE; i++)
+		uapi_bo_close(uapi.fd, &bo[i]);
+}
+
+/* The ring memory budget, KiB, and what one ring takes of it. */
+static long ring_mem_kb(void)
+{
+	FILE *f = fopen("/sys/module/tern/parameters/ring_mem_kb", "r");
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &kb) != 1)
+		kb = -1;
+	fclose(f);
+	return kb;
+}
+
+#define RING_CHARGE_KB	((long)(uapi.info.max_submit_bytes >> 10) + 4)
+
+/*
+ * Rings of every file together take at most ring_mem_kb of kernel
+ * memory: past it RING_CREATE fails with ENOMEM, whichever file asks,
+ * and a ring freed gives its share back. The driver without a budget
+ * let every file make rings until the queue limit.
+ */
+static void test_ring_memory_budget(void **state)
+{
+	const long kb = ring_mem_kb();
+	const long most = kb / RING_CHARGE_KB;
+	const int files = (int)(most / TERN_MAX_RINGS_PER_FILE) + 2;
+	int *fds = calloc((size_t)files, sizeof(*fds));
+	struct drm_tern_ring_create args = { .size = RING_SIZE };
+	long made = 0;
+	int err = 0;
+
+	(void)state;
+	if (kb < 0) {
+		print_message("tern.ko has no ring_mem_kb\n");
+		free(fds);
+		fail();
+	}
+	assert_non_null(fds);
+	for (int f = 0; f < files && !err; f++) {
+		fds[f] = uapi_open();
+		for (int i = 0; i < TERN_MAX_RINGS_PER_FILE; i++) {
+			struct uapi_bo bo;
+
+			uapi_bo_create(fds[f], TERN_PLACEMENT_HOST,
+				       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+			munmap(bo.cpu, bo.size);
+			args.handle = bo.handle;
+			err = uapi_ioctl(fds[f], DRM_IOCTL_TERN_RING_CREATE,
+					 &args);
+			if (err)
+				break;
+			made++;
+		}
+	}
+	print_message("ring_mem_kb %ld: %ld rings, then %s\n", kb, made,
+		      strerror(err));
+	assert_int_equal(err, ENOMEM);
+	/* Rings of earlier tests may still be on their way out. */
+	assert_true(made <= most && made + TERN_MAX_RINGS_PER_FILE >= most);
+	for (int f = 0; f < files; f++)
+		if (fds[f] > 0)
+			close(fds[f]);
+	free(fds);
+	/* Their rings freed, the budget is back. */
+	{
+		struct uapi_bo bo;
+
+		uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+			       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+		args.handle = bo.handle;
+		assert_ioctl_ok(ring_create_retry(uapi.fd, &args, ENOMEM));
+		uapi_bo_close(uapi.fd, &bo);
+	}
 }
 
 /* A buffer that held another ring's records: the new ring starts empty. */
@@ -511,6 +662,101 @@ static void test_ring_destroy_while_running(void **state)
 	uapi_bo_close(uapi.fd, &big);
 }
 
+/* Threads in RING_WAIT while a ring's job ends, and what each got. */
+#define WAITERS	4
+#define WAIT_ROUNDS	300
+
+static struct {
+	pthread_barrier_t start, end;
+	uint32_t ring;
+	bool poll;	/* RING_WAIT that returns at once, again and again */
+	int got[WAITERS];
+	bool stop;
+} waiters;
+
+static void *waiter(void *arg)
+{
+	int *got = arg;
+
+	for (;;) {
+		int64_t until;
+
+		pthread_barrier_wait(&waiters.start);
+		if (waiters.stop)
+			return NULL;
+		until = monotonic_ns() + 10000000000ll;
+		do
+			*got = ring_wait(waiters.ring, 1, waiters.poll ?
+					 monotonic_ns() : until);
+		while (*got == ETIME && monotonic_ns() < until);
+		pthread_barrier_wait(&waiters.end);
+	}
+}
+
+/*
+ * RING_WAIT for a job that ends and stops its ring by ending (its fence
+ * word is outside the file's buffers): the job ended, so every wait for
+ * it succeeds. Every other round the ring is destroyed first, with the
+ * waiters asleep in RING_WAIT; in the others they look again and again.
+ * The driver that cleared "has a job" before it counted the job done
+ * answered EIO to a waiter that looked in between.
+ */
+static void test_ring_wait_destroy_race(void **state)
+{
+	pthread_t threads[WAITERS];
+	struct uapi_bo bo;
+	int wrong = 0, first = 0;
+
+	(void)state;
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	pthread_barrier_init(&waiters.start, NULL, WAITERS + 1);
+	pthread_barrier_init(&waiters.end, NULL, WAITERS + 1);
+	waiters.stop = false;
+	for (int t = 0; t < WAITERS; t++)
+		assert_int_equal(pthread_create(&threads[t], NULL, waiter,
+						&waiters.got[t]), 0);
+	for (int round = 0; round < WAIT_ROUNDS; round++) {
+		struct uapi_stream s = { .size = 0 };
+		uint64_t *gate = (uint64_t *)bo.cpu;
+		struct ring r;
+
+		__atomic_store_n(gate, 0, __ATOMIC_SEQ_CST);
+		ring_make(&r, RING_SIZE);
+		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+		ring_job(&r, &s, uapi_unmapped_va() & ~7ull, 0x10000);
+		assert_ioctl_ok(ring_kick(r.id, 0));
+		waiters.ring = r.id;
+		waiters.poll = round % 2;
+		pthread_barrier_wait(&waiters.start);
+		usleep(2000);	/* most are in RING_WAIT by now */
+		if (!waiters.poll)
+			assert_ioctl_ok(ring_destroy(r.id, 0));
+		__atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
+		pthread_barrier_wait(&waiters.end);
+		if (waiters.poll)
+			assert_ioctl_ok(ring_destroy(r.id, 0));
+		for (int t = 0; t < WAITERS; t++) {
+			/* ENOENT: it came after the destroy; not the point */
+			if (waiters.got[t] && waiters.got[t] != ENOENT) {
+				if (!wrong++)
+					first = waiters.got[t];
+			}
+		}
+		uapi_bo_close(uapi.fd, &r.bo);
+	}
+	waiters.stop = true;
+	pthread_barrier_wait(&waiters.start);
+	for (int t = 0; t < WAITERS; t++)
+		pthread_join(threads[t], NULL);
+	pthread_barrier_destroy(&waiters.start);
+	pthread_barrier_destroy(&waiters.end);
+	uapi_bo_close(uapi.fd, &bo);
+	if (wrong)
+		fail_msg("%d of %d waits for an ended job failed, the first "
+			 "with %s", wrong, WAITERS * WAIT_ROUNDS,
+			 strerror(first));
+}
+
 /* A job past the job timeout fails with -ETIMEDOUT; the next runs. */
 static void test_ring_job_timeout(void **state)
 {
@@ -707,6 +953,9 @@ int uapi_ring_tests(void)
 		T(test_ring_create_buffer_too_small),
 		T(test_ring_create_unknown_handle),
 		T(test_ring_create_too_many),
+		T(test_ring_create_buffer_taken),
+		T(test_ring_create_rings_per_file),
+		T(test_ring_memory_budget),
 		T(test_ring_create_starts_empty),
 		T(test_ring_destroy_args),
 		T(test_ring_kick_args),
@@ -718,6 +967,7 @@ int uapi_ring_tests(void)
 		TC(test_ring_destroy_lets_the_job_end),
 		TC(test_ring_destroy_while_running),
 		TC(test_ring_job_timeout),
+		T(test_ring_wait_destroy_race),
 		T(test_ring_close_with_stalled_job),
 		T(test_ring_refuses_bad_records),
 		TC(test_ring_fence_outside_buffers),

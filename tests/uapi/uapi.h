@@ -118,5 +118,6 @@ int uapi_reduce_tests(void);
 int uapi_robust_tests(void);
 int uapi_abort_tests(void);
 int uapi_ring_tests(void);
+int uapi_fair_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */
