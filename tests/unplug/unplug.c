@@ -4,8 +4,8 @@
  * platform driver is unbound from tern.N while the file is open, a job
  * waits on a semaphore that never passes and buffers are mapped. Its
  * ioctls must then fail with ENODEV, the job end with -ENODEV, the
- * mappings keep working (host memory as it was, device memory a dummy
- * page) and, the file closed, binding the driver again must bring the
+ * mappings keep working (host memory as it was, device memory a zeroed
+ * page of each mapping's own) and, the file closed, binding the driver again must bring the
  * device back as new. The VM's harness then unloads tern.ko and fails on
  * any kernel warning.
  *
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -148,6 +149,79 @@ static void test_unplug_with_file_open(void **state)
 }
 
 /*
+ * Two processes, each with its own file and device buffer mapped, the
+ * device unplugged: what one writes through its mapping the other never
+ * reads through its own, which reads zeros. The driver that gave every
+ * mapping of every process one dummy page let them pass data this way.
+ */
+static void test_unplug_mappings_not_shared(void **state)
+{
+	int to_child[2], to_parent[2], fd, status, seen = 0, other = 0;
+	struct uapi_bo mine;
+	char byte = 0;
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(to_parent), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		struct uapi_bo theirs;
+		int cfd = uapi_open_device(victim), bad = 0;
+
+		if (cfd < 0)
+			_exit(2);
+		uapi_bo_create(cfd, TERN_PLACEMENT_DEVICE, 4096, &theirs);
+		memset(theirs.cpu, 0x11, 4096);
+		/* mapped: the parent may unplug */
+		if (write(to_parent[1], &byte, 1) != 1 ||
+		    read(to_child[0], &byte, 1) != 1)
+			_exit(2);
+		/* unplugged: a pattern the parent must not see */
+		for (int i = 0; i < 4096; i++)
+			if (theirs.cpu[i])
+				bad = 1;
+		memset(theirs.cpu, 0x77, 4096);
+		if (write(to_parent[1], &byte, 1) != 1 ||
+		    read(to_child[0], &byte, 1) != 1)
+			_exit(2);
+		munmap(theirs.cpu, theirs.size);
+		close(cfd);
+		_exit(bad ? 3 : 0);
+	}
+	fd = uapi_open_device(victim);
+	assert_true(fd >= 0);
+	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 4096, &mine);
+	memset(mine.cpu, 0x22, 4096);
+	assert_int_equal(read(to_parent[0], &byte, 1), 1);
+	assert_int_equal(set_bound(0), 0);
+	/* both map their buffers again after the unplug: the child first */
+	assert_int_equal(write(to_child[1], &byte, 1), 1);
+	assert_int_equal(read(to_parent[0], &byte, 1), 1);
+	for (int i = 0; i < 4096; i++) {
+		if (mine.cpu[i] == 0x77)
+			seen++;
+		else if (mine.cpu[i])
+			other++;
+	}
+	mine.cpu[0] = 0x33;
+	/* the child ends, and the device comes back, whatever was seen */
+	assert_int_equal(write(to_child[1], &byte, 1), 1);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	munmap(mine.cpu, mine.size);
+	close(fd);
+	assert_int_equal(set_bound(1), 0);
+	assert_true(is_bound());
+	if (seen)
+		fail_msg("%d of 4096 bytes of the other process's write show "
+			 "through this one's mapping", seen);
+	assert_int_equal(other, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
  * Unbinding twice, binding a bound device or naming one that is not there
  * says so, and changes nothing.
  */
@@ -197,6 +271,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unplug_with_file_open),
+		cmocka_unit_test(test_unplug_mappings_not_shared),
 		cmocka_unit_test(test_unplug_errors),
 		cmocka_unit_test(test_unplug_repeated),
 	};
