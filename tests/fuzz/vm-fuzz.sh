@@ -71,7 +71,7 @@ echo "vm-fuzz: kernel $(uname -r), ${#devices[@]} devices, $seconds s, hung task
 baseline=$(snapshot)
 check "Tern devices are there" test "${#devices[@]}" -gt 0
 
-"$fuzz" --time "$seconds" "$@" >"$tmp/fuzz.log" 2>&1 &
+"$fuzz" --time "$seconds" --second-uid 65534 "$@" >"$tmp/fuzz.log" 2>&1 &
 fuzz_pid=$!
 for ((waited = 0; waited < fuzz_bound; waited++)); do
 	kill -0 "$fuzz_pid" 2>/dev/null || break

@@ -55,6 +55,8 @@ enum fuzz_call {
 	CALL_TERN_RING_DESTROY,
 	CALL_TERN_RING_KICK,
 	CALL_TERN_RING_WAIT,
+	CALL_TERN_RING_MASS,
+	CALL_TERN_RING_WAIT_DESTROY,
 	CALL_TERN_RAW,
 	CALL_GEM_CLOSE,
 	CALL_PRIME_HANDLE_TO_FD,
@@ -132,6 +134,7 @@ struct fuzz_options {
 	bool racer;
 	bool verbose;			/* each worker's and thread's seed */
 	bool trace;			/* every call, for replays */
+	unsigned int second_uid;	/* odd workers' uid and gid; 0: none */
 	bool skip[CALL_COUNT];		/* calls no worker draws */
 };
 
@@ -407,6 +410,8 @@ void op_ring_create(struct fuzz_thread *t);
 void op_ring_destroy(struct fuzz_thread *t);
 void op_ring_kick(struct fuzz_thread *t);
 void op_ring_wait(struct fuzz_thread *t);
+void op_ring_mass(struct fuzz_thread *t);
+void op_ring_wait_destroy(struct fuzz_thread *t);
 
 void op_gem_close(struct fuzz_thread *t);
 void op_prime_handle_to_fd(struct fuzz_thread *t);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +281,13 @@ int main(int argc, char **argv)
 	if (!devices_find(&devices)) {
 		fprintf(stderr, "tern-fuzz: no Tern device node (load tern.ko)\n");
 		return 1;
+	}
+	/* The second user's workers open the nodes themselves: let them. */
+	for (unsigned int d = 0; opt.second_uid && d < devices.count; d++) {
+		if (chmod(devices.dev[d].node, 0666)) {
+			perror(devices.dev[d].node);
+			return 1;
+		}
 	}
 	for (unsigned int d = 0; d < devices.count; d++)
 		printf("tern-fuzz: device %u: %s, %u engines, %u ports, %llu MiB\n",

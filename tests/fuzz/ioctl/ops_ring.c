@@ -7,7 +7,9 @@
  * RING_KICK: valid records carrying the streams SUBMIT gets (a stall now
  * and then), or damaged ones (flags, sizes, fence words, PADs, tails,
  * random bytes); RING_WAIT with deadlines at most 50 ms away; and
- * RING_DESTROY, also of short-lived rings whose jobs may still run.
+ * RING_DESTROY, also of short-lived rings whose jobs may still run, and
+ * racing a RING_WAIT on another thread; and rings en masse on one buffer
+ * shared by many files.
  *
  * Nothing here waits on a ring for longer than RING_WAIT's deadline: a
  * KICK runs jobs on its caller's thread for a bounded time only, and the
@@ -15,9 +17,12 @@
  * pool: FUZZ_POOL_RINGS rings, of a MiB of records at most when made here.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
@@ -997,4 +1002,189 @@ void op_ring_destroy(struct fuzz_thread *t)
 	pool_pick(&t->worker->pool, POOL_RING, &t->rng, 0, &ring);
 	ring_destroy_call(t, file.fd, value_u32(&t->rng, ring.id),
 			  value_flags(&t->rng, 0));
+}
+
+/* Files of one mass of rings, at most. */
+#define RING_MASS_FILES		8
+/* Rings tried on each of them. */
+#define RING_MASS_TRIES		4
+
+/*
+ * Rings en masse on one buffer: a buffer of a fresh file, imported into
+ * up to RING_MASS_FILES more files of its device through PRIME, and
+ * RING_CREATE tried on it from each, several times: one ring may hold it,
+ * every other try fails (EBUSY); a few more buffers of its own per file
+ * take rings until the file's or the budget's limits. The files are
+ * closed at the end, with their rings' jobs, if any, still to end.
+ */
+void op_ring_mass(struct fuzz_thread *t)
+{
+	unsigned int device = (unsigned int)rng_below(&t->rng,
+						      t->worker->devices->count);
+	const char *node = t->worker->devices->dev[device].node;
+	unsigned int files = 2 + (unsigned int)rng_below(&t->rng,
+							 RING_MASS_FILES - 1);
+	struct drm_tern_bo_create bo = {
+		.size = TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE,
+		.placement = TERN_PLACEMENT_DEVICE,
+	};
+	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC };
+	int fds[RING_MASS_FILES];
+	unsigned int opened = 0;
+
+	for (unsigned int f = 0; f < files; f++) {
+		fds[f] = open(node, O_RDWR | O_CLOEXEC);
+		fuzz_done(t, CALL_OPEN, fds[f] < 0 ? errno : 0);
+		if (fds[f] < 0)
+			break;
+		opened++;
+	}
+	if (opened < 2 || fuzz_ioctl(fds[0], DRM_IOCTL_TERN_BO_CREATE, &bo))
+		goto out;
+	prime.handle = bo.handle;
+	if (fuzz_ioctl(fds[0], DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime))
+		goto out;
+	for (unsigned int f = 0; f < opened; f++) {
+		struct drm_prime_handle in = { .fd = prime.fd };
+		struct drm_tern_ring_create args = {
+			.engine = (uint32_t)rng_below(
+				&t->rng,
+				t->worker->devices->dev[device].info.engine_count),
+			.size = TERN_RING_MIN_SIZE,
+		};
+
+		if (f == 0)
+			args.handle = bo.handle;
+		else if (!fuzz_ioctl(fds[f], DRM_IOCTL_PRIME_FD_TO_HANDLE, &in))
+			args.handle = in.handle;
+		for (unsigned int i = 0; args.handle && i < RING_MASS_TRIES; i++)
+			fuzz_done(t, CALL_TERN_RING_MASS,
+				  fuzz_ioctl(fds[f], DRM_IOCTL_TERN_RING_CREATE,
+					     &args));
+		/* and buffers of its own, a ring each */
+		for (unsigned int i = 0; i < RING_MASS_TRIES; i++) {
+			struct drm_tern_bo_create own = bo;
+
+			if (fuzz_ioctl(fds[f], DRM_IOCTL_TERN_BO_CREATE, &own))
+				break;
+			args.handle = own.handle;
+			fuzz_done(t, CALL_TERN_RING_MASS,
+				  fuzz_ioctl(fds[f], DRM_IOCTL_TERN_RING_CREATE,
+					     &args));
+		}
+	}
+	close(prime.fd);
+out:
+	for (unsigned int f = 0; f < opened; f++)
+		fuzz_done(t, CALL_CLOSE, close(fds[f]) ? errno : 0);
+}
+
+/* A RING_WAIT on another thread, racing what this one does to the ring. */
+struct ring_waiter {
+	pthread_t thread;
+	int fd;
+	uint32_t ring;
+	int err;
+};
+
+static void *ring_waiter_main(void *arg)
+{
+	struct ring_waiter *w = arg;
+	struct drm_tern_ring_wait args = {
+		.ring_id = w->ring, .done = 1,
+		.timeout_ns = monotonic_ns() + RING_WAIT_MAX_NS,
+	};
+
+	w->err = fuzz_ioctl(w->fd, DRM_IOCTL_TERN_RING_WAIT, &args);
+	return NULL;
+}
+
+/*
+ * RING_DESTROY racing RING_WAIT: a ring of a fresh file with one job
+ * waiting on a word, sometimes with its fence word in no buffer (its end
+ * stops the ring); a thread waits for the job while this one releases it
+ * and destroys the ring, in either order, or only destroys it. The job
+ * ends either way (the destroy lets it), and the wait must then never
+ * say EIO: one that does counts as EPROTO, a driver bug.
+ */
+void op_ring_wait_destroy(struct fuzz_thread *t)
+{
+	unsigned int device = (unsigned int)rng_below(&t->rng,
+						      t->worker->devices->count);
+	const size_t hdr = sizeof(struct drm_tern_ring_record);
+	struct drm_tern_bo_create words = {
+		.size = PAGE_BYTES, .placement = TERN_PLACEMENT_HOST,
+	};
+	struct drm_tern_bo_create bo = {
+		.size = TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE,
+		.placement = TERN_PLACEMENT_DEVICE,
+	};
+	struct drm_tern_ring_create create = { .size = TERN_RING_MIN_SIZE };
+	struct drm_tern_packet_sem_wait wait = {
+		.header = { TERN_OP_SEM_WAIT, sizeof(wait) / 8, 0 },
+		.value = 1,
+	};
+	struct drm_tern_ring_record rec = { .size = sizeof(wait) };
+	struct drm_tern_ring_kick kick = { 0 };
+	struct ring_waiter w = { .err = 0 };
+	uint8_t *ring = MAP_FAILED, *word = MAP_FAILED;
+	bool release = rng_chance(&t->rng, 70), started = false;
+	int fd = open(t->worker->devices->dev[device].node, O_RDWR | O_CLOEXEC);
+	struct drm_tern_ring_ctl *ctl;
+
+	fuzz_done(t, CALL_OPEN, fd < 0 ? errno : 0);
+	if (fd < 0)
+		return;
+	if (fuzz_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &words) ||
+	    fuzz_ioctl(fd, DRM_IOCTL_TERN_BO_CREATE, &bo))
+		goto out;
+	word = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)words.mmap_offset);
+	ring = mmap(NULL, page_round(bo.size), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fd, (off_t)bo.mmap_offset);
+	if (word == MAP_FAILED || ring == MAP_FAILED)
+		goto out;
+	create.handle = bo.handle;
+	create.engine = (uint32_t)rng_below(
+		&t->rng, t->worker->devices->dev[device].info.engine_count);
+	fuzz_done(t, CALL_TERN_RING_CREATE,
+		  fuzz_ioctl(fd, DRM_IOCTL_TERN_RING_CREATE, &create));
+	if (!create.ring_id)
+		goto out;
+	wait.addr = words.device_va;
+	rec.fence_va = rng_chance(&t->rng, 50) ? words.device_va + 8 :
+		       ring_fence_outside(t, &t->worker->devices->dev[device].info,
+					  NULL, 0) & ~7ull;
+	rec.fence_value = 1ull << 16;
+	memcpy(ring + TERN_RING_DATA_OFFSET, &rec, hdr);
+	memcpy(ring + TERN_RING_DATA_OFFSET + hdr, &wait, sizeof(wait));
+	ctl = (struct drm_tern_ring_ctl *)ring;
+	__atomic_store_n(&ctl->tail, hdr + sizeof(wait), __ATOMIC_RELEASE);
+	kick.ring_id = create.ring_id;
+	fuzz_done(t, CALL_TERN_RING_KICK,
+		  fuzz_ioctl(fd, DRM_IOCTL_TERN_RING_KICK, &kick));
+	w.fd = fd;
+	w.ring = create.ring_id;
+	started = !pthread_create(&w.thread, NULL, ring_waiter_main, &w);
+	if (rng_chance(&t->rng, 50))
+		usleep((useconds_t)rng_below(&t->rng, 2000));
+	if (release && rng_chance(&t->rng, 50))
+		__atomic_store_n((uint64_t *)word, 1, __ATOMIC_RELEASE);
+	ring_destroy_call(t, fd, create.ring_id, 0);
+	if (release)
+		__atomic_store_n((uint64_t *)word, 1, __ATOMIC_RELEASE);
+	if (started) {
+		pthread_join(w.thread, NULL);
+		/* ended, yet "it never will": the driver's bug */
+		if (w.err == EIO &&
+		    __atomic_load_n(&ctl->done, __ATOMIC_ACQUIRE) >= 1)
+			w.err = EPROTO;
+		fuzz_done(t, CALL_TERN_RING_WAIT_DESTROY, w.err);
+	}
+out:
+	if (ring != MAP_FAILED)
+		munmap(ring, page_round(bo.size));
+	if (word != MAP_FAILED)
+		munmap(word, PAGE_BYTES);
+	fuzz_done(t, CALL_CLOSE, close(fd) ? errno : 0);
 }

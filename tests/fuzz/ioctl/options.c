@@ -33,6 +33,8 @@ static void usage(FILE *out)
 		"                  which is then replaced (default 500; 0: never)\n"
 		"  --no-faults     the racer reads but injects no faults\n"
 		"  --no-racer      no racer process at all\n"
+		"  --second-uid U  odd workers run as uid and gid U (root only; the\n"
+		"                  nodes are made 0666 for them): two users at once\n"
 		"  --skip CALLS    calls no worker makes, comma-separated names\n"
 		"                  from --list-calls, e.g. TERN_QUEUE_DESTROY\n"
 		"  --list-calls    the names of the calls workers make\n"
@@ -79,7 +81,7 @@ void options_parse(struct fuzz_options *opt, int argc, char **argv)
 {
 	enum { OPT_SEED = 256, OPT_TIME, OPT_PROCS, OPT_THREADS, OPT_KILL_MS,
 	       OPT_NO_FAULTS, OPT_NO_RACER, OPT_SKIP, OPT_LIST, OPT_VERBOSE,
-	       OPT_TRACE };
+	       OPT_TRACE, OPT_SECOND_UID };
 	static const struct option long_options[] = {
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -92,6 +94,7 @@ void options_parse(struct fuzz_options *opt, int argc, char **argv)
 		{ "list-calls", no_argument, NULL, OPT_LIST },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "second-uid", required_argument, NULL, OPT_SECOND_UID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -148,6 +151,10 @@ void options_parse(struct fuzz_options *opt, int argc, char **argv)
 		case OPT_TRACE:
 			opt->trace = true;
 			break;
+		case OPT_SECOND_UID:
+			opt->second_uid = number("--second-uid", optarg, 1,
+						 0x7fffffff);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -171,6 +178,8 @@ void options_print_replay(const struct fuzz_options *opt)
 	       " --time %u --procs %u --threads %u --kill-ms %u%s%s",
 	       opt->seed, opt->time_s, opt->procs, opt->threads, opt->kill_ms,
 	       opt->faults ? "" : " --no-faults", opt->racer ? "" : " --no-racer");
+	if (opt->second_uid)
+		printf(" --second-uid %u", opt->second_uid);
 	for (int call = 0; call < CALL_FENCE_STATUS; call++) {
 		if (!opt->skip[call])
 			continue;

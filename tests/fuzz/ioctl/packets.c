@@ -296,6 +296,31 @@ static bool emit_reduce(struct builder *b)
 			    (uint32_t)value_boundary(b->rng) | 1;
 	}
 
+	/*
+	 * The most work a REDUCE element can be: soft-float divided, and as
+	 * many as the largest buffer holds, in place (the engine must cut it
+	 * into bounded steps).
+	 */
+	if ((b->caps & TERN_CAP_REDUCE_DIVIDE) && rng_chance(b->rng, 15)) {
+		static const uint16_t soft[] = { TERN_DTYPE_FLOAT16,
+						 TERN_DTYPE_BFLOAT16,
+						 TERN_DTYPE_FLOAT32 };
+		const struct fuzz_target *big = NULL;
+
+		for (unsigned int i = 0; i < b->target_count; i++)
+			if (!big || b->targets[i].size > big->size)
+				big = &b->targets[i];
+		if (big) {
+			p.dtype = soft[rng_below(b->rng, 3)];
+			p.op = TERN_REDOP_SUM;
+			p.header.flags = TERN_REDUCE_DIVIDE;
+			p.divisor = 1 + (uint32_t)rng_below(b->rng, 7);
+			size = dtype_size(p.dtype);
+			p.count = big->size / size;
+			p.src0 = p.src1 = p.dst = big->va;
+			return emit(b, &p, sizeof(p));
+		}
+	}
 	p.count = bytes / size;
 	p.src0 = pick_addr(b, bytes, size);
 	p.src1 = pick_addr(b, bytes, size);

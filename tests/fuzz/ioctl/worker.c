@@ -36,6 +36,8 @@ static const struct fuzz_op ops[] = {
 	{ CALL_TERN_RING_DESTROY, op_ring_destroy, 4 },
 	{ CALL_TERN_RING_KICK, op_ring_kick, 14 },
 	{ CALL_TERN_RING_WAIT, op_ring_wait, 4 },
+	{ CALL_TERN_RING_MASS, op_ring_mass, 1 },
+	{ CALL_TERN_RING_WAIT_DESTROY, op_ring_wait_destroy, 2 },
 	{ CALL_TERN_RAW, op_tern_raw, 4 },
 	{ CALL_GEM_CLOSE, op_gem_close, 6 },
 	{ CALL_PRIME_HANDLE_TO_FD, op_prime_handle_to_fd, 4 },
@@ -161,6 +163,15 @@ void worker_main(const struct fuzz_options *opt,
 
 	if (!threads)
 		_exit(1);
+	/*
+	 * Two users: odd workers drop to the second uid before they open
+	 * anything, so that the engines share their time between users.
+	 */
+	if (opt->second_uid && (generation & 1) &&
+	    (setgid(opt->second_uid) || setuid(opt->second_uid))) {
+		perror("tern-fuzz: worker: setuid");
+		_exit(1);
+	}
 	worker = (struct fuzz_worker){
 		.opt = opt, .devices = devices, .shared = shared,
 		.generation = generation,
