@@ -27,13 +27,21 @@ tern_status_t kbe_queue_create(struct tern_be_device *bdev,
 	if (dev->rings) {
 		tern_status_t status = kbe_ring_create(dev, engine, &q->ring);
 
-		if (status) {
+		if (!status) {
+			q->base.engine = engine;
+			*out = &q->base;
+			return TERN_SUCCESS;
+		}
+		/*
+		 * Past the driver's ring limits (rings per file, ring memory):
+		 * this queue submits its jobs instead, as without rings.
+		 */
+		q->ring = NULL;
+		if (status != TERN_ERROR_OUT_OF_MEMORY) {
 			free(q);
 			return status;
 		}
-		q->base.engine = engine;
-		*out = &q->base;
-		return TERN_SUCCESS;
+		tern_debug("no more rings: engine %u queue submits", engine);
 	}
 	if (drmIoctl(kbe_device(bdev)->fd, DRM_IOCTL_TERN_QUEUE_CREATE, &args)) {
 		int err = errno;
