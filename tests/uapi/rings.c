@@ -247,19 +247,25 @@ static void test_ring_create_unknown_handle(void **state)
 static void test_ring_create_too_many(void **state)
 {
 	struct drm_tern_ring_create args = { .size = RING_SIZE };
-	struct uapi_bo bo;
+	struct drm_tern_ring_create more = { .size = RING_SIZE };
+	struct uapi_bo bo, other;
 
 	(void)state;
 	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
 		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + RING_SIZE, &other);
 	args.handle = bo.handle;
+	more.handle = other.handle;
 	for (int i = 0; i < TERN_MAX_QUEUES_PER_FILE - 1; i++)
 		uapi_queue_create(uapi.fd, 0);
 	assert_ioctl_ok(ring_create_args(&args));
-	assert_errno(ring_create_args(&args), ENOSPC);
+	assert_errno(ring_create_args(&more), ENOSPC);
+	/* a destroyed ring no longer counts as a queue, at once */
 	assert_ioctl_ok(ring_destroy(args.ring_id, 0));
-	assert_ioctl_ok(ring_create_args(&args));
+	assert_ioctl_ok(ring_create_args(&more));
 	uapi_bo_close(uapi.fd, &bo);
+	uapi_bo_close(uapi.fd, &other);
 }
 
 /*
