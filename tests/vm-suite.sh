@@ -4,7 +4,8 @@
 # The test suites that need tern.ko, run inside the test VM from the
 # repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
 # the uapi tests, the fabric tests (on a ring), the conformance suite on
-# the kernel backend, the Python module on it and, last, hot unplug.
+# the kernel backend, processes sharing devices, the Python module on it
+# and, last, hot unplug.
 #
 # Prints each program's output, a RESULT line per suite (see
 # tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
@@ -52,6 +53,10 @@ if [ "$topology" = ring ] && [ "$(cat /sys/module/tern/parameters/mock_devices 2
 	suite fabric "$build/tests/test_fabric_ko"
 fi
 suite conformance env TERN_BACKEND=kernel "$build/tests/test_conformance"
+# Two processes' collectives on the same devices, and a process killed
+# beside a bystander: as on the simulator (tests/unit/test_sharing.c).
+suite sharing env TERN_BACKEND=kernel TERN_TEST_SECONDS=15 \
+	TERN_TEST_CYCLES=20 "$build/tests/test_sharing"
 suite tools env TERN_BACKEND=kernel tests/tools/run.sh --kernel "$build"
 # The Python module over tern.ko, where the build has it.
 if [ -d "$build/python/tern" ]; then

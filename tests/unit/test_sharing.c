@@ -52,11 +52,12 @@
 #include "tern.h"
 
 #define COUNT		4096		/* floats per all-reduce */
-#define KILL_CYCLES	100
 /* No progress for this long, with a 600 s job timeout: a deadlock. */
 #define STALL_NS	30000000000ull
 
 static char machine_name[64];
+/* A process killed beside a bystander, this many times (TERN_TEST_CYCLES). */
+static int kill_cycles = 100;
 static tern_device_t dev[2];
 
 static uint64_t now_ns(void)
@@ -562,7 +563,7 @@ static void test_killed_beside_bystander(void **state)
 	base[0] = used(0);
 	base[1] = used(1);
 	signal(SIGALRM, bystander_stuck);
-	for (int cycle = 0; cycle < KILL_CYCLES; cycle++) {
+	for (int cycle = 0; cycle < kill_cycles; cycle++) {
 		struct timespec pause = { 0, (rand_r(&seed) % 20000) * 1000L };
 		uint64_t killed, deadline;
 		int fds[2];
@@ -599,7 +600,7 @@ static void test_killed_beside_bystander(void **state)
 	signal(SIGALRM, SIG_DFL);
 	pair_close(&p);
 	printf("# %d kills: bystander exact every time, memory back within "
-	       "%.3f s\n", KILL_CYCLES, (double)slowest / 1e9);
+	       "%.3f s\n", kill_cycles, (double)slowest / 1e9);
 }
 
 /* ---- a job that waits on its own fence ---- */
@@ -802,33 +803,11 @@ static void read_line(int fd, char *line, size_t len)
 }
 
 /*
- * Starts child @name on machine @machine with @env more; its line in
- * @line. Returns its pid (the caller kills it).
+ * Starts child @name on machine @machine with @env (NULL-ended) more,
+ * its fd 3 @fd. Returns its pid.
  */
-static pid_t child_report(const char *name, const char *machine,
-			  const char *const *env, char *line, size_t len)
-{
-	static char machine_var[96];
-	const char *all[8] = { machine_var };
-	int fds[2], n = 1;
-	pid_t pid;
-
-	snprintf(machine_var, sizeof(machine_var), "TERN_SIM_MACHINE=%s",
-		 machine);
-	for (const char *const *e = env; e && *e && n < 7; e++)
-		all[n++] = *e;
-	all[n] = NULL;
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	pid = child_start_env(name, all, fds[1]);
-	close(fds[1]);
-	read_line(fds[0], line, len);
-	close(fds[0]);
-	return pid;
-}
-
-/* Runs child @name on @machine to its end; its exit status. */
-static int child_on(const char *name, const char *machine,
-		    const char *const *env)
+static pid_t child_start_on(const char *name, const char *machine,
+			    const char *const *env, int fd)
 {
 	char machine_var[96];
 	const char *all[8] = { machine_var };
@@ -839,7 +818,29 @@ static int child_on(const char *name, const char *machine,
 	for (const char *const *e = env; e && *e && n < 7; e++)
 		all[n++] = *e;
 	all[n] = NULL;
-	return child_wait(child_start_env(name, all, 3));
+	return child_start_env(name, all, fd);
+}
+
+/* As child_start_on(); its first line into @line. The caller kills it. */
+static pid_t child_report(const char *name, const char *machine,
+			  const char *const *env, char *line, size_t len)
+{
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = child_start_on(name, machine, env, fds[1]);
+	close(fds[1]);
+	read_line(fds[0], line, len);
+	close(fds[0]);
+	return pid;
+}
+
+/* Runs child @name on @machine to its end; its exit status. */
+static int child_on(const char *name, const char *machine,
+		    const char *const *env)
+{
+	return child_wait(child_start_on(name, machine, env, 3));
 }
 
 static void stop_machine(const char *name)
@@ -1011,15 +1012,17 @@ static int close_fixture(void **state)
 	(void)state;
 	for (int i = 0; i < 2; i++)
 		tern_device_close(dev[i]);
-	tern_sim_machine_stop(machine_name, 1, NULL);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	/* What any backend must do: tern.ko too, in the VM suite. */
+	const struct CMUnitTest shared[] = {
 		cmocka_unit_test(test_two_jobs_on_the_same_devices),
 		cmocka_unit_test(test_killed_beside_bystander),
+	};
+	const struct CMUnitTest machine[] = {
 		cmocka_unit_test(test_own_fence_then_queue_destroy),
 		cmocka_unit_test(test_buffers_made_at_once),
 		cmocka_unit_test(test_reduce_steps_bounded_by_work),
@@ -1028,15 +1031,28 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_job_flood),
 		cmocka_unit_test(test_capped_submissions_wait),
 	};
+	const char *backend = getenv("TERN_BACKEND");
+	const char *cycles = getenv("TERN_TEST_CYCLES");
+	int failed;
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return child_main(argv[2]);
+	if (cycles)
+		kill_cycles = atoi(cycles);
+	if (getenv("TERN_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TERN_TEST_FILTER"));
+	if (backend && strcmp(backend, "kernel") == 0)
+		return cmocka_run_group_tests_name("sharing-kernel", shared,
+						   open_fixture, close_fixture) ?
+		       1 : 0;
 	if (sim_own_machine("s", machine_name, sizeof(machine_name), "2",
 			    "64"))
 		return 1;
 	setenv("TERN_SIM_JOB_TIMEOUT_MS", "600000", 1);
-	if (getenv("TERN_TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TERN_TEST_FILTER"));
-	return cmocka_run_group_tests_name("sharing", tests, open_fixture,
-					   close_fixture) ? 1 : 0;
+	failed = cmocka_run_group_tests_name("sharing", shared, open_fixture,
+					     close_fixture);
+	failed |= cmocka_run_group_tests_name("sharing-machine", machine,
+					      open_fixture, close_fixture);
+	tern_sim_machine_stop(machine_name, 1, NULL);
+	return failed ? 1 : 0;
 }
