@@ -8,7 +8,9 @@
  * exchange with many peers at once (all-to-allv). Splits in a group happen
  * at its end too, so one thread can split every rank of a team. Groups
  * nest up to
- * TERN_GROUP_MAX_DEPTH; the state is the calling thread's own.
+ * TERN_GROUP_MAX_DEPTH; the state is the calling thread's own. A group
+ * one of whose streams was destroyed before its end launches none of
+ * its collectives (TERN_ERROR_INVALID_ARGUMENT).
  */
 #include <stdlib.h>
 
@@ -168,7 +170,16 @@ TERN_API tern_status_t tern_group_end(void)
 	if (--coll_group.depth)
 		return TERN_SUCCESS;
 	first_error = coll_group.error;
-	scratch = malloc((coll_group.count ? coll_group.count : 1) *
+	/*
+	 * A stream destroyed since its call launches nothing of the group:
+	 * half a collective would wait for its other half for good.
+	 */
+	for (size_t i = 0; i < coll_group.count && !first_error; i++)
+		if (!tern_handle_valid(coll_group.ops[i].stream,
+				       TERN_HANDLE_STREAM))
+			first_error = TERN_ERROR_INVALID_ARGUMENT;
+	scratch = first_error ? NULL :
+		  malloc((coll_group.count ? coll_group.count : 1) *
 			 sizeof(*scratch));
 	if (!scratch && !first_error)
 		first_error = TERN_ERROR_OUT_OF_MEMORY;

@@ -1008,6 +1008,23 @@ static void test_bad_arguments(void **state)
 				      g.stream[0][0]),
 		      TERN_ERROR_OUT_OF_RANGE);
 	assert_ok(tern_group_end());
+	/* A stream destroyed before the group's end: nothing launches. */
+	{
+		tern_stream_t s[2];
+
+		for (int r = 0; r < 2; r++)
+			assert_ok(tern_stream_create(g.dev[r], &s[r]));
+		assert_ok(tern_group_start());
+		for (int r = 0; r < 2; r++)
+			assert_ok(tern_all_reduce(tern_ptr(buf.buf[r], 0),
+						  tern_ptr(buf.buf[r], 0), 4,
+						  TERN_INT32, TERN_SUM, comm[r],
+						  s[r]));
+		assert_ok(tern_stream_destroy(s[0]));
+		assert_status(tern_group_end(), TERN_ERROR_INVALID_ARGUMENT);
+		assert_ok(tern_stream_synchronize(s[1]));
+		assert_ok(tern_stream_destroy(s[1]));
+	}
 	rbuf_free(&buf, 2);
 	for (int r = 0; r < 2; r++) {
 		assert_ok(tern_comm_get_async_error(comm[r], &async));
