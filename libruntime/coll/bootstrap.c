@@ -37,6 +37,10 @@
 
 #include "coll.h"
 
+/* Where the init's timeout came from, for the messages that it ended. */
+#define COLL_INIT_TIMEOUT_HINT \
+	"see the init timeout (TERN_COMM_INIT_TIMEOUT_MS, or the one given to tern_comm_init_rank_timeout)"
+
 #define COLL_HELLO_MAGIC	"ternhlo3"
 /* Unproven connections rank 0 reads at once before the oldest goes. */
 #define COLL_PENDING_MAX	(2 * COLL_MAX_RANKS)
@@ -521,7 +525,7 @@ tern_status_t coll_meet_root(const struct coll_id *cid,
 	g->chan = chan;
 	coll_host_key(info[0].host);
 	if (!coll_gather_hellos(g, listener, deadline)) {
-		tern_set_last_error("bootstrap: %d of %d ranks came to rank 0 in time (%u other connections did not prove they hold the id's secret); see TERN_COMM_INIT_TIMEOUT_MS",
+		tern_set_last_error("bootstrap: %d of %d ranks came to rank 0 in time (%u other connections did not prove they hold the id's secret); " COLL_INIT_TIMEOUT_HINT,
 				    g->joined + 1, nranks, g->refused);
 		goto out;
 	}
@@ -607,7 +611,7 @@ static tern_status_t coll_reach_root(const struct coll_id *cid,
 		tern_set_last_error("bootstrap: rank %d: what answers at %s cannot prove it holds the id's secret: another process has rank 0's port, or the id is not this job's",
 				    rank, where);
 	else if (status)
-		tern_set_last_error("bootstrap: rank %d found no rank 0 at %s in time; see TERN_COMM_INIT_TIMEOUT_MS",
+		tern_set_last_error("bootstrap: rank %d found no rank 0 at %s in time; " COLL_INIT_TIMEOUT_HINT,
 				    rank, where);
 	return status;
 }
@@ -647,7 +651,7 @@ tern_status_t coll_meet_peer(const struct coll_id *cid,
 		if (!said) {
 			coll_chan_close(chan);
 			if (coll_now_ms() >= deadline) {
-				tern_set_last_error("bootstrap: rank %d: rank 0 at %s did not answer in time; see TERN_COMM_INIT_TIMEOUT_MS",
+				tern_set_last_error("bootstrap: rank %d: rank 0 at %s did not answer in time; " COLL_INIT_TIMEOUT_HINT,
 						    rank, where);
 				return TERN_ERROR_PEER_FAILED;
 			}
