@@ -310,11 +310,11 @@ static void machine_queue_finish(struct machine_engine *engine,
 	struct machine_guilty guilty;
 
 	tern_timing_job_end(&engine->timing);
-	if (status == TERN_ERROR_TIMEOUT)
-		machine_engine_guilty(engine, q->ctx, &guilty);
 	pthread_mutex_lock(&engine->lock);
 	machine_queue_charge(engine, q, dt, true);
 	machine_engine_account(engine, q->ctx, status);
+	if (status == TERN_ERROR_TIMEOUT)	/* the reset counted */
+		machine_engine_guilty(engine, q->ctx, &guilty);
 	machine_client_job_end(q->ctx->client, job->size);
 	engine->running--;
 	q->run.job = NULL;
