@@ -507,22 +507,18 @@ void tern_engine_hang(struct tern_engine *engine)
 	tern_health_update(engine->tdev);
 }
 
-/*
- * Resets the engine after a job of @owner's ran past the job timeout: the
- * engine makes progress again and the job (already marked timed out)
- * fails with -ETIMEDOUT; the other jobs go on. A reset of a hung engine is
- * also a hang reset. Called from the scheduler's job timeout, and by a
- * ring whose job timed out (tern_ring.c): allocates nothing and takes only
- * the engine's spinlock; the announcement follows from a work item. The
- * caller holds a reference to the job, and so to @owner.
- */
-void tern_engine_reset(struct tern_engine *engine,
-		       const struct tern_usage *owner)
+/* Resets the engine, if @only_hung only a hung one; whether it did. */
+static bool tern_engine_do_reset(struct tern_engine *engine,
+				 const struct tern_usage *owner, bool only_hung)
 {
 	bool was_hung;
 
 	spin_lock(&engine->lock);
 	was_hung = engine->hung;
+	if (only_hung && !was_hung) {
+		spin_unlock(&engine->lock);
+		return false;
+	}
 	if (was_hung)
 		atomic64_inc(&engine->hang_resets);
 	engine->hung = false;
@@ -537,6 +533,35 @@ void tern_engine_reset(struct tern_engine *engine,
 			       was_hung ? " (hung)" : "");
 	tern_engine_kick(engine);
 	queue_work(system_wq, &engine->reset_work);
+	return true;
+}
+
+/*
+ * Resets the engine after a job of @owner's ran past the job timeout: the
+ * engine makes progress again and the job (already marked timed out)
+ * fails with -ETIMEDOUT; the other jobs go on. A reset of a hung engine is
+ * also a hang reset. Called from the scheduler's job timeout: allocates
+ * nothing and takes only the engine's spinlock; the announcement follows
+ * from a work item. The caller holds a reference to the job, and so to
+ * @owner.
+ */
+void tern_engine_reset(struct tern_engine *engine,
+		       const struct tern_usage *owner)
+{
+	tern_engine_do_reset(engine, owner, false);
+}
+
+/*
+ * As tern_engine_reset(), for a ring's job past the job timeout, which
+ * resets a hung engine only: the hang is why the job did not end, and
+ * with no scheduler's job on the engine nothing else would end it. A
+ * ring's job that waited on a semaphore holds no one else up, and fails
+ * alone. True if it reset the engine.
+ */
+bool tern_engine_reset_hung(struct tern_engine *engine,
+			    const struct tern_usage *owner)
+{
+	return tern_engine_do_reset(engine, owner, true);
 }
 
 /*

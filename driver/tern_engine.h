@@ -210,6 +210,8 @@ void tern_engine_hang(struct tern_engine *engine);
 bool tern_engine_hung(struct tern_engine *engine);
 void tern_engine_reset(struct tern_engine *engine,
 		       const struct tern_usage *owner);
+bool tern_engine_reset_hung(struct tern_engine *engine,
+			    const struct tern_usage *owner);
 int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		    struct tern_model_job *model);
 void tern_engine_ring_job(struct tern_engine *engine, bool start);

@@ -164,7 +164,8 @@ static void tern_ring_want(struct tern_ring *ring)
 static void tern_ring_stop(struct tern_ring *ring, int error)
 {
 	if (!ring->error) {
-		WRITE_ONCE(ring->error, error);
+		/* After has_job's store: RING_WAIT reads them in turn. */
+		smp_store_release(&ring->error, error);
 		WRITE_ONCE(ring->ctl->error, error);
 	}
 	wake_up_all(&ring->wait);
@@ -316,11 +317,13 @@ static void tern_ring_timeout(struct tern_ring *ring)
 	const struct tern_usage *owner = &ring->vm->usage;
 
 	atomic64_inc(&engine->timeouts);
-	/* Any user can make its jobs time out: keep the log readable. */
-	dev_notice_ratelimited(engine->tdev->drm.dev,
-			       "%s: job of ring %u of %s[%d] timed out\n",
-			       engine->name, ring->id, owner->comm,
-			       pid_nr(owner->pid));
+	/* A hung engine is reset; a job that waited fails alone. */
+	if (!tern_engine_reset_hung(engine, owner))
+		/* Any user can make its jobs time out: keep the log readable. */
+		dev_notice_ratelimited(engine->tdev->drm.dev,
+				       "%s: job of ring %u of %s[%d] timed out\n",
+				       engine->name, ring->id, owner->comm,
+				       pid_nr(owner->pid));
 	tern_ring_end(ring, -ETIMEDOUT);
 	if (++ring->timeouts == tern_queue_ban_timeouts) {
 		dev_notice_ratelimited(engine->tdev->drm.dev,
@@ -558,7 +561,7 @@ static void tern_ring_close(struct tern_ring *ring)
 {
 	atomic_dec(&ring->tfile->vm->usage.queues);
 	mutex_lock(&ring->run_lock);
-	WRITE_ONCE(ring->closed, true);
+	smp_store_release(&ring->closed, true);	/* as ring->error */
 	mutex_unlock(&ring->run_lock);
 	wake_up_all(&ring->wait);
 	/* In the engine's turns: it finds the ring idle, or its job's end. */
@@ -639,10 +642,16 @@ int tern_ring_kick_ioctl(struct drm_device *drm, void *data,
  */
 static int tern_ring_waited(struct tern_ring *ring, u64 done)
 {
+	bool stopped;
+
 	if (smp_load_acquire(&ring->done) >= done)	/* then the fence word */
 		return 1;
-	if (!(READ_ONCE(ring->error) || READ_ONCE(ring->closed)) ||
-	    smp_load_acquire(&ring->has_job))	/* then the count */
+	/* Stopped first: a job taken before the stop is seen below. */
+	stopped = smp_load_acquire(&ring->error);
+	/* As ring->error: tern_ring_close() stores it with release. */
+	stopped = stopped || smp_load_acquire(&ring->closed);
+	/* Then the job, whose end stored its count first. */
+	if (!stopped || smp_load_acquire(&ring->has_job))
 		return 0;
 	/* No job: its end, if it just ended, has been counted (tern_ring_end). */
 	return READ_ONCE(ring->done) >= done ? 1 : -EIO;

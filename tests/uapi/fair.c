@@ -390,28 +390,60 @@ static int engine_hung(uint32_t engine)
 }
 
 /*
- * A ring's job on a hung engine times out: it fails with -ETIMEDOUT, and
- * that is all: the engine stays hung and nothing counts a reset. The
- * scheduler's job timeout then resets it (a hang reset), as before. The
- * driver that reset the engine for a ring's job ended the injected hang
- * and counted a reset per ring.
+ * Runs one job of @s's packets through a new ring on @engine and waits
+ * for it; the job's fence word (fence value 0x10000 | error) is returned.
  */
-static void test_ring_timeout_resets_nothing(void **state)
+static uint64_t ring_one_job(uint32_t engine, const struct uapi_stream *s,
+			     struct uapi_bo *words, unsigned int slot)
 {
-	const uint32_t engine = uapi.info.engine_count - 1;
 	const size_t hdr = sizeof(struct drm_tern_ring_record);
 	struct drm_tern_ring_create create = {
 		.engine = engine, .size = TERN_RING_MIN_SIZE,
 	};
 	struct drm_tern_ring_record rec = { 0 };
-	struct uapi_stream s = { .size = 0 };
-	struct drm_tern_ring_ctl *ctl;
 	struct drm_tern_ring_wait wait = { 0 };
 	struct drm_tern_ring_kick kick = { 0 };
+	struct drm_tern_ring_ctl *ctl;
+	struct uapi_bo ring;
+	uint64_t fence;
+
+	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
+		       TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE, &ring);
+	create.handle = ring.handle;
+	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_CREATE, &create));
+	ctl = (struct drm_tern_ring_ctl *)ring.cpu;
+	rec.size = s->size;
+	rec.fence_va = words->va + 8 * slot;
+	rec.fence_value = 0x10000;
+	memcpy(ring.cpu + TERN_RING_DATA_OFFSET, &rec, hdr);
+	memcpy(ring.cpu + TERN_RING_DATA_OFFSET + hdr, s->words, s->size);
+	__atomic_store_n(&ctl->tail, hdr + s->size, __ATOMIC_SEQ_CST);
+	kick.ring_id = create.ring_id;
+	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_KICK, &kick));
+	wait.ring_id = create.ring_id;
+	wait.done = 1;
+	wait.timeout_ns = monotonic_ns() + 30000000000ll;
+	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &wait));
+	fence = ((uint64_t *)words->cpu)[slot];
+	uapi_bo_close(uapi.fd, &ring);
+	return fence;
+}
+
+/*
+ * A ring's job on a hung engine times out: it fails with -ETIMEDOUT and
+ * resets the engine, once (a hang reset), as a scheduler's job would;
+ * with only rings there, nothing else would end the hang. A ring's job
+ * that waits on a semaphore nothing writes, on an engine that works,
+ * fails alone: no reset. The driver once reset the engine for every
+ * ring's timeout, counting a reset per ring.
+ */
+static void test_ring_timeout_resets_only_a_hang(void **state)
+{
+	const uint32_t engine = uapi.info.engine_count - 1;
+	struct uapi_stream s = { .size = 0 };
 	long long resets, hang_resets;
-	struct uapi_bo ring, words;
+	struct uapi_bo words;
 	uint64_t *word;
-	uint32_t queue;
 
 	(void)state;
 	resets = sysfs_number("engine_resets");
@@ -422,38 +454,21 @@ static void test_ring_timeout_resets_nothing(void **state)
 	}
 	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &words);
 	word = (uint64_t *)words.cpu;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE, &ring);
-	create.handle = ring.handle;
-	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_CREATE, &create));
-	ctl = (struct drm_tern_ring_ctl *)ring.cpu;
-	uapi_emit_fill(&s, words.va + 8, 8, 1);
-	rec.size = s.size;
-	rec.fence_va = words.va;
-	rec.fence_value = 0x10000;
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET, &rec, hdr);
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET + hdr, s.words, s.size);
-	__atomic_store_n(&ctl->tail, hdr + s.size, __ATOMIC_SEQ_CST);
-	kick.ring_id = create.ring_id;
-	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_KICK, &kick));
-	wait.ring_id = create.ring_id;
-	wait.done = 1;
-	wait.timeout_ns = monotonic_ns() + 30000000000ll;
-	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &wait));
-	assert_int_equal(word[0], 0x10000 | (ETIMEDOUT & 0xffff));
-	assert_int_equal(word[1], 0);		/* it never ran */
-	assert_int_equal(engine_hung(engine), 1);
-	assert_int_equal(sysfs_number("engine_resets"), resets);
-	assert_int_equal(sysfs_number("engine_hang_resets"), hang_resets);
-
-	/* A scheduler's job times out and resets the hung engine. */
-	queue = uapi_queue_create(uapi.fd, engine);
-	s.size = 0;
-	uapi_emit_fill(&s, words.va + 16, 8, 2);
-	assert_int_equal(uapi_run(uapi.fd, queue, &s), -ETIMEDOUT);
+	uapi_emit_fill(&s, words.va + 64, 8, 1);
+	assert_int_equal(ring_one_job(engine, &s, &words, 0),
+			 0x10000 | (ETIMEDOUT & 0xffff));
+	assert_int_equal(word[8], 0);		/* it never ran */
 	assert_int_equal(engine_hung(engine), 0);
+	assert_int_equal(sysfs_number("engine_resets"), resets + 1);
 	assert_int_equal(sysfs_number("engine_hang_resets"), hang_resets + 1);
-	uapi_bo_close(uapi.fd, &ring);
+
+	/* On an engine that works, a waiting job fails alone. */
+	s.size = 0;
+	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, words.va + 128, 1);
+	assert_int_equal(ring_one_job(engine, &s, &words, 1),
+			 0x10000 | (ETIMEDOUT & 0xffff));
+	assert_int_equal(sysfs_number("engine_resets"), resets + 1);
+	assert_int_equal(sysfs_number("engine_hang_resets"), hang_resets + 1);
 	uapi_bo_close(uapi.fd, &words);
 }
 
@@ -464,7 +479,7 @@ int uapi_fair_tests(void)
 	const struct CMUnitTest tests[] = {
 		T(test_reduce_steps_by_work),
 		T(test_two_users_share_engine),
-		T(test_ring_timeout_resets_nothing),
+		T(test_ring_timeout_resets_only_a_hang),
 	};
 
 	return cmocka_run_group_tests_name("uapi_fair", tests, NULL, NULL);
