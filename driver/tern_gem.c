@@ -171,8 +171,9 @@ void tern_gem_close(struct drm_gem_object *obj, struct drm_file *file)
  * (TTM's dummy page). Its own writes land there, seen by that mapping
  * alone: never by another process's. The page is charged to the faulting
  * process's memory cgroup and freed with the device, which every mapping
- * holds (through its file or dma-buf); as each mapping faults once, a
- * device holds at most a page per mapping.
+ * holds (through its file or dma-buf); as each mapping faults once, and
+ * none is made after the unplug (tern_gem_mmap()), a device holds about a
+ * page per mapping it had.
  */
 static vm_fault_t tern_gem_fault_unplugged(struct vm_fault *vmf)
 {
@@ -191,9 +192,16 @@ static vm_fault_t tern_gem_fault_unplugged(struct vm_fault *vmf)
 	spin_unlock(&tdev->unplug_lock);
 	for (address = vma->vm_start; address < vma->vm_end;
 	     address += PAGE_SIZE) {
-		ret = vmf_insert_pfn(vma, address, page_to_pfn(page));
-		if (ret & VM_FAULT_ERROR)
+		vm_fault_t one = vmf_insert_pfn(vma, address,
+						page_to_pfn(page));
+
+		if (address == (vmf->address & PAGE_MASK))
+			ret = one;
+		if (one & VM_FAULT_ERROR)
 			break;
+		/* A mapping of gigabytes: let others run meanwhile. */
+		if (!((address >> PAGE_SHIFT) % 512))
+			cond_resched();
 	}
 	return ret;
 }
@@ -215,6 +223,24 @@ static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(obj->dev, &idx))
 		return tern_gem_fault_unplugged(vmf);
 	ret = drm_gem_shmem_vm_ops.fault(vmf);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * No new mapping of device memory once the device is gone: each would
+ * hold a page of its own (above) until the device is freed.
+ */
+static int tern_gem_mmap(struct drm_gem_object *obj,
+			 struct vm_area_struct *vma)
+{
+	int idx, ret;
+
+	if (to_tern_bo(obj)->placement != TERN_PLACEMENT_DEVICE)
+		return drm_gem_shmem_object_mmap(obj, vma);
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
+	ret = drm_gem_shmem_object_mmap(obj, vma);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -249,7 +275,7 @@ static const struct drm_gem_object_funcs tern_gem_funcs = {
 	.get_sg_table = drm_gem_shmem_object_get_sg_table,
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
-	.mmap = drm_gem_shmem_object_mmap,
+	.mmap = tern_gem_mmap,
 	.vm_ops = &tern_gem_vm_ops,
 };
 

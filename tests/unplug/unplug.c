@@ -98,7 +98,7 @@ static void test_unplug_with_file_open(void **state)
 	struct uapi_stream stall = { .size = 0 }, nop = { .size = 0 };
 	struct uapi_bo host, dev;
 	uint32_t queue, out;
-	int fd, sync_fd = -1;
+	int fd, sync_fd = -1, dmabuf = -1;
 
 	(void)state;
 	fd = uapi_open_device(victim);
@@ -107,6 +107,9 @@ static void test_unplug_with_file_open(void **state)
 	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 4096, &dev);
 	memset(host.cpu, 0x5a, 4096);
 	memset(dev.cpu, 0xa5, 4096);
+	assert_int_equal(drmPrimeHandleToFD(fd, dev.handle,
+					    DRM_CLOEXEC | DRM_RDWR, &dmabuf),
+			 0);
 	queue = uapi_queue_create(fd, 0);
 	out = uapi_syncobj_create(fd);
 	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, host.va + 64, UINT64_MAX);
@@ -133,6 +136,12 @@ static void test_unplug_with_file_open(void **state)
 	assert_int_equal(host.cpu[100], 0x5a);
 	assert_int_equal(dev.cpu[100], 0);
 	dev.cpu[100] = 1;	/* lost, but no crash */
+	/* No new mapping of the memory that went: each would hold a page. */
+	errno = 0;
+	assert_true(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 dmabuf, 0) == MAP_FAILED);
+	assert_int_equal(errno, ENODEV);
+	close(dmabuf);
 	munmap(host.cpu, host.size);
 	munmap(dev.cpu, dev.size);
 	close(fd);
