@@ -16,15 +16,10 @@
 /* The module's job timeout, or its default when it cannot be read. */
 static int64_t job_timeout_ns(void)
 {
-	FILE *f = fopen("/sys/module/tern/parameters/job_timeout_ms", "r");
-	long long ms = 5000;
+	long long ms =
+		uapi_read_number("/sys/module/tern/parameters/job_timeout_ms");
 
-	if (f) {
-		if (fscanf(f, "%lld", &ms) != 1)
-			ms = 5000;
-		fclose(f);
-	}
-	return ms * 1000000ll;
+	return (ms > 0 ? ms : 5000) * 1000000ll;
 }
 
 /* Words of the test buffer: the semaphore, the abort word, a witness. */

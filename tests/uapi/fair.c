@@ -38,18 +38,6 @@
 /* The first user's jobs, each waited for at most this long. */
 #define OWN_JOBS	10
 
-/* The device's debugfs file @name, for the node under test. */
-static void debugfs_path(const char *name, char *path, size_t size)
-{
-	unsigned int minor;
-
-	if (sscanf(uapi.node, "/dev/dri/renderD%u", &minor) == 1)
-		snprintf(path, size, "/sys/kernel/debug/dri/%u/%s", minor, name);
-	else
-		snprintf(path, size, "/sys/kernel/debug/accel/tern.%u/%s",
-			 uapi.info.device_index, name);
-}
-
 static int write_text(const char *path, const char *text)
 {
 	ssize_t len = (ssize_t)strlen(text);
@@ -66,35 +54,19 @@ static int write_text(const char *path, const char *text)
 static long long sysfs_number(const char *name)
 {
 	char path[128];
-	long long value = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/bus/platform/devices/tern.%u/tern/%s",
 		 uapi.info.device_index, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &value) != 1)
-		value = -1;
-	fclose(f);
-	return value;
+	return uapi_read_number(path);
 }
 
 /* A parameter of tern.ko, or -1. */
 static long long module_parameter(const char *name)
 {
 	char path[128];
-	long long value = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/tern/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &value) != 1)
-		value = -1;
-	fclose(f);
-	return value;
+	return uapi_read_number(path);
 }
 
 /* debugfs "steps" of @engine: its steps and the longest, or -1. */
@@ -104,7 +76,7 @@ static int read_steps(uint32_t engine, long long *steps, long long *max_ns)
 	int found = -1;
 	FILE *f;
 
-	debugfs_path("steps", path, sizeof(path));
+	uapi_debugfs_path("steps", path, sizeof(path));
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -151,7 +123,7 @@ static void test_reduce_steps_by_work(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	debugfs_path("steps", path, sizeof(path));
+	uapi_debugfs_path("steps", path, sizeof(path));
 	if (write_text(path, "0\n")) {
 		print_message("no debugfs steps: cannot count steps\n");
 		skip();
@@ -367,7 +339,7 @@ static int hang_engine(uint32_t engine)
 {
 	char path[128], text[16];
 
-	debugfs_path("engine_hang", path, sizeof(path));
+	uapi_debugfs_path("engine_hang", path, sizeof(path));
 	snprintf(text, sizeof(text), "%u\n", engine);
 	return write_text(path, text);
 }
@@ -379,7 +351,7 @@ static int engine_hung(uint32_t engine)
 	int hung = 0;
 	FILE *f;
 
-	debugfs_path("engine_hang", path, sizeof(path));
+	uapi_debugfs_path("engine_hang", path, sizeof(path));
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -340,15 +340,7 @@ static void test_ring_create_rings_per_file(void **state)
 /* The ring memory budget, KiB, and what one ring takes of it. */
 static long ring_mem_kb(void)
 {
-	FILE *f = fopen("/sys/module/tern/parameters/ring_mem_kb", "r");
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &kb) != 1)
-		kb = -1;
-	fclose(f);
-	return kb;
+	return (long)uapi_read_number("/sys/module/tern/parameters/ring_mem_kb");
 }
 
 #define RING_CHARGE_KB	((long)(uapi.info.max_submit_bytes >> 10) + 4)

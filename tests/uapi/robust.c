@@ -205,25 +205,13 @@ static void test_stalled_queue_holds_only_itself(void **state)
 	uapi_bo_close(uapi.fd, &bo);
 }
 
-/* The device's debugfs file @name, for the node under test. */
-static void debugfs_path(const char *name, char *path, size_t size)
-{
-	unsigned int minor;
-
-	if (sscanf(uapi.node, "/dev/dri/renderD%u", &minor) == 1)
-		snprintf(path, size, "/sys/kernel/debug/dri/%u/%s", minor, name);
-	else
-		snprintf(path, size, "/sys/kernel/debug/accel/tern.%u/%s",
-			 uapi.info.device_index, name);
-}
-
 static int write_knob_text(const char *name, const char *text)
 {
 	ssize_t len = (ssize_t)strlen(text);
 	char path[128];
 	int fd, ret;
 
-	debugfs_path(name, path, sizeof(path));
+	uapi_debugfs_path(name, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -258,7 +246,7 @@ static long read_knob(const char *name)
 	long value = -1;
 	FILE *f;
 
-	debugfs_path(name, path, sizeof(path));
+	uapi_debugfs_path(name, path, sizeof(path));
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -303,7 +291,7 @@ static void test_engines_file_shows_jobs(void **state)
 	FILE *f;
 
 	(void)state;
-	debugfs_path("engines", path, sizeof(path));
+	uapi_debugfs_path("engines", path, sizeof(path));
 	if (access(path, R_OK)) {
 		print_message("no %s: %s\n", path, strerror(errno));
 		skip();

@@ -86,6 +86,10 @@ int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
 int uapi_fence_status(int fd, uint32_t syncobj);
 /* CLOCK_MONOTONIC in nanoseconds, the clock of syncobj wait deadlines. */
 int64_t monotonic_ns(void);
+/* The path of the node under test's debugfs file @name. */
+void uapi_debugfs_path(const char *name, char *path, size_t size);
+/* The number a sysfs or debugfs file @path starts with, or -1. */
+long long uapi_read_number(const char *path);
 /* Submits @s with a fresh out-syncobj and returns the fence status. */
 int uapi_run(int fd, uint32_t queue, const struct uapi_stream *s);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sync_file.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -267,4 +268,28 @@ int uapi_run(int fd, uint32_t queue, const struct uapi_stream *s)
 	status = uapi_fence_status(fd, out);
 	drmSyncobjDestroy(fd, out);
 	return status;
+}
+
+void uapi_debugfs_path(const char *name, char *path, size_t size)
+{
+	unsigned int minor;
+
+	if (sscanf(uapi.node, "/dev/dri/renderD%u", &minor) == 1)
+		snprintf(path, size, "/sys/kernel/debug/dri/%u/%s", minor, name);
+	else
+		snprintf(path, size, "/sys/kernel/debug/accel/tern.%u/%s",
+			 uapi.info.device_index, name);
+}
+
+long long uapi_read_number(const char *path)
+{
+	long long value = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
 }
