@@ -468,7 +468,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3 TERN_SIM_HOST_MEM_MB=lots TERN_SIM_CLIENT_HOST_MB=-1 TERN_SIM_CLIENT_JOBS=99999999999 TERN_SIM_CLIENT_JOB_MB=2000000000 TERN_SIM_CLIENT_BUFFERS=1e3"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -481,6 +481,14 @@ for setting in $settings; do
 done
 
 if [ "$mode" = sim ]; then
+	# tern-simd's limits, as libtern passes them: nonsense is a usage error.
+	for opt in "--client-jobs abc" "--client-jobs 4294967296" \
+		"--host-mem-mb 1073741825" "--client-host-mb -1" \
+		"--client-job-mb 1e3" "--client-buffers ''"; do
+		# shellcheck disable=SC2086
+		usage_error "tern-simd $opt: usage" "^Usage: tern-simd" \
+			eval "'$build/tern-simd' --socket /nonexistent/s --lock /nonexistent/l --foreground $opt"
+	done
 	run env TERN_SIM_TOPOLOGY=bogus "$inspect" list
 	check "inspect with TERN_SIM_TOPOLOGY=bogus: names it and the forms it takes" \
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='bogus'\" '$err' &&

@@ -46,6 +46,8 @@ static void test_bad_parameters_fail_the_load(void **state)
 		"job_timeout_ms=600001",
 		"queue_ban_timeouts=0",
 		"queue_ban_timeouts=1001",
+		"ring_mem_kb=259",
+		"ring_mem_kb=4194305",
 		"mock_devices=4 mock_topology=torus:3x3",
 		"mock_devices=4 mock_topology=nonsense",
 	};
