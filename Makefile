@@ -23,7 +23,7 @@ TERN_VERSION := $(strip $(file < VERSION))
 
 CC ?= cc
 CFLAGS_COMMON := -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
-	-fvisibility=hidden -Iuapi/drm -Ilibruntime -Idriver/model \
+	-fvisibility=hidden -Iuapi/drm -Ilibruntime -Imodel -Isimd \
 	$(shell pkg-config --cflags libdrm)
 ifeq ($(SAN),1)
 CFLAGS_COMMON += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -43,7 +43,9 @@ module:
 	@test -n "$(KDIR)" || { echo "no kernel headers: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+include model/build.mk
 include libruntime/build.mk
+include simd/build.mk
 include tools/build.mk
 include python/build.mk
 include tests/build.mk

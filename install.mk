@@ -130,18 +130,18 @@ uninstall:
 
 # ---- dkms ----
 # The source tree keeps the repository's layout: the top Kbuild builds
-# driver/, which includes ../uapi/drm and reads ../VERSION.
+# driver/, which includes ../uapi/drm and ../model and reads ../VERSION.
 DKMS_TREE := $(DESTDIR)$(DKMSSRCDIR)/tern-$(TERN_VERSION)
 DKMS_DRIVER_SRCS := driver/Kbuild \
 	$(filter-out %.mod.c,$(wildcard driver/*.c driver/*.h)) \
-	$(wildcard driver/model/*.c driver/model/*.h)
+	$(wildcard model/*.c model/*.h)
 
 install-dkms: dist/dkms.conf.in VERSION Kbuild $(DKMS_DRIVER_SRCS) uapi/drm/tern_accel.h
 	rm -rf $(DKMS_TREE)
-	$(INSTALL) -d $(DKMS_TREE)/driver/model $(DKMS_TREE)/uapi/drm
+	$(INSTALL) -d $(DKMS_TREE)/driver $(DKMS_TREE)/model $(DKMS_TREE)/uapi/drm
 	$(INSTALL_DATA) Kbuild VERSION $(DKMS_TREE)/
-	$(INSTALL_DATA) $(filter-out driver/model/%,$(DKMS_DRIVER_SRCS)) $(DKMS_TREE)/driver/
-	$(INSTALL_DATA) $(filter driver/model/%,$(DKMS_DRIVER_SRCS)) $(DKMS_TREE)/driver/model/
+	$(INSTALL_DATA) $(filter driver/%,$(DKMS_DRIVER_SRCS)) $(DKMS_TREE)/driver/
+	$(INSTALL_DATA) $(filter model/%,$(DKMS_DRIVER_SRCS)) $(DKMS_TREE)/model/
 	$(INSTALL_DATA) uapi/drm/tern_accel.h $(DKMS_TREE)/uapi/drm/
 	sed -e 's|@VERSION@|$(TERN_VERSION)|g' dist/dkms.conf.in > $(DKMS_TREE)/dkms.conf
 	chmod 0644 $(DKMS_TREE)/dkms.conf

@@ -33,7 +33,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
-#include "model/tern_fabric.h"
+#include "tern_fabric.h"
 #include "tern_accel.h"
 #include "tern_drv.h"
 #include "tern_engine.h"

@@ -10,7 +10,7 @@
 
 #include <drm/gpu_scheduler.h>
 
-#include "model/tern_model.h"
+#include "tern_model.h"
 
 struct dma_fence;
 struct drm_device;

@@ -32,7 +32,7 @@
 
 #include <drm/drm_device.h>
 
-#include "model/tern_fabric.h"
+#include "tern_fabric.h"
 #include "tern_accel.h"
 #include "tern_compat.h"
 #include "tern_drv.h"

@@ -7,7 +7,7 @@
  */
 #include <net/genetlink.h>
 
-#include "model/tern_fabric.h"
+#include "tern_fabric.h"
 #include "tern_accel.h"
 #include "tern_compat.h"
 #include "tern_drv.h"

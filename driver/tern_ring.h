@@ -10,7 +10,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "model/tern_model.h"
+#include "tern_model.h"
 #include "tern_engine.h"
 
 struct drm_device;

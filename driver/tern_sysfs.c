@@ -18,7 +18,7 @@
 
 #include <drm/drm_drv.h>
 
-#include "model/tern_fabric.h"
+#include "tern_fabric.h"
 #include "tern_accel.h"
 #include "tern_drv.h"
 #include "tern_health.h"

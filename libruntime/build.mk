@@ -14,23 +14,11 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
 	packets.c fabric.c simulated.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
-	$(sort $(wildcard libruntime/sim/*.c)) \
+	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c \
 	$(sort $(wildcard libruntime/coll/*.c)) \
 	libruntime/net/stats.c \
 	$(sort $(wildcard libruntime/net/ofi/*.c))
-MODEL_OBJS := $(addprefix $(BUILD)/driver/model/, \
-	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) $(MODEL_OBJS)
-
-# tern-simd: the simulated machine's process (libruntime/sim/machine/),
-# the device model and the wire protocol it shares with libtern.
-TERN_SIMD := $(BUILD)/tern-simd
-TERN_SIMD_OBJS := \
-	$(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard libruntime/sim/machine/*.c))) \
-	$(BUILD)/libruntime/sim/wire.o $(MODEL_OBJS)
-
-$(TERN_SIMD): $(TERN_SIMD_OBJS)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lpthread
 
 LIBTERN_SO := $(BUILD)/libtern.so.$(LIBTERN_VERSION)
 LIBTERN_A := $(BUILD)/libtern.a
@@ -68,5 +56,5 @@ $(LIBTERN_PC): libruntime/tern.pc.in libruntime/build.mk VERSION
 	@mkdir -p $(dir $@)
 	$(call tern_pc_subst,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) $< > $@
 
-USERSPACE_TARGETS += $(TERN_SIMD) $(LIBTERN_SO) $(BUILD)/$(LIBTERN_SONAME) \
+USERSPACE_TARGETS += $(LIBTERN_SO) $(BUILD)/$(LIBTERN_SONAME) \
 	$(BUILD)/libtern.so $(LIBTERN_A) $(LIBTERN_PC)

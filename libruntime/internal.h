@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "tern.h"
+#include "tern_model_port.h"
 
 /* Marks the definitions of the public API; everything else stays hidden. */
 #define TERN_API __attribute__((visibility("default")))
@@ -151,16 +152,6 @@ struct tern_device {
 	struct tern_list events;
 	struct tern_slot_pool slots;
 };
-
-/* A pause in a loop that watches memory another CPU will write. */
-static inline void tern_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
 
 /* The application saw @fence end (backend.h: fence_seen). */
 static inline void tern_fence_seen(struct tern_device *dev,

@@ -37,13 +37,12 @@ TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
 
-TEST_MODEL_LIB := $(addprefix $(BUILD)/driver/model/, \
-	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
+TEST_MODEL_LIB := $(MODEL_OBJS)
 TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(TEST_MODEL_LIB)
 TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
 	$(BUILD)/libruntime/packets.o $(TEST_MODEL_LIB)
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
-	$(BUILD)/driver/model/tern_fabric.o
+	$(BUILD)/model/tern_fabric.o
 TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
@@ -153,7 +152,7 @@ $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
 
 # The model's REDUCE kernels are the reference tern.ko's results must match.
 $(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) \
-		$(addprefix $(BUILD)/driver/model/, tern_reduce.o tern_softfloat.o)
+		$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 

@@ -25,5 +25,5 @@ run() {
 }
 status=0
 run --strict -f driver/tern_*.[ch] driver/Kbuild || status=1
-run -f driver/model/*.[ch] uapi/drm/tern_accel.h || status=1
+run -f model/*.[ch] uapi/drm/tern_accel.h || status=1
 exit $status

@@ -14,7 +14,7 @@
  *   a walk that follows direct links where it can and jumps where it
  *   cannot, run both ways. On a ring topology the walk is the ring.
  *
- * Torus ports are numbered east, west, south, north (driver/model/
+ * Torus ports are numbered east, west, south, north (model/
  * tern_fabric.h), which is how the grid is recovered from the ports.
  */
 #include <string.h>

@@ -3,7 +3,7 @@
  * Following the simulated machine's events (tern-inspect events): a
  * connection of its own, to the machine the TERN_SIM_* settings name,
  * started as any process's first use starts it, that asks for EVENTS and
- * then only reads. The machine sends without waiting (machine/event.c):
+ * then only reads. The machine sends without waiting (simd/event.c):
  * a follower too slow to read misses events and is told how many.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Simulator buffers: made, charged and freed by the machine (its
- * machine/memory.c follows tern.ko's rules), whose memory is a memfd this
+ * simd/memory.c follows tern.ko's rules), whose memory is a memfd this
  * process maps for the CPU; the engines see the same pages. A buffer
  * keeps no descriptor here, as a GEM handle holds none: its own are
  * mapped when made (a mapping costs address space, not a descriptor, of

@@ -3,7 +3,7 @@
  * Simulator peer memory, the counterpart of PRIME on tern.ko. A buffer's
  * memfd is what export hands out (a new descriptor for it); any process
  * of the user that is given it can import it on any simulated device,
- * which maps the same memory into that context (machine/share.c). The
+ * which maps the same memory into that context (simd/share.c). The
  * machine refuses a descriptor that names none of its buffers.
  *
  * A buffer keeps no descriptor in the process (as a GEM handle on tern.ko

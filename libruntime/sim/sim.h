@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulator backend: Tern devices of the simulated machine (tern-simd,
- * machine/), shared by every process of the user, reached over its Unix
+ * simd/), shared by every process of the user, reached over its Unix
  * socket (wire.h). This process has one connection to it, made when the
  * backend is chosen; a sim_context is one tern_device_open() of a device,
  * the counterpart of an open file of tern.ko.

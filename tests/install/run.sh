@@ -245,13 +245,13 @@ dkmsroot=$tmp/dkms-src
 check "make install-dkms lays out /usr/src/tern-$version" \
 	mk install-dkms DESTDIR="$dkmsroot"
 src=$dkmsroot/usr/src/tern-$version
-check "dkms source tree: Kbuild, VERSION, dkms.conf, driver/, uapi/; no build products" \
+check "dkms source tree: Kbuild, VERSION, dkms.conf, driver/, model/, uapi/; no build products" \
 	sh -c "cd '$src' && [ -f Kbuild ] && [ -f dkms.conf ] && [ -f driver/Kbuild ] &&
-		[ -f uapi/drm/tern_accel.h ] && [ -f driver/model/tern_model.c ] &&
+		[ -f uapi/drm/tern_accel.h ] && [ -f model/tern_model.c ] &&
 		[ \"\$(cat VERSION)\" = '$version' ] &&
 		[ -z \"\$(find . -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' -o -name '*.symvers')\" ]"
 check "dkms source tree: every driver source of the repository" \
-	sh -c "cd '$top' && for f in driver/*.c driver/*.h driver/model/*.c driver/model/*.h; do
+	sh -c "cd '$top' && for f in driver/*.c driver/*.h model/*.c model/*.h; do
 		case \$f in *.mod.c) continue ;; esac; cmp \"\$f\" '$src'/\"\$f\" || exit 1; done"
 check "dkms.conf: name tern, version $version, autoinstall" \
 	sh -c "grep -qx 'PACKAGE_NAME=\"tern\"' '$src/dkms.conf' &&

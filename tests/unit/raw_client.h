@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A process of the test's own making that speaks the simulated machine's
- * wire by hand (libruntime/sim/wire.h), to send what libtern never would.
+ * wire by hand (simd/wire.h), to send what libtern never would.
  * Shared by test_ring and test_sharing; cmocka's asserts.
  */
 #ifndef TERN_TEST_RAW_CLIENT_H
@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sim/wire.h"
+#include "wire.h"
 #include "tern.h"
 
 struct raw_client {

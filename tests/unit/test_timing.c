@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the timing model (driver/model/tern_timing.h), through
+ * Unit tests of the timing model (model/tern_timing.h), through
  * tern_model_run() on four devices in a ring whose links have known
  * figures: what a transfer costs, links taken in turns or in parallel, a
  * wait passing when its semaphore was signalled, and the same modelled

@@ -138,7 +138,7 @@ if [ "$load_module" = 1 ]; then
 		"for 6.1, tests/vm/trixie.sh for 6.12; or use --no-module)"
 	module=$(realpath "$module")
 	if [ "$module" = "$default_module" ] &&
-		[ -n "$(find "$repo/driver" "$repo/uapi" -name '*.[ch]' \
+		[ -n "$(find "$repo/driver" "$repo/model" "$repo/uapi" -name '*.[ch]' \
 			! -name '*.mod.c' -newer "$module" -print -quit)" ]; then
 		echo "run-vm: warning: $module is older than the driver's" \
 			"sources; rebuild it (make module, tests/vm/trixie.sh)" >&2

@@ -164,7 +164,7 @@ module() {
 	mkdir -p "$src" "$out"
 	tar -C "$repo" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
-		--exclude=Module.symvers Kbuild VERSION driver uapi | tar -C "$src" -xf -
+		--exclude=Module.symvers Kbuild VERSION driver model uapi | tar -C "$src" -xf -
 	say "building tern.ko for $kver"
 	: >"$log.module"
 	if ! in_chroot 900 make -C "/lib/modules/$kver/build" M=/build/tern \

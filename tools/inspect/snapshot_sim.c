@@ -127,7 +127,7 @@ static void sim_apply_state(struct snapshot_device *dev,
 		dev->engine_resets += in->resets;
 		dev->engine_hang_resets += in->hang_resets;
 	}
-	/* The machine derives health as tern.ko does (machine/event.c). */
+	/* The machine derives health as tern.ko does (simd/event.c). */
 	dev->health_reasons = state->health_reasons;
 	dev->health = snapshot_health_of(state->health_reasons);
 }

@@ -15,7 +15,7 @@ FUZZ_MODEL := $(BUILD)/fuzz/fuzz_model
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
 	-fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-Iuapi/drm -Idriver/model $(shell pkg-config --cflags libdrm)
+	-Iuapi/drm -Imodel $(shell pkg-config --cflags libdrm)
 # The model's sources, as test_model links them, and the harness.
 FUZZ_MODEL_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/fuzz/obj/%,$(TEST_MODEL_LIB)) \
 	$(BUILD)/fuzz/obj/tests/fuzz/model/fuzz_model.o

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What libtern's simulator backend and the simulated machine (tern-simd,
- * machine/) say to each other over the machine's Unix socket.
+ * simd/) say to each other over the machine's Unix socket.
  *
  * One connection per process, the counterpart of the open files of
  * tern.ko: when it closes (the process exits or dies), the machine frees

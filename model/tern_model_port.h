@@ -106,6 +106,16 @@ static inline u64 tern_div_u64_rem(u64 a, u32 b, u32 *rem)
 #define tern_lock_init(l)	pthread_mutex_init((l), NULL)
 #define tern_lock(l)		pthread_mutex_lock(l)
 #define tern_unlock(l)		pthread_mutex_unlock(l)
+
+/* A pause in a loop that watches memory another CPU will write. */
+static inline void tern_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 #endif
 
 #endif /* TERN_MODEL_PORT_H */

@@ -19,8 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
-#include "sim/wire.h"
+#include "wire.h"
 #include "tern_accel.h"
 #include "tern_fabric.h"
 #include "tern_timing.h"
