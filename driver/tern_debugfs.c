@@ -46,7 +46,7 @@ static int tern_fabric_link_show(struct seq_file *m, void *unused)
 		if (tern_fabric_port_view(tdev->fabric, tdev->fabric_id, port,
 					  &view))
 			continue;
-		if (view.state == TERN_PORT_UNCONNECTED) {
+		if (view.state == DRM_TERN_PORT_UNCONNECTED) {
 			seq_printf(m, "%u unconnected - - 0 0 0 0 0\n", port);
 			continue;
 		}
@@ -77,14 +77,14 @@ static int tern_fabric_link_apply(struct tern_device *tdev, u32 port,
 		return -EINVAL;
 
 	if (!strcmp(action, "up") || !strcmp(action, "down"))
-		cmd = TERN_CMD_LINK_STATE_NTF;
+		cmd = DRM_TERN_CMD_LINK_STATE_NTF;
 	else if (!strcmp(action, "error"))
-		cmd = TERN_CMD_LINK_ERROR_NTF;
+		cmd = DRM_TERN_CMD_LINK_ERROR_NTF;
 	else
 		return -EINVAL;
 
 	mutex_lock(&tern_link_lock);
-	if (cmd == TERN_CMD_LINK_ERROR_NTF) {
+	if (cmd == DRM_TERN_CMD_LINK_ERROR_NTF) {
 		ret = tern_fabric_link_error(fabric, id, port);
 		changed = !ret;
 	} else {

@@ -84,16 +84,16 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 	tdev->index = index;
 	tdev->fabric = config->fabric;
 	tdev->fabric_id = index;
-	tdev->capabilities = TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE |
-			     TERN_CAP_TIMESTAMP | TERN_CAP_REDUCE |
-			     TERN_CAP_SEM_WAIT_ABORT | TERN_CAP_REDUCE_DIVIDE |
-			     TERN_CAP_USER_RING;
+	tdev->capabilities = DRM_TERN_CAP_HOST_MEMORY | DRM_TERN_CAP_SEMAPHORE |
+			     DRM_TERN_CAP_TIMESTAMP | DRM_TERN_CAP_REDUCE |
+			     DRM_TERN_CAP_SEM_WAIT_ABORT | DRM_TERN_CAP_REDUCE_DIVIDE |
+			     DRM_TERN_CAP_USER_RING;
 	if (config->mock)
-		tdev->capabilities |= TERN_CAP_MOCK;
+		tdev->capabilities |= DRM_TERN_CAP_MOCK;
 	if (tdev->fabric)
-		tdev->capabilities |= TERN_CAP_PEER_MEMORY;
+		tdev->capabilities |= DRM_TERN_CAP_PEER_MEMORY;
 	if (tern_device_port_count(tdev))
-		tdev->capabilities |= TERN_CAP_FABRIC;
+		tdev->capabilities |= DRM_TERN_CAP_FABRIC;
 
 	xa_init(&tdev->clients);
 	ret = tern_health_init(tdev);
@@ -126,12 +126,12 @@ static int tern_info_ioctl(struct drm_device *drm, void *data,
 	args->va_base = TERN_VA_BASE;
 	args->va_size = TERN_VA_SIZE;
 	args->engine_clock_hz = TERN_MODEL_CLOCK_HZ;
-	args->packet_version = TERN_PACKET_VERSION;
+	args->packet_version = DRM_TERN_PACKET_VERSION;
 	args->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;
 	args->max_in_syncobjs = TERN_MODEL_MAX_IN_SYNCOBJS;
-	args->max_jobs_in_flight = TERN_MAX_JOBS_PER_FILE;
+	args->max_jobs_in_flight = DRM_TERN_MAX_JOBS_PER_FILE;
 	args->queue_ban_timeouts = tern_queue_ban_timeouts;
-	args->max_packet_bytes_in_flight = TERN_MAX_PACKET_BYTES_PER_FILE;
+	args->max_packet_bytes_in_flight = DRM_TERN_MAX_PACKET_BYTES_PER_FILE;
 	args->host_memory_budget = tern_host_mem_budget();
 	args->host_memory_pinned = tern_host_mem_pinned();
 	return 0;

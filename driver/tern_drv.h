@@ -66,7 +66,7 @@ struct tern_health_baseline {
  * struct tern_device - one Tern chip
  * @drm: the DRM device
  * @index: index among Tern devices, reported to userspace
- * @capabilities: TERN_CAP_* bits
+ * @capabilities: DRM_TERN_CAP_* bits
  * @fabric: the fabric the device is on, or NULL
  * @fabric_id: the device's id on @fabric (its index there)
  * @mem_lock: protects @mem and @mem_used
@@ -91,7 +91,7 @@ struct tern_health_baseline {
  * @live_jobs: jobs and rings created and not yet freed; teardown waits
  *	for zero
  * @health_lock: protects @health_reasons; orders health events and clears
- * @health_reasons: TERN_HEALTH_REASON_* bits last announced
+ * @health_reasons: DRM_TERN_HEALTH_REASON_* bits last announced
  * @health_baseline: the counters when health was last cleared; lasting
  *	reasons count only what is above them
  * @run_job_delay_ms: fault injection (debugfs): run_job sleeps this long
@@ -145,7 +145,7 @@ struct tern_device {
  * @rings: the file's user rings by id, from RING_CREATE until each is
  *	freed (tern_ring.c)
  * @next_ring_id: where xa_alloc_cyclic() looks for the next ring id
- * @ring_count: rings in @rings (TERN_MAX_RINGS_PER_FILE)
+ * @ring_count: rings in @rings (DRM_TERN_MAX_RINGS_PER_FILE)
  * @user: the files of its uid, whose share of the engines it has; held
  * @clients: the file's share of each engine (&struct tern_engine_client)
  */

@@ -7,7 +7,7 @@
  *  - write "correctable [OFFSET]" or "uncorrectable [OFFSET]": device
  *    memory reports an error at OFFSET (default 0, below the memory's
  *    size; decimal or 0x-hex). It is counted, announced with
- *    TERN_CMD_MEM_ERROR_NTF, and an uncorrectable one fails the device's
+ *    DRM_TERN_CMD_MEM_ERROR_NTF, and an uncorrectable one fails the device's
  *    health. Anything else: -EINVAL.
  *
  * engine_hang:
@@ -52,8 +52,8 @@
 int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
 			  u64 offset)
 {
-	u32 kind = uncorrectable ? TERN_MEM_ERROR_UNCORRECTED :
-				   TERN_MEM_ERROR_CORRECTED;
+	u32 kind = uncorrectable ? DRM_TERN_MEM_ERROR_UNCORRECTED :
+				   DRM_TERN_MEM_ERROR_CORRECTED;
 
 	if (offset >= tdev->mem_size)
 		return -EINVAL;

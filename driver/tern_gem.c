@@ -218,7 +218,7 @@ static vm_fault_t tern_gem_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 	int idx;
 
-	if (to_tern_bo(obj)->placement != TERN_PLACEMENT_DEVICE)
+	if (to_tern_bo(obj)->placement != DRM_TERN_PLACEMENT_DEVICE)
 		return drm_gem_shmem_vm_ops.fault(vmf);
 	if (!drm_dev_enter(obj->dev, &idx))
 		return tern_gem_fault_unplugged(vmf);
@@ -236,7 +236,7 @@ static int tern_gem_mmap(struct drm_gem_object *obj,
 {
 	int idx, ret;
 
-	if (to_tern_bo(obj)->placement != TERN_PLACEMENT_DEVICE)
+	if (to_tern_bo(obj)->placement != DRM_TERN_PLACEMENT_DEVICE)
 		return drm_gem_shmem_object_mmap(obj, vma);
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
@@ -324,10 +324,10 @@ int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 
 	switch (args->placement) {
-	case TERN_PLACEMENT_DEVICE:
+	case DRM_TERN_PLACEMENT_DEVICE:
 		limit = tdev->mem_size;
 		break;
-	case TERN_PLACEMENT_HOST:
+	case DRM_TERN_PLACEMENT_HOST:
 		limit = tern_host_mem_limit;
 		break;
 	default:
@@ -346,7 +346,7 @@ int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 	bo->placement = args->placement;
 	atomic_inc(&tdev->buffer_count);
 
-	if (bo->placement == TERN_PLACEMENT_DEVICE) {
+	if (bo->placement == DRM_TERN_PLACEMENT_DEVICE) {
 		ret = tern_devmem_reserve(tdev, bo);
 	} else {
 		ret = tern_host_mem_reserve(shmem->base.size);

@@ -3,7 +3,7 @@
  * Tern device health.
  *
  * A device's health follows from its state, computed afresh whenever it is
- * asked for (enum tern_health, TERN_HEALTH_REASON_* in the uapi header):
+ * asked for (enum tern_health, DRM_TERN_HEALTH_REASON_* in the uapi header):
  *  - a link of the device is down: LINK_DOWN; its links counted errors:
  *    LINK_ERRORS (both ends of the link);
  *  - an engine was reset while hung: ENGINE_RESET; one is hung now:
@@ -22,7 +22,7 @@
  * Whatever can change a reason (link state and errors, memory errors,
  * hangs, resets, clears) calls tern_health_update() for the devices it
  * touched, or clears under the same lock, which announces
- * TERN_CMD_HEALTH_NTF when the reasons changed. Not from the job timeout:
+ * DRM_TERN_CMD_HEALTH_NTF when the reasons changed. Not from the job timeout:
  * the engine leaves it to a work item (tern_engine.c).
  */
 #include <linux/atomic.h>
@@ -41,9 +41,9 @@
 #include "tern_netlink.h"
 
 static const char *const tern_health_names[] = {
-	[TERN_HEALTH_OK] = "ok",
-	[TERN_HEALTH_DEGRADED] = "degraded",
-	[TERN_HEALTH_FAILED] = "failed",
+	[DRM_TERN_HEALTH_OK] = "ok",
+	[DRM_TERN_HEALTH_DEGRADED] = "degraded",
+	[DRM_TERN_HEALTH_FAILED] = "failed",
 };
 
 /**
@@ -83,7 +83,7 @@ static void tern_health_state_read(struct tern_device *tdev,
 		if (tern_fabric_port_view(tdev->fabric, tdev->fabric_id, port,
 					  &view))
 			continue;
-		state->links_down += view.state == TERN_PORT_DOWN;
+		state->links_down += view.state == DRM_TERN_PORT_DOWN;
 		state->link_errors += view.errors;
 	}
 	for (i = 0; i < tdev->engine_count; i++) {
@@ -97,7 +97,7 @@ static void tern_health_state_read(struct tern_device *tdev,
 		atomic64_read(&tdev->mem_errors_uncorrected);
 }
 
-/* TERN_HEALTH_REASON_* bits that apply to @tdev now. */
+/* DRM_TERN_HEALTH_REASON_* bits that apply to @tdev now. */
 u32 tern_health_reasons(struct tern_device *tdev)
 {
 	const struct tern_health_baseline *base = &tdev->health_baseline;
@@ -106,26 +106,26 @@ u32 tern_health_reasons(struct tern_device *tdev)
 
 	tern_health_state_read(tdev, &state);
 	if (state.links_down)
-		reasons |= TERN_HEALTH_REASON_LINK_DOWN;
+		reasons |= DRM_TERN_HEALTH_REASON_LINK_DOWN;
 	if (state.link_errors > atomic64_read(&base->link_errors))
-		reasons |= TERN_HEALTH_REASON_LINK_ERRORS;
+		reasons |= DRM_TERN_HEALTH_REASON_LINK_ERRORS;
 	if (state.engine_hang_resets >
 	    atomic64_read(&base->engine_hang_resets))
-		reasons |= TERN_HEALTH_REASON_ENGINE_RESET;
+		reasons |= DRM_TERN_HEALTH_REASON_ENGINE_RESET;
 	if (state.engines_hung)
-		reasons |= TERN_HEALTH_REASON_ENGINE_HUNG;
+		reasons |= DRM_TERN_HEALTH_REASON_ENGINE_HUNG;
 	if (state.mem_errors_uncorrected >
 	    atomic64_read(&base->mem_errors_uncorrected))
-		reasons |= TERN_HEALTH_REASON_MEM_UNCORRECTED;
+		reasons |= DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED;
 	return reasons;
 }
 
 /* The enum tern_health that @reasons make. */
 u32 tern_health_of(u32 reasons)
 {
-	if (reasons & TERN_HEALTH_REASON_MEM_UNCORRECTED)
-		return TERN_HEALTH_FAILED;
-	return reasons ? TERN_HEALTH_DEGRADED : TERN_HEALTH_OK;
+	if (reasons & DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED)
+		return DRM_TERN_HEALTH_FAILED;
+	return reasons ? DRM_TERN_HEALTH_DEGRADED : DRM_TERN_HEALTH_OK;
 }
 
 /* "ok", "degraded" or "failed", as sysfs spells them. */

@@ -21,7 +21,7 @@
  * judged once, when the dump starts, by netlink's rule for capabilities:
  * both the socket's opener and the task that sent the request must
  * qualify. A client not shown is not hinted at; the device message counts
- * them all (TERN_A_DEV_CLIENT_COUNT).
+ * them all (DRM_TERN_A_DEV_CLIENT_COUNT).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -47,22 +47,22 @@
  */
 static const struct genl_multicast_group tern_nl_mcgrps[] = {
 	[TERN_NL_MCGRP_EVENTS] = {
-		.name = TERN_MCGRP_EVENTS,
+		.name = DRM_TERN_MCGRP_EVENTS,
 		TERN_MCGRP_SYS_ADMIN_FIELDS
 	},
 };
 
 /* What a request may carry: a filter to one device or one link. */
-static const struct nla_policy tern_nl_device_get_policy[TERN_A_DEV_INDEX + 1] = {
-	[TERN_A_DEV_INDEX] = { .type = NLA_U32 },
+static const struct nla_policy tern_nl_device_get_policy[DRM_TERN_A_DEV_INDEX + 1] = {
+	[DRM_TERN_A_DEV_INDEX] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy tern_nl_link_get_policy[TERN_A_LINK_INDEX + 1] = {
-	[TERN_A_LINK_INDEX] = { .type = NLA_U32 },
+static const struct nla_policy tern_nl_link_get_policy[DRM_TERN_A_LINK_INDEX + 1] = {
+	[DRM_TERN_A_LINK_INDEX] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy tern_nl_client_get_policy[TERN_A_CLIENT_DEVICE + 1] = {
-	[TERN_A_CLIENT_DEVICE] = { .type = NLA_U32 },
+static const struct nla_policy tern_nl_client_get_policy[DRM_TERN_A_CLIENT_DEVICE + 1] = {
+	[DRM_TERN_A_CLIENT_DEVICE] = { .type = NLA_U32 },
 };
 
 /* The request's u32 filter @attr: true with it in *@value, false if none. */
@@ -100,7 +100,7 @@ static int tern_nl_check_device_filter(struct netlink_callback *cb, int attr)
 
 static int tern_nl_device_start(struct netlink_callback *cb)
 {
-	return tern_nl_check_device_filter(cb, TERN_A_DEV_INDEX);
+	return tern_nl_check_device_filter(cb, DRM_TERN_A_DEV_INDEX);
 }
 
 /* Whom a CLIENT_GET dump shows (cb->args[2]); the caller's euid in args[3]. */
@@ -144,7 +144,7 @@ static bool tern_nl_viewer_sees(struct netlink_callback *cb,
 
 static int tern_nl_client_start(struct netlink_callback *cb)
 {
-	int ret = tern_nl_check_device_filter(cb, TERN_A_CLIENT_DEVICE);
+	int ret = tern_nl_check_device_filter(cb, DRM_TERN_A_CLIENT_DEVICE);
 
 	if (!ret)
 		tern_nl_judge_viewer(cb);
@@ -156,10 +156,10 @@ static int tern_nl_link_start(struct netlink_callback *cb)
 	struct tern_fabric *fabric = tern_mock_fabric();
 	u32 index;
 
-	if (tern_nl_filter(cb, TERN_A_LINK_INDEX, &index) &&
+	if (tern_nl_filter(cb, DRM_TERN_A_LINK_INDEX, &index) &&
 	    (!fabric || index >= fabric->link_count)) {
 		NL_SET_ERR_MSG_ATTR(cb->extack,
-				    tern_genl_dump_attrs(cb)[TERN_A_LINK_INDEX],
+				    tern_genl_dump_attrs(cb)[DRM_TERN_A_LINK_INDEX],
 				    "the fabric has no link of this index");
 		return -ENODEV;
 	}
@@ -173,7 +173,7 @@ static int tern_nl_device_dumpit(struct sk_buff *msg,
 	struct tern_device *tdev;
 	unsigned int i;
 	u32 only;
-	bool filtered = tern_nl_filter(cb, TERN_A_DEV_INDEX, &only);
+	bool filtered = tern_nl_filter(cb, DRM_TERN_A_DEV_INDEX, &only);
 
 	for (i = cb->args[0]; i < tern_mock_device_count(); i++) {
 		int ret;
@@ -199,7 +199,7 @@ static int tern_nl_link_dumpit(struct sk_buff *msg, struct netlink_callback *cb)
 	struct tern_fabric *fabric = tern_mock_fabric();
 	unsigned int i;
 	u32 only;
-	bool filtered = tern_nl_filter(cb, TERN_A_LINK_INDEX, &only);
+	bool filtered = tern_nl_filter(cb, DRM_TERN_A_LINK_INDEX, &only);
 
 	if (!fabric)
 		return 0;
@@ -207,7 +207,7 @@ static int tern_nl_link_dumpit(struct sk_buff *msg, struct netlink_callback *cb)
 	for (i = cb->args[0]; i < fabric->link_count; i++) {
 		if (filtered && i != only)
 			continue;
-		if (tern_nl_fill_link(msg, fabric, i, TERN_CMD_LINK_GET,
+		if (tern_nl_fill_link(msg, fabric, i, DRM_TERN_CMD_LINK_GET,
 				      NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
@@ -256,7 +256,7 @@ static int tern_nl_client_dumpit(struct sk_buff *msg,
 	struct tern_device *tdev;
 	unsigned int i;
 	u32 only;
-	bool filtered = tern_nl_filter(cb, TERN_A_CLIENT_DEVICE, &only);
+	bool filtered = tern_nl_filter(cb, DRM_TERN_A_CLIENT_DEVICE, &only);
 
 	for (i = cb->args[0]; i < tern_mock_device_count();
 	     i++, cb->args[1] = 0) {
@@ -278,21 +278,21 @@ static int tern_nl_client_dumpit(struct sk_buff *msg,
 
 static const struct genl_ops tern_nl_ops[] = {
 	{
-		.cmd = TERN_CMD_DEVICE_GET,
+		.cmd = DRM_TERN_CMD_DEVICE_GET,
 		.start = tern_nl_device_start,
 		.dumpit = tern_nl_device_dumpit,
 		.policy = tern_nl_device_get_policy,
 		.maxattr = ARRAY_SIZE(tern_nl_device_get_policy) - 1,
 	},
 	{
-		.cmd = TERN_CMD_LINK_GET,
+		.cmd = DRM_TERN_CMD_LINK_GET,
 		.start = tern_nl_link_start,
 		.dumpit = tern_nl_link_dumpit,
 		.policy = tern_nl_link_get_policy,
 		.maxattr = ARRAY_SIZE(tern_nl_link_get_policy) - 1,
 	},
 	{
-		.cmd = TERN_CMD_CLIENT_GET,
+		.cmd = DRM_TERN_CMD_CLIENT_GET,
 		.start = tern_nl_client_start,
 		.dumpit = tern_nl_client_dumpit,
 		.policy = tern_nl_client_get_policy,
@@ -301,13 +301,13 @@ static const struct genl_ops tern_nl_ops[] = {
 };
 
 struct genl_family tern_nl_family __ro_after_init = {
-	.name = TERN_GENL_NAME,
-	.version = TERN_GENL_VERSION,
+	.name = DRM_TERN_GENL_NAME,
+	.version = DRM_TERN_GENL_VERSION,
 	.module = THIS_MODULE,
 	.ops = tern_nl_ops,
 	.n_ops = ARRAY_SIZE(tern_nl_ops),
 	/* Every command is strict: reserved header fields and attributes. */
-	.resv_start_op = TERN_CMD_DEVICE_GET,
+	.resv_start_op = DRM_TERN_CMD_DEVICE_GET,
 	.mcgrps = tern_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(tern_nl_mcgrps),
 };

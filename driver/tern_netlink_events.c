@@ -28,7 +28,7 @@
  * @offset: device memory offset (memory errors)
  * @engine: the engine reset (engine resets)
  * @guilty: the owner of the job that was failed (engine resets)
- * @reasons: the device's TERN_HEALTH_REASON_* bits
+ * @reasons: the device's DRM_TERN_HEALTH_REASON_* bits
  */
 struct tern_nl_event {
 	u8 cmd;
@@ -52,23 +52,23 @@ static int tern_nl_fill_device_event(struct sk_buff *msg,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(msg, TERN_A_DEV_INDEX, tdev->index) ||
+	if (nla_put_u32(msg, DRM_TERN_A_DEV_INDEX, tdev->index) ||
 	    tern_nl_put_health(msg, event->reasons))
 		goto cancel;
 
-	if (event->cmd == TERN_CMD_MEM_ERROR_NTF &&
-	    (nla_put_u32(msg, TERN_A_DEV_MEM_ERROR_KIND, event->kind) ||
-	     tern_nl_put_u64(msg, TERN_A_DEV_MEM_ERROR_ADDR, event->offset,
-			     TERN_A_DEV_PAD) ||
-	     tern_nl_put_u64(msg, TERN_A_DEV_MEM_ERRORS_CORRECTED,
+	if (event->cmd == DRM_TERN_CMD_MEM_ERROR_NTF &&
+	    (nla_put_u32(msg, DRM_TERN_A_DEV_MEM_ERROR_KIND, event->kind) ||
+	     tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_ERROR_ADDR, event->offset,
+			     DRM_TERN_A_DEV_PAD) ||
+	     tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
 			     atomic64_read(&tdev->mem_errors_corrected),
-			     TERN_A_DEV_PAD) ||
-	     tern_nl_put_u64(msg, TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
+			     DRM_TERN_A_DEV_PAD) ||
+	     tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
 			     atomic64_read(&tdev->mem_errors_uncorrected),
-			     TERN_A_DEV_PAD)))
+			     DRM_TERN_A_DEV_PAD)))
 		goto cancel;
 
-	if (event->cmd == TERN_CMD_ENGINE_RESET_NTF &&
+	if (event->cmd == DRM_TERN_CMD_ENGINE_RESET_NTF &&
 	    tern_nl_put_engine(msg, event->engine, event->guilty))
 		goto cancel;
 
@@ -134,7 +134,7 @@ void tern_netlink_link_event(struct tern_fabric *fabric, u32 link, u8 cmd)
 void tern_netlink_mem_error(struct tern_device *tdev, u32 kind, u64 offset)
 {
 	tern_nl_multicast(&(const struct tern_nl_event){
-		.cmd = TERN_CMD_MEM_ERROR_NTF, .tdev = tdev,
+		.cmd = DRM_TERN_CMD_MEM_ERROR_NTF, .tdev = tdev,
 		.kind = kind, .offset = offset,
 		.reasons = tern_health_reasons(tdev),
 	});
@@ -148,7 +148,7 @@ void tern_netlink_engine_reset(struct tern_engine *engine,
 			       const struct tern_engine_guilty *guilty)
 {
 	tern_nl_multicast(&(const struct tern_nl_event){
-		.cmd = TERN_CMD_ENGINE_RESET_NTF, .tdev = engine->tdev,
+		.cmd = DRM_TERN_CMD_ENGINE_RESET_NTF, .tdev = engine->tdev,
 		.engine = engine, .guilty = guilty,
 		.reasons = tern_health_reasons(engine->tdev),
 	});
@@ -158,6 +158,6 @@ void tern_netlink_engine_reset(struct tern_engine *engine,
 void tern_netlink_health_event(struct tern_device *tdev, u32 reasons)
 {
 	tern_nl_multicast(&(const struct tern_nl_event){
-		.cmd = TERN_CMD_HEALTH_NTF, .tdev = tdev, .reasons = reasons,
+		.cmd = DRM_TERN_CMD_HEALTH_NTF, .tdev = tdev, .reasons = reasons,
 	});
 }

@@ -17,9 +17,10 @@
  * QUEUE_DESTROY returns at once: the jobs already submitted still run and
  * signal their fences, and the queue goes when they have ended. Its id
  * stays taken until then (ids go round a 32-bit space; only queues not
- * destroyed count against TERN_MAX_QUEUES_PER_FILE). A queue whose jobs ran past the job timeout
- * queue_ban_timeouts times is banned: SUBMIT to it fails with -EIO and its
- * jobs not yet ended fail with -EIO (tern_engine.c).
+ * destroyed count against DRM_TERN_MAX_QUEUES_PER_FILE). A queue whose
+ * jobs ran past the job timeout queue_ban_timeouts times is banned:
+ * SUBMIT to it fails with -EIO and its jobs not yet ended fail with -EIO
+ * (tern_engine.c).
  */
 #include <linux/dma-fence.h>
 #include <linux/pid.h>
@@ -170,7 +171,7 @@ int tern_queue_create_ioctl(struct drm_device *drm, void *data,
 	queue->tfile = tern_file_get(tfile);
 	/* Destroyed queues still draining do not count. */
 	if (atomic_inc_return(&tfile->vm->usage.queues) >
-	    TERN_MAX_QUEUES_PER_FILE) {
+	    DRM_TERN_MAX_QUEUES_PER_FILE) {
 		ret = -ENOSPC;
 		goto err_put_file;
 	}

@@ -32,7 +32,7 @@
  *
  * What a ring holds in the kernel (its packet buffer above all) is
  * charged to a budget of all rings (ring_mem_kb) from RING_CREATE until
- * the ring is freed; a file has at most TERN_MAX_RINGS_PER_FILE rings
+ * the ring is freed; a file has at most DRM_TERN_MAX_RINGS_PER_FILE rings
  * until then, and a buffer at most one. The engine holds a reference
  * while the ring is in its turns; the last reference frees it on the
  * device's free workqueue, which the device's teardown flushes after it
@@ -177,7 +177,7 @@ static bool tern_ring_record_ok(const struct drm_tern_ring_record *rec)
 	return !rec->flags && rec->size && !(rec->size % 8) &&
 	       rec->size <= TERN_MODEL_MAX_SUBMIT_BYTES &&
 	       !(rec->fence_va % 8) &&
-	       !(rec->fence_value & TERN_RING_FENCE_ERROR_MASK);
+	       !(rec->fence_value & DRM_TERN_RING_FENCE_ERROR_MASK);
 }
 
 /*
@@ -220,7 +220,7 @@ static int tern_ring_take(struct tern_ring *ring)
 		if (tail - ring->head < hdr)
 			goto bad;
 		memcpy(&rec, ring->data + at, hdr);
-		if (rec.flags == TERN_RING_RECORD_PAD) {
+		if (rec.flags == DRM_TERN_RING_RECORD_PAD) {
 			if (rec.size != left - hdr || tail - ring->head < left)
 				goto bad;
 			ring->head += left;
@@ -272,7 +272,7 @@ static void tern_ring_fence(struct tern_ring *ring, int error)
 	if (!job->fence_va)
 		return;
 	if (error)
-		value |= (u64)-error & TERN_RING_FENCE_ERROR_MASK;
+		value |= (u64)-error & DRM_TERN_RING_FENCE_ERROR_MASK;
 	if (!tern_vm_begin_run(ring->vm))
 		return;
 	word = tern_vm_translate(ring->vm, job->fence_va, sizeof(*word),
@@ -432,8 +432,8 @@ static int tern_ring_args_check(struct tern_device *tdev,
 				const struct drm_tern_ring_create *args)
 {
 	if (args->flags || args->pad || args->engine >= tdev->engine_count ||
-	    !is_power_of_2(args->size) || args->size < TERN_RING_MIN_SIZE ||
-	    args->size > TERN_RING_MAX_SIZE)
+	    !is_power_of_2(args->size) || args->size < DRM_TERN_RING_MIN_SIZE ||
+	    args->size > DRM_TERN_RING_MAX_SIZE)
 		return -EINVAL;
 	return 0;
 }
@@ -455,7 +455,7 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	if (!obj)
 		return -ENOENT;
 	/* The device's own memory, mapped for the ring's life. */
-	if (obj->size < (size_t)TERN_RING_DATA_OFFSET + args->size ||
+	if (obj->size < (size_t)DRM_TERN_RING_DATA_OFFSET + args->size ||
 	    !to_tern_bo(obj)->vaddr || to_tern_bo(obj)->peer) {
 		ret = -EINVAL;
 		goto err_put_obj;
@@ -467,7 +467,7 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	mutex_unlock(&to_tern_bo(obj)->lock);
 	if (ret)
 		goto err_put_obj;
-	if (atomic_inc_return(&tfile->ring_count) > TERN_MAX_RINGS_PER_FILE) {
+	if (atomic_inc_return(&tfile->ring_count) > DRM_TERN_MAX_RINGS_PER_FILE) {
 		ret = -ENOSPC;
 		goto err_uncount;
 	}
@@ -493,7 +493,7 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	}
 	/* Rings count as queues. */
 	if (atomic_inc_return(&tfile->vm->usage.queues) >
-	    TERN_MAX_QUEUES_PER_FILE) {
+	    DRM_TERN_MAX_QUEUES_PER_FILE) {
 		ret = -ENOSPC;
 		goto err_unqueue;
 	}
@@ -506,7 +506,7 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	ring->vm = tern_vm_get(tfile->vm);
 	ring->obj = obj;
 	ring->ctl = to_tern_bo(obj)->vaddr;
-	ring->data = (const u8 *)ring->ctl + TERN_RING_DATA_OFFSET;
+	ring->data = (const u8 *)ring->ctl + DRM_TERN_RING_DATA_OFFSET;
 	ring->size = args->size;
 	/* Whatever the buffer held, the ring starts empty. */
 	WRITE_ONCE(ring->ctl->tail, 0);

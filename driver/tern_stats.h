@@ -27,7 +27,7 @@ struct tern_usage;
  * @clients: open files of the device
  * @engines_busy: engines that have a job
  * @health: enum tern_health
- * @health_reasons: TERN_HEALTH_REASON_* bits
+ * @health_reasons: DRM_TERN_HEALTH_REASON_* bits
  */
 struct tern_device_stats {
 	u64 mem_used;

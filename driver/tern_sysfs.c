@@ -140,7 +140,7 @@ static ssize_t tern_port_show(struct device *dev,
 	case TERN_PORT_PEER_DEVICE:
 	case TERN_PORT_PEER_PORT:
 		/* "-" on an unconnected port. */
-		if (view.state == TERN_PORT_UNCONNECTED)
+		if (view.state == DRM_TERN_PORT_UNCONNECTED)
 			return sysfs_emit(buf, "-\n");
 		return sysfs_emit(buf, "%u\n",
 				  pattr->field == TERN_PORT_PEER_DEVICE ?

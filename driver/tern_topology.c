@@ -23,9 +23,9 @@ u32 tern_device_port_count(struct tern_device *tdev)
 const char *tern_port_state_name(u32 state)
 {
 	switch (state) {
-	case TERN_PORT_UP:
+	case DRM_TERN_PORT_UP:
 		return "up";
-	case TERN_PORT_DOWN:
+	case DRM_TERN_PORT_DOWN:
 		return "down";
 	default:
 		return "unconnected";
@@ -43,7 +43,7 @@ static void tern_port_info(struct tern_device *tdev, u32 port,
 		return;	/* unconnected: zero state and counters */
 
 	info->state = view.state;
-	if (view.state == TERN_PORT_UNCONNECTED)
+	if (view.state == DRM_TERN_PORT_UNCONNECTED)
 		return;
 
 	info->peer_fabric_id = view.peer_device;

@@ -91,9 +91,9 @@ static void tern_vm_release(struct kref *ref)
  */
 int tern_usage_reserve(struct tern_usage *usage, u32 bytes)
 {
-	if (atomic_inc_return(&usage->jobs_active) > TERN_MAX_JOBS_PER_FILE ||
+	if (atomic_inc_return(&usage->jobs_active) > DRM_TERN_MAX_JOBS_PER_FILE ||
 	    atomic64_add_return(bytes, &usage->packet_bytes_active) >
-	    TERN_MAX_PACKET_BYTES_PER_FILE) {
+	    DRM_TERN_MAX_PACKET_BYTES_PER_FILE) {
 		tern_usage_release(usage, bytes);
 		return -EBUSY;
 	}
@@ -136,7 +136,7 @@ static void tern_vm_account(struct tern_vm *vm, struct tern_bo *bo, int sign,
 	atomic_add(sign, &usage->buffers);
 	if (!first_or_last)
 		return;
-	if (bo->placement == TERN_PLACEMENT_HOST)
+	if (bo->placement == DRM_TERN_PLACEMENT_HOST)
 		atomic64_add(bytes, &usage->mem_host);
 	else
 		atomic64_add(bytes, &usage->mem_device);

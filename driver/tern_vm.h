@@ -23,7 +23,7 @@ struct pid;
 struct tern_bo;
 
 #define TERN_VA_BASE	SZ_4G
-#define TERN_VA_SIZE	(TERN_VA_LIMIT - TERN_VA_BASE)
+#define TERN_VA_SIZE	(DRM_TERN_VA_LIMIT - TERN_VA_BASE)
 
 /**
  * struct tern_usage - who an open file is and what it uses

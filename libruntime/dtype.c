@@ -7,21 +7,21 @@
 #include "tern_reduce.h"
 
 /* tern.h's enums are the packet format's, so they pass through unchanged. */
-_Static_assert((int)TERN_FLOAT32 == TERN_DTYPE_FLOAT32 &&
-	       (int)TERN_FLOAT16 == TERN_DTYPE_FLOAT16 &&
-	       (int)TERN_BFLOAT16 == TERN_DTYPE_BFLOAT16 &&
-	       (int)TERN_INT32 == TERN_DTYPE_INT32 &&
-	       (int)TERN_UINT32 == TERN_DTYPE_UINT32 &&
-	       (int)TERN_INT8 == TERN_DTYPE_INT8 &&
-	       (int)TERN_UINT8 == TERN_DTYPE_UINT8 &&
-	       (int)TERN_INT64 == TERN_DTYPE_INT64 &&
-	       (int)TERN_UINT64 == TERN_DTYPE_UINT64 &&
+_Static_assert((int)TERN_FLOAT32 == DRM_TERN_DTYPE_FLOAT32 &&
+	       (int)TERN_FLOAT16 == DRM_TERN_DTYPE_FLOAT16 &&
+	       (int)TERN_BFLOAT16 == DRM_TERN_DTYPE_BFLOAT16 &&
+	       (int)TERN_INT32 == DRM_TERN_DTYPE_INT32 &&
+	       (int)TERN_UINT32 == DRM_TERN_DTYPE_UINT32 &&
+	       (int)TERN_INT8 == DRM_TERN_DTYPE_INT8 &&
+	       (int)TERN_UINT8 == DRM_TERN_DTYPE_UINT8 &&
+	       (int)TERN_INT64 == DRM_TERN_DTYPE_INT64 &&
+	       (int)TERN_UINT64 == DRM_TERN_DTYPE_UINT64 &&
 	       (int)TERN_DTYPE_COUNT == TERN_MODEL_DTYPE_COUNT,
 	       "tern_dtype_t follows enum drm_tern_dtype");
-_Static_assert((int)TERN_SUM == TERN_REDOP_SUM &&
-	       (int)TERN_PROD == TERN_REDOP_PROD &&
-	       (int)TERN_MIN == TERN_REDOP_MIN &&
-	       (int)TERN_MAX == TERN_REDOP_MAX &&
+_Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
+	       (int)TERN_PROD == DRM_TERN_REDOP_PROD &&
+	       (int)TERN_MIN == DRM_TERN_REDOP_MIN &&
+	       (int)TERN_MAX == DRM_TERN_REDOP_MAX &&
 	       (int)TERN_AVG == TERN_MODEL_REDOP_COUNT,
 	       "tern_redop_t follows enum drm_tern_redop; TERN_AVG is a dividing SUM");
 

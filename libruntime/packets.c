@@ -54,7 +54,7 @@ void tern_packet_nop(struct tern_packet_builder *b, uint16_t length)
 		tern_packet_reserve(b, (size_t)length * 8);
 
 	if (h)
-		tern_packet_header(h, TERN_OP_NOP, (size_t)length * 8, 0);
+		tern_packet_header(h, DRM_TERN_OP_NOP, (size_t)length * 8, 0);
 }
 
 void tern_packet_copy(struct tern_packet_builder *b, uint64_t dst,
@@ -64,7 +64,7 @@ void tern_packet_copy(struct tern_packet_builder *b, uint64_t dst,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_COPY, sizeof(*p), 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_COPY, sizeof(*p), 0);
 	p->src = src;
 	p->dst = dst;
 	p->bytes = bytes;
@@ -77,7 +77,7 @@ void tern_packet_fill(struct tern_packet_builder *b, uint64_t dst,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_FILL, sizeof(*p), 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_FILL, sizeof(*p), 0);
 	p->dst = dst;
 	p->bytes = bytes;
 	p->pattern = pattern;
@@ -89,7 +89,7 @@ void tern_packet_timestamp(struct tern_packet_builder *b, uint64_t dst)
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_TIMESTAMP, sizeof(*p), 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_TIMESTAMP, sizeof(*p), 0);
 	p->dst = dst;
 }
 
@@ -100,8 +100,8 @@ void tern_packet_sem_signal(struct tern_packet_builder *b, uint64_t addr,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_SEM_SIGNAL, sizeof(*p),
-			   add ? TERN_SEM_SIGNAL_ADD : 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_SEM_SIGNAL, sizeof(*p),
+			   add ? DRM_TERN_SEM_SIGNAL_ADD : 0);
 	p->addr = addr;
 	p->value = value;
 }
@@ -113,8 +113,8 @@ void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_SEM_WAIT, sizeof(*p),
-			   equal ? TERN_SEM_WAIT_EQ : 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_SEM_WAIT, sizeof(*p),
+			   equal ? DRM_TERN_SEM_WAIT_EQ : 0);
 	p->addr = addr;
 	p->value = value;
 }
@@ -128,8 +128,8 @@ void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_SEM_WAIT_ABORT, sizeof(*p),
-			   equal ? TERN_SEM_WAIT_EQ : 0);
+	tern_packet_header(&p->header, DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(*p),
+			   equal ? DRM_TERN_SEM_WAIT_EQ : 0);
 	p->addr = addr;
 	p->value = value;
 	p->abort = abort_addr;
@@ -145,7 +145,7 @@ static void tern_packet_reduce_flags(struct tern_packet_builder *b,
 
 	if (!p)
 		return;
-	tern_packet_header(&p->header, TERN_OP_REDUCE, sizeof(*p), flags);
+	tern_packet_header(&p->header, DRM_TERN_OP_REDUCE, sizeof(*p), flags);
 	p->src0 = src0;
 	p->src1 = src1;
 	p->dst = dst;
@@ -167,5 +167,5 @@ void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
 			       uint16_t dtype, uint32_t divisor)
 {
 	tern_packet_reduce_flags(b, dst, src0, src1, count, dtype,
-				 TERN_REDOP_SUM, TERN_REDUCE_DIVIDE, divisor);
+				 DRM_TERN_REDOP_SUM, DRM_TERN_REDUCE_DIVIDE, divisor);
 }

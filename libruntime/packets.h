@@ -35,7 +35,7 @@ void tern_packet_sem_wait(struct tern_packet_builder *b, uint64_t addr,
 			  uint64_t value, bool equal);
 /*
  * SEM_WAIT that fails the job once the u64 at @abort_addr is not zero
- * (TERN_SEM_ABORT_CANCEL: cancelled; anything else: a peer failed).
+ * (DRM_TERN_SEM_ABORT_CANCEL: cancelled; anything else: a peer failed).
  */
 void tern_packet_sem_wait_abort(struct tern_packet_builder *b, uint64_t addr,
 				uint64_t value, uint64_t abort_addr,
@@ -50,7 +50,7 @@ void tern_packet_reduce(struct tern_packet_builder *b, uint64_t dst,
 			uint16_t dtype, uint16_t op);
 /*
  * dst[i] = (src0[i] + src1[i]) / @divisor (>= 1): a SUM with
- * TERN_REDUCE_DIVIDE, the last step of an average.
+ * DRM_TERN_REDUCE_DIVIDE, the last step of an average.
  */
 void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
 			       uint64_t src0, uint64_t src1, uint64_t count,

@@ -198,7 +198,7 @@ typedef struct {
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint32_t engine_count;
 	tern_sim_engine_state_t engines[TERN_SIM_MAX_ENGINES];
-	/* TERN_HEALTH_REASON_* bits (tern_accel.h), as tern.ko derives them. */
+	/* DRM_TERN_HEALTH_REASON_* bits (tern_accel.h), as tern.ko derives them. */
 	uint32_t health_reasons;
 	/* Every open of the device; the first TERN_SIM_MAX_CLIENTS listed. */
 	uint32_t client_count;
@@ -233,7 +233,7 @@ typedef struct {
 	uint64_t link_errors;
 	/* Device events: the device, and its health reasons now. */
 	uint32_t device;
-	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* bits */
+	uint32_t health_reasons;	/* DRM_TERN_HEALTH_REASON_* bits */
 	/* MEM_ERROR: which kind, where, and the device's counts. */
 	uint32_t mem_uncorrectable;
 	uint32_t engine;		/* ENGINE_RESET: the engine reset */

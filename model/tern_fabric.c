@@ -491,11 +491,11 @@ int tern_fabric_port_view(const struct tern_fabric *fabric, u32 device,
 	memset(view, 0, sizeof(*view));
 	link = tern_port_link(fabric, device, port);
 	if (!link) {
-		view->state = TERN_PORT_UNCONNECTED;
+		view->state = DRM_TERN_PORT_UNCONNECTED;
 		return 0;
 	}
 	tx = link->end[0].device == device && link->end[0].port == port ? 0 : 1;
-	view->state = tern_load_u32(&link->up) ? TERN_PORT_UP : TERN_PORT_DOWN;
+	view->state = tern_load_u32(&link->up) ? DRM_TERN_PORT_UP : DRM_TERN_PORT_DOWN;
 	view->peer_device = link->end[tx ^ 1].device;
 	view->peer_port = link->end[tx ^ 1].port;
 	view->bandwidth = link->bandwidth;

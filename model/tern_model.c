@@ -18,25 +18,25 @@ struct tern_packet_rule {
 static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 {
 	static const struct tern_packet_rule rules[] = {
-		[TERN_OP_NOP] = { true, 0, 0 },
-		[TERN_OP_COPY] = {
+		[DRM_TERN_OP_NOP] = { true, 0, 0 },
+		[DRM_TERN_OP_COPY] = {
 			true, sizeof(struct drm_tern_packet_copy) / 8, 0 },
-		[TERN_OP_FILL] = {
+		[DRM_TERN_OP_FILL] = {
 			true, sizeof(struct drm_tern_packet_fill) / 8, 0 },
-		[TERN_OP_TIMESTAMP] = {
+		[DRM_TERN_OP_TIMESTAMP] = {
 			true, sizeof(struct drm_tern_packet_timestamp) / 8, 0 },
-		[TERN_OP_SEM_SIGNAL] = {
+		[DRM_TERN_OP_SEM_SIGNAL] = {
 			true, sizeof(struct drm_tern_packet_sem_signal) / 8,
-			TERN_SEM_SIGNAL_ADD },
-		[TERN_OP_SEM_WAIT] = {
+			DRM_TERN_SEM_SIGNAL_ADD },
+		[DRM_TERN_OP_SEM_WAIT] = {
 			true, sizeof(struct drm_tern_packet_sem_wait) / 8,
-			TERN_SEM_WAIT_EQ },
-		[TERN_OP_SEM_WAIT_ABORT] = {
+			DRM_TERN_SEM_WAIT_EQ },
+		[DRM_TERN_OP_SEM_WAIT_ABORT] = {
 			true, sizeof(struct drm_tern_packet_sem_wait_abort) / 8,
-			TERN_SEM_WAIT_EQ },
-		[TERN_OP_REDUCE] = {
+			DRM_TERN_SEM_WAIT_EQ },
+		[DRM_TERN_OP_REDUCE] = {
 			true, sizeof(struct drm_tern_packet_reduce) / 8,
-			TERN_REDUCE_DIVIDE },
+			DRM_TERN_REDUCE_DIVIDE },
 	};
 
 	if (opcode >= ARRAY_SIZE(rules) || !rules[opcode].defined)
@@ -44,10 +44,10 @@ static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 	return &rules[opcode];
 }
 
-/* A range is in range when it ends at or below TERN_VA_LIMIT. */
+/* A range is in range when it ends at or below DRM_TERN_VA_LIMIT. */
 static bool tern_range_ok(u64 va, u64 bytes)
 {
-	return va <= TERN_VA_LIMIT && bytes <= TERN_VA_LIMIT - va;
+	return va <= DRM_TERN_VA_LIMIT && bytes <= DRM_TERN_VA_LIMIT - va;
 }
 
 static bool tern_u64_slot_ok(u64 va)
@@ -75,8 +75,8 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	if (p->dtype >= TERN_MODEL_DTYPE_COUNT || p->op >= TERN_MODEL_REDOP_COUNT)
 		return -EINVAL;
 	/* the divisor is the pad's word: an average is a SUM divided */
-	if (p->header.flags & TERN_REDUCE_DIVIDE) {
-		if (p->op != TERN_REDOP_SUM || p->divisor == 0)
+	if (p->header.flags & DRM_TERN_REDUCE_DIVIDE) {
+		if (p->op != DRM_TERN_REDOP_SUM || p->divisor == 0)
 			return -EINVAL;
 	} else if (p->pad) {
 		return -EINVAL;
@@ -84,7 +84,7 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	size = tern_model_dtype_size(p->dtype);
 	if ((p->src0 | p->src1 | p->dst) & (size - 1))
 		return -EINVAL;
-	if (p->count > TERN_VA_LIMIT / size)
+	if (p->count > DRM_TERN_VA_LIMIT / size)
 		return -EINVAL;
 	bytes = p->count * size;
 	if (!tern_range_ok(p->src0, bytes) || !tern_range_ok(p->src1, bytes) ||
@@ -99,7 +99,7 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
 {
 	switch (hdr->opcode) {
-	case TERN_OP_COPY: {
+	case DRM_TERN_OP_COPY: {
 		const struct drm_tern_packet_copy *p = (const void *)hdr;
 
 		if (!tern_range_ok(p->src, p->bytes) ||
@@ -107,33 +107,33 @@ static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
 			return -EINVAL;
 		return 0;
 	}
-	case TERN_OP_FILL: {
+	case DRM_TERN_OP_FILL: {
 		const struct drm_tern_packet_fill *p = (const void *)hdr;
 
 		if (p->pad || !tern_range_ok(p->dst, p->bytes))
 			return -EINVAL;
 		return 0;
 	}
-	case TERN_OP_TIMESTAMP: {
+	case DRM_TERN_OP_TIMESTAMP: {
 		const struct drm_tern_packet_timestamp *p = (const void *)hdr;
 
 		return tern_u64_slot_ok(p->dst) ? 0 : -EINVAL;
 	}
-	case TERN_OP_SEM_SIGNAL:
-	case TERN_OP_SEM_WAIT: {
+	case DRM_TERN_OP_SEM_SIGNAL:
+	case DRM_TERN_OP_SEM_WAIT: {
 		/* signal and wait share one layout: header, addr, value */
 		const struct drm_tern_packet_sem_wait *p = (const void *)hdr;
 
 		return tern_u64_slot_ok(p->addr) ? 0 : -EINVAL;
 	}
-	case TERN_OP_SEM_WAIT_ABORT: {
+	case DRM_TERN_OP_SEM_WAIT_ABORT: {
 		const struct drm_tern_packet_sem_wait_abort *p =
 			(const void *)hdr;
 
 		return tern_u64_slot_ok(p->addr) && tern_u64_slot_ok(p->abort) ?
 		       0 : -EINVAL;
 	}
-	case TERN_OP_REDUCE:
+	case DRM_TERN_OP_REDUCE:
 		return tern_validate_reduce((const void *)hdr);
 	default:
 		return 0;
@@ -332,7 +332,7 @@ static int tern_run_reduce(struct tern_model_job *job,
 	struct tern_access src0_access, src1_access, dst_access;
 	u32 size = tern_model_dtype_size(p->dtype);
 	u32 cost = tern_model_reduce_cost(p->dtype, p->op,
-					  p->header.flags & TERN_REDUCE_DIVIDE);
+					  p->header.flags & DRM_TERN_REDUCE_DIVIDE);
 	u64 bytes = p->count * size, at = job->progress, chunk, elements;
 	int ret;
 
@@ -360,7 +360,7 @@ static int tern_run_reduce(struct tern_model_job *job,
 	chunk = tern_min_u64(bytes - at, elements * size);
 	if (mem->skip_data) {
 		/* nothing reduced, counted below as if it were */
-	} else if (p->header.flags & TERN_REDUCE_DIVIDE) {
+	} else if (p->header.flags & DRM_TERN_REDUCE_DIVIDE) {
 		tern_model_reduce_divide(dst_access.ptr + at,
 					 src0_access.ptr + at,
 					 src1_access.ptr + at, chunk / size,
@@ -436,10 +436,10 @@ static int tern_run_sem_wait_abort(const struct drm_tern_packet_sem_wait_abort *
 	word = tern_load_u64((u64 *)a.ptr);
 	if (word) {
 		tern_account(mem, &a, false, sizeof(u64));
-		return word == TERN_SEM_ABORT_CANCEL ? -ECANCELED : -ECONNRESET;
+		return word == DRM_TERN_SEM_ABORT_CANCEL ? -ECANCELED : -ECONNRESET;
 	}
 	ret = tern_sem_check(mem, p->addr, p->value,
-			     p->header.flags & TERN_SEM_WAIT_EQ);
+			     p->header.flags & DRM_TERN_SEM_WAIT_EQ);
 	if (!ret)
 		tern_account(mem, &a, false, sizeof(u64));
 	return ret;
@@ -450,13 +450,13 @@ static int tern_run_packet(struct tern_model_job *job,
 			   const struct tern_model_mem *mem, u64 *budget)
 {
 	switch (hdr->opcode) {
-	case TERN_OP_COPY:
+	case DRM_TERN_OP_COPY:
 		return tern_run_copy(job, (const void *)hdr, mem, budget);
-	case TERN_OP_FILL:
+	case DRM_TERN_OP_FILL:
 		return tern_run_fill(job, (const void *)hdr, mem, budget);
-	case TERN_OP_REDUCE:
+	case DRM_TERN_OP_REDUCE:
 		return tern_run_reduce(job, (const void *)hdr, mem, budget);
-	case TERN_OP_TIMESTAMP: {
+	case DRM_TERN_OP_TIMESTAMP: {
 		const struct drm_tern_packet_timestamp *p = (const void *)hdr;
 		struct tern_access a;
 		int ret = tern_u64_slot(mem, p->dst, true, &a);
@@ -469,9 +469,9 @@ static int tern_run_packet(struct tern_model_job *job,
 			       mem->model_clock ? stamp : mem->clock(mem->ctx));
 		return 0;
 	}
-	case TERN_OP_SEM_SIGNAL: {
+	case DRM_TERN_OP_SEM_SIGNAL: {
 		const struct drm_tern_packet_sem_signal *p = (const void *)hdr;
-		bool add = hdr->flags & TERN_SEM_SIGNAL_ADD;
+		bool add = hdr->flags & DRM_TERN_SEM_SIGNAL_ADD;
 		struct tern_access a;
 		int ret = tern_u64_slot(mem, p->addr, true, &a);
 		u64 *slot;
@@ -489,13 +489,13 @@ static int tern_run_packet(struct tern_model_job *job,
 			tern_store_u64(slot, p->value);
 		return 0;
 	}
-	case TERN_OP_SEM_WAIT: {
+	case DRM_TERN_OP_SEM_WAIT: {
 		const struct drm_tern_packet_sem_wait *p = (const void *)hdr;
 
 		return tern_sem_check(mem, p->addr, p->value,
-				      hdr->flags & TERN_SEM_WAIT_EQ);
+				      hdr->flags & DRM_TERN_SEM_WAIT_EQ);
 	}
-	case TERN_OP_SEM_WAIT_ABORT:
+	case DRM_TERN_OP_SEM_WAIT_ABORT:
 		return tern_run_sem_wait_abort((const void *)hdr, mem);
 	default:
 		return 0;	/* NOP */

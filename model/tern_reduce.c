@@ -14,18 +14,18 @@
 u32 tern_model_dtype_size(u32 dtype)
 {
 	switch (dtype) {
-	case TERN_DTYPE_INT8:
-	case TERN_DTYPE_UINT8:
+	case DRM_TERN_DTYPE_INT8:
+	case DRM_TERN_DTYPE_UINT8:
 		return 1;
-	case TERN_DTYPE_FLOAT16:
-	case TERN_DTYPE_BFLOAT16:
+	case DRM_TERN_DTYPE_FLOAT16:
+	case DRM_TERN_DTYPE_BFLOAT16:
 		return 2;
-	case TERN_DTYPE_FLOAT32:
-	case TERN_DTYPE_INT32:
-	case TERN_DTYPE_UINT32:
+	case DRM_TERN_DTYPE_FLOAT32:
+	case DRM_TERN_DTYPE_INT32:
+	case DRM_TERN_DTYPE_UINT32:
 		return 4;
-	case TERN_DTYPE_INT64:
-	case TERN_DTYPE_UINT64:
+	case DRM_TERN_DTYPE_INT64:
+	case DRM_TERN_DTYPE_UINT64:
 		return 8;
 	default:
 		return 0;
@@ -35,13 +35,13 @@ u32 tern_model_dtype_size(u32 dtype)
 u32 tern_model_reduce_cost(u32 dtype, u32 op, bool divide)
 {
 	switch (dtype) {
-	case TERN_DTYPE_FLOAT16:
-	case TERN_DTYPE_BFLOAT16:
+	case DRM_TERN_DTYPE_FLOAT16:
+	case DRM_TERN_DTYPE_BFLOAT16:
 		return divide ? TERN_MODEL_MAX_COST : 512;
-	case TERN_DTYPE_FLOAT32:
+	case DRM_TERN_DTYPE_FLOAT32:
 		if (divide)
 			return 512;
-		return op == TERN_REDOP_MIN || op == TERN_REDOP_MAX ? 64 : 256;
+		return op == DRM_TERN_REDOP_MIN || op == DRM_TERN_REDOP_MAX ? 64 : 256;
 	default:
 		return divide ? 128 : 16;
 	}
@@ -97,11 +97,11 @@ static u64 tern_int_op(u64 a, u64 b, u32 op, bool is_signed)
 	bool less = is_signed ? (s64)a < (s64)b : a < b;
 
 	switch (op) {
-	case TERN_REDOP_SUM:
+	case DRM_TERN_REDOP_SUM:
 		return a + b;
-	case TERN_REDOP_PROD:
+	case DRM_TERN_REDOP_PROD:
 		return a * b;
-	case TERN_REDOP_MIN:
+	case DRM_TERN_REDOP_MIN:
 		return less ? a : b;
 	default:
 		return less ? b : a;
@@ -160,11 +160,11 @@ static u32 tern_f32_native(u32 a, u32 b, enum tern_native_op op)
 static u32 tern_f32_op(u32 a, u32 b, u32 op)
 {
 	switch (op) {
-	case TERN_REDOP_SUM:
+	case DRM_TERN_REDOP_SUM:
 		return tern_f32_add(a, b);
-	case TERN_REDOP_PROD:
+	case DRM_TERN_REDOP_PROD:
 		return tern_f32_mul(a, b);
-	case TERN_REDOP_MIN:
+	case DRM_TERN_REDOP_MIN:
 		return tern_f32_min(a, b);
 	default:
 		return tern_f32_max(a, b);
@@ -173,8 +173,8 @@ static u32 tern_f32_op(u32 a, u32 b, u32 op)
 
 static bool tern_dtype_signed(u32 dtype)
 {
-	return dtype == TERN_DTYPE_INT8 || dtype == TERN_DTYPE_INT32 ||
-	       dtype == TERN_DTYPE_INT64;
+	return dtype == DRM_TERN_DTYPE_INT8 || dtype == DRM_TERN_DTYPE_INT32 ||
+	       dtype == DRM_TERN_DTYPE_INT64;
 }
 
 #ifndef __KERNEL__
@@ -194,7 +194,7 @@ static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op,
 	u32 r[BLOCK];
 	u64 bytes = count * 4;
 
-	if (op != TERN_REDOP_SUM && op != TERN_REDOP_PROD)
+	if (op != DRM_TERN_REDOP_SUM && op != DRM_TERN_REDOP_PROD)
 		return false;
 	if ((d != a && d < a + bytes && a < d + bytes) ||
 	    (d != b && d < b + bytes && b < d + bytes))
@@ -208,7 +208,7 @@ static bool tern_f32_fast(u8 *d, const u8 *a, const u8 *b, u64 count, u32 op,
 			/* the sum rounded, then the quotient: no fusing here */
 			for (i = 0; i < n; i++)
 				x[i] = (x[i] + y[i]) / by;
-		else if (op == TERN_REDOP_SUM)
+		else if (op == DRM_TERN_REDOP_SUM)
 			for (i = 0; i < n; i++)
 				x[i] += y[i];
 		else
@@ -242,16 +242,16 @@ static u64 tern_reduce_one(u64 x, u64 y, u32 dtype, u32 op, u32 divisor,
 	bool is_signed = tern_dtype_signed(dtype);
 
 	switch (dtype) {
-	case TERN_DTYPE_FLOAT32:
+	case DRM_TERN_DTYPE_FLOAT32:
 		return divisor ? tern_f32_avg((u32)x, (u32)y, by) :
 				 tern_f32_op((u32)x, (u32)y, op);
-	case TERN_DTYPE_FLOAT16:
+	case DRM_TERN_DTYPE_FLOAT16:
 		x = tern_f16_to_f32((u16)x);
 		y = tern_f16_to_f32((u16)y);
 		return tern_f32_to_f16(divisor ?
 				       tern_f32_avg((u32)x, (u32)y, by) :
 				       tern_f32_op((u32)x, (u32)y, op));
-	case TERN_DTYPE_BFLOAT16:
+	case DRM_TERN_DTYPE_BFLOAT16:
 		x = tern_bf16_to_f32((u16)x);
 		y = tern_bf16_to_f32((u16)y);
 		return tern_f32_to_bf16(divisor ?
@@ -281,7 +281,7 @@ static void tern_reduce_elements(void *dst, const void *src0,
 	 * exactly src0 or src1 sees its old value.
 	 */
 #ifndef __KERNEL__
-	if (dtype == TERN_DTYPE_FLOAT32 &&
+	if (dtype == DRM_TERN_DTYPE_FLOAT32 &&
 	    tern_f32_fast(dst, src0, src1, count, op, divisor))
 		return;
 #endif
@@ -303,6 +303,6 @@ void tern_model_reduce(void *dst, const void *src0, const void *src1,
 void tern_model_reduce_divide(void *dst, const void *src0, const void *src1,
 			      u64 count, u32 dtype, u32 divisor)
 {
-	tern_reduce_elements(dst, src0, src1, count, dtype, TERN_REDOP_SUM,
+	tern_reduce_elements(dst, src0, src1, count, dtype, DRM_TERN_REDOP_SUM,
 			     divisor);
 }

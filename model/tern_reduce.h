@@ -13,8 +13,8 @@
  * The element types and operations this model knows; the uapi has no
  * count of its own, whose meaning would change as the header grows.
  */
-#define TERN_MODEL_DTYPE_COUNT	(TERN_DTYPE_UINT64 + 1)
-#define TERN_MODEL_REDOP_COUNT	(TERN_REDOP_MAX + 1)
+#define TERN_MODEL_DTYPE_COUNT	(DRM_TERN_DTYPE_UINT64 + 1)
+#define TERN_MODEL_REDOP_COUNT	(DRM_TERN_REDOP_MAX + 1)
 
 /* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */
 u32 tern_model_dtype_size(u32 dtype);
@@ -24,7 +24,7 @@ u32 tern_model_dtype_size(u32 dtype);
 
 /*
  * The work one element of a REDUCE of @dtype with @op costs, @divide for
- * TERN_REDUCE_DIVIDE, in units of TERN_MODEL_BUDGET (a byte of COPY):
+ * DRM_TERN_REDUCE_DIVIDE, in units of TERN_MODEL_BUDGET (a byte of COPY):
  * about what it takes on a CPU without an FPU, as tern.ko computes it,
  * measured against a COPY and rounded up. Soft-float elements cost the
  * most, a divide more.
@@ -42,7 +42,7 @@ void tern_model_reduce(void *dst, const void *src0, const void *src1,
 
 /*
  * dst[i] = (src0[i] + src1[i]) / @divisor (>= 1), as REDUCE with
- * TERN_REDUCE_DIVIDE: floating point summed in float32, divided by
+ * DRM_TERN_REDUCE_DIVIDE: floating point summed in float32, divided by
  * @divisor in float32 and rounded once more to @dtype; integers summed
  * with wrapping in @dtype, then divided truncating toward zero. The
  * rest as for tern_model_reduce().

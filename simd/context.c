@@ -162,7 +162,7 @@ void machine_ports(struct machine *m, uint32_t device,
 		}
 		info->port = port;
 		info->state = (tern_link_state_t)view.state;
-		info->peer_device = view.state == TERN_PORT_UNCONNECTED ?
+		info->peer_device = view.state == DRM_TERN_PORT_UNCONNECTED ?
 				    -1 : (int)view.peer_device;
 		info->peer_port = view.peer_port;
 		info->bandwidth = view.bandwidth;

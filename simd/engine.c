@@ -19,7 +19,7 @@
  * and resets the engine; one that faults fails with
  * TERN_ERROR_DEVICE_FAULT, one that addresses a peer's memory no up link
  * reaches with TERN_ERROR_NO_ROUTE, one whose SEM_WAIT_ABORT finds its
- * abort word set with TERN_ERROR_CANCELLED (TERN_SEM_ABORT_CANCEL) or
+ * abort word set with TERN_ERROR_CANCELLED (DRM_TERN_SEM_ABORT_CANCEL) or
  * TERN_ERROR_PEER_FAILED, one whose context is closing (its process went)
  * with TERN_ERROR_CANCELLED. A dependency's failure does not stop the
  * jobs waiting for it. A destroyed queue's jobs still run; the queue goes
@@ -265,8 +265,8 @@ static const void *machine_wait_word(struct machine_context *ctx,
 	uint32_t owner;
 	void *ptr;
 
-	if (p->header.opcode != TERN_OP_SEM_WAIT &&
-	    p->header.opcode != TERN_OP_SEM_WAIT_ABORT)
+	if (p->header.opcode != DRM_TERN_OP_SEM_WAIT &&
+	    p->header.opcode != DRM_TERN_OP_SEM_WAIT_ABORT)
 		return NULL;
 	pthread_rwlock_rdlock(&ctx->va_lock);
 	ptr = machine_translate(ctx, p->addr, sizeof(uint64_t), &owner);

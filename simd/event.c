@@ -34,27 +34,27 @@ uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev)
 		if (link < 0)
 			continue;
 		if (!tern_load_u32(&fabric->links[link].up))
-			reasons |= TERN_HEALTH_REASON_LINK_DOWN;
+			reasons |= DRM_TERN_HEALTH_REASON_LINK_DOWN;
 		if (tern_counter_read(&fabric->links[link].errors))
-			reasons |= TERN_HEALTH_REASON_LINK_ERRORS;
+			reasons |= DRM_TERN_HEALTH_REASON_LINK_ERRORS;
 	}
 	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
 		struct machine_engine *engine = &dev->engines[e];
 		uint64_t hang_resets;
 
 		if (atomic_load(&engine->hung))
-			reasons |= TERN_HEALTH_REASON_ENGINE_HUNG;
+			reasons |= DRM_TERN_HEALTH_REASON_ENGINE_HUNG;
 		pthread_mutex_lock(&engine->lock);
 		hang_resets = engine->stats.hang_resets;
 		pthread_mutex_unlock(&engine->lock);
 		if (hang_resets)
-			reasons |= TERN_HEALTH_REASON_ENGINE_RESET;
+			reasons |= DRM_TERN_HEALTH_REASON_ENGINE_RESET;
 	}
 	pthread_mutex_lock(&dev->lock);
 	uncorrected = dev->mem_errors_uncorrected;
 	pthread_mutex_unlock(&dev->lock);
 	if (uncorrected)
-		reasons |= TERN_HEALTH_REASON_MEM_UNCORRECTED;
+		reasons |= DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED;
 	return reasons;
 }
 

@@ -29,7 +29,7 @@ static bool machine_model_has_reduce(void)
 {
 	struct drm_tern_packet_reduce p = {
 		.header = {
-			.opcode = TERN_OP_REDUCE,
+			.opcode = DRM_TERN_OP_REDUCE,
 			.length = sizeof(p) / 8,
 		},
 		.src0 = MACHINE_VA_BASE,

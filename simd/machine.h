@@ -31,7 +31,7 @@
 #define MACHINE_PARK_WORDS	8
 /* The driver's per-file device address space. */
 #define MACHINE_VA_BASE		(4ull << 30)
-#define MACHINE_VA_SIZE		(TERN_VA_LIMIT - MACHINE_VA_BASE)
+#define MACHINE_VA_SIZE		(DRM_TERN_VA_LIMIT - MACHINE_VA_BASE)
 
 struct machine_engine;
 struct machine_client;

@@ -276,7 +276,7 @@ struct sim_inspect_reply {
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint32_t buffer_count, engine_count, client_count;
-	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
+	uint32_t health_reasons;	/* DRM_TERN_HEALTH_REASON_* */
 	struct sim_inspect_engine engines[SIM_INSPECT_MAX_ENGINES];
 	struct sim_inspect_client clients[SIM_INSPECT_MAX_CLIENTS];
 };

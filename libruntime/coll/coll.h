@@ -63,7 +63,7 @@
 #define COLL_TORUS_PARTS	(2 * COLL_TORUS_DIMS)
 
 /* Values of the abort word: why the communicator's jobs must stop. */
-#define COLL_ABORT_LOCAL	TERN_SEM_ABORT_CANCEL	/* ours failed or were cancelled */
+#define COLL_ABORT_LOCAL	DRM_TERN_SEM_ABORT_CANCEL	/* ours failed or were cancelled */
 #define COLL_ABORT_PEER		2	/* a peer failed */
 
 struct coll_peer {

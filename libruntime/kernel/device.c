@@ -174,7 +174,7 @@ static int kbe_rings_wanted(const struct drm_tern_info *info)
 				    "nor 'off'", env);
 		return -1;
 	}
-	return (info->capabilities & TERN_CAP_USER_RING) &&
+	return (info->capabilities & DRM_TERN_CAP_USER_RING) &&
 	       !(env && strcmp(env, "off") == 0);
 }
 
@@ -249,22 +249,22 @@ static tern_status_t kbe_query(struct tern_be_device *bdev,
 	memcpy(info->node, dev->node, sizeof(info->node));
 	info->memory_bytes = k->device_memory_size;
 	info->capabilities =
-		((k->capabilities & TERN_CAP_MOCK) ? TERN_DEVICE_CAP_MOCK : 0) |
-		((k->capabilities & TERN_CAP_HOST_MEMORY) ?
+		((k->capabilities & DRM_TERN_CAP_MOCK) ? TERN_DEVICE_CAP_MOCK : 0) |
+		((k->capabilities & DRM_TERN_CAP_HOST_MEMORY) ?
 		 TERN_DEVICE_CAP_HOST_MEMORY : 0) |
-		((k->capabilities & TERN_CAP_SEMAPHORE) ?
+		((k->capabilities & DRM_TERN_CAP_SEMAPHORE) ?
 		 TERN_DEVICE_CAP_SEMAPHORE : 0) |
-		((k->capabilities & TERN_CAP_TIMESTAMP) ?
+		((k->capabilities & DRM_TERN_CAP_TIMESTAMP) ?
 		 TERN_DEVICE_CAP_TIMESTAMP : 0) |
-		((k->capabilities & TERN_CAP_FABRIC) ?
+		((k->capabilities & DRM_TERN_CAP_FABRIC) ?
 		 TERN_DEVICE_CAP_FABRIC : 0) |
-		((k->capabilities & TERN_CAP_REDUCE) ?
+		((k->capabilities & DRM_TERN_CAP_REDUCE) ?
 		 TERN_DEVICE_CAP_REDUCE : 0) |
-		((k->capabilities & TERN_CAP_PEER_MEMORY) ?
+		((k->capabilities & DRM_TERN_CAP_PEER_MEMORY) ?
 		 TERN_DEVICE_CAP_PEER_MEMORY : 0) |
-		((k->capabilities & TERN_CAP_SEM_WAIT_ABORT) ?
+		((k->capabilities & DRM_TERN_CAP_SEM_WAIT_ABORT) ?
 		 TERN_DEVICE_CAP_ABORTABLE_WAIT : 0) |
-		((k->capabilities & TERN_CAP_REDUCE_DIVIDE) ?
+		((k->capabilities & DRM_TERN_CAP_REDUCE_DIVIDE) ?
 		 TERN_DEVICE_CAP_REDUCE_DIVIDE : 0);
 	info->clock_hz = k->engine_clock_hz;
 	info->engine_count = k->engine_count;

@@ -32,7 +32,7 @@ static bool kbe_word_done(const struct kbe_fence *fence)
 {
 	uint64_t word = __atomic_load_n(fence->word, __ATOMIC_ACQUIRE);
 
-	return (word & ~TERN_RING_FENCE_ERROR_MASK) >= fence->value;
+	return (word & ~DRM_TERN_RING_FENCE_ERROR_MASK) >= fence->value;
 }
 
 /* On failure the caller still calls kbe_fence_table_fini(). */
@@ -41,7 +41,7 @@ tern_status_t kbe_fence_table_init(struct kbe_device *dev)
 	struct kbe_fence_table *t = &dev->fences;
 	struct drm_tern_bo_create bo = {
 		.size = (uint64_t)KBE_FENCE_SLOTS * 8,
-		.placement = TERN_PLACEMENT_HOST,
+		.placement = DRM_TERN_PLACEMENT_HOST,
 	};
 	void *map;
 
@@ -112,7 +112,7 @@ static void kbe_word_reclaim(struct kbe_fence_table *t)
 		uint64_t word = __atomic_load_n(&t->words[slot],
 						__ATOMIC_ACQUIRE);
 
-		if ((word & ~TERN_RING_FENCE_ERROR_MASK) < t->gens[slot] << 16) {
+		if ((word & ~DRM_TERN_RING_FENCE_ERROR_MASK) < t->gens[slot] << 16) {
 			i++;
 			continue;
 		}
@@ -295,8 +295,8 @@ static tern_status_t kbe_word_status(struct kbe_fence *fence)
 	uint64_t word = __atomic_load_n(fence->word, __ATOMIC_ACQUIRE);
 	int err;
 
-	if ((word & ~TERN_RING_FENCE_ERROR_MASK) >= fence->value) {
-		err = (int)(word & TERN_RING_FENCE_ERROR_MASK);
+	if ((word & ~DRM_TERN_RING_FENCE_ERROR_MASK) >= fence->value) {
+		err = (int)(word & DRM_TERN_RING_FENCE_ERROR_MASK);
 		return err ? kbe_fence_error(err) : TERN_SUCCESS;
 	}
 	err = __atomic_load_n(&fence->ring->ctl->error, __ATOMIC_ACQUIRE);

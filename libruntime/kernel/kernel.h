@@ -5,7 +5,7 @@
  * jobs), ring.c (user rings), fence.c (fence words and syncobjs) and
  * share.c (PRIME, handles, the fabric).
  *
- * Where the driver has user rings (TERN_CAP_USER_RING), every queue is a
+ * Where the driver has user rings (DRM_TERN_CAP_USER_RING), every queue is a
  * ring and every fence a word of the device's fence table that the job's
  * record names: submitting and waiting cost no system call while the
  * engine has work. Without them, queues are QUEUE_CREATE's and fences are

@@ -17,8 +17,8 @@ tern_status_t kbe_buffer_create(struct tern_be_device *bdev,
 	struct kbe_device *dev = kbe_device(bdev);
 	struct drm_tern_bo_create args = {
 		.size = bytes,
-		.placement = kind == TERN_MEMORY_HOST ? TERN_PLACEMENT_HOST :
-							TERN_PLACEMENT_DEVICE,
+		.placement = kind == TERN_MEMORY_HOST ? DRM_TERN_PLACEMENT_HOST :
+							DRM_TERN_PLACEMENT_DEVICE,
 	};
 	struct kbe_bo *bo = calloc(1, sizeof(*bo));
 

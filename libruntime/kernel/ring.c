@@ -52,8 +52,8 @@ tern_status_t kbe_ring_create(struct kbe_device *dev, uint32_t engine,
 			      struct kbe_ring **out)
 {
 	struct drm_tern_bo_create bo = {
-		.size = TERN_RING_DATA_OFFSET + KBE_RING_SIZE,
-		.placement = TERN_PLACEMENT_HOST,
+		.size = DRM_TERN_RING_DATA_OFFSET + KBE_RING_SIZE,
+		.placement = DRM_TERN_PLACEMENT_HOST,
 	};
 	struct drm_tern_ring_create args = {
 		.engine = engine, .size = KBE_RING_SIZE,
@@ -81,7 +81,7 @@ tern_status_t kbe_ring_create(struct kbe_device *dev, uint32_t engine,
 		goto fail;
 	}
 	ring->ctl = ring->map;
-	ring->data = (uint8_t *)ring->map + TERN_RING_DATA_OFFSET;
+	ring->data = (uint8_t *)ring->map + DRM_TERN_RING_DATA_OFFSET;
 	args.handle = bo.handle;
 	if (drmIoctl(dev->fd, DRM_IOCTL_TERN_RING_CREATE, &args)) {
 		err = errno;
@@ -212,7 +212,7 @@ tern_status_t kbe_ring_submit(struct kbe_ring *ring, const void *packets,
 		if (left >= KBE_RING_HDR) {
 			struct drm_tern_ring_record pad = {
 				.size = (uint32_t)(left - KBE_RING_HDR),
-				.flags = TERN_RING_RECORD_PAD,
+				.flags = DRM_TERN_RING_RECORD_PAD,
 			};
 
 			memcpy(ring->data + at, &pad, KBE_RING_HDR);

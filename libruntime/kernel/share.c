@@ -105,7 +105,7 @@ tern_status_t kbe_buffer_import(struct tern_be_device *bdev, int fd,
 	bo->mmap_offset = info.mmap_offset;
 	bo->base.size = info.size;
 	bo->base.va = info.device_va;
-	*kind = info.placement == TERN_PLACEMENT_HOST ? TERN_MEMORY_HOST :
+	*kind = info.placement == DRM_TERN_PLACEMENT_HOST ? TERN_MEMORY_HOST :
 							TERN_MEMORY_DEVICE;
 	*out = &bo->base;
 	return TERN_SUCCESS;
@@ -130,7 +130,7 @@ static void kbe_port_from_uapi(tern_port_info_t *info,
 	memset(info, 0, sizeof(*info));
 	info->port = k->port;
 	info->state = (tern_link_state_t)k->state;
-	info->peer_device = k->state == TERN_PORT_UNCONNECTED ?
+	info->peer_device = k->state == DRM_TERN_PORT_UNCONNECTED ?
 			    -1 : (int)k->peer_fabric_id;
 	info->peer_port = k->peer_port;
 	info->bandwidth = k->bandwidth;

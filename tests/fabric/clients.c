@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * TERN_CMD_CLIENT_GET: every open file of a device is a client, named by
+ * DRM_TERN_CMD_CLIENT_GET: every open file of a device is a client, named by
  * the process that opened it; what it holds (buffers, imports among them,
  * queues) and what it ran is counted exactly, it goes when the file
  * closes, a dump longer than one message buffer lists each client once,
@@ -55,11 +55,11 @@ static int clients_teardown(void **state)
 
 static void dump_clients(uint32_t device, struct nl_replies *out)
 {
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
-				      TERN_A_CLIENT_DEVICE, device, out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
+				      DRM_TERN_A_CLIENT_DEVICE, device, out), 0);
 	for (uint32_t i = 0; i < out->count; i++) {
-		assert_int_equal(out->msg[i].cmd, TERN_CMD_CLIENT_GET);
-		assert_int_equal(out->msg[i].attr[TERN_A_CLIENT_DEVICE], device);
+		assert_int_equal(out->msg[i].cmd, DRM_TERN_CMD_CLIENT_GET);
+		assert_int_equal(out->msg[i].attr[DRM_TERN_A_CLIENT_DEVICE], device);
 	}
 }
 
@@ -90,7 +90,7 @@ static uint64_t client_count(uint32_t device)
 	struct nl_reply dev;
 
 	netlink_device(sock, family, device, &dev);
-	return dev.attr[TERN_A_DEV_CLIENT_COUNT];
+	return dev.attr[DRM_TERN_A_DEV_CLIENT_COUNT];
 }
 
 static void test_client_is_this_process(void **state)
@@ -111,43 +111,43 @@ static void test_client_is_this_process(void **state)
 	assert_true(fd >= 0);
 	dump_clients(d, &after);
 	c = *netlink_new_client(&before, &after);
-	id = c.attr[TERN_A_CLIENT_ID];
+	id = c.attr[DRM_TERN_A_CLIENT_ID];
 	my_comm(comm, sizeof(comm));
-	assert_int_equal(c.attr[TERN_A_CLIENT_PID], getpid());
-	assert_string_equal(c.str[TERN_A_CLIENT_COMM], comm);
-	for (int a = TERN_A_CLIENT_MEM_DEVICE; a <= TERN_A_CLIENT_BUSY_NS; a++) {
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_PID], getpid());
+	assert_string_equal(c.str[DRM_TERN_A_CLIENT_COMM], comm);
+	for (int a = DRM_TERN_A_CLIENT_MEM_DEVICE; a <= DRM_TERN_A_CLIENT_BUSY_NS; a++) {
 		assert_true(c.has[a]);
 		assert_int_equal(c.attr[a], 0);
 	}
 	assert_int_equal(client_count(d), clients + 1);
 
 	/* a buffer's bytes count from its creation, exactly */
-	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 3 * 4096 + 1, &device_bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 3 * 4096 + 1, &device_bo);
 	c = client_now(d, id);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], 0);
-	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 8192, &host_bo);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_HOST], 0);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_BUFFERS], 1);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 8192, &host_bo);
 	c = client_now(d, id);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], host_bo.size);
-	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 2);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_DEVICE], device_bo.size);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_HOST], host_bo.size);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_BUFFERS], 2);
 
 	queue = uapi_queue_create(fd, 0);
 	uapi_emit_fill(&s, device_bo.va, 4096, 0x5a5a5a5a);
 	assert_int_equal(uapi_run(fd, queue, &s), 1);
 	c = client_now(d, id);
-	assert_int_equal(c.attr[TERN_A_CLIENT_QUEUES], 1);
-	assert_int_equal(c.attr[TERN_A_CLIENT_JOBS_SUBMITTED], 1);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_QUEUES], 1);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_JOBS_SUBMITTED], 1);
 	/* it ended before its fence signalled */
-	assert_int_equal(c.attr[TERN_A_CLIENT_JOBS_ACTIVE], 0);
-	assert_true(c.attr[TERN_A_CLIENT_BUSY_NS] > 0);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_JOBS_ACTIVE], 0);
+	assert_true(c.attr[DRM_TERN_A_CLIENT_BUSY_NS] > 0);
 
 	uapi_bo_close(fd, &device_bo);
 	c = client_now(d, id);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], 0);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_HOST], host_bo.size);
-	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_DEVICE], 0);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_HOST], host_bo.size);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_BUFFERS], 1);
 
 	uapi_bo_close(fd, &host_bo);
 	close(fd);
@@ -167,7 +167,7 @@ static void test_client_counts_imports(void **state)
 	int fd, dma_buf;
 
 	(void)state;
-	uapi_bo_create(fabric.fd[exporter], TERN_PLACEMENT_DEVICE, 64 * 1024, &bo);
+	uapi_bo_create(fabric.fd[exporter], DRM_TERN_PLACEMENT_DEVICE, 64 * 1024, &bo);
 	dump_clients(importer, &before);
 	fd = uapi_open_device(importer);
 	dump_clients(importer, &after);
@@ -176,9 +176,9 @@ static void test_client_counts_imports(void **state)
 					    DRM_CLOEXEC | DRM_RDWR, &dma_buf), 0);
 	assert_int_equal(drmPrimeFDToHandle(fd, dma_buf, &handle), 0);
 	close(dma_buf);
-	c = client_now(importer, c.attr[TERN_A_CLIENT_ID]);
-	assert_int_equal(c.attr[TERN_A_CLIENT_MEM_DEVICE], bo.size);
-	assert_int_equal(c.attr[TERN_A_CLIENT_BUFFERS], 1);
+	c = client_now(importer, c.attr[DRM_TERN_A_CLIENT_ID]);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_MEM_DEVICE], bo.size);
+	assert_int_equal(c.attr[DRM_TERN_A_CLIENT_BUFFERS], 1);
 	close(fd);
 	uapi_bo_close(fabric.fd[exporter], &bo);
 }
@@ -200,8 +200,8 @@ static void test_client_dump_in_parts(void **state)
 		close(fds[i]);
 	assert_int_equal(after.count, before.count + MANY_FILES);
 	for (uint32_t i = 1; i < after.count; i++)
-		assert_true(after.msg[i].attr[TERN_A_CLIENT_ID] >
-			    after.msg[i - 1].attr[TERN_A_CLIENT_ID]);
+		assert_true(after.msg[i].attr[DRM_TERN_A_CLIENT_ID] >
+			    after.msg[i - 1].attr[DRM_TERN_A_CLIENT_ID]);
 }
 
 /* Without a filter: the clients of every device, ours among them. */
@@ -210,13 +210,13 @@ static void test_client_dump_all_devices(void **state)
 	uint32_t ours[FABRIC_MAX_DEVICES] = { 0 };
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET, 0, 0,
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET, 0, 0,
 				      &after), 0);
 	for (uint32_t i = 0; i < after.count; i++) {
-		uint64_t d = after.msg[i].attr[TERN_A_CLIENT_DEVICE];
+		uint64_t d = after.msg[i].attr[DRM_TERN_A_CLIENT_DEVICE];
 
 		assert_true(d < fabric.devices);
-		if (after.msg[i].attr[TERN_A_CLIENT_PID] == (uint64_t)getpid())
+		if (after.msg[i].attr[DRM_TERN_A_CLIENT_PID] == (uint64_t)getpid())
 			ours[d]++;
 	}
 	for (uint32_t d = 0; d < fabric.devices; d++)
@@ -281,14 +281,14 @@ static void test_client_fdinfo(void **state)
 		return;
 	}
 	engines = uapi_get_info(fd).engine_count;
-	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 40960, &device_bo);
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 8192, &host_bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 40960, &device_bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 8192, &host_bo);
 	queue = uapi_queue_create(fd, engines - 1);
 	uapi_emit_fill(&s, device_bo.va, 4096, 0x11111111);
 	assert_int_equal(uapi_run(fd, queue, &s), 1);
 
-	c = client_now(d, c.attr[TERN_A_CLIENT_ID]);
-	assert_int_equal(fdinfo_number(fd, "drm-client-id"), c.attr[TERN_A_CLIENT_ID]);
+	c = client_now(d, c.attr[DRM_TERN_A_CLIENT_ID]);
+	assert_int_equal(fdinfo_number(fd, "drm-client-id"), c.attr[DRM_TERN_A_CLIENT_ID]);
 	assert_int_equal(fdinfo_number(fd, "drm-memory-device"), device_bo.size);
 	assert_int_equal(fdinfo_number(fd, "drm-memory-host"), host_bo.size);
 	for (uint32_t e = 0; e < engines; e++) {
@@ -305,7 +305,7 @@ static void test_client_fdinfo(void **state)
 	}
 	assert_true(busy > 0);
 	/* nothing runs now: the same time netlink reports */
-	assert_int_equal(busy, c.attr[TERN_A_CLIENT_BUSY_NS]);
+	assert_int_equal(busy, c.attr[DRM_TERN_A_CLIENT_BUSY_NS]);
 	uapi_bo_close(fd, &device_bo);
 	uapi_bo_close(fd, &host_bo);
 	close(fd);
@@ -315,8 +315,8 @@ static void test_client_fdinfo(void **state)
 static int64_t pid_of_comm(const struct nl_replies *in, const char *comm)
 {
 	for (uint32_t i = 0; i < in->count; i++)
-		if (!strcmp(in->msg[i].str[TERN_A_CLIENT_COMM], comm))
-			return (int64_t)in->msg[i].attr[TERN_A_CLIENT_PID];
+		if (!strcmp(in->msg[i].str[DRM_TERN_A_CLIENT_COMM], comm))
+			return (int64_t)in->msg[i].attr[DRM_TERN_A_CLIENT_PID];
 	return -1;
 }
 
@@ -339,8 +339,8 @@ pidns_child(uint32_t device, const char *test_comm, int report, int go)
 	prctl(PR_SET_NAME, PIDNS_COMM);
 	fd = uapi_open_device(device);
 	child_sock = netlink_open(&child_family);
-	if (fd < 0 || netlink_dump(child_sock, child_family, TERN_CMD_CLIENT_GET,
-				   TERN_A_CLIENT_DEVICE, device, &seen))
+	if (fd < 0 || netlink_dump(child_sock, child_family, DRM_TERN_CMD_CLIENT_GET,
+				   DRM_TERN_A_CLIENT_DEVICE, device, &seen))
 		_exit(2);
 	pids[0] = pid_of_comm(&seen, PIDNS_COMM);
 	pids[1] = pid_of_comm(&seen, test_comm);
@@ -432,7 +432,7 @@ struct as_user_view {
 	uint32_t own;		/* of those, its own (its pid) */
 	uint32_t test;		/* of those, the test process's */
 	uint64_t own_id;	/* its client's id */
-	uint64_t device_clients;	/* TERN_A_DEV_CLIENT_COUNT of its device */
+	uint64_t device_clients;	/* DRM_TERN_A_DEV_CLIENT_COUNT of its device */
 	int32_t join;		/* nl_socket_add_membership() of "events" */
 };
 
@@ -487,29 +487,29 @@ as_user_child(uint32_t device, const struct as_user *how, pid_t test,
 		view.error = 2;
 		goto report;
 	}
-	if (netlink_dump(child_sock, child_family, TERN_CMD_CLIENT_GET, 0, 0,
+	if (netlink_dump(child_sock, child_family, DRM_TERN_CMD_CLIENT_GET, 0, 0,
 			 &seen)) {
 		view.error = 3;
 		goto report;
 	}
 	view.seen = seen.count;
 	for (uint32_t i = 0; i < seen.count; i++) {
-		uint64_t pid = seen.msg[i].attr[TERN_A_CLIENT_PID];
+		uint64_t pid = seen.msg[i].attr[DRM_TERN_A_CLIENT_PID];
 
 		if (pid == (uint64_t)getpid()) {
 			view.own++;
-			view.own_id = seen.msg[i].attr[TERN_A_CLIENT_ID];
+			view.own_id = seen.msg[i].attr[DRM_TERN_A_CLIENT_ID];
 		}
 		view.test += pid == (uint64_t)test;
 	}
-	if (netlink_dump(child_sock, child_family, TERN_CMD_DEVICE_GET,
-			 TERN_A_DEV_INDEX, device, &seen) || seen.count != 1) {
+	if (netlink_dump(child_sock, child_family, DRM_TERN_CMD_DEVICE_GET,
+			 DRM_TERN_A_DEV_INDEX, device, &seen) || seen.count != 1) {
 		view.error = 4;
 		goto report;
 	}
-	view.device_clients = seen.msg[0].attr[TERN_A_DEV_CLIENT_COUNT];
-	group = genl_ctrl_resolve_grp(child_sock, TERN_GENL_NAME,
-				      TERN_MCGRP_EVENTS);
+	view.device_clients = seen.msg[0].attr[DRM_TERN_A_DEV_CLIENT_COUNT];
+	group = genl_ctrl_resolve_grp(child_sock, DRM_TERN_GENL_NAME,
+				      DRM_TERN_MCGRP_EVENTS);
 	view.join = group < 0 ? group :
 		    nl_socket_add_membership(child_sock, group);
 report:
@@ -579,7 +579,7 @@ static uint32_t clients_of(const struct nl_replies *in, pid_t pid)
 	uint32_t count = 0;
 
 	for (uint32_t i = 0; i < in->count; i++)
-		count += in->msg[i].attr[TERN_A_CLIENT_PID] == (uint64_t)pid;
+		count += in->msg[i].attr[DRM_TERN_A_CLIENT_PID] == (uint64_t)pid;
 	return count;
 }
 
@@ -606,7 +606,7 @@ static void test_client_other_user_sees_own_only(void **state)
 	if (!c)
 		fail_msg("root does not see nobody's client %llu",
 			 (unsigned long long)run.view.own_id);
-	assert_int_equal(c->attr[TERN_A_CLIENT_PID], run.pid);
+	assert_int_equal(c->attr[DRM_TERN_A_CLIENT_PID], run.pid);
 	assert_true(clients_of(&after, getpid()) >= 1);
 	assert_int_equal(run.view.device_clients, after.count);
 	as_user_end(&run);
@@ -634,7 +634,7 @@ static void test_client_capabilities_see_all(void **state)
 		struct as_user_run run;
 
 		as_user_start(d, &how, &run);
-		assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
+		assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
 					      0, 0, &after), 0);
 		assert_int_equal(run.view.own, 1);
 		if (cases[i].sees_all) {
@@ -718,7 +718,7 @@ static void test_event_group_needs_sys_admin(void **state)
 		if (run.view.join != cases[i].join)
 			fail_msg("nobody with capabilities 0x%llx joining \"%s\": %d (%s), want %d",
 				 (unsigned long long)cases[i].caps,
-				 TERN_MCGRP_EVENTS, run.view.join,
+				 DRM_TERN_MCGRP_EVENTS, run.view.join,
 				 nl_geterror(run.view.join), cases[i].join);
 		as_user_end(&run);
 	}

@@ -24,7 +24,7 @@ static int events_setup(void **state)
 
 	fixture_setup(state);
 	events = netlink_open(&family);
-	group = genl_ctrl_resolve_grp(events, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	group = genl_ctrl_resolve_grp(events, DRM_TERN_GENL_NAME, DRM_TERN_MCGRP_EVENTS);
 	assert_true(group > 0);
 	assert_int_equal(nl_socket_add_membership(events, group), 0);
 	return 0;
@@ -41,7 +41,7 @@ static int events_teardown(void **state)
 static int next_link_event(int bound_ms, struct nl_reply *event)
 {
 	while (netlink_next(events, bound_ms, event))
-		if (event->cmd != TERN_CMD_HEALTH_NTF)
+		if (event->cmd != DRM_TERN_CMD_HEALTH_NTF)
 			return 1;
 	return 0;
 }
@@ -60,17 +60,17 @@ static void assert_link01(const struct nl_reply *event)
 {
 	const uint64_t *a = event->attr;
 
-	if (!((a[TERN_A_LINK_DEVICE_A] == 0 && a[TERN_A_LINK_PORT_A] == RING_NEXT &&
-	       a[TERN_A_LINK_DEVICE_B] == 1 && a[TERN_A_LINK_PORT_B] == RING_PREV) ||
-	      (a[TERN_A_LINK_DEVICE_A] == 1 && a[TERN_A_LINK_PORT_A] == RING_PREV &&
-	       a[TERN_A_LINK_DEVICE_B] == 0 && a[TERN_A_LINK_PORT_B] == RING_NEXT)))
+	if (!((a[DRM_TERN_A_LINK_DEVICE_A] == 0 && a[DRM_TERN_A_LINK_PORT_A] == RING_NEXT &&
+	       a[DRM_TERN_A_LINK_DEVICE_B] == 1 && a[DRM_TERN_A_LINK_PORT_B] == RING_PREV) ||
+	      (a[DRM_TERN_A_LINK_DEVICE_A] == 1 && a[DRM_TERN_A_LINK_PORT_A] == RING_PREV &&
+	       a[DRM_TERN_A_LINK_DEVICE_B] == 0 && a[DRM_TERN_A_LINK_PORT_B] == RING_NEXT)))
 		fail_msg("event about %llu:%llu - %llu:%llu, want 0:0 - 1:1",
-			 (unsigned long long)a[TERN_A_LINK_DEVICE_A],
-			 (unsigned long long)a[TERN_A_LINK_PORT_A],
-			 (unsigned long long)a[TERN_A_LINK_DEVICE_B],
-			 (unsigned long long)a[TERN_A_LINK_PORT_B]);
-	assert_true(event->has[TERN_A_LINK_INDEX]);
-	assert_true(event->has[TERN_A_LINK_ERRORS]);
+			 (unsigned long long)a[DRM_TERN_A_LINK_DEVICE_A],
+			 (unsigned long long)a[DRM_TERN_A_LINK_PORT_A],
+			 (unsigned long long)a[DRM_TERN_A_LINK_DEVICE_B],
+			 (unsigned long long)a[DRM_TERN_A_LINK_PORT_B]);
+	assert_true(event->has[DRM_TERN_A_LINK_INDEX]);
+	assert_true(event->has[DRM_TERN_A_LINK_ERRORS]);
 }
 
 static void test_event_link_down(void **state)
@@ -80,9 +80,9 @@ static void test_event_link_down(void **state)
 	(void)state;
 	assert_int_equal(link_write(0, "0 down"), 0);
 	event = next_event();
-	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
+	assert_int_equal(event.cmd, DRM_TERN_CMD_LINK_STATE_NTF);
 	assert_link01(&event);
-	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+	assert_int_equal(event.attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_DOWN);
 }
 
 static void test_event_link_up_from_other_end(void **state)
@@ -91,12 +91,12 @@ static void test_event_link_up_from_other_end(void **state)
 
 	(void)state;
 	assert_int_equal(link_write(0, "0 down"), 0);
-	assert_int_equal(next_event().attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+	assert_int_equal(next_event().attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_DOWN);
 	assert_int_equal(link_write(1, "1 up"), 0);
 	event = next_event();
-	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
+	assert_int_equal(event.cmd, DRM_TERN_CMD_LINK_STATE_NTF);
 	assert_link01(&event);
-	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+	assert_int_equal(event.attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_UP);
 }
 
 static void test_event_none_without_change(void **state)
@@ -105,18 +105,18 @@ static void test_event_none_without_change(void **state)
 
 	(void)state;
 	assert_int_equal(link_write(0, "0 down"), 0);
-	assert_int_equal(next_event().attr[TERN_A_LINK_STATE], TERN_PORT_DOWN);
+	assert_int_equal(next_event().attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_DOWN);
 	assert_int_equal(link_write(0, "0 down"), 0);
 	assert_int_equal(link_write(1, "1 down"), 0);	/* the same link */
 	if (next_link_event(NO_EVENT_BOUND_MS, &event))
 		fail_msg("an event (command %u, state %llu) without a change",
 			 event.cmd,
-			 (unsigned long long)event.attr[TERN_A_LINK_STATE]);
+			 (unsigned long long)event.attr[DRM_TERN_A_LINK_STATE]);
 	/* and the next change is the next event */
 	assert_int_equal(link_write(0, "0 up"), 0);
 	event = next_event();
-	assert_int_equal(event.cmd, TERN_CMD_LINK_STATE_NTF);
-	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+	assert_int_equal(event.cmd, DRM_TERN_CMD_LINK_STATE_NTF);
+	assert_int_equal(event.attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_UP);
 }
 
 static void test_event_link_error(void **state)
@@ -130,10 +130,10 @@ static void test_event_link_error(void **state)
 	errors = ports[RING_NEXT].errors;
 	assert_int_equal(link_write(0, "0 error"), 0);
 	event = next_event();
-	assert_int_equal(event.cmd, TERN_CMD_LINK_ERROR_NTF);
+	assert_int_equal(event.cmd, DRM_TERN_CMD_LINK_ERROR_NTF);
 	assert_link01(&event);
-	assert_int_equal(event.attr[TERN_A_LINK_ERRORS], errors + 1);
-	assert_int_equal(event.attr[TERN_A_LINK_STATE], TERN_PORT_UP);
+	assert_int_equal(event.attr[DRM_TERN_A_LINK_ERRORS], errors + 1);
+	assert_int_equal(event.attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_UP);
 }
 
 /* The next health event about @device, link events skipped. */
@@ -142,8 +142,8 @@ static struct nl_reply health_event(uint32_t device)
 	struct nl_reply event;
 
 	while (netlink_next(events, EVENT_BOUND_MS, &event))
-		if (event.cmd == TERN_CMD_HEALTH_NTF &&
-		    event.attr[TERN_A_DEV_INDEX] == device)
+		if (event.cmd == DRM_TERN_CMD_HEALTH_NTF &&
+		    event.attr[DRM_TERN_A_DEV_INDEX] == device)
 			return event;
 	fail_msg("no health event about device %u within %d ms", device,
 		 EVENT_BOUND_MS);
@@ -159,17 +159,17 @@ static void test_event_link_health(void **state)
 	assert_int_equal(link_write(0, "0 down"), 0);
 	for (uint32_t d = 0; d < 2; d++) {
 		event = health_event(d);
-		assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
-		assert_true(event.attr[TERN_A_DEV_HEALTH_REASONS] &
-			    TERN_HEALTH_REASON_LINK_DOWN);
+		assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_DEGRADED);
+		assert_true(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+			    DRM_TERN_HEALTH_REASON_LINK_DOWN);
 		assert_int_equal(sysfs_number(d, "health_reasons"),
-				 event.attr[TERN_A_DEV_HEALTH_REASONS]);
+				 event.attr[DRM_TERN_A_DEV_HEALTH_REASONS]);
 	}
 	assert_int_equal(link_write(0, "0 up"), 0);
 	for (uint32_t d = 0; d < 2; d++) {
 		event = health_event(d);
-		assert_false(event.attr[TERN_A_DEV_HEALTH_REASONS] &
-			     TERN_HEALTH_REASON_LINK_DOWN);
+		assert_false(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+			     DRM_TERN_HEALTH_REASON_LINK_DOWN);
 	}
 }
 
@@ -182,7 +182,7 @@ static void test_event_link_error_health(void **state)
 		char health[32];
 
 		assert_true(sysfs_number(d, "health_reasons") &
-			    TERN_HEALTH_REASON_LINK_ERRORS);
+			    DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 		sysfs_string(d, "health", health, sizeof(health));
 		assert_string_equal(health, "degraded");
 	}

@@ -73,10 +73,10 @@ struct nl_sock;
 #define NL_MAX_ENGINES	8	/* engine nests kept per message */
 #define NL_MAX_REPLIES	384	/* messages kept per dump */
 
-/* One TERN_A_DEV_ENGINE nest, its attributes as numbers. */
+/* One DRM_TERN_A_DEV_ENGINE nest, its attributes as numbers. */
 struct nl_engine {
-	int has[TERN_A_ENGINE_MAX + 1];
-	uint64_t attr[TERN_A_ENGINE_MAX + 1];
+	int has[DRM_TERN_A_ENGINE_MAX + 1];
+	uint64_t attr[DRM_TERN_A_ENGINE_MAX + 1];
 	char guilty_comm[32];
 };
 
@@ -86,8 +86,8 @@ struct nl_reply {
 	int has[NL_MAX_ATTR + 1];
 	uint64_t attr[NL_MAX_ATTR + 1];	/* u32 and u64 attributes */
 	char str[NL_MAX_ATTR + 1][32];	/* every attribute, as a string */
-	char name[64], node[64];	/* TERN_A_DEV_NAME, TERN_A_DEV_NODE */
-	uint32_t engines;		/* TERN_A_DEV_ENGINE nests, all counted */
+	char name[64], node[64];	/* DRM_TERN_A_DEV_NAME, DRM_TERN_A_DEV_NODE */
+	uint32_t engines;		/* DRM_TERN_A_DEV_ENGINE nests, all counted */
 	struct nl_engine engine[NL_MAX_ENGINES];
 };
 

@@ -108,24 +108,24 @@ static void test_mem_error_correctable(void **state)
 	(void)state;
 	netlink_device(sock, family, d, &before);
 	assert_int_equal(debugfs_write(d, "mem_error", "correctable 4096\n"), 0);
-	event = event_about(d, TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERROR_KIND], TERN_MEM_ERROR_CORRECTED);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERROR_ADDR], 4096);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED] + 1);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED]);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], before.attr[TERN_A_DEV_HEALTH]);
+	event = event_about(d, DRM_TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERROR_KIND], DRM_TERN_MEM_ERROR_CORRECTED);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERROR_ADDR], 4096);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED] + 1);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED]);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], before.attr[DRM_TERN_A_DEV_HEALTH]);
 
 	/* counted, but no reason to be unhealthy */
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED] + 1);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED] + 1);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 	assert_int_equal(sysfs_number(d, "mem_errors_corrected"),
-			 after.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED]);
-	assert_no_event_about(d, TERN_CMD_HEALTH_NTF);
+			 after.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED]);
+	assert_no_event_about(d, DRM_TERN_CMD_HEALTH_NTF);
 }
 
 static void test_mem_error_uncorrectable_fails_device(void **state)
@@ -138,33 +138,33 @@ static void test_mem_error_uncorrectable_fails_device(void **state)
 	netlink_device(sock, family, d, &before);
 	/* the offset is optional; hex is fine */
 	assert_int_equal(debugfs_write(d, "mem_error", "uncorrectable 0x2000"), 0);
-	event = event_about(d, TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERROR_KIND],
-			 TERN_MEM_ERROR_UNCORRECTED);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERROR_ADDR], 0x2000);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED] + 1);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_FAILED);
+	event = event_about(d, DRM_TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERROR_KIND],
+			 DRM_TERN_MEM_ERROR_UNCORRECTED);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERROR_ADDR], 0x2000);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED] + 1);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_FAILED);
 
-	event = event_about(d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_FAILED);
-	assert_true(event.attr[TERN_A_DEV_HEALTH_REASONS] &
-		    TERN_HEALTH_REASON_MEM_UNCORRECTED);
+	event = event_about(d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_FAILED);
+	assert_true(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+		    DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED);
 
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_FAILED);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_MEM_UNCORRECTED);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_FAILED);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED);
 	sysfs_string(d, "health", health, sizeof(health));
 	assert_string_equal(health, "failed");
 	assert_int_equal(sysfs_number(d, "health_reasons"),
-			 TERN_HEALTH_REASON_MEM_UNCORRECTED);
+			 DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED);
 
 	/* another one changes no health: no health event */
 	assert_int_equal(debugfs_write(d, "mem_error", "uncorrectable"), 0);
-	event = event_about(d, TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_MEM_ERROR_ADDR], 0);
-	assert_no_event_about(d, TERN_CMD_HEALTH_NTF);
+	event = event_about(d, DRM_TERN_CMD_MEM_ERROR_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_MEM_ERROR_ADDR], 0);
+	assert_no_event_about(d, DRM_TERN_CMD_HEALTH_NTF);
 }
 
 static void test_mem_error_bad_writes(void **state)
@@ -176,7 +176,7 @@ static void test_mem_error_bad_writes(void **state)
 	(void)state;
 	netlink_device(sock, family, d, &before);
 	snprintf(too_far, sizeof(too_far), "correctable %llu",
-		 (unsigned long long)before.attr[TERN_A_DEV_MEM_SIZE]);
+		 (unsigned long long)before.attr[DRM_TERN_A_DEV_MEM_SIZE]);
 	const char *const bad[] = {
 		"", "\n", "sideways", "correctable -1", "correctable 12abc",
 		"uncorrectable 1 2", too_far, "Correctable",
@@ -189,11 +189,11 @@ static void test_mem_error_bad_writes(void **state)
 				 err ? strerrorname_np(err) : "success");
 	}
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED]);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
-			 before.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED]);
-	assert_no_event_about(d, TERN_CMD_MEM_ERROR_NTF);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED]);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED],
+			 before.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED]);
+	assert_no_event_about(d, DRM_TERN_CMD_MEM_ERROR_NTF);
 }
 
 /* ---- an engine hang, on the device before the last ---- */
@@ -233,7 +233,7 @@ static void hang_job_submit(struct hang_job *job, uint32_t device,
 	job->fd = netlink_open_client(sock, family, device, &job->client_id);
 	job->queue = uapi_queue_create(job->fd, engine);
 	job->out = uapi_syncobj_create(job->fd);
-	uapi_bo_create(job->fd, TERN_PLACEMENT_HOST, 4096, &job->bo);
+	uapi_bo_create(job->fd, DRM_TERN_PLACEMENT_HOST, 4096, &job->bo);
 	uapi_emit_fill(&s, job->bo.va, 4096, pattern);
 	assert_ioctl_ok(uapi_submit(job->fd, job->queue, &s, job->out));
 }
@@ -270,9 +270,9 @@ static void test_engine_hang_timeout_reset(void **state)
 	assert_int_equal(debugfs_write(d, "engine_hang", "1\n"), 0);
 	debugfs_read(d, "engine_hang", hung, sizeof(hung));
 	assert_string_equal(hung, "1\n");
-	event = event_about(d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_true(event.attr[TERN_A_DEV_HEALTH_REASONS] & TERN_HEALTH_REASON_ENGINE_HUNG);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
+	event = event_about(d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_true(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS] & DRM_TERN_HEALTH_REASON_ENGINE_HUNG);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_DEGRADED);
 
 	hang_job_submit(&a, d, engine, 0xaaaaaaaa);
 	hang_job_submit(&b, d, engine, 0xbbbbbbbb);
@@ -281,40 +281,40 @@ static void test_engine_hang_timeout_reset(void **state)
 	assert_filled_with(&a.bo, 0);
 	assert_filled_with(&b.bo, 0xbb);
 
-	event = event_about(d, TERN_CMD_ENGINE_RESET_NTF, RESET_BOUND_MS);
+	event = event_about(d, DRM_TERN_CMD_ENGINE_RESET_NTF, RESET_BOUND_MS);
 	netlink_assert_guilty(&event, a.client_id);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_INDEX], engine);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HUNG], 0);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_RESETS],
-			 before.engine[engine].attr[TERN_A_ENGINE_RESETS] + 1);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_INDEX], engine);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_HUNG], 0);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_RESETS],
+			 before.engine[engine].attr[DRM_TERN_A_ENGINE_RESETS] + 1);
 	/* the engine was hung: a hang reset too */
-	assert_true(event.engine[0].has[TERN_A_ENGINE_HANG_RESETS]);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HANG_RESETS],
-			 before.engine[engine].attr[TERN_A_ENGINE_HANG_RESETS] + 1);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
-	event = event_about(d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_ENGINE_RESET);
+	assert_true(event.engine[0].has[DRM_TERN_A_ENGINE_HANG_RESETS]);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_HANG_RESETS],
+			 before.engine[engine].attr[DRM_TERN_A_ENGINE_HANG_RESETS] + 1);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_DEGRADED);
+	event = event_about(d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_ENGINE_RESET);
 
 	netlink_device(sock, family, d, &after);
 #define MOVED(a) (after.attr[a] - before.attr[a])
 #define ENGINE_MOVED(a) \
 	(after.engine[engine].attr[a] - before.engine[engine].attr[a])
-	assert_int_equal(MOVED(TERN_A_DEV_JOB_TIMEOUTS), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_RESETS), 1);
-	assert_true(after.has[TERN_A_DEV_ENGINE_HANG_RESETS]);
-	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_HANG_RESETS), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_JOBS_FAILED), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_JOBS_COMPLETED), 1);
-	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_TIMEOUTS), 1);
-	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_RESETS), 1);
-	assert_int_equal(ENGINE_MOVED(TERN_A_ENGINE_HANG_RESETS), 1);
-	assert_int_equal(after.engine[engine].attr[TERN_A_ENGINE_HUNG], 0);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOB_TIMEOUTS), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_ENGINE_RESETS), 1);
+	assert_true(after.has[DRM_TERN_A_DEV_ENGINE_HANG_RESETS]);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_ENGINE_HANG_RESETS), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOBS_FAILED), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOBS_COMPLETED), 1);
+	assert_int_equal(ENGINE_MOVED(DRM_TERN_A_ENGINE_TIMEOUTS), 1);
+	assert_int_equal(ENGINE_MOVED(DRM_TERN_A_ENGINE_RESETS), 1);
+	assert_int_equal(ENGINE_MOVED(DRM_TERN_A_ENGINE_HANG_RESETS), 1);
+	assert_int_equal(after.engine[engine].attr[DRM_TERN_A_ENGINE_HUNG], 0);
 #undef MOVED
 #undef ENGINE_MOVED
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_ENGINE_RESET);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_DEGRADED);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_ENGINE_RESET);
 	debugfs_read(d, "engine_hang", hung, sizeof(hung));
 	assert_string_equal(hung, "");
 

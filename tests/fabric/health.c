@@ -30,9 +30,9 @@
 /* The job timeout is job_timeout_ms, at most a few seconds in the VM. */
 #define RESET_BOUND_MS		30000
 
-#define LASTING_REASONS	(TERN_HEALTH_REASON_LINK_ERRORS | \
-			 TERN_HEALTH_REASON_ENGINE_RESET | \
-			 TERN_HEALTH_REASON_MEM_UNCORRECTED)
+#define LASTING_REASONS	(DRM_TERN_HEALTH_REASON_LINK_ERRORS | \
+			 DRM_TERN_HEALTH_REASON_ENGINE_RESET | \
+			 DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED)
 
 static struct nl_sock *sock, *events;
 static int family;
@@ -89,10 +89,10 @@ static void assert_counters_kept(const struct nl_reply *before,
 				 const struct nl_reply *after)
 {
 	static const int counters[] = {
-		TERN_A_DEV_MEM_ERRORS_CORRECTED, TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
-		TERN_A_DEV_JOBS_COMPLETED, TERN_A_DEV_JOBS_FAILED,
-		TERN_A_DEV_JOB_TIMEOUTS, TERN_A_DEV_ENGINE_RESETS,
-		TERN_A_DEV_ENGINE_HANG_RESETS,
+		DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
+		DRM_TERN_A_DEV_JOBS_COMPLETED, DRM_TERN_A_DEV_JOBS_FAILED,
+		DRM_TERN_A_DEV_JOB_TIMEOUTS, DRM_TERN_A_DEV_ENGINE_RESETS,
+		DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
 	};
 
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
@@ -124,9 +124,9 @@ static void test_stalled_job_times_out_health_kept(void **state)
 	queue = uapi_queue_create(fd, engine);
 	out_a = uapi_syncobj_create(fd);
 	out_b = uapi_syncobj_create(fd);
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	/* the semaphore is the buffer's first word, 0; it waits for 1 */
-	uapi_emit_sem(&stalled, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	uapi_emit_sem(&stalled, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 1);
 	uapi_emit_fill(&fill, bo.va + 8, 8, 0x5a5a5a5a);
 	assert_ioctl_ok(uapi_submit(fd, queue, &stalled, out_a));
 	assert_ioctl_ok(uapi_submit(fd, queue, &fill, out_b));
@@ -134,39 +134,39 @@ static void test_stalled_job_times_out_health_kept(void **state)
 	assert_int_equal(uapi_fence_status(fd, out_b), 1);
 	assert_int_equal(bo.cpu[8], 0x5a);
 
-	event = netlink_event_about(events, d, TERN_CMD_ENGINE_RESET_NTF,
+	event = netlink_event_about(events, d, DRM_TERN_CMD_ENGINE_RESET_NTF,
 				    RESET_BOUND_MS);
 	netlink_assert_guilty(&event, id);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_INDEX], engine);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_RESETS],
-			 before.engine[engine].attr[TERN_A_ENGINE_RESETS] + 1);
-	assert_int_equal(event.engine[0].attr[TERN_A_ENGINE_HANG_RESETS],
-			 before.engine[engine].attr[TERN_A_ENGINE_HANG_RESETS]);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS],
-			 before.attr[TERN_A_DEV_HEALTH_REASONS]);
-	netlink_assert_no_event(events, d, TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_INDEX], engine);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_RESETS],
+			 before.engine[engine].attr[DRM_TERN_A_ENGINE_RESETS] + 1);
+	assert_int_equal(event.engine[0].attr[DRM_TERN_A_ENGINE_HANG_RESETS],
+			 before.engine[engine].attr[DRM_TERN_A_ENGINE_HANG_RESETS]);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 before.attr[DRM_TERN_A_DEV_HEALTH_REASONS]);
+	netlink_assert_no_event(events, d, DRM_TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
 
 	netlink_device(sock, family, d, &after);
 #define MOVED(a) (after.attr[a] - before.attr[a])
-	assert_int_equal(MOVED(TERN_A_DEV_JOB_TIMEOUTS), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_RESETS), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_ENGINE_HANG_RESETS), 0);
-	assert_int_equal(MOVED(TERN_A_DEV_JOBS_FAILED), 1);
-	assert_int_equal(MOVED(TERN_A_DEV_JOBS_COMPLETED), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOB_TIMEOUTS), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_ENGINE_RESETS), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_ENGINE_HANG_RESETS), 0);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOBS_FAILED), 1);
+	assert_int_equal(MOVED(DRM_TERN_A_DEV_JOBS_COMPLETED), 1);
 #undef MOVED
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS],
-			 before.attr[TERN_A_DEV_HEALTH_REASONS]);
-	assert_false(after.attr[TERN_A_DEV_HEALTH_REASONS] &
-		     TERN_HEALTH_REASON_ENGINE_RESET);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 before.attr[DRM_TERN_A_DEV_HEALTH_REASONS]);
+	assert_false(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+		     DRM_TERN_HEALTH_REASON_ENGINE_RESET);
 	/* on the ring of eight nothing else touches this device */
 	if (fabric.devices >= 8) {
-		assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
+		assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
 		assert_int_equal(sysfs_number(d, "health_reasons"), 0);
 	}
 	assert_int_equal(sysfs_number(d, "job_timeouts"),
-			 after.attr[TERN_A_DEV_JOB_TIMEOUTS]);
+			 after.attr[DRM_TERN_A_DEV_JOB_TIMEOUTS]);
 	assert_int_equal(sysfs_number(d, "engine_hang_resets"),
-			 after.attr[TERN_A_DEV_ENGINE_HANG_RESETS]);
+			 after.attr[DRM_TERN_A_DEV_ENGINE_HANG_RESETS]);
 	uapi_bo_close(fd, &bo);
 	close(fd);
 }
@@ -191,9 +191,9 @@ static void test_health_clear_bad_writes(void **state)
 				 err ? strerrorname_np(err) : "success");
 	}
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS],
-			 before.attr[TERN_A_DEV_HEALTH_REASONS]);
-	netlink_assert_no_event(events, d, TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 before.attr[DRM_TERN_A_DEV_HEALTH_REASONS]);
+	netlink_assert_no_event(events, d, DRM_TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
 }
 
 /* Write-only, for root alone: another user cannot open it to write. */
@@ -241,10 +241,10 @@ static void test_health_clear_ends_lasting_reasons(void **state)
 	(void)state;
 	assert_int_equal(link_write(d, "0 error"), 0);
 	netlink_device(sock, family, d, &before);
-	assert_int_equal(before.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_FAILED);
-	assert_int_equal(before.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_MEM_UNCORRECTED |
-			 TERN_HEALTH_REASON_LINK_ERRORS);
+	assert_int_equal(before.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_FAILED);
+	assert_int_equal(before.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED |
+			 DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 	errors = port_errors(d);
 	assert_true(errors > 0);
 	/* drain what the error announced */
@@ -252,13 +252,13 @@ static void test_health_clear_ends_lasting_reasons(void **state)
 		;
 
 	assert_int_equal(health_clear(d, "1\n"), 0);
-	event = netlink_event_about(events, d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	event = netlink_event_about(events, d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 	assert_counters_kept(&before, &after);
 	assert_int_equal(port_errors(d), errors);
 	sysfs_string(d, "health", health, sizeof(health));
@@ -267,17 +267,17 @@ static void test_health_clear_ends_lasting_reasons(void **state)
 
 	/* nothing new to clear: no event */
 	assert_int_equal(health_clear(d, "1"), 0);
-	netlink_assert_no_event(events, d, TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
+	netlink_assert_no_event(events, d, DRM_TERN_CMD_HEALTH_NTF, NO_EVENT_BOUND_MS);
 
 	/* an error after the clear counts again, and only that one */
 	assert_int_equal(debugfs_write(d, "mem_error", "uncorrectable"), 0);
-	event = netlink_event_about(events, d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_FAILED);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_MEM_UNCORRECTED);
+	event = netlink_event_about(events, d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_FAILED);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED);
 	assert_int_equal(health_clear(d, "1"), 0);
-	event = netlink_event_about(events, d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	event = netlink_event_about(events, d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 }
 
 /* The device before the last: reset after the fault tests' hang. */
@@ -288,19 +288,19 @@ static void test_health_clear_ends_engine_reset(void **state)
 
 	(void)state;
 	netlink_device(sock, family, d, &before);
-	assert_int_equal(before.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_ENGINE_RESET);
-	assert_true(before.attr[TERN_A_DEV_ENGINE_HANG_RESETS] > 0);
+	assert_int_equal(before.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_ENGINE_RESET);
+	assert_true(before.attr[DRM_TERN_A_DEV_ENGINE_HANG_RESETS] > 0);
 
 	assert_int_equal(health_clear(d, "1"), 0);
-	event = netlink_event_about(events, d, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	event = netlink_event_about(events, d, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 	netlink_device(sock, family, d, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
 	assert_counters_kept(&before, &after);
 	assert_int_equal(sysfs_number(d, "engine_resets"),
-			 before.attr[TERN_A_DEV_ENGINE_RESETS]);
+			 before.attr[DRM_TERN_A_DEV_ENGINE_RESETS]);
 }
 
 /*
@@ -315,28 +315,28 @@ static void test_health_clear_keeps_link_down(void **state)
 	assert_int_equal(link_write(0, "0 error"), 0);
 	assert_int_equal(link_write(0, "0 down"), 0);
 	netlink_device(sock, family, 0, &before);
-	assert_true(before.attr[TERN_A_DEV_HEALTH_REASONS] &
-		    TERN_HEALTH_REASON_LINK_DOWN);
-	assert_true(before.attr[TERN_A_DEV_HEALTH_REASONS] &
-		    TERN_HEALTH_REASON_LINK_ERRORS);
+	assert_true(before.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+		    DRM_TERN_HEALTH_REASON_LINK_DOWN);
+	assert_true(before.attr[DRM_TERN_A_DEV_HEALTH_REASONS] &
+		    DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 	while (netlink_next(events, NO_EVENT_BOUND_MS, &event))
 		;
 
 	assert_int_equal(health_clear(0, "1"), 0);
-	event = netlink_event_about(events, 0, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_DEGRADED);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_LINK_DOWN);
+	event = netlink_event_about(events, 0, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_DEGRADED);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_LINK_DOWN);
 	netlink_device(sock, family, 0, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_HEALTH_REASONS],
-			 TERN_HEALTH_REASON_LINK_DOWN);
-	assert_false(after.attr[TERN_A_DEV_HEALTH_REASONS] & LASTING_REASONS);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS],
+			 DRM_TERN_HEALTH_REASON_LINK_DOWN);
+	assert_false(after.attr[DRM_TERN_A_DEV_HEALTH_REASONS] & LASTING_REASONS);
 	assert_counters_kept(&before, &after);
 
 	assert_int_equal(link_write(0, "0 up"), 0);
-	event = netlink_event_about(events, 0, TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(event.attr[TERN_A_DEV_HEALTH_REASONS], 0);
+	event = netlink_event_about(events, 0, DRM_TERN_CMD_HEALTH_NTF, EVENT_BOUND_MS);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(event.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
 }
 
 int health_tests(void)

@@ -65,8 +65,8 @@ static void test_link_down_reroutes(void **state)
 	(void)state;
 	assert_int_equal(link_write(0, "0 down"), 0);
 	/* both ends of the link 0->1 see it */
-	assert_port_state(0, RING_NEXT, TERN_PORT_DOWN);
-	assert_port_state(1, RING_PREV, TERN_PORT_DOWN);
+	assert_port_state(0, RING_NEXT, DRM_TERN_PORT_DOWN);
+	assert_port_state(1, RING_PREV, DRM_TERN_PORT_DOWN);
 
 	ports_read(&before);
 	assert_int_equal(copy_to_device1(1), 1);
@@ -95,8 +95,8 @@ static void test_link_up_again_goes_direct(void **state)
 	assert_int_equal(link_write(0, "0 down"), 0);
 	/* either end may bring it back */
 	assert_int_equal(link_write(1, "1 up"), 0);
-	assert_port_state(0, RING_NEXT, TERN_PORT_UP);
-	assert_port_state(1, RING_PREV, TERN_PORT_UP);
+	assert_port_state(0, RING_NEXT, DRM_TERN_PORT_UP);
+	assert_port_state(1, RING_PREV, DRM_TERN_PORT_UP);
 
 	ports_read(&before);
 	assert_int_equal(copy_to_device1(2), 1);
@@ -157,7 +157,7 @@ static void test_link_bad_commands(void **state)
 	memset(want, 0, sizeof(want));
 	assert_ports_moved(&before, &after, want);
 	for (uint32_t p = 0; p < RING_PORTS; p++)
-		assert_port_state(0, p, TERN_PORT_UP);
+		assert_port_state(0, p, DRM_TERN_PORT_UP);
 }
 
 static void test_link_error_counts_at_both_ends(void **state)
@@ -174,7 +174,7 @@ static void test_link_error_counts_at_both_ends(void **state)
 	want[1][RING_PREV].errors = 1;
 	assert_ports_moved(&before, &after, want);
 	/* an error does not take the link down */
-	assert_port_state(0, RING_NEXT, TERN_PORT_UP);
+	assert_port_state(0, RING_NEXT, DRM_TERN_PORT_UP);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)

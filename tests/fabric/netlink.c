@@ -20,8 +20,8 @@
 
 /* ---- helpers ---- */
 
-_Static_assert(TERN_A_DEV_MAX <= NL_MAX_ATTR && TERN_A_LINK_MAX <= NL_MAX_ATTR &&
-	       TERN_A_CLIENT_MAX <= NL_MAX_ATTR, "NL_MAX_ATTR is too small");
+_Static_assert(DRM_TERN_A_DEV_MAX <= NL_MAX_ATTR && DRM_TERN_A_LINK_MAX <= NL_MAX_ATTR &&
+	       DRM_TERN_A_CLIENT_MAX <= NL_MAX_ATTR, "NL_MAX_ATTR is too small");
 
 static uint64_t number(struct nlattr *attr)
 {
@@ -32,7 +32,7 @@ static uint64_t number(struct nlattr *attr)
 	return 0;
 }
 
-/* Every TERN_A_DEV_ENGINE nest, in order (genlmsg_parse keeps the last). */
+/* Every DRM_TERN_A_DEV_ENGINE nest, in order (genlmsg_parse keeps the last). */
 static void parse_engines(struct nlmsghdr *nlh, struct nl_reply *reply)
 {
 	struct nlattr *pos;
@@ -40,23 +40,23 @@ static void parse_engines(struct nlmsghdr *nlh, struct nl_reply *reply)
 
 	nla_for_each_attr(pos, genlmsg_attrdata(nlmsg_data(nlh), 0),
 			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		struct nlattr *tb[TERN_A_ENGINE_MAX + 1];
+		struct nlattr *tb[DRM_TERN_A_ENGINE_MAX + 1];
 		struct nl_engine *engine;
 
-		if (nla_type(pos) != TERN_A_DEV_ENGINE)
+		if (nla_type(pos) != DRM_TERN_A_DEV_ENGINE)
 			continue;
 		if (reply->engines++ >= NL_MAX_ENGINES)
 			continue;
 		engine = &reply->engine[reply->engines - 1];
-		assert_int_equal(nla_parse_nested(tb, TERN_A_ENGINE_MAX, pos, NULL), 0);
-		for (int i = 1; i <= TERN_A_ENGINE_MAX; i++) {
+		assert_int_equal(nla_parse_nested(tb, DRM_TERN_A_ENGINE_MAX, pos, NULL), 0);
+		for (int i = 1; i <= DRM_TERN_A_ENGINE_MAX; i++) {
 			if (!tb[i])
 				continue;
 			engine->has[i] = 1;
 			engine->attr[i] = number(tb[i]);
 		}
-		if (tb[TERN_A_ENGINE_GUILTY_COMM])
-			nla_strlcpy(engine->guilty_comm, tb[TERN_A_ENGINE_GUILTY_COMM],
+		if (tb[DRM_TERN_A_ENGINE_GUILTY_COMM])
+			nla_strlcpy(engine->guilty_comm, tb[DRM_TERN_A_ENGINE_GUILTY_COMM],
 				    sizeof(engine->guilty_comm));
 	}
 }
@@ -82,12 +82,12 @@ static int on_message(struct nl_msg *msg, void *arg)
 		nla_strlcpy(reply->str[i], tb[i], sizeof(reply->str[i]));
 	}
 	parse_engines(nlh, reply);
-	if (reply->cmd == TERN_CMD_DEVICE_GET) {
-		if (tb[TERN_A_DEV_NAME])
-			nla_strlcpy(reply->name, tb[TERN_A_DEV_NAME],
+	if (reply->cmd == DRM_TERN_CMD_DEVICE_GET) {
+		if (tb[DRM_TERN_A_DEV_NAME])
+			nla_strlcpy(reply->name, tb[DRM_TERN_A_DEV_NAME],
 				    sizeof(reply->name));
-		if (tb[TERN_A_DEV_NODE])
-			nla_strlcpy(reply->node, tb[TERN_A_DEV_NODE],
+		if (tb[DRM_TERN_A_DEV_NODE])
+			nla_strlcpy(reply->node, tb[DRM_TERN_A_DEV_NODE],
 				    sizeof(reply->node));
 	}
 	return NL_OK;
@@ -108,9 +108,9 @@ struct nl_sock *netlink_open(int *family)
 
 	assert_non_null(sock);
 	assert_int_equal(genl_connect(sock), 0);
-	*family = genl_ctrl_resolve(sock, TERN_GENL_NAME);
+	*family = genl_ctrl_resolve(sock, DRM_TERN_GENL_NAME);
 	if (*family <= 0)
-		fail_msg("genl_ctrl_resolve(\"%s\"): %s", TERN_GENL_NAME,
+		fail_msg("genl_ctrl_resolve(\"%s\"): %s", DRM_TERN_GENL_NAME,
 			 nl_geterror(*family));
 	return sock;
 }
@@ -147,7 +147,7 @@ int netlink_dump(struct nl_sock *sock, int family, uint8_t cmd, uint16_t attr,
 	memset(out, 0, sizeof(*out));
 	assert_non_null(msg);
 	assert_non_null(genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-				    NLM_F_DUMP, cmd, TERN_GENL_VERSION));
+				    NLM_F_DUMP, cmd, DRM_TERN_GENL_VERSION));
 	if (attr)
 		assert_int_equal(nla_put_u32(msg, attr, value), 0);
 	ret = nl_send_auto(sock, msg);
@@ -167,8 +167,8 @@ void netlink_device(struct nl_sock *sock, int family, uint32_t index,
 {
 	static struct nl_replies replies;
 
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
-				      TERN_A_DEV_INDEX, index, &replies), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET,
+				      DRM_TERN_A_DEV_INDEX, index, &replies), 0);
 	assert_int_equal(replies.count, 1);
 	*out = replies.msg[0];
 }
@@ -178,7 +178,7 @@ struct nl_sock *netlink_events_open(void)
 	int family, group;
 	struct nl_sock *sock = netlink_open(&family);
 
-	group = genl_ctrl_resolve_grp(sock, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	group = genl_ctrl_resolve_grp(sock, DRM_TERN_GENL_NAME, DRM_TERN_MCGRP_EVENTS);
 	assert_true(group > 0);
 	assert_int_equal(nl_socket_add_membership(sock, group), 0);
 	return sock;
@@ -205,8 +205,8 @@ struct nl_reply netlink_event_about(struct nl_sock *events, uint32_t device,
 	struct nl_reply event;
 
 	while (netlink_next(events, bound_ms, &event)) {
-		if (event.cmd == cmd && event.has[TERN_A_DEV_INDEX] &&
-		    event.attr[TERN_A_DEV_INDEX] == device)
+		if (event.cmd == cmd && event.has[DRM_TERN_A_DEV_INDEX] &&
+		    event.attr[DRM_TERN_A_DEV_INDEX] == device)
 			return event;
 	}
 	fail_msg("no event %u about device %u within %d ms", cmd, device, bound_ms);
@@ -219,7 +219,7 @@ void netlink_assert_no_event(struct nl_sock *events, uint32_t device,
 	struct nl_reply event;
 
 	while (netlink_next(events, bound_ms, &event))
-		if (event.cmd == cmd && event.attr[TERN_A_DEV_INDEX] == device)
+		if (event.cmd == cmd && event.attr[DRM_TERN_A_DEV_INDEX] == device)
 			fail_msg("unexpected event %u about device %u", cmd, device);
 }
 
@@ -227,7 +227,7 @@ const struct nl_reply *netlink_find_client(const struct nl_replies *in,
 					   uint64_t id)
 {
 	for (uint32_t i = 0; i < in->count; i++)
-		if (in->msg[i].attr[TERN_A_CLIENT_ID] == id)
+		if (in->msg[i].attr[DRM_TERN_A_CLIENT_ID] == id)
 			return &in->msg[i];
 	return NULL;
 }
@@ -239,7 +239,7 @@ const struct nl_reply *netlink_new_client(const struct nl_replies *then,
 
 	assert_int_equal(now->count, then->count + 1);
 	for (uint32_t i = 0; i < now->count; i++) {
-		if (netlink_find_client(then, now->msg[i].attr[TERN_A_CLIENT_ID]))
+		if (netlink_find_client(then, now->msg[i].attr[DRM_TERN_A_CLIENT_ID]))
 			continue;
 		assert_null(found);
 		found = &now->msg[i];
@@ -254,13 +254,13 @@ int netlink_open_client(struct nl_sock *sock, int family, uint32_t device,
 	static struct nl_replies then, now;
 	int fd;
 
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
-				      TERN_A_CLIENT_DEVICE, device, &then), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
+				      DRM_TERN_A_CLIENT_DEVICE, device, &then), 0);
 	fd = uapi_open_device(device);
 	assert_true(fd >= 0);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
-				      TERN_A_CLIENT_DEVICE, device, &now), 0);
-	*id = netlink_new_client(&then, &now)->attr[TERN_A_CLIENT_ID];
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
+				      DRM_TERN_A_CLIENT_DEVICE, device, &now), 0);
+	*id = netlink_new_client(&then, &now)->attr[DRM_TERN_A_CLIENT_ID];
 	return fd;
 }
 
@@ -270,15 +270,15 @@ void netlink_assert_guilty(const struct nl_reply *event, uint64_t id)
 	char comm[32];
 	FILE *f;
 
-	assert_int_equal(event->cmd, TERN_CMD_ENGINE_RESET_NTF);
+	assert_int_equal(event->cmd, DRM_TERN_CMD_ENGINE_RESET_NTF);
 	assert_int_equal(event->engines, 1);
-	if (!engine->has[TERN_A_ENGINE_GUILTY_CLIENT_ID])
+	if (!engine->has[DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID])
 		fail_msg("the reset event names no guilty client");
-	assert_int_equal(engine->attr[TERN_A_ENGINE_GUILTY_CLIENT_ID], id);
+	assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID], id);
 	/* a pid of one namespace would mislead listeners in another */
-	if (engine->has[TERN_A_ENGINE_GUILTY_PID])
+	if (engine->has[DRM_TERN_A_ENGINE_GUILTY_PID])
 		fail_msg("the reset event carries a pid (%llu)",
-			 (unsigned long long)engine->attr[TERN_A_ENGINE_GUILTY_PID]);
+			 (unsigned long long)engine->attr[DRM_TERN_A_ENGINE_GUILTY_PID]);
 	f = fopen("/proc/self/comm", "r");
 	assert_non_null(f);
 	assert_non_null(fgets(comm, sizeof(comm), f));
@@ -295,30 +295,30 @@ static void test_nl_family_resolves(void **state)
 
 	(void)state;
 	assert_int_equal(genl_connect(sock), 0);
-	assert_true(genl_ctrl_resolve(sock, TERN_GENL_NAME) > 0);
-	assert_true(genl_ctrl_resolve_grp(sock, TERN_GENL_NAME,
-					  TERN_MCGRP_EVENTS) > 0);
+	assert_true(genl_ctrl_resolve(sock, DRM_TERN_GENL_NAME) > 0);
+	assert_true(genl_ctrl_resolve_grp(sock, DRM_TERN_GENL_NAME,
+					  DRM_TERN_MCGRP_EVENTS) > 0);
 	nl_socket_free(sock);
 }
 
 static void assert_device_reply(const struct nl_reply *reply)
 {
-	uint32_t index = (uint32_t)reply->attr[TERN_A_DEV_INDEX];
+	uint32_t index = (uint32_t)reply->attr[DRM_TERN_A_DEV_INDEX];
 	struct drm_tern_info info;
 	struct drm_tern_topology topology = { 0 };
 	char name[32];
 
-	assert_int_equal(reply->cmd, TERN_CMD_DEVICE_GET);
-	assert_true(reply->has[TERN_A_DEV_INDEX]);
+	assert_int_equal(reply->cmd, DRM_TERN_CMD_DEVICE_GET);
+	assert_true(reply->has[DRM_TERN_A_DEV_INDEX]);
 	assert_true(index < fabric.devices);
 	info = uapi_get_info(fabric.fd[index]);
 	assert_ioctl_ok(uapi_ioctl(fabric.fd[index], DRM_IOCTL_TERN_TOPOLOGY,
 				   &topology));
-	assert_int_equal(reply->attr[TERN_A_DEV_FABRIC_ID], topology.fabric_id);
-	assert_int_equal(reply->attr[TERN_A_DEV_MEM_SIZE], info.device_memory_size);
-	assert_int_equal(reply->attr[TERN_A_DEV_MEM_USED], info.device_memory_used);
-	assert_int_equal(reply->attr[TERN_A_DEV_ENGINE_COUNT], info.engine_count);
-	assert_int_equal(reply->attr[TERN_A_DEV_PORT_COUNT], topology.port_count);
+	assert_int_equal(reply->attr[DRM_TERN_A_DEV_FABRIC_ID], topology.fabric_id);
+	assert_int_equal(reply->attr[DRM_TERN_A_DEV_MEM_SIZE], info.device_memory_size);
+	assert_int_equal(reply->attr[DRM_TERN_A_DEV_MEM_USED], info.device_memory_used);
+	assert_int_equal(reply->attr[DRM_TERN_A_DEV_ENGINE_COUNT], info.engine_count);
+	assert_int_equal(reply->attr[DRM_TERN_A_DEV_PORT_COUNT], topology.port_count);
 	assert_string_equal(reply->node, fabric.node[index]);
 	snprintf(name, sizeof(name), "tern.%u", index);
 	assert_string_equal(reply->name, name);
@@ -332,11 +332,11 @@ static void test_nl_device_dump(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
 	assert_int_equal(out.count, fabric.devices);
 	for (uint32_t i = 0; i < out.count; i++) {
 		assert_device_reply(&out.msg[i]);
-		seen |= 1ull << out.msg[i].attr[TERN_A_DEV_INDEX];
+		seen |= 1ull << out.msg[i].attr[DRM_TERN_A_DEV_INDEX];
 	}
 	/* each device once */
 	assert_int_equal(__builtin_popcountll(seen), fabric.devices);
@@ -351,10 +351,10 @@ static void test_nl_device_filter(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
-				 TERN_A_DEV_INDEX, last, &out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET,
+				 DRM_TERN_A_DEV_INDEX, last, &out), 0);
 	assert_int_equal(out.count, 1);
-	assert_int_equal(out.msg[0].attr[TERN_A_DEV_INDEX], last);
+	assert_int_equal(out.msg[0].attr[DRM_TERN_A_DEV_INDEX], last);
 	assert_device_reply(&out.msg[0]);
 	nl_socket_free(sock);
 }
@@ -368,27 +368,27 @@ static void test_nl_link_dump(void **state)
 
 	(void)state;
 	ports_read(&ports);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET, 0, 0, &out), 0);
 	/* a ring of N has N links */
 	assert_int_equal(out.count, fabric.devices);
 	for (uint32_t i = 0; i < out.count; i++) {
 		const struct nl_reply *link = &out.msg[i];
-		uint64_t a = link->attr[TERN_A_LINK_DEVICE_A];
-		uint64_t pa = link->attr[TERN_A_LINK_PORT_A];
+		uint64_t a = link->attr[DRM_TERN_A_LINK_DEVICE_A];
+		uint64_t pa = link->attr[DRM_TERN_A_LINK_PORT_A];
 		const struct drm_tern_port_info *end;
 
-		assert_int_equal(link->cmd, TERN_CMD_LINK_GET);
-		assert_int_equal(link->attr[TERN_A_LINK_INDEX], i);
+		assert_int_equal(link->cmd, DRM_TERN_CMD_LINK_GET);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_INDEX], i);
 		assert_true(a < fabric.devices && pa < RING_PORTS);
 		end = &ports.port[a][pa];
-		assert_int_equal(link->attr[TERN_A_LINK_DEVICE_B], end->peer_fabric_id);
-		assert_int_equal(link->attr[TERN_A_LINK_PORT_B], end->peer_port);
-		assert_int_equal(link->attr[TERN_A_LINK_STATE], TERN_PORT_UP);
-		assert_int_equal(link->attr[TERN_A_LINK_BYTES_A_TO_B], end->tx_bytes);
-		assert_int_equal(link->attr[TERN_A_LINK_BYTES_B_TO_A], end->rx_bytes);
-		assert_int_equal(link->attr[TERN_A_LINK_ERRORS], end->errors);
-		assert_int_equal(link->attr[TERN_A_LINK_BANDWIDTH], end->bandwidth);
-		assert_int_equal(link->attr[TERN_A_LINK_LATENCY_NS], end->latency_ns);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_DEVICE_B], end->peer_fabric_id);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_PORT_B], end->peer_port);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_STATE], DRM_TERN_PORT_UP);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_BYTES_A_TO_B], end->tx_bytes);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_BYTES_B_TO_A], end->rx_bytes);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_ERRORS], end->errors);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_BANDWIDTH], end->bandwidth);
+		assert_int_equal(link->attr[DRM_TERN_A_LINK_LATENCY_NS], end->latency_ns);
 	}
 	nl_socket_free(sock);
 }
@@ -400,10 +400,10 @@ static void test_nl_link_filter(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
-				 TERN_A_LINK_INDEX, 1, &out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET,
+				 DRM_TERN_A_LINK_INDEX, 1, &out), 0);
 	assert_int_equal(out.count, 1);
-	assert_int_equal(out.msg[0].attr[TERN_A_LINK_INDEX], 1);
+	assert_int_equal(out.msg[0].attr[DRM_TERN_A_LINK_INDEX], 1);
 	nl_socket_free(sock);
 }
 
@@ -425,20 +425,20 @@ static void assert_only_link01_moved(const struct nl_replies *before,
 	assert_int_equal(after->count, before->count);
 	for (uint32_t i = 0; i < after->count; i++) {
 		const struct nl_reply *link = &after->msg[i];
-		int from0 = link->attr[TERN_A_LINK_DEVICE_A] == 0;
-		int is01 = (from0 && link->attr[TERN_A_LINK_DEVICE_B] == 1 &&
-			    link->attr[TERN_A_LINK_PORT_A] == RING_NEXT) ||
-			   (!from0 && link->attr[TERN_A_LINK_DEVICE_A] == 1 &&
-			    link->attr[TERN_A_LINK_DEVICE_B] == 0 &&
-			    link->attr[TERN_A_LINK_PORT_A] == RING_PREV);
+		int from0 = link->attr[DRM_TERN_A_LINK_DEVICE_A] == 0;
+		int is01 = (from0 && link->attr[DRM_TERN_A_LINK_DEVICE_B] == 1 &&
+			    link->attr[DRM_TERN_A_LINK_PORT_A] == RING_NEXT) ||
+			   (!from0 && link->attr[DRM_TERN_A_LINK_DEVICE_A] == 1 &&
+			    link->attr[DRM_TERN_A_LINK_DEVICE_B] == 0 &&
+			    link->attr[DRM_TERN_A_LINK_PORT_A] == RING_PREV);
 		uint64_t ab = is01 ? (from0 ? bytes : back_bytes) : 0;
 		uint64_t ba = is01 ? (from0 ? back_bytes : bytes) : 0;
 
-		assert_int_equal(moved(before, after, i, TERN_A_LINK_BYTES_A_TO_B), ab);
-		assert_int_equal(moved(before, after, i, TERN_A_LINK_BYTES_B_TO_A), ba);
-		assert_int_equal(moved(before, after, i, TERN_A_LINK_PACKETS_A_TO_B),
+		assert_int_equal(moved(before, after, i, DRM_TERN_A_LINK_BYTES_A_TO_B), ab);
+		assert_int_equal(moved(before, after, i, DRM_TERN_A_LINK_BYTES_B_TO_A), ba);
+		assert_int_equal(moved(before, after, i, DRM_TERN_A_LINK_PACKETS_A_TO_B),
 				 ab ? 1 : 0);
-		assert_int_equal(moved(before, after, i, TERN_A_LINK_PACKETS_B_TO_A),
+		assert_int_equal(moved(before, after, i, DRM_TERN_A_LINK_PACKETS_B_TO_A),
 				 ba ? 1 : 0);
 	}
 }
@@ -450,17 +450,17 @@ static void test_nl_link_counters_move_by_bytes_sent(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &before), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET, 0, 0, &before), 0);
 	assert_int_equal(copy_to_device1(5), 1);
 	assert_device1_got(5);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &after), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET, 0, 0, &after), 0);
 	assert_only_link01_moved(&before, &after, FABRIC_COPY_BYTES, 0);
 
 	/* a read of device 1's memory flows back */
 	before = after;
 	assert_int_equal(copy_on_device0(fx.import_va, fx.local.va + 8192,
 					 FABRIC_COPY_BYTES / 2), 1);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET, 0, 0, &after), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET, 0, 0, &after), 0);
 	assert_only_link01_moved(&before, &after, 0, FABRIC_COPY_BYTES / 2);
 	nl_socket_free(sock);
 }
@@ -473,11 +473,11 @@ static void test_nl_link_get_rejects_unknown_attribute(void **state)
 
 	(void)state;
 	/* the request policy knows only the index filter */
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
-				 TERN_A_LINK_DEVICE_A, 0, &out), -EINVAL);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET,
+				 DRM_TERN_A_LINK_DEVICE_A, 0, &out), -EINVAL);
 	assert_int_equal(out.count, 0);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
-				 TERN_A_DEV_FABRIC_ID, 0, &out), -EINVAL);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET,
+				 DRM_TERN_A_DEV_FABRIC_ID, 0, &out), -EINVAL);
 	assert_int_equal(out.count, 0);
 	nl_socket_free(sock);
 }
@@ -497,44 +497,44 @@ static void read_version(char *out, size_t size)
 }
 
 static const int device_attrs[] = {
-	TERN_A_DEV_CAPABILITIES, TERN_A_DEV_BUS_ID, TERN_A_DEV_DRIVER_VERSION,
-	TERN_A_DEV_HEALTH, TERN_A_DEV_HEALTH_REASONS, TERN_A_DEV_MEM_HOST_USED,
-	TERN_A_DEV_BUFFER_COUNT, TERN_A_DEV_MEM_ERRORS_CORRECTED,
-	TERN_A_DEV_MEM_ERRORS_UNCORRECTED, TERN_A_DEV_JOBS_COMPLETED,
-	TERN_A_DEV_JOBS_FAILED, TERN_A_DEV_JOB_TIMEOUTS, TERN_A_DEV_ENGINE_RESETS,
-	TERN_A_DEV_ENGINES_BUSY, TERN_A_DEV_CLIENT_COUNT, TERN_A_DEV_ENGINE,
-	TERN_A_DEV_TOPOLOGY, TERN_A_DEV_ENGINE_HANG_RESETS,
+	DRM_TERN_A_DEV_CAPABILITIES, DRM_TERN_A_DEV_BUS_ID, DRM_TERN_A_DEV_DRIVER_VERSION,
+	DRM_TERN_A_DEV_HEALTH, DRM_TERN_A_DEV_HEALTH_REASONS, DRM_TERN_A_DEV_MEM_HOST_USED,
+	DRM_TERN_A_DEV_BUFFER_COUNT, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
+	DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED, DRM_TERN_A_DEV_JOBS_COMPLETED,
+	DRM_TERN_A_DEV_JOBS_FAILED, DRM_TERN_A_DEV_JOB_TIMEOUTS, DRM_TERN_A_DEV_ENGINE_RESETS,
+	DRM_TERN_A_DEV_ENGINES_BUSY, DRM_TERN_A_DEV_CLIENT_COUNT, DRM_TERN_A_DEV_ENGINE,
+	DRM_TERN_A_DEV_TOPOLOGY, DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
 };
 
 static const int engine_attrs[] = {
-	TERN_A_ENGINE_INDEX, TERN_A_ENGINE_BUSY, TERN_A_ENGINE_BUSY_NS,
-	TERN_A_ENGINE_JOBS_QUEUED, TERN_A_ENGINE_JOBS_COMPLETED,
-	TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS, TERN_A_ENGINE_RESETS,
-	TERN_A_ENGINE_HUNG, TERN_A_ENGINE_HANG_RESETS,
+	DRM_TERN_A_ENGINE_INDEX, DRM_TERN_A_ENGINE_BUSY, DRM_TERN_A_ENGINE_BUSY_NS,
+	DRM_TERN_A_ENGINE_JOBS_QUEUED, DRM_TERN_A_ENGINE_JOBS_COMPLETED,
+	DRM_TERN_A_ENGINE_JOBS_FAILED, DRM_TERN_A_ENGINE_TIMEOUTS, DRM_TERN_A_ENGINE_RESETS,
+	DRM_TERN_A_ENGINE_HUNG, DRM_TERN_A_ENGINE_HANG_RESETS,
 };
 
 /* Every attribute there, engines in order, device totals = engine sums. */
 static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 {
-	uint64_t sum[TERN_A_ENGINE_MAX + 1] = { 0 };
+	uint64_t sum[DRM_TERN_A_ENGINE_MAX + 1] = { 0 };
 	char want[64], version[32];
 
 	for (size_t i = 0; i < sizeof(device_attrs) / sizeof(device_attrs[0]); i++)
 		if (!dev->has[device_attrs[i]])
 			fail_msg("device %u: no attribute %d", index, device_attrs[i]);
 	/* event-only attributes stay out of a dump */
-	assert_false(dev->has[TERN_A_DEV_MEM_ERROR_KIND]);
-	assert_false(dev->has[TERN_A_DEV_MEM_ERROR_ADDR]);
+	assert_false(dev->has[DRM_TERN_A_DEV_MEM_ERROR_KIND]);
+	assert_false(dev->has[DRM_TERN_A_DEV_MEM_ERROR_ADDR]);
 
-	assert_int_equal(dev->attr[TERN_A_DEV_CAPABILITIES],
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_CAPABILITIES],
 			 uapi_get_info(fabric.fd[index]).capabilities);
 	snprintf(want, sizeof(want), "platform:tern.%u", index);
-	assert_string_equal(dev->str[TERN_A_DEV_BUS_ID], want);
+	assert_string_equal(dev->str[DRM_TERN_A_DEV_BUS_ID], want);
 	read_version(version, sizeof(version));
-	assert_string_equal(dev->str[TERN_A_DEV_DRIVER_VERSION], version);
-	assert_string_equal(dev->str[TERN_A_DEV_TOPOLOGY], "ring");
+	assert_string_equal(dev->str[DRM_TERN_A_DEV_DRIVER_VERSION], version);
+	assert_string_equal(dev->str[DRM_TERN_A_DEV_TOPOLOGY], "ring");
 
-	assert_int_equal(dev->engines, dev->attr[TERN_A_DEV_ENGINE_COUNT]);
+	assert_int_equal(dev->engines, dev->attr[DRM_TERN_A_DEV_ENGINE_COUNT]);
 	assert_true(dev->engines <= NL_MAX_ENGINES);
 	for (uint32_t e = 0; e < dev->engines; e++) {
 		const struct nl_engine *engine = &dev->engine[e];
@@ -543,27 +543,27 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 			if (!engine->has[engine_attrs[i]])
 				fail_msg("device %u engine %u: no attribute %d",
 					 index, e, engine_attrs[i]);
-		assert_false(engine->has[TERN_A_ENGINE_GUILTY_PID]);
-		assert_false(engine->has[TERN_A_ENGINE_GUILTY_COMM]);
-		assert_false(engine->has[TERN_A_ENGINE_GUILTY_CLIENT_ID]);
-		assert_int_equal(engine->attr[TERN_A_ENGINE_INDEX], e);
-		for (int a = 1; a <= TERN_A_ENGINE_MAX; a++)
+		assert_false(engine->has[DRM_TERN_A_ENGINE_GUILTY_PID]);
+		assert_false(engine->has[DRM_TERN_A_ENGINE_GUILTY_COMM]);
+		assert_false(engine->has[DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID]);
+		assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_INDEX], e);
+		for (int a = 1; a <= DRM_TERN_A_ENGINE_MAX; a++)
 			sum[a] += engine->attr[a];
 	}
-	assert_int_equal(dev->attr[TERN_A_DEV_JOBS_COMPLETED],
-			 sum[TERN_A_ENGINE_JOBS_COMPLETED]);
-	assert_int_equal(dev->attr[TERN_A_DEV_JOBS_FAILED],
-			 sum[TERN_A_ENGINE_JOBS_FAILED]);
-	assert_int_equal(dev->attr[TERN_A_DEV_JOB_TIMEOUTS],
-			 sum[TERN_A_ENGINE_TIMEOUTS]);
-	assert_int_equal(dev->attr[TERN_A_DEV_ENGINE_RESETS],
-			 sum[TERN_A_ENGINE_RESETS]);
-	assert_int_equal(dev->attr[TERN_A_DEV_ENGINE_HANG_RESETS],
-			 sum[TERN_A_ENGINE_HANG_RESETS]);
-	assert_int_equal(dev->attr[TERN_A_DEV_ENGINES_BUSY],
-			 sum[TERN_A_ENGINE_BUSY]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_JOBS_COMPLETED],
+			 sum[DRM_TERN_A_ENGINE_JOBS_COMPLETED]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_JOBS_FAILED],
+			 sum[DRM_TERN_A_ENGINE_JOBS_FAILED]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_JOB_TIMEOUTS],
+			 sum[DRM_TERN_A_ENGINE_TIMEOUTS]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_ENGINE_RESETS],
+			 sum[DRM_TERN_A_ENGINE_RESETS]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_ENGINE_HANG_RESETS],
+			 sum[DRM_TERN_A_ENGINE_HANG_RESETS]);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_ENGINES_BUSY],
+			 sum[DRM_TERN_A_ENGINE_BUSY]);
 	/* this process holds a file of every device */
-	assert_true(dev->attr[TERN_A_DEV_CLIENT_COUNT] >= 1);
+	assert_true(dev->attr[DRM_TERN_A_DEV_CLIENT_COUNT] >= 1);
 }
 
 static void test_nl_device_attributes(void **state)
@@ -573,11 +573,11 @@ static void test_nl_device_attributes(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET, 0, 0, &out), 0);
 	assert_int_equal(out.count, fabric.devices);
 	for (uint32_t i = 0; i < out.count; i++)
 		assert_device_complete(&out.msg[i],
-				       (uint32_t)out.msg[i].attr[TERN_A_DEV_INDEX]);
+				       (uint32_t)out.msg[i].attr[DRM_TERN_A_DEV_INDEX]);
 	nl_socket_free(sock);
 }
 
@@ -591,14 +591,14 @@ static void test_nl_untouched_device_is_healthy(void **state)
 
 	(void)state;
 	netlink_device(sock, family, last, &dev);
-	assert_int_equal(dev.attr[TERN_A_DEV_HEALTH], TERN_HEALTH_OK);
-	assert_int_equal(dev.attr[TERN_A_DEV_HEALTH_REASONS], 0);
-	assert_int_equal(dev.attr[TERN_A_DEV_MEM_ERRORS_CORRECTED], 0);
-	assert_int_equal(dev.attr[TERN_A_DEV_MEM_ERRORS_UNCORRECTED], 0);
-	assert_int_equal(dev.attr[TERN_A_DEV_JOB_TIMEOUTS], 0);
-	assert_int_equal(dev.attr[TERN_A_DEV_ENGINE_RESETS], 0);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_HEALTH], DRM_TERN_HEALTH_OK);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_HEALTH_REASONS], 0);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED], 0);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED], 0);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_JOB_TIMEOUTS], 0);
+	assert_int_equal(dev.attr[DRM_TERN_A_DEV_ENGINE_RESETS], 0);
 	for (uint32_t e = 0; e < dev.engines; e++)
-		assert_int_equal(dev.engine[e].attr[TERN_A_ENGINE_HUNG], 0);
+		assert_int_equal(dev.engine[e].attr[DRM_TERN_A_ENGINE_HUNG], 0);
 	nl_socket_free(sock);
 }
 
@@ -615,31 +615,31 @@ static void test_nl_device_counts_jobs_and_buffers(void **state)
 	assert_int_equal(copy_on_device0(fx.local.va, fx.local.va + 8192, 4096), 1);
 	assert_int_equal(copy_on_device0(uapi_unmapped_va(), fx.local.va, 4096),
 			 -EFAULT);
-	uapi_bo_create(fabric.fd[0], TERN_PLACEMENT_HOST, 3 * 4096, &host);
+	uapi_bo_create(fabric.fd[0], DRM_TERN_PLACEMENT_HOST, 3 * 4096, &host);
 	netlink_device(sock, family, 0, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_JOBS_COMPLETED] -
-			 before.attr[TERN_A_DEV_JOBS_COMPLETED], 1);
-	assert_int_equal(after.attr[TERN_A_DEV_JOBS_FAILED] -
-			 before.attr[TERN_A_DEV_JOBS_FAILED], 1);
-	assert_int_equal(after.engine[0].attr[TERN_A_ENGINE_JOBS_COMPLETED] -
-			 before.engine[0].attr[TERN_A_ENGINE_JOBS_COMPLETED], 1);
-	assert_int_equal(after.engine[0].attr[TERN_A_ENGINE_JOBS_FAILED] -
-			 before.engine[0].attr[TERN_A_ENGINE_JOBS_FAILED], 1);
-	assert_true(after.engine[0].attr[TERN_A_ENGINE_BUSY_NS] >
-		    before.engine[0].attr[TERN_A_ENGINE_BUSY_NS]);
-	assert_int_equal(after.attr[TERN_A_DEV_BUFFER_COUNT] -
-			 before.attr[TERN_A_DEV_BUFFER_COUNT], 1);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_HOST_USED] -
-			 before.attr[TERN_A_DEV_MEM_HOST_USED], host.size);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_USED],
-			 before.attr[TERN_A_DEV_MEM_USED]);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_JOBS_COMPLETED] -
+			 before.attr[DRM_TERN_A_DEV_JOBS_COMPLETED], 1);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_JOBS_FAILED] -
+			 before.attr[DRM_TERN_A_DEV_JOBS_FAILED], 1);
+	assert_int_equal(after.engine[0].attr[DRM_TERN_A_ENGINE_JOBS_COMPLETED] -
+			 before.engine[0].attr[DRM_TERN_A_ENGINE_JOBS_COMPLETED], 1);
+	assert_int_equal(after.engine[0].attr[DRM_TERN_A_ENGINE_JOBS_FAILED] -
+			 before.engine[0].attr[DRM_TERN_A_ENGINE_JOBS_FAILED], 1);
+	assert_true(after.engine[0].attr[DRM_TERN_A_ENGINE_BUSY_NS] >
+		    before.engine[0].attr[DRM_TERN_A_ENGINE_BUSY_NS]);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_BUFFER_COUNT] -
+			 before.attr[DRM_TERN_A_DEV_BUFFER_COUNT], 1);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_HOST_USED] -
+			 before.attr[DRM_TERN_A_DEV_MEM_HOST_USED], host.size);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_USED],
+			 before.attr[DRM_TERN_A_DEV_MEM_USED]);
 
 	uapi_bo_close(fabric.fd[0], &host);
 	netlink_device(sock, family, 0, &after);
-	assert_int_equal(after.attr[TERN_A_DEV_BUFFER_COUNT],
-			 before.attr[TERN_A_DEV_BUFFER_COUNT]);
-	assert_int_equal(after.attr[TERN_A_DEV_MEM_HOST_USED],
-			 before.attr[TERN_A_DEV_MEM_HOST_USED]);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_BUFFER_COUNT],
+			 before.attr[DRM_TERN_A_DEV_BUFFER_COUNT]);
+	assert_int_equal(after.attr[DRM_TERN_A_DEV_MEM_HOST_USED],
+			 before.attr[DRM_TERN_A_DEV_MEM_HOST_USED]);
 	nl_socket_free(sock);
 }
 
@@ -651,19 +651,19 @@ static void test_nl_filter_names_nothing(void **state)
 	struct nl_sock *sock = netlink_open(&family);
 
 	(void)state;
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_DEVICE_GET,
-				      TERN_A_DEV_INDEX, fabric.devices, &out), -ENODEV);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_DEVICE_GET,
+				      DRM_TERN_A_DEV_INDEX, fabric.devices, &out), -ENODEV);
 	assert_int_equal(out.count, 0);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_LINK_GET,
-				      TERN_A_LINK_INDEX, 100000, &out), -ENODEV);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_LINK_GET,
+				      DRM_TERN_A_LINK_INDEX, 100000, &out), -ENODEV);
 	assert_int_equal(out.count, 0);
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
-				      TERN_A_CLIENT_DEVICE, fabric.devices, &out),
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
+				      DRM_TERN_A_CLIENT_DEVICE, fabric.devices, &out),
 			 -ENODEV);
 	assert_int_equal(out.count, 0);
 	/* the client filter is the only attribute CLIENT_GET takes */
-	assert_int_equal(netlink_dump(sock, family, TERN_CMD_CLIENT_GET,
-				      TERN_A_CLIENT_PID, 1, &out), -EINVAL);
+	assert_int_equal(netlink_dump(sock, family, DRM_TERN_CMD_CLIENT_GET,
+				      DRM_TERN_A_CLIENT_PID, 1, &out), -EINVAL);
 	nl_socket_free(sock);
 }
 

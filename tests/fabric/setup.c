@@ -121,8 +121,8 @@ int fixture_setup(void **state)
 	(void)state;
 	memset(&fx, 0, sizeof(fx));
 	fx.queue = uapi_queue_create(fabric.fd[0], 0);
-	uapi_bo_create(fabric.fd[0], TERN_PLACEMENT_DEVICE, 64 * 1024, &fx.local);
-	uapi_bo_create(fabric.fd[1], TERN_PLACEMENT_DEVICE, 64 * 1024, &fx.remote);
+	uapi_bo_create(fabric.fd[0], DRM_TERN_PLACEMENT_DEVICE, 64 * 1024, &fx.local);
+	uapi_bo_create(fabric.fd[1], DRM_TERN_PLACEMENT_DEVICE, 64 * 1024, &fx.remote);
 	assert_int_equal(drmPrimeHandleToFD(fabric.fd[1], fx.remote.handle,
 					    DRM_CLOEXEC | DRM_RDWR, &dma_buf), 0);
 	assert_int_equal(drmPrimeFDToHandle(fabric.fd[0], dma_buf, &fx.import), 0);

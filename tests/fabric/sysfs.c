@@ -51,9 +51,9 @@ uint64_t sysfs_number(uint32_t device, const char *file)
 }
 
 static const char *const health_names[] = {
-	[TERN_HEALTH_OK] = "ok",
-	[TERN_HEALTH_DEGRADED] = "degraded",
-	[TERN_HEALTH_FAILED] = "failed",
+	[DRM_TERN_HEALTH_OK] = "ok",
+	[DRM_TERN_HEALTH_DEGRADED] = "degraded",
+	[DRM_TERN_HEALTH_FAILED] = "failed",
 };
 
 /* Each file and the DEVICE_GET attribute it must equal. */
@@ -61,29 +61,29 @@ static const struct {
 	const char *file;
 	int attr;
 } device_files[] = {
-	{ "index", TERN_A_DEV_INDEX },
-	{ "fabric_id", TERN_A_DEV_FABRIC_ID },
-	{ "health_reasons", TERN_A_DEV_HEALTH_REASONS },
-	{ "mem_total_bytes", TERN_A_DEV_MEM_SIZE },
-	{ "mem_used_bytes", TERN_A_DEV_MEM_USED },
-	{ "mem_host_used_bytes", TERN_A_DEV_MEM_HOST_USED },
-	{ "buffers", TERN_A_DEV_BUFFER_COUNT },
-	{ "engines", TERN_A_DEV_ENGINE_COUNT },
-	{ "engines_busy", TERN_A_DEV_ENGINES_BUSY },
-	{ "clients", TERN_A_DEV_CLIENT_COUNT },
-	{ "jobs_completed", TERN_A_DEV_JOBS_COMPLETED },
-	{ "jobs_failed", TERN_A_DEV_JOBS_FAILED },
-	{ "job_timeouts", TERN_A_DEV_JOB_TIMEOUTS },
-	{ "engine_resets", TERN_A_DEV_ENGINE_RESETS },
-	{ "engine_hang_resets", TERN_A_DEV_ENGINE_HANG_RESETS },
-	{ "mem_errors_corrected", TERN_A_DEV_MEM_ERRORS_CORRECTED },
-	{ "mem_errors_uncorrected", TERN_A_DEV_MEM_ERRORS_UNCORRECTED },
+	{ "index", DRM_TERN_A_DEV_INDEX },
+	{ "fabric_id", DRM_TERN_A_DEV_FABRIC_ID },
+	{ "health_reasons", DRM_TERN_A_DEV_HEALTH_REASONS },
+	{ "mem_total_bytes", DRM_TERN_A_DEV_MEM_SIZE },
+	{ "mem_used_bytes", DRM_TERN_A_DEV_MEM_USED },
+	{ "mem_host_used_bytes", DRM_TERN_A_DEV_MEM_HOST_USED },
+	{ "buffers", DRM_TERN_A_DEV_BUFFER_COUNT },
+	{ "engines", DRM_TERN_A_DEV_ENGINE_COUNT },
+	{ "engines_busy", DRM_TERN_A_DEV_ENGINES_BUSY },
+	{ "clients", DRM_TERN_A_DEV_CLIENT_COUNT },
+	{ "jobs_completed", DRM_TERN_A_DEV_JOBS_COMPLETED },
+	{ "jobs_failed", DRM_TERN_A_DEV_JOBS_FAILED },
+	{ "job_timeouts", DRM_TERN_A_DEV_JOB_TIMEOUTS },
+	{ "engine_resets", DRM_TERN_A_DEV_ENGINE_RESETS },
+	{ "engine_hang_resets", DRM_TERN_A_DEV_ENGINE_HANG_RESETS },
+	{ "mem_errors_corrected", DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED },
+	{ "mem_errors_uncorrected", DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED },
 };
 
 static const char *const port_states[] = {
-	[TERN_PORT_UNCONNECTED] = "unconnected",
-	[TERN_PORT_UP] = "up",
-	[TERN_PORT_DOWN] = "down",
+	[DRM_TERN_PORT_UNCONNECTED] = "unconnected",
+	[DRM_TERN_PORT_UP] = "up",
+	[DRM_TERN_PORT_DOWN] = "down",
 };
 
 static void assert_port_files(uint32_t d, uint32_t p,
@@ -131,8 +131,8 @@ static void test_sysfs_matches_netlink(void **state)
 					 (unsigned long long)dev.attr[device_files[i].attr]);
 		}
 		sysfs_string(d, "health", health, sizeof(health));
-		assert_true(dev.attr[TERN_A_DEV_HEALTH] <= TERN_HEALTH_FAILED);
-		assert_string_equal(health, health_names[dev.attr[TERN_A_DEV_HEALTH]]);
+		assert_true(dev.attr[DRM_TERN_A_DEV_HEALTH] <= DRM_TERN_HEALTH_FAILED);
+		assert_string_equal(health, health_names[dev.attr[DRM_TERN_A_DEV_HEALTH]]);
 		for (uint32_t p = 0; p < RING_PORTS; p++)
 			assert_port_files(d, p, &ports.port[d][p]);
 		/* A port the device does not have has no files. */
@@ -172,8 +172,8 @@ static void test_sysfs_follows_buffers(void **state)
 	struct uapi_bo device_bo, host_bo;
 
 	(void)state;
-	uapi_bo_create(fabric.fd[d], TERN_PLACEMENT_DEVICE, 40960, &device_bo);
-	uapi_bo_create(fabric.fd[d], TERN_PLACEMENT_HOST, 20480, &host_bo);
+	uapi_bo_create(fabric.fd[d], DRM_TERN_PLACEMENT_DEVICE, 40960, &device_bo);
+	uapi_bo_create(fabric.fd[d], DRM_TERN_PLACEMENT_HOST, 20480, &host_bo);
 	assert_int_equal(sysfs_number(d, "buffers"), buffers + 2);
 	assert_int_equal(sysfs_number(d, "mem_used_bytes"), used + device_bo.size);
 	assert_int_equal(sysfs_number(d, "mem_host_used_bytes"),

@@ -409,23 +409,23 @@ static void test_health_reasons(void **state)
 	(void)state;
 	snapshot_health_reasons(0, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN, buf, sizeof(buf));
+	snapshot_health_reasons(DRM_TERN_HEALTH_REASON_LINK_DOWN, buf, sizeof(buf));
 	assert_string_equal(buf, "link_down");
-	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN |
-				TERN_HEALTH_REASON_LINK_ERRORS |
-				TERN_HEALTH_REASON_ENGINE_RESET |
-				TERN_HEALTH_REASON_ENGINE_HUNG |
-				TERN_HEALTH_REASON_MEM_UNCORRECTED, buf,
+	snapshot_health_reasons(DRM_TERN_HEALTH_REASON_LINK_DOWN |
+				DRM_TERN_HEALTH_REASON_LINK_ERRORS |
+				DRM_TERN_HEALTH_REASON_ENGINE_RESET |
+				DRM_TERN_HEALTH_REASON_ENGINE_HUNG |
+				DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED, buf,
 				sizeof(buf));
 	assert_string_equal(buf,
 		"link_down,link_errors,engine_reset,engine_hung,mem_uncorrected");
 	/* Bits the tool does not know yet are left out, not misnamed. */
-	snapshot_health_reasons(TERN_HEALTH_REASON_ENGINE_RESET | (1u << 30),
+	snapshot_health_reasons(DRM_TERN_HEALTH_REASON_ENGINE_RESET | (1u << 30),
 				buf, sizeof(buf));
 	assert_string_equal(buf, "engine_reset");
 	/* A short buffer is cut, still terminated. */
-	snapshot_health_reasons(TERN_HEALTH_REASON_LINK_DOWN |
-				TERN_HEALTH_REASON_LINK_ERRORS, buf, 8);
+	snapshot_health_reasons(DRM_TERN_HEALTH_REASON_LINK_DOWN |
+				DRM_TERN_HEALTH_REASON_LINK_ERRORS, buf, 8);
 	assert_int_equal(strlen(buf), 7);
 	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_OK), "ok");
 	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_DEGRADED),
@@ -447,13 +447,13 @@ static void test_health_from_links(void **state)
 		snapshot_derive_link_health(&t->snap, &t->devices[i]);
 	assert_int_equal(t->devices[0].health, SNAPSHOT_HEALTH_DEGRADED);
 	assert_int_equal(t->devices[0].health_reasons,
-			 TERN_HEALTH_REASON_LINK_ERRORS);
+			 DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 	assert_int_equal(t->devices[1].health_reasons,
-			 TERN_HEALTH_REASON_LINK_DOWN);
+			 DRM_TERN_HEALTH_REASON_LINK_DOWN);
 	assert_int_equal(t->devices[2].health_reasons,
-			 TERN_HEALTH_REASON_LINK_DOWN);
+			 DRM_TERN_HEALTH_REASON_LINK_DOWN);
 	assert_int_equal(t->devices[3].health_reasons,
-			 TERN_HEALTH_REASON_LINK_ERRORS);
+			 DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 	t->links[1].up = true;
 	t->links[3].errors = 0;
 	snapshot_derive_link_health(&t->snap, &t->devices[1]);

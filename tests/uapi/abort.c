@@ -95,23 +95,23 @@ static void check_abort_while_stalled(uint32_t placement, uint32_t flags,
 static void test_abort_stalled_peer_failed(void **state)
 {
 	(void)state;
-	check_abort_while_stalled(TERN_PLACEMENT_HOST, 0, 2, ECONNRESET);
+	check_abort_while_stalled(DRM_TERN_PLACEMENT_HOST, 0, 2, ECONNRESET);
 }
 
 static void test_abort_stalled_cancelled(void **state)
 {
 	(void)state;
-	check_abort_while_stalled(TERN_PLACEMENT_HOST, 0, TERN_SEM_ABORT_CANCEL,
+	check_abort_while_stalled(DRM_TERN_PLACEMENT_HOST, 0, DRM_TERN_SEM_ABORT_CANCEL,
 				  ECANCELED);
 }
 
 static void test_abort_stalled_device_memory(void **state)
 {
 	(void)state;
-	check_abort_while_stalled(TERN_PLACEMENT_DEVICE, TERN_SEM_WAIT_EQ,
+	check_abort_while_stalled(DRM_TERN_PLACEMENT_DEVICE, DRM_TERN_SEM_WAIT_EQ,
 				  UINT64_MAX, ECONNRESET);
-	check_abort_while_stalled(TERN_PLACEMENT_DEVICE, TERN_SEM_WAIT_EQ,
-				  TERN_SEM_ABORT_CANCEL, ECANCELED);
+	check_abort_while_stalled(DRM_TERN_PLACEMENT_DEVICE, DRM_TERN_SEM_WAIT_EQ,
+				  DRM_TERN_SEM_ABORT_CANCEL, ECANCELED);
 }
 
 /* The abort word is read first: set, it fails a wait that would pass. */
@@ -122,14 +122,14 @@ static void test_abort_set_before_wait(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	words(&bo)[SEM_WORD] = 1;
 	words(&bo)[ABORT_WORD] = 1ull << 32;	/* a whole u64 is read */
 	emit_abortable_wait(&s, &bo, 0);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -ECONNRESET);
 	assert_true(words(&bo)[AFTER_WORD] == 0);
 
-	words(&bo)[ABORT_WORD] = TERN_SEM_ABORT_CANCEL;
+	words(&bo)[ABORT_WORD] = DRM_TERN_SEM_ABORT_CANCEL;
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -ECANCELED);
 	assert_true(words(&bo)[AFTER_WORD] == 0);
 }
@@ -145,9 +145,9 @@ static void test_abort_set_by_another_job(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	emit_abortable_wait(&w, &bo, 0);
-	uapi_emit_sem(&set, TERN_OP_SEM_SIGNAL, 0, word_va(&bo, ABORT_WORD), 3);
+	uapi_emit_sem(&set, DRM_TERN_OP_SEM_SIGNAL, 0, word_va(&bo, ABORT_WORD), 3);
 	assert_ioctl_ok(uapi_submit(uapi.fd, waiter, &w, out));
 	assert_int_equal(uapi_run(uapi.fd, setter, &set), 1);
 	assert_int_equal(uapi_fence_status(uapi.fd, out), -ECONNRESET);
@@ -164,8 +164,8 @@ static void test_abort_word_zero_passes(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	emit_abortable_wait(&s, &bo, TERN_SEM_WAIT_EQ);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
+	emit_abortable_wait(&s, &bo, DRM_TERN_SEM_WAIT_EQ);
 	assert_ioctl_ok(uapi_submit(uapi.fd, q, &s, out));
 	__atomic_store_n(&words(&bo)[SEM_WORD], 1, __ATOMIC_SEQ_CST);
 	assert_int_equal(uapi_fence_status(uapi.fd, out), 1);
@@ -181,7 +181,7 @@ static void test_abort_word_unmapped(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	words(&bo)[SEM_WORD] = 1;
 	uapi_emit_sem_abort(&s, 0, word_va(&bo, SEM_WORD), 1,
 			    uapi_unmapped_va());

@@ -99,9 +99,9 @@ static int read_steps(uint32_t engine, long long *steps, long long *max_ns)
 static void emit_f16_divide(struct uapi_stream *s, uint64_t va, uint64_t count)
 {
 	struct drm_tern_packet_reduce p = {
-		.header = { TERN_OP_REDUCE, sizeof(p) / 8, TERN_REDUCE_DIVIDE },
+		.header = { DRM_TERN_OP_REDUCE, sizeof(p) / 8, DRM_TERN_REDUCE_DIVIDE },
 		.src0 = va, .src1 = va, .dst = va, .count = count,
-		.dtype = TERN_DTYPE_FLOAT16, .op = TERN_REDOP_SUM, .divisor = 3,
+		.dtype = DRM_TERN_DTYPE_FLOAT16, .op = DRM_TERN_REDOP_SUM, .divisor = 3,
 	};
 
 	memcpy((uint8_t *)s->words + s->size, &p, sizeof(p));
@@ -128,7 +128,7 @@ static void test_reduce_steps_by_work(void **state)
 		print_message("no debugfs steps: cannot count steps\n");
 		skip();
 	}
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, BIG_BYTES, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, BIG_BYTES, &bo);
 	for (uint32_t i = 0; i < BIG_COUNT; i++)
 		((uint16_t *)bo.cpu)[i] = 0x3c00;	/* 1.0 */
 	emit_f16_divide(&s, bo.va, BIG_COUNT);
@@ -167,7 +167,7 @@ static void other_ring_feed(int fd, struct other_ring *r, uint64_t va,
 	struct drm_tern_ring_record first = { 0 };
 	uint64_t tail;
 
-	uapi_emit_sem(&wait, TERN_OP_SEM_WAIT, 0, gate, 1);
+	uapi_emit_sem(&wait, DRM_TERN_OP_SEM_WAIT, 0, gate, 1);
 	first.size = wait.size;
 	memcpy(r->data, &first, hdr);
 	memcpy(r->data + hdr, wait.words, wait.size);
@@ -205,25 +205,25 @@ static void other_user(int ready)
 
 		if (fd < 0)
 			_exit(2);
-		uapi_bo_create(fd, TERN_PLACEMENT_HOST, BIG_BYTES, &big);
-		uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &gate);
+		uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, BIG_BYTES, &big);
+		uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 4096, &gate);
 		gates[f] = (uint64_t *)gate.cpu;
 		for (int i = 0; i < OTHER_RINGS; i++) {
 			struct drm_tern_ring_create create = {
-				.size = TERN_RING_MIN_SIZE,
+				.size = DRM_TERN_RING_MIN_SIZE,
 			};
 			struct other_ring r;
 			struct uapi_bo bo;
 
-			uapi_bo_create(fd, TERN_PLACEMENT_HOST,
-				       TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE,
+			uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST,
+				       DRM_TERN_RING_DATA_OFFSET + DRM_TERN_RING_MIN_SIZE,
 				       &bo);
 			create.handle = bo.handle;
 			if (uapi_ioctl(fd, DRM_IOCTL_TERN_RING_CREATE, &create))
 				break;	/* its limits: fine */
 			r.id = create.ring_id;
 			r.ctl = (struct drm_tern_ring_ctl *)bo.cpu;
-			r.data = bo.cpu + TERN_RING_DATA_OFFSET;
+			r.data = bo.cpu + DRM_TERN_RING_DATA_OFFSET;
 			other_ring_feed(fd, &r, big.va, gate.va);
 			rings++;
 		}
@@ -293,7 +293,7 @@ static void test_two_users_share_engine(void **state)
 	close(pipefd[0]);
 	print_message("other user: %d rings on %d files\n", rings, OTHER_FILES);
 
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	uapi_emit_fill(&s, bo.va, 4096, 0x11111111);
 	for (int i = 0; i < OWN_JOBS && failed + timed_out < 3; i++) {
 		uint32_t out = uapi_syncobj_create(uapi.fd);
@@ -370,7 +370,7 @@ static uint64_t ring_one_job(uint32_t engine, const struct uapi_stream *s,
 {
 	const size_t hdr = sizeof(struct drm_tern_ring_record);
 	struct drm_tern_ring_create create = {
-		.engine = engine, .size = TERN_RING_MIN_SIZE,
+		.engine = engine, .size = DRM_TERN_RING_MIN_SIZE,
 	};
 	struct drm_tern_ring_record rec = { 0 };
 	struct drm_tern_ring_wait wait = { 0 };
@@ -379,16 +379,16 @@ static uint64_t ring_one_job(uint32_t engine, const struct uapi_stream *s,
 	struct uapi_bo ring;
 	uint64_t fence;
 
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE, &ring);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + DRM_TERN_RING_MIN_SIZE, &ring);
 	create.handle = ring.handle;
 	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_CREATE, &create));
 	ctl = (struct drm_tern_ring_ctl *)ring.cpu;
 	rec.size = s->size;
 	rec.fence_va = words->va + 8 * slot;
 	rec.fence_value = 0x10000;
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET, &rec, hdr);
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET + hdr, s->words, s->size);
+	memcpy(ring.cpu + DRM_TERN_RING_DATA_OFFSET, &rec, hdr);
+	memcpy(ring.cpu + DRM_TERN_RING_DATA_OFFSET + hdr, s->words, s->size);
 	__atomic_store_n(&ctl->tail, hdr + s->size, __ATOMIC_SEQ_CST);
 	kick.ring_id = create.ring_id;
 	assert_ioctl_ok(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_KICK, &kick));
@@ -424,7 +424,7 @@ static void test_ring_timeout_resets_only_a_hang(void **state)
 		print_message("no engine_hang in debugfs or no sysfs\n");
 		skip();
 	}
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &words);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &words);
 	word = (uint64_t *)words.cpu;
 	uapi_emit_fill(&s, words.va + 64, 8, 1);
 	assert_int_equal(ring_one_job(engine, &s, &words, 0),
@@ -436,7 +436,7 @@ static void test_ring_timeout_resets_only_a_hang(void **state)
 
 	/* On an engine that works, a waiting job fails alone. */
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, words.va + 128, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, words.va + 128, 1);
 	assert_int_equal(ring_one_job(engine, &s, &words, 1),
 			 0x10000 | (ETIMEDOUT & 0xffff));
 	assert_int_equal(sysfs_number("engine_resets"), resets + 1);

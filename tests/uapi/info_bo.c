@@ -9,10 +9,10 @@
 
 #include "uapi.h"
 
-#define KNOWN_CAPS (TERN_CAP_MOCK | TERN_CAP_HOST_MEMORY | TERN_CAP_SEMAPHORE | \
-		    TERN_CAP_TIMESTAMP | TERN_CAP_FABRIC | TERN_CAP_REDUCE | \
-		    TERN_CAP_PEER_MEMORY | TERN_CAP_SEM_WAIT_ABORT | \
-		    TERN_CAP_REDUCE_DIVIDE | TERN_CAP_USER_RING)
+#define KNOWN_CAPS (DRM_TERN_CAP_MOCK | DRM_TERN_CAP_HOST_MEMORY | DRM_TERN_CAP_SEMAPHORE | \
+		    DRM_TERN_CAP_TIMESTAMP | DRM_TERN_CAP_FABRIC | DRM_TERN_CAP_REDUCE | \
+		    DRM_TERN_CAP_PEER_MEMORY | DRM_TERN_CAP_SEM_WAIT_ABORT | \
+		    DRM_TERN_CAP_REDUCE_DIVIDE | DRM_TERN_CAP_USER_RING)
 
 /* ---- GET_INFO ---- */
 
@@ -30,21 +30,21 @@ static void test_get_info_fields(void **state)
 	assert_true(a.va_base > 0);
 	assert_int_equal(a.va_base % uapi.page_size, 0);
 	assert_true(a.va_size > 0);
-	assert_true(a.va_base + a.va_size <= TERN_VA_LIMIT);
+	assert_true(a.va_base + a.va_size <= DRM_TERN_VA_LIMIT);
 	assert_true(a.engine_clock_hz > 0);
-	assert_int_equal(a.packet_version, TERN_PACKET_VERSION);
+	assert_int_equal(a.packet_version, DRM_TERN_PACKET_VERSION);
 	assert_true(a.max_submit_bytes >= 64);
 	assert_int_equal(a.max_submit_bytes % 8, 0);
 	assert_true(a.max_in_syncobjs >= 1);
 	assert_int_equal(a.flags, 0);
 	assert_int_equal(a.pad, 0);
-	if (a.capabilities & TERN_CAP_MOCK) {
+	if (a.capabilities & DRM_TERN_CAP_MOCK) {
 		/* the mock implements every packet this header defines */
-		assert_true(a.capabilities & TERN_CAP_HOST_MEMORY);
-		assert_true(a.capabilities & TERN_CAP_SEMAPHORE);
-		assert_true(a.capabilities & TERN_CAP_TIMESTAMP);
-		assert_true(a.capabilities & TERN_CAP_SEM_WAIT_ABORT);
-		assert_true(a.capabilities & TERN_CAP_REDUCE_DIVIDE);
+		assert_true(a.capabilities & DRM_TERN_CAP_HOST_MEMORY);
+		assert_true(a.capabilities & DRM_TERN_CAP_SEMAPHORE);
+		assert_true(a.capabilities & DRM_TERN_CAP_TIMESTAMP);
+		assert_true(a.capabilities & DRM_TERN_CAP_SEM_WAIT_ABORT);
+		assert_true(a.capabilities & DRM_TERN_CAP_REDUCE_DIVIDE);
 	}
 	/* what describes the device does not change between calls */
 	assert_int_equal(a.device_index, b.device_index);
@@ -86,9 +86,9 @@ static void test_get_info_memory_used(void **state)
 	struct uapi_bo dev, host;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 1 << 20, &dev);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 1 << 20, &dev);
 	assert_true(uapi_get_info(uapi.fd).device_memory_used >= base + (1 << 20));
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 1 << 20, &host);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 1 << 20, &host);
 	assert_true(uapi_get_info(uapi.fd).device_memory_used >= base + (1 << 20));
 	uapi_bo_close(uapi.fd, &dev);
 	/* host memory is not device memory */
@@ -108,7 +108,7 @@ static void test_bo_create_fields(void **state)
 {
 	struct drm_tern_bo_create a = { .size = 1 };
 	struct drm_tern_bo_create b = {
-		.size = 3 * uapi.page_size + 1, .placement = TERN_PLACEMENT_HOST,
+		.size = 3 * uapi.page_size + 1, .placement = DRM_TERN_PLACEMENT_HOST,
 	};
 	struct uapi_bo bo;
 
@@ -192,7 +192,7 @@ static void test_bo_create_too_big_device(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct drm_tern_bo_create args = {
-			.size = sizes[i], .placement = TERN_PLACEMENT_DEVICE,
+			.size = sizes[i], .placement = DRM_TERN_PLACEMENT_DEVICE,
 		};
 
 		assert_errno(bo_create(&args), E2BIG);
@@ -206,7 +206,7 @@ static void test_bo_create_too_big_host(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct drm_tern_bo_create args = {
-			.size = sizes[i], .placement = TERN_PLACEMENT_HOST,
+			.size = sizes[i], .placement = DRM_TERN_PLACEMENT_HOST,
 		};
 
 		assert_errno(bo_create(&args), E2BIG);
@@ -239,7 +239,7 @@ static void test_bo_create_bad_pointer(void **state)
 static void test_bo_info_fields(void **state)
 {
 	struct drm_tern_bo_create create = {
-		.size = 5 * uapi.page_size - 3, .placement = TERN_PLACEMENT_HOST,
+		.size = 5 * uapi.page_size - 3, .placement = DRM_TERN_PLACEMENT_HOST,
 	};
 	struct drm_tern_bo_info info = { 0 };
 
@@ -250,7 +250,7 @@ static void test_bo_info_fields(void **state)
 	assert_int_equal(info.size, create.size);
 	assert_int_equal(info.device_va, create.device_va);
 	assert_int_equal(info.mmap_offset, create.mmap_offset);
-	assert_int_equal(info.placement, TERN_PLACEMENT_HOST);
+	assert_int_equal(info.placement, DRM_TERN_PLACEMENT_HOST);
 	assert_int_equal(info.pad, 0);
 }
 
@@ -259,7 +259,7 @@ static void test_bo_info_flags(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	for (int bit = 0; bit < 32; bit++) {
 		struct drm_tern_bo_info info = { .handle = bo.handle,
 						 .flags = 1u << bit };
@@ -275,7 +275,7 @@ static void test_bo_info_pad(void **state)
 	struct drm_tern_bo_info info = { .pad = 1 };
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	info.handle = bo.handle;
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_BO_INFO, &info), EINVAL);
 }
@@ -289,7 +289,7 @@ static void test_bo_info_unknown_handle(void **state)
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_BO_INFO, &info), ENOENT);
 	info.handle = 0x7fffffff;
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_BO_INFO, &info), ENOENT);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	uapi_bo_close(uapi.fd, &bo);
 	info.handle = bo.handle;
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_BO_INFO, &info), ENOENT);

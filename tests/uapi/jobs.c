@@ -34,15 +34,15 @@ static void test_job_runs_packets(void **state)
 	uint64_t *slots;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 3 * 4096, &a);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 3 * 4096, &b);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 3 * 4096, &a);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 3 * 4096, &b);
 	slots = (uint64_t *)(void *)b.cpu;
 	uapi_emit_fill(&s, a.va + 3, 5000, 0x77777777);
 	uapi_emit_copy(&s, a.va, b.va + 4096, 8192);
 	uapi_emit_timestamp(&s, b.va);
-	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, b.va + 16, 40);
-	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, b.va + 16, 2);
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, b.va + 16, 42);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, 0, b.va + 16, 40);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, b.va + 16, 2);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, b.va + 16, 42);
 	uapi_emit_timestamp(&s, b.va + 8);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), 1);
 
@@ -68,9 +68,9 @@ struct fault_fixture {
 static void fault_setup(struct fault_fixture *f)
 {
 	f->queue = uapi_queue_create(uapi.fd, 0);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &f->before);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &f->after);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &f->bystander);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &f->before);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &f->after);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &f->bystander);
 	memset(f->bystander.cpu, 0xcc, 4096);
 }
 
@@ -109,7 +109,7 @@ static void test_job_fault_past_buffer_end(void **state)
 	struct uapi_bo edge;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &edge);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &edge);
 	fault_setup(&f);
 	/* starts inside a buffer, ends past it (maybe in the next one) */
 	check_fault(&f, edge.va + 4096 - 8, 16);
@@ -123,7 +123,7 @@ static void test_job_fault_closed_buffer(void **state)
 
 	(void)state;
 	fault_setup(&f);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &gone);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &gone);
 	va = gone.va;
 	/* nothing is created after the close, so nothing can reuse va */
 	uapi_bo_close(uapi.fd, &gone);
@@ -138,7 +138,7 @@ static void test_job_fault_on_write(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	uapi_emit_fill(&s, bad, 16, 0);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -EFAULT);
 	s.size = 0;
@@ -148,10 +148,10 @@ static void test_job_fault_on_write(void **state)
 	uapi_emit_timestamp(&s, bad);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -EFAULT);
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bad, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, 0, bad, 1);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -EFAULT);
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bad, 0);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bad, 0);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -EFAULT);
 	assert_filled(&bo, 0, 4096, 0, "buffer");
 }
@@ -170,7 +170,7 @@ static void test_files_are_isolated(void **state)
 	uint32_t other_q;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &mine);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &mine);
 	memset(mine.cpu, 0xcc, 4096);
 
 	info.handle = mine.handle;
@@ -189,7 +189,7 @@ static void test_files_are_isolated(void **state)
 	assert_filled(&mine, 0, 4096, 0xcc, "buffer of the first file");
 
 	/* and once it has a buffer there, it writes its own */
-	uapi_bo_create(other, TERN_PLACEMENT_DEVICE, 4096, &other_bo);
+	uapi_bo_create(other, DRM_TERN_PLACEMENT_DEVICE, 4096, &other_bo);
 	s.size = 0;
 	uapi_emit_fill(&s, other_bo.va, 4096, 0x44444444);
 	assert_int_equal(uapi_run(other, other_q, &s), 1);
@@ -209,9 +209,9 @@ static void test_job_timeout(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	/* the semaphore stays 0, so the wait never passes */
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 1);
 	uapi_emit_fill(&s, bo.va + 8, 8, 0xffffffff);
 	assert_int_equal(uapi_run(uapi.fd, q, &s), -ETIMEDOUT);
 	assert_filled(&bo, 8, 8, 0, "packet after the wait");
@@ -237,10 +237,10 @@ static void test_semaphore_across_queues(void **state)
 		print_message("needs two engines\n");
 		skip();
 	}
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	uapi_emit_sem(&w, TERN_OP_SEM_WAIT, 0, bo.va, 3);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&w, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 3);
 	uapi_emit_fill(&w, bo.va + 8, 8, 0x66666666);
-	uapi_emit_sem(&sig, TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, bo.va, 3);
+	uapi_emit_sem(&sig, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, bo.va, 3);
 	assert_ioctl_ok(uapi_submit(uapi.fd, waiter, &w, wait_out));
 	assert_int_equal(uapi_run(uapi.fd, signaller, &sig), 1);
 	assert_int_equal(uapi_fence_status(uapi.fd, wait_out), 1);
@@ -259,8 +259,8 @@ static void test_in_syncobj_orders_jobs(void **state)
 	struct uapi_bo src, dst;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, BIG_BYTES, &src);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, BIG_BYTES, &dst);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, BIG_BYTES, &src);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, BIG_BYTES, &dst);
 	for (uint32_t i = 8; i >= 1; i--)
 		uapi_emit_fill(&first, src.va, BIG_BYTES, 0x01010101u * i);
 	uapi_emit_copy(&second, src.va, dst.va, BIG_BYTES);
@@ -298,8 +298,8 @@ static void test_close_with_jobs_in_flight(void **state)
 	double deadline;
 
 	(void)state;
-	uapi_bo_create(other, TERN_PLACEMENT_DEVICE, bytes, &a);
-	uapi_bo_create(other, TERN_PLACEMENT_DEVICE, bytes, &b);
+	uapi_bo_create(other, DRM_TERN_PLACEMENT_DEVICE, bytes, &a);
+	uapi_bo_create(other, DRM_TERN_PLACEMENT_DEVICE, bytes, &b);
 	for (int i = 0; i < 4; i++) {
 		uapi_emit_copy(&s, a.va, b.va, bytes);
 		uapi_emit_copy(&s, b.va, a.va, bytes);
@@ -308,7 +308,7 @@ static void test_close_with_jobs_in_flight(void **state)
 		assert_ioctl_ok(uapi_submit(other, q, &s, 0));
 	/* one job waits forever: the close must not wait for it */
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, a.va, UINT64_MAX);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, a.va, UINT64_MAX);
 	assert_ioctl_ok(uapi_submit(other, q, &s, 0));
 	assert_true(uapi_get_info(uapi.fd).device_memory_used >= base + 2 * bytes);
 

@@ -29,7 +29,7 @@ static int packet_setup(void **state)
 		return -1;
 	memset(&p, 0, sizeof(p));
 	p.queue = uapi_queue_create(uapi.fd, 0);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &p.bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &p.bo);
 	reset_stream();
 	return 0;
 }
@@ -43,15 +43,15 @@ static uint64_t slot_va(void)
 static uint32_t emit_valid(uint16_t opcode)
 {
 	switch (opcode) {
-	case TERN_OP_NOP:
+	case DRM_TERN_OP_NOP:
 		return uapi_emit_nop(&p.s, 2);
-	case TERN_OP_COPY:
+	case DRM_TERN_OP_COPY:
 		return uapi_emit_copy(&p.s, p.bo.va, p.bo.va + 2048, 16);
-	case TERN_OP_FILL:
+	case DRM_TERN_OP_FILL:
 		return uapi_emit_fill(&p.s, p.bo.va + 1, 7, 0x01020304);
-	case TERN_OP_TIMESTAMP:
+	case DRM_TERN_OP_TIMESTAMP:
 		return uapi_emit_timestamp(&p.s, slot_va());
-	case TERN_OP_SEM_WAIT_ABORT:
+	case DRM_TERN_OP_SEM_WAIT_ABORT:
 		return uapi_emit_sem_abort(&p.s, 0, slot_va(), 0, slot_va() + 8);
 	default:
 		return uapi_emit_sem(&p.s, opcode, 0, slot_va(), 0);
@@ -84,19 +84,19 @@ static void assert_rejected(void)
 static void test_packets_all_valid(void **state)
 {
 	static const uint16_t ops[] = {
-		TERN_OP_NOP, TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
-		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+		DRM_TERN_OP_NOP, DRM_TERN_OP_COPY, DRM_TERN_OP_FILL, DRM_TERN_OP_TIMESTAMP,
+		DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT,
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		emit_valid(ops[i]);
-	uapi_emit_sem(&p.s, TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, slot_va(), 5);
-	uapi_emit_sem(&p.s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, slot_va(), 5);
+	uapi_emit_sem(&p.s, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, slot_va(), 5);
+	uapi_emit_sem(&p.s, DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, slot_va(), 5);
 	/* the first FILL wrote the abort word: zero it for the wait to pass */
 	uapi_emit_fill(&p.s, slot_va() + 8, 8, 0);
 	uapi_emit_sem_abort(&p.s, 0, slot_va(), 5, slot_va() + 8);
-	uapi_emit_sem_abort(&p.s, TERN_SEM_WAIT_EQ, slot_va(), 5, slot_va() + 8);
+	uapi_emit_sem_abort(&p.s, DRM_TERN_SEM_WAIT_EQ, slot_va(), 5, slot_va() + 8);
 	assert_int_equal(uapi_run(uapi.fd, p.queue, &p.s), 1);
 	assert_int_equal(p.bo.cpu[0], 0x5a);
 	assert_int_equal(p.bo.cpu[1], 0x04);
@@ -106,7 +106,7 @@ static void test_packets_all_valid(void **state)
 static void test_packet_opcode_zero(void **state)
 {
 	(void)state;
-	p.bad = emit_valid(TERN_OP_NOP);
+	p.bad = emit_valid(DRM_TERN_OP_NOP);
 	bad_header()->opcode = 0;
 	assert_rejected();
 }
@@ -116,7 +116,7 @@ static void test_packet_opcode_unknown(void **state)
 	static const uint16_t unknown[] = { 0x08, 0x0f, 0x30, 0x100, 0xffff };
 
 	(void)state;
-	p.bad = emit_valid(TERN_OP_COPY);
+	p.bad = emit_valid(DRM_TERN_OP_COPY);
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		bad_header()->opcode = unknown[i];
 		assert_rejected();
@@ -128,7 +128,7 @@ static void test_packet_opcode_reserved(void **state)
 	static const uint16_t reserved[] = { 0x11, 0x1f, 0x20, 0x2f };
 
 	(void)state;
-	p.bad = emit_valid(TERN_OP_COPY);
+	p.bad = emit_valid(DRM_TERN_OP_COPY);
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
 		bad_header()->opcode = reserved[i];
 		assert_rejected();
@@ -138,7 +138,7 @@ static void test_packet_opcode_reserved(void **state)
 static void test_packet_length_zero(void **state)
 {
 	(void)state;
-	p.bad = emit_valid(TERN_OP_NOP);
+	p.bad = emit_valid(DRM_TERN_OP_NOP);
 	bad_header()->length = 0;
 	assert_rejected();
 }
@@ -146,8 +146,8 @@ static void test_packet_length_zero(void **state)
 static void test_packet_length_wrong(void **state)
 {
 	static const uint16_t fixed[] = {
-		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
-		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT,
+		DRM_TERN_OP_COPY, DRM_TERN_OP_FILL, DRM_TERN_OP_TIMESTAMP,
+		DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT,
 	};
 
 	(void)state;
@@ -168,7 +168,7 @@ static void test_packet_length_wrong(void **state)
 static void test_packet_length_overruns(void **state)
 {
 	(void)state;
-	p.bad = emit_valid(TERN_OP_NOP);
+	p.bad = emit_valid(DRM_TERN_OP_NOP);
 	bad_header()->length = 3;
 	assert_rejected();
 }
@@ -187,43 +187,43 @@ static void check_unknown_flags(uint16_t opcode, uint32_t defined)
 static void test_packet_flags_nop(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_NOP, 0);
+	check_unknown_flags(DRM_TERN_OP_NOP, 0);
 }
 
 static void test_packet_flags_copy(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_COPY, 0);
+	check_unknown_flags(DRM_TERN_OP_COPY, 0);
 }
 
 static void test_packet_flags_fill(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_FILL, 0);
+	check_unknown_flags(DRM_TERN_OP_FILL, 0);
 }
 
 static void test_packet_flags_timestamp(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_TIMESTAMP, 0);
+	check_unknown_flags(DRM_TERN_OP_TIMESTAMP, 0);
 }
 
 static void test_packet_flags_sem_signal(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD);
+	check_unknown_flags(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD);
 }
 
 static void test_packet_flags_sem_wait(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ);
+	check_unknown_flags(DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ);
 }
 
 static void test_packet_flags_sem_wait_abort(void **state)
 {
 	(void)state;
-	check_unknown_flags(TERN_OP_SEM_WAIT_ABORT, TERN_SEM_WAIT_EQ);
+	check_unknown_flags(DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_SEM_WAIT_EQ);
 }
 
 static void test_packet_fill_pad(void **state)
@@ -231,7 +231,7 @@ static void test_packet_fill_pad(void **state)
 	struct drm_tern_packet_fill *fill;
 
 	(void)state;
-	p.bad = emit_valid(TERN_OP_FILL);
+	p.bad = emit_valid(DRM_TERN_OP_FILL);
 	fill = (void *)bad_header();
 	fill->pad = 1;
 	assert_rejected();
@@ -255,39 +255,39 @@ static void check_misaligned(uint16_t opcode)
 static void test_packet_timestamp_misaligned(void **state)
 {
 	(void)state;
-	check_misaligned(TERN_OP_TIMESTAMP);
+	check_misaligned(DRM_TERN_OP_TIMESTAMP);
 }
 
 static void test_packet_sem_signal_misaligned(void **state)
 {
 	(void)state;
-	check_misaligned(TERN_OP_SEM_SIGNAL);
+	check_misaligned(DRM_TERN_OP_SEM_SIGNAL);
 }
 
 static void test_packet_sem_wait_misaligned(void **state)
 {
 	(void)state;
-	check_misaligned(TERN_OP_SEM_WAIT);
+	check_misaligned(DRM_TERN_OP_SEM_WAIT);
 }
 
 static void test_packet_sem_wait_abort_misaligned(void **state)
 {
 	(void)state;
-	check_misaligned(TERN_OP_SEM_WAIT_ABORT);
+	check_misaligned(DRM_TERN_OP_SEM_WAIT_ABORT);
 }
 
 static void test_packet_sem_wait_abort_word_misaligned(void **state)
 {
 	(void)state;
-	check_misaligned_field(TERN_OP_SEM_WAIT_ABORT, 2);
+	check_misaligned_field(DRM_TERN_OP_SEM_WAIT_ABORT, 2);
 }
 
 static void test_packet_copy_src_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_copy(&p.s, TERN_VA_LIMIT - 8, p.bo.va, 16);
+	p.bad = uapi_emit_copy(&p.s, DRM_TERN_VA_LIMIT - 8, p.bo.va, 16);
 	assert_rejected();
-	*bad_field(0) = TERN_VA_LIMIT + 4096;
+	*bad_field(0) = DRM_TERN_VA_LIMIT + 4096;
 	*bad_field(2) = 0;
 	assert_rejected();
 }
@@ -308,7 +308,7 @@ static void test_packet_copy_past_va_space(void **state)
 static void test_packet_copy_dst_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_copy(&p.s, p.bo.va, TERN_VA_LIMIT - 8, 16);
+	p.bad = uapi_emit_copy(&p.s, p.bo.va, DRM_TERN_VA_LIMIT - 8, 16);
 	assert_rejected();
 	*bad_field(1) = UINT64_MAX - 4095;
 	assert_rejected();
@@ -328,7 +328,7 @@ static void test_packet_copy_range_overflow(void **state)
 static void test_packet_fill_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_fill(&p.s, TERN_VA_LIMIT - 3, 4, 0);
+	p.bad = uapi_emit_fill(&p.s, DRM_TERN_VA_LIMIT - 3, 4, 0);
 	assert_rejected();
 	*bad_field(0) = p.bo.va;
 	*bad_field(1) = UINT64_MAX;
@@ -338,7 +338,7 @@ static void test_packet_fill_beyond_limit(void **state)
 static void test_packet_timestamp_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_timestamp(&p.s, TERN_VA_LIMIT);
+	p.bad = uapi_emit_timestamp(&p.s, DRM_TERN_VA_LIMIT);
 	assert_rejected();
 	*bad_field(0) = UINT64_MAX - 7;
 	assert_rejected();
@@ -347,9 +347,9 @@ static void test_packet_timestamp_beyond_limit(void **state)
 static void test_packet_sem_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_sem(&p.s, TERN_OP_SEM_SIGNAL, 0, TERN_VA_LIMIT, 1);
+	p.bad = uapi_emit_sem(&p.s, DRM_TERN_OP_SEM_SIGNAL, 0, DRM_TERN_VA_LIMIT, 1);
 	assert_rejected();
-	bad_header()->opcode = TERN_OP_SEM_WAIT;
+	bad_header()->opcode = DRM_TERN_OP_SEM_WAIT;
 	assert_rejected();
 	*bad_field(0) = UINT64_MAX - 7;
 	assert_rejected();
@@ -358,10 +358,10 @@ static void test_packet_sem_beyond_limit(void **state)
 static void test_packet_sem_wait_abort_beyond_limit(void **state)
 {
 	(void)state;
-	p.bad = uapi_emit_sem_abort(&p.s, 0, TERN_VA_LIMIT, 0, slot_va());
+	p.bad = uapi_emit_sem_abort(&p.s, 0, DRM_TERN_VA_LIMIT, 0, slot_va());
 	assert_rejected();
 	*bad_field(0) = slot_va();
-	*bad_field(2) = TERN_VA_LIMIT;
+	*bad_field(2) = DRM_TERN_VA_LIMIT;
 	assert_rejected();
 	*bad_field(2) = UINT64_MAX - 7;
 	assert_rejected();

@@ -47,14 +47,14 @@ static int peer_setup(void **state)
 	peer.near = uapi_open_device(0);
 	assert_true(peer.near >= 0);
 	assert_true(uapi_topology(peer.near, &port0, 1) >= 1);
-	assert_int_equal(port0.state, TERN_PORT_UP);
+	assert_int_equal(port0.state, DRM_TERN_PORT_UP);
 	peer.far_id = port0.peer_fabric_id;
 	peer.far = uapi_open_device(peer.far_id);
 	assert_true(peer.far >= 0);
 
 	peer.near_used = uapi_get_info(peer.near).device_memory_used;
 	peer.far_used = uapi_get_info(peer.far).device_memory_used;
-	uapi_bo_create(peer.far, TERN_PLACEMENT_DEVICE, PEER_BUFFER_BYTES,
+	uapi_bo_create(peer.far, DRM_TERN_PLACEMENT_DEVICE, PEER_BUFFER_BYTES,
 		       &peer.exported);
 	assert_int_equal(drmPrimeHandleToFD(peer.far, peer.exported.handle,
 					    DRM_CLOEXEC | DRM_RDWR, &peer.dma_buf), 0);
@@ -64,7 +64,7 @@ static int peer_setup(void **state)
 	assert_ioctl_ok(uapi_ioctl(peer.near, DRM_IOCTL_TERN_BO_INFO, &info));
 	peer.import_va = info.device_va;
 
-	uapi_bo_create(peer.near, TERN_PLACEMENT_HOST, PEER_BUFFER_BYTES,
+	uapi_bo_create(peer.near, DRM_TERN_PLACEMENT_HOST, PEER_BUFFER_BYTES,
 		       &peer.local);
 	peer.queue = uapi_queue_create(peer.near, 0);
 	*state = &peer;
@@ -121,7 +121,7 @@ static void test_prime_same_device_same_handle(void **state)
 	int fd = -1;
 
 	NEED_PEER(state);
-	uapi_bo_create(peer.near, TERN_PLACEMENT_DEVICE, 4096, &bo);
+	uapi_bo_create(peer.near, DRM_TERN_PLACEMENT_DEVICE, 4096, &bo);
 	assert_int_equal(drmPrimeHandleToFD(peer.near, bo.handle, DRM_CLOEXEC,
 					    &fd), 0);
 	assert_int_equal(drmPrimeFDToHandle(peer.near, fd, &handle), 0);
@@ -261,7 +261,7 @@ static void test_peer_closed_import_faults(void **state)
  */
 static void test_peer_import_not_for_rings(void **state)
 {
-	const uint32_t size = TERN_RING_MIN_SIZE;
+	const uint32_t size = DRM_TERN_RING_MIN_SIZE;
 	struct drm_tern_ring_create create = { .size = size };
 	struct drm_tern_ring_kick kick = { 0 };
 	struct drm_tern_ring_record rec = { 0 };
@@ -273,8 +273,8 @@ static void test_peer_import_not_for_rings(void **state)
 
 	NEED_PEER(state);
 	memset(peer.exported.cpu, 0, 8);
-	uapi_bo_create(peer.far, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + size, &far_ring);
+	uapi_bo_create(peer.far, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + size, &far_ring);
 	assert_int_equal(drmPrimeHandleToFD(peer.far, far_ring.handle,
 					    DRM_CLOEXEC | DRM_RDWR, &fd), 0);
 	assert_int_equal(drmPrimeFDToHandle(peer.near, fd, &import), 0);
@@ -283,8 +283,8 @@ static void test_peer_import_not_for_rings(void **state)
 	assert_errno(uapi_ioctl(peer.near, DRM_IOCTL_TERN_RING_CREATE,
 				&create), EINVAL);
 
-	uapi_bo_create(peer.near, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + size, &ring);
+	uapi_bo_create(peer.near, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + size, &ring);
 	create.handle = ring.handle;
 	assert_ioctl_ok(uapi_ioctl(peer.near, DRM_IOCTL_TERN_RING_CREATE,
 				   &create));
@@ -293,8 +293,8 @@ static void test_peer_import_not_for_rings(void **state)
 	rec.size = s.size;
 	rec.fence_va = peer.import_va;
 	rec.fence_value = 0x10000;
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET, &rec, sizeof(rec));
-	memcpy(ring.cpu + TERN_RING_DATA_OFFSET + sizeof(rec), s.words, s.size);
+	memcpy(ring.cpu + DRM_TERN_RING_DATA_OFFSET, &rec, sizeof(rec));
+	memcpy(ring.cpu + DRM_TERN_RING_DATA_OFFSET + sizeof(rec), s.words, s.size);
 	__atomic_store_n(&ctl->tail, sizeof(rec) + s.size, __ATOMIC_SEQ_CST);
 	kick.ring_id = create.ring_id;
 	for (int i = 0; i < 1000 && !__atomic_load_n(&ctl->error,

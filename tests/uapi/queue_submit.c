@@ -80,7 +80,7 @@ static void test_queue_create_too_many(void **state)
 	uint32_t last = 0;
 
 	(void)state;
-	for (int i = 0; i < TERN_MAX_QUEUES_PER_FILE; i++) {
+	for (int i = 0; i < DRM_TERN_MAX_QUEUES_PER_FILE; i++) {
 		args.engine = (uint32_t)i % uapi.info.engine_count;
 		args.queue_id = 0;
 		assert_ioctl_ok(queue_create(&args));
@@ -138,7 +138,7 @@ static void test_queue_destroy_lets_jobs_finish(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, bytes, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, bytes, &bo);
 	for (int i = 0; i < 4; i++)
 		uapi_emit_fill(&s, bo.va, bytes, 0x01010101u * (uint32_t)(i + 1));
 	assert_ioctl_ok(uapi_submit(uapi.fd, q, &s, out));
@@ -162,7 +162,7 @@ static void submit_fixture(struct submit_fixture *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->queue = uapi_queue_create(uapi.fd, 0);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &f->bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &f->bo);
 	uapi_emit_fill(&f->stream, f->bo.va, 4096, 0xabababab);
 	f->args.queue_id = f->queue;
 	f->args.packets = (uintptr_t)f->stream.words;
@@ -244,7 +244,7 @@ static void test_submit_size_limit(void **state)
 	assert_non_null(big);
 	submit_fixture(&f);
 	/* a NOP whose length spans the whole stream */
-	((struct drm_tern_packet_header *)big)->opcode = TERN_OP_NOP;
+	((struct drm_tern_packet_header *)big)->opcode = DRM_TERN_OP_NOP;
 	((struct drm_tern_packet_header *)big)->length = (uint16_t)(max / 8);
 	f.args.packets = (uintptr_t)big;
 	f.args.packets_size = max;

@@ -2,7 +2,7 @@
 /*
  * REDUCE through SUBMIT: what validation refuses before a job exists,
  * exact results of a float32 SUM and an int32 MAX, and SUMs divided
- * (TERN_REDUCE_DIVIDE) of every element type, bit for bit the device
+ * (DRM_TERN_REDUCE_DIVIDE) of every element type, bit for bit the device
  * model's own result computed here.
  */
 #include <errno.h>
@@ -26,18 +26,18 @@ static int reduce_setup(void **state)
 {
 	uapi_setup(state);
 	*state = NULL;
-	if (!(uapi_get_info(uapi.fd).capabilities & TERN_CAP_REDUCE))
+	if (!(uapi_get_info(uapi.fd).capabilities & DRM_TERN_CAP_REDUCE))
 		return 0;	/* the test skips itself */
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_DEVICE, 4096, &r.bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &r.bo);
 	r.queue = uapi_queue_create(uapi.fd, 0);
 	r.packet = (struct drm_tern_packet_reduce){
-		.header = { TERN_OP_REDUCE, sizeof(r.packet) / 8, 0 },
+		.header = { DRM_TERN_OP_REDUCE, sizeof(r.packet) / 8, 0 },
 		.src0 = r.bo.va,
 		.src1 = r.bo.va + 1024,
 		.dst = r.bo.va + 2048,
 		.count = ELEMENTS,
-		.dtype = TERN_DTYPE_FLOAT32,
-		.op = TERN_REDOP_SUM,
+		.dtype = DRM_TERN_DTYPE_FLOAT32,
+		.op = DRM_TERN_REDOP_SUM,
 	};
 	*state = &r;
 	return 0;
@@ -81,14 +81,14 @@ static void test_reduce_bad_dtype(void **state)
 {
 	NEED_REDUCE(state);
 	/* the first type the header does not define */
-	r.packet.dtype = TERN_DTYPE_UINT64 + 1;
+	r.packet.dtype = DRM_TERN_DTYPE_UINT64 + 1;
 	assert_errno(submit_packet(), EINVAL);
 }
 
 static void test_reduce_bad_op(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.op = TERN_REDOP_MAX + 1;
+	r.packet.op = DRM_TERN_REDOP_MAX + 1;
 	assert_errno(submit_packet(), EINVAL);
 }
 
@@ -123,7 +123,7 @@ static void test_reduce_unknown_flag(void **state)
 static void test_reduce_divide_accepted(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.header.flags = DRM_TERN_REDUCE_DIVIDE;
 	r.packet.divisor = 3;
 	assert_ioctl_ok(submit_packet());
 }
@@ -131,16 +131,16 @@ static void test_reduce_divide_accepted(void **state)
 static void test_reduce_divide_not_sum(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.header.flags = DRM_TERN_REDUCE_DIVIDE;
 	r.packet.divisor = 3;
-	r.packet.op = TERN_REDOP_MIN;
+	r.packet.op = DRM_TERN_REDOP_MIN;
 	assert_errno(submit_packet(), EINVAL);
 }
 
 static void test_reduce_divide_by_zero(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.header.flags = TERN_REDUCE_DIVIDE;
+	r.packet.header.flags = DRM_TERN_REDUCE_DIVIDE;
 	r.packet.divisor = 0;
 	assert_errno(submit_packet(), EINVAL);
 }
@@ -148,7 +148,7 @@ static void test_reduce_divide_by_zero(void **state)
 static void test_reduce_divide_other_flag(void **state)
 {
 	NEED_REDUCE(state);
-	r.packet.header.flags = TERN_REDUCE_DIVIDE | 1u << 31;
+	r.packet.header.flags = DRM_TERN_REDUCE_DIVIDE | 1u << 31;
 	r.packet.divisor = 3;
 	assert_errno(submit_packet(), EINVAL);
 }
@@ -167,10 +167,10 @@ static void test_reduce_divide_bits(void **state)
 	struct uapi_bo bo;
 
 	NEED_REDUCE(state);
-	if (!(uapi_get_info(uapi.fd).capabilities & TERN_CAP_REDUCE_DIVIDE))
+	if (!(uapi_get_info(uapi.fd).capabilities & DRM_TERN_CAP_REDUCE_DIVIDE))
 		skip();
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 3 * REGION, &bo);
-	for (uint16_t dtype = 0; dtype <= TERN_DTYPE_UINT64; dtype++) {
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 3 * REGION, &bo);
+	for (uint16_t dtype = 0; dtype <= DRM_TERN_DTYPE_UINT64; dtype++) {
 		uint32_t size = tern_model_dtype_size(dtype);
 
 		for (size_t k = 0; k < sizeof(divisors) / sizeof(divisors[0]); k++) {
@@ -189,8 +189,8 @@ static void test_reduce_divide_bits(void **state)
 			r.packet.dst = bo.va + 2 * REGION;
 			r.packet.count = REGION / size;
 			r.packet.dtype = dtype;
-			r.packet.op = TERN_REDOP_SUM;
-			r.packet.header.flags = TERN_REDUCE_DIVIDE;
+			r.packet.op = DRM_TERN_REDOP_SUM;
+			r.packet.header.flags = DRM_TERN_REDUCE_DIVIDE;
 			r.packet.divisor = divisors[k];
 			tern_model_reduce_divide(want, src0, src1, REGION / size,
 						 dtype, divisors[k]);
@@ -232,8 +232,8 @@ static void test_reduce_int32_max_in_place(void **state)
 		src1[i] = 16 - (int32_t)i * 3;
 	}
 	src0[ELEMENTS] = 12345;
-	r.packet.dtype = TERN_DTYPE_INT32;
-	r.packet.op = TERN_REDOP_MAX;
+	r.packet.dtype = DRM_TERN_DTYPE_INT32;
+	r.packet.op = DRM_TERN_REDOP_MAX;
 	r.packet.dst = r.packet.src0;	/* exactly equal: allowed */
 	assert_int_equal(run_packet(), 1);
 	for (int32_t i = 0; i < (int32_t)ELEMENTS; i++) {

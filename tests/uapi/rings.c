@@ -20,7 +20,7 @@
 
 #include "uapi.h"
 
-#define RING_SIZE	TERN_RING_MIN_SIZE
+#define RING_SIZE	DRM_TERN_RING_MIN_SIZE
 #define HDR		sizeof(struct drm_tern_ring_record)
 
 /* A ring of the test's file, its buffer mapped, and where userspace is. */
@@ -42,7 +42,7 @@ static void ring_make(struct ring *r, uint32_t size)
 {
 	struct drm_tern_ring_create args = { .size = size };
 
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, TERN_RING_DATA_OFFSET + size,
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, DRM_TERN_RING_DATA_OFFSET + size,
 		       &r->bo);
 	args.handle = r->bo.handle;
 	/* Rings destroyed just before count until they are freed, soon. */
@@ -54,7 +54,7 @@ static void ring_make(struct ring *r, uint32_t size)
 	r->size = size;
 	r->tail = 0;
 	r->ctl = (struct drm_tern_ring_ctl *)r->bo.cpu;
-	r->data = r->bo.cpu + TERN_RING_DATA_OFFSET;
+	r->data = r->bo.cpu + DRM_TERN_RING_DATA_OFFSET;
 	assert_int_equal(r->ctl->kick, 1);
 	assert_int_equal(r->ctl->done, 0);
 }
@@ -90,7 +90,7 @@ static void ring_pad_to_end(struct ring *r)
 	if (left >= HDR) {
 		struct drm_tern_ring_record pad = {
 			.size = (uint32_t)(left - HDR),
-			.flags = TERN_RING_RECORD_PAD,
+			.flags = DRM_TERN_RING_RECORD_PAD,
 		};
 
 		memcpy(r->data + at, &pad, HDR);
@@ -152,8 +152,8 @@ static void test_ring_create_flags(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 	for (int bit = 0; bit < 32; bit++) {
 		struct drm_tern_ring_create args = {
 			.flags = 1u << bit, .handle = bo.handle,
@@ -171,8 +171,8 @@ static void test_ring_create_pad(void **state)
 	struct drm_tern_ring_create args = { .size = RING_SIZE, .pad = 1 };
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 	args.handle = bo.handle;
 	assert_errno(ring_create_args(&args), EINVAL);
 	uapi_bo_close(uapi.fd, &bo);
@@ -186,8 +186,8 @@ static void test_ring_create_engine(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct drm_tern_ring_create args = {
 			.engine = bad[i], .handle = bo.handle,
@@ -202,15 +202,15 @@ static void test_ring_create_engine(void **state)
 static void test_ring_create_size(void **state)
 {
 	const uint32_t bad[] = {
-		0, 8, TERN_RING_MIN_SIZE / 2, TERN_RING_MIN_SIZE + 8,
-		3 * TERN_RING_MIN_SIZE, TERN_RING_MAX_SIZE * 2, 0x80000000u,
+		0, 8, DRM_TERN_RING_MIN_SIZE / 2, DRM_TERN_RING_MIN_SIZE + 8,
+		3 * DRM_TERN_RING_MIN_SIZE, DRM_TERN_RING_MAX_SIZE * 2, 0x80000000u,
 		0xffffffffu,
 	};
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + 4 * RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + 4 * RING_SIZE, &bo);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct drm_tern_ring_create args = {
 			.handle = bo.handle, .size = bad[i],
@@ -227,7 +227,7 @@ static void test_ring_create_buffer_too_small(void **state)
 	struct drm_tern_ring_create args = { .size = RING_SIZE };
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, RING_SIZE, &bo);
 	args.handle = bo.handle;
 	assert_errno(ring_create_args(&args), EINVAL);
 	uapi_bo_close(uapi.fd, &bo);
@@ -243,7 +243,7 @@ static void test_ring_create_unknown_handle(void **state)
 	assert_errno(ring_create_args(&args), ENOENT);
 }
 
-/* Rings and queues share TERN_MAX_QUEUES_PER_FILE. */
+/* Rings and queues share DRM_TERN_MAX_QUEUES_PER_FILE. */
 static void test_ring_create_too_many(void **state)
 {
 	struct drm_tern_ring_create args = { .size = RING_SIZE };
@@ -251,13 +251,13 @@ static void test_ring_create_too_many(void **state)
 	struct uapi_bo bo, other;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &other);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &other);
 	args.handle = bo.handle;
 	more.handle = other.handle;
-	for (int i = 0; i < TERN_MAX_QUEUES_PER_FILE - 1; i++)
+	for (int i = 0; i < DRM_TERN_MAX_QUEUES_PER_FILE - 1; i++)
 		uapi_queue_create(uapi.fd, 0);
 	assert_ioctl_ok(ring_create_args(&args));
 	assert_errno(ring_create_args(&more), ENOSPC);
@@ -295,8 +295,8 @@ static void test_ring_create_buffer_taken(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 	args.handle = bo.handle;
 	assert_ioctl_ok(ring_create_args(&args));
 	again.handle = bo.handle;
@@ -310,30 +310,30 @@ static void test_ring_create_buffer_taken(void **state)
 }
 
 /*
- * A file has at most TERN_MAX_RINGS_PER_FILE rings, destroyed ones
+ * A file has at most DRM_TERN_MAX_RINGS_PER_FILE rings, destroyed ones
  * included until they are freed: one more fails with ENOSPC.
  */
 static void test_ring_create_rings_per_file(void **state)
 {
-	struct drm_tern_ring_create args[TERN_MAX_RINGS_PER_FILE + 1];
-	struct uapi_bo bo[TERN_MAX_RINGS_PER_FILE + 1];
+	struct drm_tern_ring_create args[DRM_TERN_MAX_RINGS_PER_FILE + 1];
+	struct uapi_bo bo[DRM_TERN_MAX_RINGS_PER_FILE + 1];
 
 	(void)state;
-	for (int i = 0; i <= TERN_MAX_RINGS_PER_FILE; i++) {
-		uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-			       TERN_RING_DATA_OFFSET + RING_SIZE, &bo[i]);
+	for (int i = 0; i <= DRM_TERN_MAX_RINGS_PER_FILE; i++) {
+		uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+			       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo[i]);
 		args[i] = (struct drm_tern_ring_create){
 			.handle = bo[i].handle, .size = RING_SIZE,
 		};
-		if (i < TERN_MAX_RINGS_PER_FILE)
+		if (i < DRM_TERN_MAX_RINGS_PER_FILE)
 			assert_ioctl_ok(ring_create_args(&args[i]));
 	}
-	assert_errno(ring_create_args(&args[TERN_MAX_RINGS_PER_FILE]), ENOSPC);
+	assert_errno(ring_create_args(&args[DRM_TERN_MAX_RINGS_PER_FILE]), ENOSPC);
 	assert_ioctl_ok(ring_destroy(args[0].ring_id, 0));
 	assert_ioctl_ok(ring_create_retry(uapi.fd,
-					  &args[TERN_MAX_RINGS_PER_FILE],
+					  &args[DRM_TERN_MAX_RINGS_PER_FILE],
 					  ENOSPC));
-	for (int i = 0; i <= TERN_MAX_RINGS_PER_FILE; i++)
+	for (int i = 0; i <= DRM_TERN_MAX_RINGS_PER_FILE; i++)
 		uapi_bo_close(uapi.fd, &bo[i]);
 }
 
@@ -355,7 +355,7 @@ static void test_ring_memory_budget(void **state)
 {
 	const long kb = ring_mem_kb();
 	const long most = kb / RING_CHARGE_KB;
-	const int files = (int)(most / TERN_MAX_RINGS_PER_FILE) + 2;
+	const int files = (int)(most / DRM_TERN_MAX_RINGS_PER_FILE) + 2;
 	int *fds = calloc((size_t)files, sizeof(*fds));
 	struct drm_tern_ring_create args = { .size = RING_SIZE };
 	long made = 0;
@@ -370,11 +370,11 @@ static void test_ring_memory_budget(void **state)
 	assert_non_null(fds);
 	for (int f = 0; f < files && !err; f++) {
 		fds[f] = uapi_open();
-		for (int i = 0; i < TERN_MAX_RINGS_PER_FILE; i++) {
+		for (int i = 0; i < DRM_TERN_MAX_RINGS_PER_FILE; i++) {
 			struct uapi_bo bo;
 
-			uapi_bo_create(fds[f], TERN_PLACEMENT_HOST,
-				       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+			uapi_bo_create(fds[f], DRM_TERN_PLACEMENT_HOST,
+				       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 			munmap(bo.cpu, bo.size);
 			args.handle = bo.handle;
 			err = uapi_ioctl(fds[f], DRM_IOCTL_TERN_RING_CREATE,
@@ -388,7 +388,7 @@ static void test_ring_memory_budget(void **state)
 		      strerror(err));
 	assert_int_equal(err, ENOMEM);
 	/* Rings of earlier tests may still be on their way out. */
-	assert_true(made <= most && made + TERN_MAX_RINGS_PER_FILE >= most);
+	assert_true(made <= most && made + DRM_TERN_MAX_RINGS_PER_FILE >= most);
 	for (int f = 0; f < files; f++)
 		if (fds[f] > 0)
 			close(fds[f]);
@@ -397,8 +397,8 @@ static void test_ring_memory_budget(void **state)
 	{
 		struct uapi_bo bo;
 
-		uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-			       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+		uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+			       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 		args.handle = bo.handle;
 		assert_ioctl_ok(ring_create_retry(uapi.fd, &args, ENOMEM));
 		uapi_bo_close(uapi.fd, &bo);
@@ -413,8 +413,8 @@ static void test_ring_create_starts_empty(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST,
-		       TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
+		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
 	memset(bo.cpu, 0xa5, bo.size);
 	ctl = (struct drm_tern_ring_ctl *)bo.cpu;
 	args.handle = bo.handle;
@@ -500,7 +500,7 @@ static int ring_case_setup(void **state)
 {
 	uapi_setup(state);
 	ring_make(&tc.r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &tc.bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &tc.bo);
 	tc.words = (uint64_t *)tc.bo.cpu;
 	return 0;
 }
@@ -550,8 +550,8 @@ static void test_ring_runs_in_order_round_the_ring(void **state)
 	for (uint32_t i = 0; i < jobs; i++) {
 		struct uapi_stream s = { .size = 0 };
 
-		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, tc.bo.va, i);
-		uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, tc.bo.va, i + 1);
+		uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, tc.bo.va, i);
+		uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, 0, tc.bo.va, i + 1);
 		uapi_emit_nop(&s, (uint16_t)(240 + i % 6));
 		if (tc.r.tail + 2 * 2048 - tc.r.ctl->head > tc.r.size)
 			ring_run(&tc.r, i);
@@ -591,7 +591,7 @@ static void test_ring_stalled_job_ends_later(void **state)
 	struct uapi_stream s = { .size = 0 };
 
 	(void)state;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
 	ring_job(&tc.r, &s, tc.bo.va + 8, 0x40000);
 	assert_ioctl_ok(ring_kick(tc.r.id, 0));
 	assert_errno(ring_wait(tc.r.id, 1, monotonic_ns() + 20000000), ETIME);
@@ -607,7 +607,7 @@ static void test_ring_destroy_lets_the_job_end(void **state)
 	struct uapi_stream s = { .size = 0 };
 
 	(void)state;
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
 	ring_job(&tc.r, &s, tc.bo.va + 8, 0x50000);
 	assert_ioctl_ok(ring_kick(tc.r.id, 0));
 	assert_ioctl_ok(ring_destroy(tc.r.id, 0));
@@ -628,7 +628,7 @@ static void test_ring_destroy_while_running(void **state)
 	struct uapi_bo big;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, bytes, &big);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, bytes, &big);
 	for (int b = 0; b < 2; b++) {
 		busy[b] = fork();
 		assert_true(busy[b] >= 0);
@@ -706,7 +706,7 @@ static void test_ring_wait_destroy_race(void **state)
 	int wrong = 0, first = 0;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	pthread_barrier_init(&waiters.start, NULL, WAITERS + 1);
 	pthread_barrier_init(&waiters.end, NULL, WAITERS + 1);
 	waiters.stop = false;
@@ -720,7 +720,7 @@ static void test_ring_wait_destroy_race(void **state)
 
 		__atomic_store_n(gate, 0, __ATOMIC_SEQ_CST);
 		ring_make(&r, RING_SIZE);
-		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+		uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 1);
 		ring_job(&r, &s, uapi_unmapped_va() & ~7ull, 0x10000);
 		assert_ioctl_ok(ring_kick(r.id, 0));
 		waiters.ring = r.id;
@@ -761,7 +761,7 @@ static void test_ring_job_timeout(void **state)
 	struct uapi_stream stall = { .size = 0 }, good = { .size = 0 };
 
 	(void)state;
-	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, tc.bo.va, UINT64_MAX);
+	uapi_emit_sem(&stall, DRM_TERN_OP_SEM_WAIT, 0, tc.bo.va, UINT64_MAX);
 	uapi_emit_fill(&good, tc.bo.va + 24, 8, 7);
 	ring_job(&tc.r, &stall, tc.bo.va + 8, 0x60000);
 	ring_job(&tc.r, &good, tc.bo.va + 16, 0x70000);
@@ -784,8 +784,8 @@ static void test_ring_close_with_stalled_job(void **state)
 
 	(void)state;
 	ring_make(&r, RING_SIZE);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
 	ring_job(&r, &s, bo.va + 8, 0x80000);
 	assert_ioctl_ok(ring_kick(r.id, 0));
 	munmap(bo.cpu, bo.size);
@@ -867,7 +867,7 @@ static void write_bad(struct ring *r, enum bad_record bad, uint64_t fence_va)
 		uapi_packet(&s, 0)->opcode = 0x7f;
 		break;
 	case BAD_PAD:
-		rec.flags = TERN_RING_RECORD_PAD;
+		rec.flags = DRM_TERN_RING_RECORD_PAD;
 		size = 8;
 		break;
 	case BAD_COUNT:
@@ -889,7 +889,7 @@ static void test_ring_refuses_bad_records(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	uapi_emit_fill(&good, bo.va + 8, 8, 3);
 	for (int bad = 0; bad < BAD_COUNT; bad++) {
 		uint64_t *words = (uint64_t *)bo.cpu;

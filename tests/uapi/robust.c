@@ -168,7 +168,7 @@ static int signalled(int fd, uint32_t syncobj)
 /* A stream whose SEM_WAIT on @bo never passes. */
 static void emit_stall(struct uapi_stream *s, const struct uapi_bo *bo)
 {
-	uapi_emit_sem(s, TERN_OP_SEM_WAIT, 0, bo->va, UINT64_MAX);
+	uapi_emit_sem(s, DRM_TERN_OP_SEM_WAIT, 0, bo->va, UINT64_MAX);
 }
 
 /*
@@ -185,8 +185,8 @@ static void test_stalled_queue_holds_only_itself(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 5);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 5);
 	uapi_emit_fill(&s, bo.va + 8, 8, 0x77777777);
 	assert_ioctl_ok(uapi_submit(uapi.fd, stalled, &s, stalled_out));
 
@@ -198,7 +198,7 @@ static void test_stalled_queue_holds_only_itself(void **state)
 	assert_int_equal(bo.cpu[16], 0x11);
 
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bo.va, 5);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, 0, bo.va, 5);
 	assert_int_equal(uapi_run(uapi.fd, other, &s), 1);
 	assert_int_equal(uapi_fence_status(uapi.fd, stalled_out), 1);
 	assert_int_equal(bo.cpu[8], 0x77);
@@ -297,8 +297,8 @@ static void test_engines_file_shows_jobs(void **state)
 		skip();
 	}
 	assert_int_equal(write_knob_text("engines", "0\n"), -EINVAL);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
-	uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, 1);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, 1);
 	assert_ioctl_ok(uapi_submit(uapi.fd, queue, &s, out));
 
 	snprintf(want, sizeof(want), "queue %u ", queue);
@@ -318,7 +318,7 @@ static void test_engines_file_shows_jobs(void **state)
 	}
 	assert_false(signalled(uapi.fd, out));
 	s.size = 0;
-	uapi_emit_sem(&s, TERN_OP_SEM_SIGNAL, 0, bo.va, 1);
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_SIGNAL, 0, bo.va, 1);
 	assert_int_equal(uapi_run(uapi.fd, other, &s), 1);
 	assert_int_equal(uapi_fence_status(uapi.fd, out), 1);
 	assert_true(on_engine);
@@ -355,7 +355,7 @@ static void test_timeout_while_scheduler_uses_job(void **state)
 
 	(void)state;
 	set_knob_or_skip("run_job_delay_ms", delay_ms);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	err = uapi_run(uapi.fd, queue, &s);
 	assert_int_equal(write_knob("run_job_delay_ms", 0), 0);
@@ -386,7 +386,7 @@ static void test_timeout_after_slow_reset(void **state)
 
 	(void)state;
 	set_knob_or_skip("timeout_delay_ms", delay_ms);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	first = uapi_run(uapi.fd, queue, &s);
 	assert_ioctl_ok(uapi_submit(uapi.fd, queue, &s, next));
@@ -419,7 +419,7 @@ static void test_queue_banned_after_timeouts(void **state)
 
 	(void)state;
 	assert_true(ban >= 1 && ban + 2 <= 8);
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	for (uint32_t i = 0; i < ban + 2; i++) {
 		out[i] = uapi_syncobj_create(uapi.fd);
@@ -452,7 +452,7 @@ static void test_queue_destroy_does_not_wait(void **state)
 	struct uapi_bo bo;
 
 	(void)state;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	for (uint32_t i = 0; i < jobs; i++)
 		assert_ioctl_ok(uapi_submit(uapi.fd, destroy.queue_id, &s,
@@ -516,7 +516,7 @@ static void assert_refused_at(uint32_t n, int err, uint32_t ended,
 /* A file's jobs in flight stop at max_jobs_in_flight: -EBUSY. */
 static void test_jobs_in_flight_limit(void **state)
 {
-	const uint32_t limit = TERN_MAX_JOBS_PER_FILE;
+	const uint32_t limit = DRM_TERN_MAX_JOBS_PER_FILE;
 	int fd = uapi_open();
 	uint32_t other = uapi_queue_create(fd, 1 % uapi.info.engine_count);
 	struct uapi_stream s = { .size = 0 };
@@ -526,7 +526,7 @@ static void test_jobs_in_flight_limit(void **state)
 	int err;
 
 	(void)state;
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	emit_stall(&s, &bo);
 	args.queue_id = uapi_queue_create(fd, 0);
 	args.packets = (uintptr_t)s.words;
@@ -549,7 +549,7 @@ static void test_jobs_in_flight_limit(void **state)
 /* A file's packet bytes in flight stop at max_packet_bytes_in_flight. */
 static void test_packet_bytes_in_flight_limit(void **state)
 {
-	const uint64_t limit = TERN_MAX_PACKET_BYTES_PER_FILE;
+	const uint64_t limit = DRM_TERN_MAX_PACKET_BYTES_PER_FILE;
 	const uint32_t job_bytes = uapi.info.max_submit_bytes;
 	static uint64_t words[MAX_SUBMIT_BYTES / 8];
 	struct drm_tern_packet_sem_wait *wait = (void *)words;
@@ -562,14 +562,14 @@ static void test_packet_bytes_in_flight_limit(void **state)
 
 	(void)state;
 	assert_true(job_bytes <= sizeof(words));
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &bo);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 4096, &bo);
 	/* a wait that never passes, then a NOP to the end of the stream */
 	*wait = (struct drm_tern_packet_sem_wait){
-		.header = { .opcode = TERN_OP_SEM_WAIT, .length = 3 },
+		.header = { .opcode = DRM_TERN_OP_SEM_WAIT, .length = 3 },
 		.addr = bo.va, .value = UINT64_MAX,
 	};
 	*nop = (struct drm_tern_packet_header){
-		.opcode = TERN_OP_NOP, .length = job_bytes / 8 - 3,
+		.opcode = DRM_TERN_OP_NOP, .length = job_bytes / 8 - 3,
 	};
 	args.queue_id = uapi_queue_create(fd, 0);
 	args.packets = (uintptr_t)words;
@@ -591,7 +591,7 @@ static void test_host_memory_budget(void **state)
 {
 	struct drm_tern_info info = uapi_get_info(uapi.fd);
 	const uint64_t budget = info.host_memory_budget;
-	struct drm_tern_bo_create args = { .placement = TERN_PLACEMENT_HOST };
+	struct drm_tern_bo_create args = { .placement = DRM_TERN_PLACEMENT_HOST };
 	struct uapi_bo first;
 
 	(void)state;
@@ -606,7 +606,7 @@ static void test_host_memory_budget(void **state)
 	}
 	/* more than half of what is left, twice: the second must fail */
 	args.size = (budget - info.host_memory_pinned) / 2 + uapi.page_size;
-	uapi_bo_create(uapi.fd, TERN_PLACEMENT_HOST, args.size, &first);
+	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, args.size, &first);
 	assert_true(uapi_get_info(uapi.fd).host_memory_pinned >=
 		    info.host_memory_pinned + args.size);
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_BO_CREATE, &args), ENOMEM);

@@ -81,7 +81,7 @@ struct uapi_traffic uapi_traffic_toward(int fd, uint32_t peer)
 
 	assert_true(count <= MAX_PORTS);
 	for (uint32_t i = 0; i < count; i++) {
-		if (ports[i].state == TERN_PORT_UNCONNECTED ||
+		if (ports[i].state == DRM_TERN_PORT_UNCONNECTED ||
 		    ports[i].peer_fabric_id != peer)
 			continue;
 		t.tx_bytes += ports[i].tx_bytes;
@@ -135,12 +135,12 @@ static void test_topology_fill(void **state)
 
 		assert_int_equal(port->port, i);
 		assert_int_equal(port->pad, 0);
-		if (port->state == TERN_PORT_UNCONNECTED) {
+		if (port->state == DRM_TERN_PORT_UNCONNECTED) {
 			assert_int_equal(port->bandwidth, 0);
 			assert_int_equal(port->tx_bytes + port->rx_bytes, 0);
 			continue;
 		}
-		assert_int_equal(port->state, TERN_PORT_UP);
+		assert_int_equal(port->state, DRM_TERN_PORT_UP);
 		assert_int_equal(port->bandwidth, PORT_BANDWIDTH);
 		assert_int_equal(port->latency_ns, PORT_LATENCY_NS);
 		up++;
@@ -191,7 +191,7 @@ static void test_topology_links_are_symmetric(void **state)
 		for (uint32_t p = 0; p < counts[d]; p++) {
 			const struct drm_tern_port_info *near = &ports[d][p], *far;
 
-			if (near->state == TERN_PORT_UNCONNECTED)
+			if (near->state == DRM_TERN_PORT_UNCONNECTED)
 				continue;
 			assert_true(near->peer_fabric_id < devices);
 			assert_true(near->peer_port < counts[near->peer_fabric_id]);
@@ -245,8 +245,8 @@ static void test_topology_bad_pointer_no_entries(void **state)
 
 static void test_topology_capabilities(void **state)
 {
-	const uint64_t want = TERN_CAP_FABRIC | TERN_CAP_REDUCE |
-			      TERN_CAP_PEER_MEMORY;
+	const uint64_t want = DRM_TERN_CAP_FABRIC | DRM_TERN_CAP_REDUCE |
+			      DRM_TERN_CAP_PEER_MEMORY;
 
 	NEED_FABRIC(state);
 	assert_int_equal(uapi_get_info(uapi.fd).capabilities & want, want);

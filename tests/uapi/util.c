@@ -77,7 +77,7 @@ uint64_t uapi_unmapped_va(void)
 	/* Buffers live in [va_base, va_base + va_size). */
 	if (uapi.info.va_base >= gap)
 		return uapi.info.va_base - gap;
-	assert_true(uapi.info.va_base + uapi.info.va_size + gap <= TERN_VA_LIMIT);
+	assert_true(uapi.info.va_base + uapi.info.va_size + gap <= DRM_TERN_VA_LIMIT);
 	return uapi.info.va_base + uapi.info.va_size;
 }
 
@@ -158,7 +158,7 @@ struct drm_tern_packet_header *uapi_packet(struct uapi_stream *s,
 
 uint32_t uapi_emit_nop(struct uapi_stream *s, uint16_t length)
 {
-	struct drm_tern_packet_header h = { TERN_OP_NOP, length, 0 };
+	struct drm_tern_packet_header h = { DRM_TERN_OP_NOP, length, 0 };
 	uint32_t offset = emit(s, &h, sizeof(h));
 	const uint64_t zero = 0;
 
@@ -171,7 +171,7 @@ uint32_t uapi_emit_copy(struct uapi_stream *s, uint64_t src, uint64_t dst,
 			uint64_t bytes)
 {
 	struct drm_tern_packet_copy p = {
-		.header = { TERN_OP_COPY, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_COPY, sizeof(p) / 8, 0 },
 		.src = src, .dst = dst, .bytes = bytes,
 	};
 
@@ -182,7 +182,7 @@ uint32_t uapi_emit_fill(struct uapi_stream *s, uint64_t dst, uint64_t bytes,
 			uint32_t pattern)
 {
 	struct drm_tern_packet_fill p = {
-		.header = { TERN_OP_FILL, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_FILL, sizeof(p) / 8, 0 },
 		.dst = dst, .bytes = bytes, .pattern = pattern,
 	};
 
@@ -192,7 +192,7 @@ uint32_t uapi_emit_fill(struct uapi_stream *s, uint64_t dst, uint64_t bytes,
 uint32_t uapi_emit_timestamp(struct uapi_stream *s, uint64_t dst)
 {
 	struct drm_tern_packet_timestamp p = {
-		.header = { TERN_OP_TIMESTAMP, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_TIMESTAMP, sizeof(p) / 8, 0 },
 		.dst = dst,
 	};
 
@@ -214,7 +214,7 @@ uint32_t uapi_emit_sem_abort(struct uapi_stream *s, uint32_t flags,
 			     uint64_t addr, uint64_t value, uint64_t abort_va)
 {
 	struct drm_tern_packet_sem_wait_abort p = {
-		.header = { TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
+		.header = { DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
 		.addr = addr, .value = value, .abort = abort_va,
 	};
 

@@ -682,7 +682,7 @@ static void test_sim_abort_peer_failed(void **state)
 static void test_sim_abort_cancelled(void **state)
 {
 	(void)state;
-	check_sim_abort(TERN_SEM_ABORT_CANCEL, false, TERN_ERROR_CANCELLED);
+	check_sim_abort(DRM_TERN_SEM_ABORT_CANCEL, false, TERN_ERROR_CANCELLED);
 }
 
 /* An abort word set before the wait fails it although the semaphore passes. */

@@ -37,7 +37,7 @@ static void assert_port(u32 device, u32 port, u32 peer, u32 peer_port)
 {
 	struct tern_fabric_port_view v = view(device, port);
 
-	if (v.state != TERN_PORT_UP || v.peer_device != peer ||
+	if (v.state != DRM_TERN_PORT_UP || v.peer_device != peer ||
 	    v.peer_port != peer_port)
 		fail_msg("device %u port %u: state %u peer %u port %u, want up %u port %u",
 			 device, port, v.state, v.peer_device, v.peer_port,
@@ -50,7 +50,7 @@ static void assert_port(u32 device, u32 port, u32 peer, u32 peer_port)
 
 static void assert_unconnected(u32 device, u32 port)
 {
-	assert_int_equal(view(device, port).state, TERN_PORT_UNCONNECTED);
+	assert_int_equal(view(device, port).state, DRM_TERN_PORT_UNCONNECTED);
 	assert_int_equal(tern_fabric_set_link(&fabric, device, port, false),
 			 -EINVAL);
 }
@@ -543,11 +543,11 @@ static void test_set_link(void **state)
 	assert_int_equal(tern_fabric_set_link(&fabric, 5, TERN_TORUS_SOUTH, false), 0);
 	/* the same link seen from its other end */
 	assert_int_equal(tern_fabric_set_link(&fabric, 9, TERN_TORUS_NORTH, false), 0);
-	assert_int_equal(view(5, TERN_TORUS_SOUTH).state, TERN_PORT_DOWN);
-	assert_int_equal(view(9, TERN_TORUS_NORTH).state, TERN_PORT_DOWN);
-	assert_int_equal(view(5, TERN_TORUS_NORTH).state, TERN_PORT_UP);
+	assert_int_equal(view(5, TERN_TORUS_SOUTH).state, DRM_TERN_PORT_DOWN);
+	assert_int_equal(view(9, TERN_TORUS_NORTH).state, DRM_TERN_PORT_DOWN);
+	assert_int_equal(view(5, TERN_TORUS_NORTH).state, DRM_TERN_PORT_UP);
 	assert_int_equal(tern_fabric_set_link(&fabric, 9, TERN_TORUS_NORTH, true), 1);
-	assert_int_equal(view(5, TERN_TORUS_SOUTH).state, TERN_PORT_UP);
+	assert_int_equal(view(5, TERN_TORUS_SOUTH).state, DRM_TERN_PORT_UP);
 	/* no such port or device */
 	assert_int_equal(tern_fabric_set_link(&fabric, 5, 4, false), -EINVAL);
 	assert_int_equal(tern_fabric_set_link(&fabric, 16, 0, false), -EINVAL);
@@ -567,7 +567,7 @@ static void test_port_view(void **state)
 	assert_int_equal(view(2, 1).errors, 2);
 	assert_int_equal(view(1, 1).errors, 0);
 	v = view(3, 0);
-	assert_int_equal(v.state, TERN_PORT_UP);
+	assert_int_equal(v.state, DRM_TERN_PORT_UP);
 	assert_int_equal(v.peer_device, 0);
 	assert_int_equal(v.peer_port, 1);
 	assert_int_equal(tern_fabric_port_view(&fabric, 3, 2, &v), -EINVAL);

@@ -162,7 +162,7 @@ static struct drm_tern_packet_header *header_at(u32 offset)
 
 static u32 emit_nop(u16 length)
 {
-	struct drm_tern_packet_header h = { TERN_OP_NOP, length, 0 };
+	struct drm_tern_packet_header h = { DRM_TERN_OP_NOP, length, 0 };
 	u32 offset = emit(&h, sizeof(h));
 
 	for (u16 i = 1; i < length; i++) {
@@ -176,7 +176,7 @@ static u32 emit_nop(u16 length)
 static u32 emit_copy(u64 src, u64 dst, u64 bytes)
 {
 	struct drm_tern_packet_copy p = {
-		.header = { TERN_OP_COPY, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_COPY, sizeof(p) / 8, 0 },
 		.src = src, .dst = dst, .bytes = bytes,
 	};
 
@@ -186,7 +186,7 @@ static u32 emit_copy(u64 src, u64 dst, u64 bytes)
 static u32 emit_fill(u64 dst, u64 bytes, u32 pattern)
 {
 	struct drm_tern_packet_fill p = {
-		.header = { TERN_OP_FILL, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_FILL, sizeof(p) / 8, 0 },
 		.dst = dst, .bytes = bytes, .pattern = pattern,
 	};
 
@@ -196,7 +196,7 @@ static u32 emit_fill(u64 dst, u64 bytes, u32 pattern)
 static u32 emit_timestamp(u64 dst)
 {
 	struct drm_tern_packet_timestamp p = {
-		.header = { TERN_OP_TIMESTAMP, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_TIMESTAMP, sizeof(p) / 8, 0 },
 		.dst = dst,
 	};
 
@@ -216,7 +216,7 @@ static u32 emit_sem(u16 opcode, u32 flags, u64 addr, u64 value)
 static u32 emit_sem_abort(u32 flags, u64 addr, u64 value, u64 abort_va)
 {
 	struct drm_tern_packet_sem_wait_abort p = {
-		.header = { TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
+		.header = { DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(p) / 8, flags },
 		.addr = addr, .value = value, .abort = abort_va,
 	};
 
@@ -292,12 +292,12 @@ static void test_validate_all_opcodes_valid(void **state)
 	emit_copy(va(BUF_A, 3), va(BUF_B, 5), 7);
 	emit_fill(va(BUF_A, 1), 3, 0x01020304);
 	emit_timestamp(va(BUF_A, 8));
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 16), 1);
-	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 16), 1);
-	emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 16), 1);
-	emit_sem(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 16), 1);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, va(BUF_A, 16), 1);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, 0, va(BUF_A, 16), 1);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2);
 	emit_sem_abort(0, va(BUF_A, 16), 1, va(BUF_A, 24));
-	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2, va(BUF_B, 0));
+	emit_sem_abort(DRM_TERN_SEM_WAIT_EQ, va(BUF_A, 16), 2, va(BUF_B, 0));
 	/* the semaphore may be its own abort word */
 	emit_sem_abort(0, va(BUF_A, 16), 0, va(BUF_A, 16));
 	assert_stream_valid();
@@ -355,8 +355,8 @@ static void test_validate_length_zero(void **state)
 static void test_validate_length_wrong(void **state)
 {
 	static const u16 fixed[] = {
-		TERN_OP_COPY, TERN_OP_FILL, TERN_OP_TIMESTAMP,
-		TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT,
+		DRM_TERN_OP_COPY, DRM_TERN_OP_FILL, DRM_TERN_OP_TIMESTAMP,
+		DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT,
 	};
 
 	(void)state;
@@ -366,16 +366,16 @@ static void test_validate_length_wrong(void **state)
 		reset_stream(NULL);
 		emit_nop(1);
 		switch (fixed[i]) {
-		case TERN_OP_COPY:
+		case DRM_TERN_OP_COPY:
 			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
 			break;
-		case TERN_OP_FILL:
+		case DRM_TERN_OP_FILL:
 			emit_fill(va(BUF_A, 0), 8, 0);
 			break;
-		case TERN_OP_TIMESTAMP:
+		case DRM_TERN_OP_TIMESTAMP:
 			emit_timestamp(va(BUF_A, 0));
 			break;
-		case TERN_OP_SEM_WAIT_ABORT:
+		case DRM_TERN_OP_SEM_WAIT_ABORT:
 			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
 			break;
 		default:
@@ -412,13 +412,13 @@ static void test_validate_unknown_flags(void **state)
 		u16 opcode;
 		u32 defined;
 	} ops[] = {
-		{ TERN_OP_NOP, 0 },
-		{ TERN_OP_COPY, 0 },
-		{ TERN_OP_FILL, 0 },
-		{ TERN_OP_TIMESTAMP, 0 },
-		{ TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD },
-		{ TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ },
-		{ TERN_OP_SEM_WAIT_ABORT, TERN_SEM_WAIT_EQ },
+		{ DRM_TERN_OP_NOP, 0 },
+		{ DRM_TERN_OP_COPY, 0 },
+		{ DRM_TERN_OP_FILL, 0 },
+		{ DRM_TERN_OP_TIMESTAMP, 0 },
+		{ DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD },
+		{ DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ },
+		{ DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_SEM_WAIT_EQ },
 	};
 
 	(void)state;
@@ -426,19 +426,19 @@ static void test_validate_unknown_flags(void **state)
 		reset_stream(NULL);
 		emit_nop(1);
 		switch (ops[i].opcode) {
-		case TERN_OP_NOP:
+		case DRM_TERN_OP_NOP:
 			emit_nop(2);
 			break;
-		case TERN_OP_COPY:
+		case DRM_TERN_OP_COPY:
 			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
 			break;
-		case TERN_OP_FILL:
+		case DRM_TERN_OP_FILL:
 			emit_fill(va(BUF_A, 0), 8, 0);
 			break;
-		case TERN_OP_TIMESTAMP:
+		case DRM_TERN_OP_TIMESTAMP:
 			emit_timestamp(va(BUF_A, 0));
 			break;
-		case TERN_OP_SEM_WAIT_ABORT:
+		case DRM_TERN_OP_SEM_WAIT_ABORT:
 			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
 			break;
 		default:
@@ -490,7 +490,7 @@ static void test_validate_timestamp_misaligned(void **state)
 
 static void test_validate_semaphore_misaligned(void **state)
 {
-	static const u16 ops[] = { TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT };
+	static const u16 ops[] = { DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT };
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
@@ -533,7 +533,7 @@ static void test_validate_sem_wait_abort_misaligned(void **state)
 
 static void test_validate_copy_range_limit(void **state)
 {
-	const u64 limit = TERN_VA_LIMIT;
+	const u64 limit = DRM_TERN_VA_LIMIT;
 	struct drm_tern_packet_copy *copy;
 	u32 offset;
 
@@ -581,7 +581,7 @@ static void test_validate_fill_range_limit(void **state)
 
 	(void)state;
 	emit_nop(1);
-	offset = emit_fill(TERN_VA_LIMIT - 3, 3, 0);
+	offset = emit_fill(DRM_TERN_VA_LIMIT - 3, 3, 0);
 	assert_stream_valid();
 	fill = (void *)header_at(offset);
 	fill->bytes = 4;
@@ -597,7 +597,7 @@ static void test_validate_fill_range_limit(void **state)
 static void test_validate_slot_range_limit(void **state)
 {
 	static const u16 ops[] = {
-		TERN_OP_TIMESTAMP, TERN_OP_SEM_SIGNAL, TERN_OP_SEM_WAIT,
+		DRM_TERN_OP_TIMESTAMP, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT,
 	};
 
 	(void)state;
@@ -607,14 +607,14 @@ static void test_validate_slot_range_limit(void **state)
 
 		reset_stream(NULL);
 		emit_nop(1);
-		if (ops[i] == TERN_OP_TIMESTAMP)
-			offset = emit_timestamp(TERN_VA_LIMIT - 8);
+		if (ops[i] == DRM_TERN_OP_TIMESTAMP)
+			offset = emit_timestamp(DRM_TERN_VA_LIMIT - 8);
 		else
-			offset = emit_sem(ops[i], 0, TERN_VA_LIMIT - 8, 1);
+			offset = emit_sem(ops[i], 0, DRM_TERN_VA_LIMIT - 8, 1);
 		assert_stream_valid();
 		/* dst and addr are the first field after the header in all three */
 		addr = (u64 *)(void *)((u8 *)header_at(offset) + 8);
-		*addr = TERN_VA_LIMIT;
+		*addr = DRM_TERN_VA_LIMIT;
 		assert_stream_invalid_at(offset);
 		*addr = UINT64_MAX - 7;
 		assert_stream_invalid_at(offset);
@@ -628,15 +628,15 @@ static void test_validate_abort_range_limit(void **state)
 
 	(void)state;
 	emit_nop(1);
-	offset = emit_sem_abort(0, TERN_VA_LIMIT - 8, 1, TERN_VA_LIMIT - 8);
+	offset = emit_sem_abort(0, DRM_TERN_VA_LIMIT - 8, 1, DRM_TERN_VA_LIMIT - 8);
 	assert_stream_valid();
 	p = (void *)header_at(offset);
-	p->abort = TERN_VA_LIMIT;
+	p->abort = DRM_TERN_VA_LIMIT;
 	assert_stream_invalid_at(offset);
 	p->abort = UINT64_MAX - 7;
 	assert_stream_invalid_at(offset);
 	p->abort = va(BUF_A, 0);
-	p->addr = TERN_VA_LIMIT;
+	p->addr = DRM_TERN_VA_LIMIT;
 	assert_stream_invalid_at(offset);
 }
 
@@ -845,11 +845,11 @@ static void test_run_sem_signal(void **state)
 	(void)state;
 	*slot(BUF_A, 0) = 40;
 	*slot(BUF_A, 8) = 40;
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 0), 5);
-	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 8), 2);
-	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 8),
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 0), 5);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, va(BUF_A, 8), 2);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, va(BUF_A, 8),
 		 0x100000000ull);
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_B, 8), UINT64_MAX);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, va(BUF_B, 8), UINT64_MAX);
 	start_job();
 	assert_int_equal(run_job(NULL), 0);
 	assert_true(*slot(BUF_A, 0) == 5);
@@ -873,8 +873,8 @@ static void *add_to_semaphore(void *arg)
 
 	for (int i = 0; i < ADDS_PER_JOB; i++) {
 		mine[i] = (struct drm_tern_packet_sem_signal) {
-			.header = { TERN_OP_SEM_SIGNAL, sizeof(mine[i]) / 8,
-				    TERN_SEM_SIGNAL_ADD },
+			.header = { DRM_TERN_OP_SEM_SIGNAL, sizeof(mine[i]) / 8,
+				    DRM_TERN_SEM_SIGNAL_ADD },
 			.addr = va(BUF_A, 64), .value = 3,
 		};
 	}
@@ -912,7 +912,7 @@ static void test_run_sem_wait_geq(void **state)
 
 	(void)state;
 	*slot(BUF_A, 0) = 3;
-	wait = emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 0), 5);
+	wait = emit_sem(DRM_TERN_OP_SEM_WAIT, 0, va(BUF_A, 0), 5);
 	emit_fill(va(BUF_B, 0), 4, 0x01010101);
 	start_job();
 	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
@@ -929,7 +929,7 @@ static void test_run_sem_wait_eq(void **state)
 {
 	(void)state;
 	*slot(BUF_A, 0) = 3;
-	emit_sem(TERN_OP_SEM_WAIT, TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5);
 	emit_fill(va(BUF_B, 0), 4, 0x02020202);
 	start_job();
 	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
@@ -965,12 +965,12 @@ static void check_abort_before_wait(u64 word, int err)
 static void test_run_sem_wait_abort_set_before(void **state)
 {
 	(void)state;
-	check_abort_before_wait(TERN_SEM_ABORT_CANCEL, -ECANCELED);
+	check_abort_before_wait(DRM_TERN_SEM_ABORT_CANCEL, -ECANCELED);
 	check_abort_before_wait(2, -ECONNRESET);
 	check_abort_before_wait(UINT64_MAX, -ECONNRESET);
 	/* the whole word is read, not its low half */
 	check_abort_before_wait(1ull << 32, -ECONNRESET);
-	check_abort_before_wait((1ull << 32) | TERN_SEM_ABORT_CANCEL,
+	check_abort_before_wait((1ull << 32) | DRM_TERN_SEM_ABORT_CANCEL,
 				-ECONNRESET);
 }
 
@@ -1005,9 +1005,9 @@ static void test_run_sem_wait_abort_set_while_stalled(void **state)
 {
 	(void)state;
 	check_abort_while_stalled(0, 7, -ECONNRESET);
-	check_abort_while_stalled(TERN_SEM_WAIT_EQ, 7, -ECONNRESET);
-	check_abort_while_stalled(0, TERN_SEM_ABORT_CANCEL, -ECANCELED);
-	check_abort_while_stalled(TERN_SEM_WAIT_EQ, TERN_SEM_ABORT_CANCEL,
+	check_abort_while_stalled(DRM_TERN_SEM_WAIT_EQ, 7, -ECONNRESET);
+	check_abort_while_stalled(0, DRM_TERN_SEM_ABORT_CANCEL, -ECANCELED);
+	check_abort_while_stalled(DRM_TERN_SEM_WAIT_EQ, DRM_TERN_SEM_ABORT_CANCEL,
 				  -ECANCELED);
 }
 
@@ -1019,7 +1019,7 @@ static void test_run_sem_wait_abort_passes(void **state)
 	*slot(BUF_A, 16) = 0;
 	emit_sem_abort(0, va(BUF_A, 0), 5, va(BUF_A, 8));
 	emit_fill(va(BUF_B, 0), 4, 0x04040404);
-	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 0), 9, va(BUF_A, 16));
+	emit_sem_abort(DRM_TERN_SEM_WAIT_EQ, va(BUF_A, 0), 9, va(BUF_A, 16));
 	emit_fill(va(BUF_B, 4), 4, 0x05050505);
 	start_job();
 	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
@@ -1033,7 +1033,7 @@ static void test_run_sem_wait_abort_passes(void **state)
 	reset_all(NULL);
 	*slot(BUF_A, 0) = 6;
 	*slot(BUF_A, 8) = 0;
-	emit_sem_abort(TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5, va(BUF_A, 8));
+	emit_sem_abort(DRM_TERN_SEM_WAIT_EQ, va(BUF_A, 0), 5, va(BUF_A, 8));
 	start_job();
 	assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
 	*slot(BUF_A, 0) = 5;
@@ -1087,9 +1087,9 @@ static void test_run_stall_does_not_repeat_work(void **state)
 	(void)state;
 	*slot(BUF_A, 0) = 0;	/* counter */
 	*slot(BUF_A, 8) = 0;	/* gate */
-	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 1);
-	emit_sem(TERN_OP_SEM_WAIT, 0, va(BUF_A, 8), 1);
-	emit_sem(TERN_OP_SEM_SIGNAL, TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 10);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 1);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, 0, va(BUF_A, 8), 1);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, va(BUF_A, 0), 10);
 	start_job();
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(run_job(NULL), TERN_MODEL_STALLED);
@@ -1105,7 +1105,7 @@ static void test_run_fault_mid_stream(void **state)
 	emit_fill(va(BUF_A, 0), 100, 0x01010101);
 	emit_copy(UNMAPPED_VA, va(BUF_B, 0), 64);
 	emit_fill(va(BUF_B, 100), 100, 0x02020202);
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 512), 9);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, va(BUF_A, 512), 9);
 	start_job();
 	assert_int_equal(run_job(NULL), -EFAULT);
 	check_fill(buffers[BUF_A], 100, 0x01010101, 0);
@@ -1169,19 +1169,19 @@ static void test_run_unmapped_slots_fault(void **state)
 	assert_int_equal(run_job(NULL), -EFAULT);
 
 	reset_stream(NULL);
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, UNMAPPED_VA, 1);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, UNMAPPED_VA, 1);
 	start_job();
 	assert_int_equal(run_job(NULL), -EFAULT);
 
 	reset_stream(NULL);
-	emit_sem(TERN_OP_SEM_WAIT, 0, UNMAPPED_VA, 0);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, 0, UNMAPPED_VA, 0);
 	start_job();
 	assert_int_equal(run_job(NULL), -EFAULT);
 
 	/* the last 8 bytes of B are a slot; the 8 after them are not */
 	reset_stream(NULL);
 	emit_timestamp(va(BUF_B, SMALL_BYTES - 8));
-	emit_sem(TERN_OP_SEM_SIGNAL, 0, va(BUF_B, SMALL_BYTES), 1);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, va(BUF_B, SMALL_BYTES), 1);
 	start_job();
 	assert_int_equal(run_job(NULL), -EFAULT);
 	assert_true(*slot(BUF_B, SMALL_BYTES - 8) == CLOCK_START);
@@ -1195,7 +1195,7 @@ static void test_run_nop_skips_its_body(void **state)
 	(void)state;
 	nop = emit_nop(6);
 	/* The body looks like a faulting COPY; it must never run. */
-	header_at(nop + 8)->opcode = TERN_OP_COPY;
+	header_at(nop + 8)->opcode = DRM_TERN_OP_COPY;
 	header_at(nop + 8)->length = 4;
 	stream.words[nop / 8 + 2] = UNMAPPED_VA;
 	stream.words[nop / 8 + 3] = va(BUF_A, 0);

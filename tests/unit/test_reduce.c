@@ -411,11 +411,11 @@ static double ref_op(double a, double b, u32 op)
 	volatile float x = (float)a, y = (float)b;
 
 	switch (op) {
-	case TERN_REDOP_SUM:
+	case DRM_TERN_REDOP_SUM:
 		return x + y;
-	case TERN_REDOP_PROD:
+	case DRM_TERN_REDOP_PROD:
 		return x * y;
-	case TERN_REDOP_MIN:
+	case DRM_TERN_REDOP_MIN:
 		return ref_min(x, y);
 	default:
 		return ref_max(x, y);
@@ -475,7 +475,7 @@ static void test_f16(void **state)
 	assert_int_equal(tern_f32_to_f16(bits_of(0x1.8p-25f)), 0x0001);
 	assert_int_equal(tern_f32_to_f16(bits_of(-0x1p-26f)), 0x8000);
 	assert_int_equal(tern_f32_to_f16(TERN_F32_QNAN), TERN_F16_QNAN);
-	check_half_ops(TERN_DTYPE_FLOAT16, &fmt_f16);
+	check_half_ops(DRM_TERN_DTYPE_FLOAT16, &fmt_f16);
 }
 
 static void test_bf16(void **state)
@@ -491,7 +491,7 @@ static void test_bf16(void **state)
 	assert_int_equal(tern_f32_to_bf16(0x00008000), 0x0000);	/* tie, even */
 	assert_int_equal(tern_f32_to_bf16(0x00018000), 0x0002);
 	assert_int_equal(tern_f32_to_bf16(0xffc00001), TERN_BF16_QNAN);
-	check_half_ops(TERN_DTYPE_BFLOAT16, &fmt_bf16);
+	check_half_ops(DRM_TERN_DTYPE_BFLOAT16, &fmt_bf16);
 }
 
 static void test_f32_kernel(void **state)
@@ -505,12 +505,12 @@ static void test_f32_kernel(void **state)
 			a[i] = (u32)rng();
 			b[i] = random_f32(a[i]);
 		}
-		tern_model_reduce(d, a, b, N, TERN_DTYPE_FLOAT32, op);
+		tern_model_reduce(d, a, b, N, DRM_TERN_DTYPE_FLOAT32, op);
 		for (int i = 0; i < N; i++) {
 			volatile float x = f32_of(a[i]), y = f32_of(b[i]);
-			float want = op == TERN_REDOP_SUM ? x + y :
-				     op == TERN_REDOP_PROD ? x * y :
-				     op == TERN_REDOP_MIN ? ref_min(x, y) :
+			float want = op == DRM_TERN_REDOP_SUM ? x + y :
+				     op == DRM_TERN_REDOP_PROD ? x * y :
+				     op == DRM_TERN_REDOP_MIN ? ref_min(x, y) :
 				     ref_max(x, y);
 
 			check_f32("kernel", a[i], b[i], d[i], want);
@@ -518,7 +518,7 @@ static void test_f32_kernel(void **state)
 	}
 }
 
-/* ---- SUM divided (TERN_REDUCE_DIVIDE) ---- */
+/* ---- SUM divided (DRM_TERN_REDUCE_DIVIDE) ---- */
 
 static const u32 divisors[] = {
 	1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 255, 256, 1000, 65535, 65536,
@@ -563,7 +563,7 @@ static void test_divide_f32(void **state)
 			b[i] = rng() & 1 ? random_f32(a[i]) :
 			       f32_special[rng() % F32_SPECIAL_COUNT];
 		}
-		tern_model_reduce_divide(d, a, b, N, TERN_DTYPE_FLOAT32, divisor);
+		tern_model_reduce_divide(d, a, b, N, DRM_TERN_DTYPE_FLOAT32, divisor);
 		for (int i = 0; i < N; i++) {
 			float want = ref_avg(f32_of(a[i]), f32_of(b[i]), divisor);
 			/* what the kernel computes, with integers only */
@@ -609,8 +609,8 @@ static void check_divide_half(u32 dtype, const struct half_format *fmt)
 static void test_divide_halves(void **state)
 {
 	(void)state;
-	check_divide_half(TERN_DTYPE_FLOAT16, &fmt_f16);
-	check_divide_half(TERN_DTYPE_BFLOAT16, &fmt_bf16);
+	check_divide_half(DRM_TERN_DTYPE_FLOAT16, &fmt_f16);
+	check_divide_half(DRM_TERN_DTYPE_BFLOAT16, &fmt_bf16);
 }
 
 static void test_divide_float_edges(void **state)
@@ -621,21 +621,21 @@ static void test_divide_float_edges(void **state)
 	u16 h[2] = { 0x7bff, 0x3c00 }, k[2] = { 0x7bff, 0x3c00 }, hd[2];
 
 	(void)state;
-	tern_model_reduce_divide(d, f, g, 4, TERN_DTYPE_FLOAT32, 2);
+	tern_model_reduce_divide(d, f, g, 4, DRM_TERN_DTYPE_FLOAT32, 2);
 	assert_int_equal(d[0], bits_of(3.5f));
 	assert_int_equal(d[1], bits_of(-3.5f));
 	assert_int_equal(d[2], bits_of(0.5f));
 	/* the sum overflows float32 before the division: infinity stays */
 	assert_int_equal(d[3], 0x7f800000);
-	tern_model_reduce_divide(d, f, g, 4, TERN_DTYPE_FLOAT32, 3);
+	tern_model_reduce_divide(d, f, g, 4, DRM_TERN_DTYPE_FLOAT32, 3);
 	assert_int_equal(d[0], bits_of(7.0f / 3.0f));
 	assert_int_equal(d[2], 0x3eaaaaab);	/* 1/3 */
 	/* float16: 65504 + 65504 is no float16, but is a float32: 65504 */
-	tern_model_reduce_divide(hd, h, k, 2, TERN_DTYPE_FLOAT16, 2);
+	tern_model_reduce_divide(hd, h, k, 2, DRM_TERN_DTYPE_FLOAT16, 2);
 	assert_int_equal(hd[0], 0x7bff);
 	assert_int_equal(hd[1], 0x3c00);
 	/* in place */
-	tern_model_reduce_divide(f, f, g, 4, TERN_DTYPE_FLOAT32, 1);
+	tern_model_reduce_divide(f, f, g, 4, DRM_TERN_DTYPE_FLOAT32, 1);
 	assert_int_equal(f[0], bits_of(7.0f));
 	assert_int_equal(f[3], 0x7f800000);
 }
@@ -648,11 +648,11 @@ static u64 ref_int_divide(u32 dtype, u64 x, u64 y, u32 divisor)
 		return (utype)(type)((s64)sum / (s64)divisor);		\
 	} while (0)
 	switch (dtype) {
-	case TERN_DTYPE_INT8: REF(int8_t, uint8_t);
-	case TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
-	case TERN_DTYPE_INT32: REF(int32_t, uint32_t);
-	case TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
-	case TERN_DTYPE_INT64: REF(int64_t, uint64_t);
+	case DRM_TERN_DTYPE_INT8: REF(int8_t, uint8_t);
+	case DRM_TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
+	case DRM_TERN_DTYPE_INT32: REF(int32_t, uint32_t);
+	case DRM_TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
+	case DRM_TERN_DTYPE_INT64: REF(int64_t, uint64_t);
 	default:
 		return (x + y) / divisor;	/* unsigned 64-bit */
 	}
@@ -662,8 +662,8 @@ static u64 ref_int_divide(u32 dtype, u64 x, u64 y, u32 divisor)
 /* ---- integers ---- */
 
 static const u32 int_dtypes[] = {
-	TERN_DTYPE_INT8, TERN_DTYPE_UINT8, TERN_DTYPE_INT32,
-	TERN_DTYPE_UINT32, TERN_DTYPE_INT64, TERN_DTYPE_UINT64,
+	DRM_TERN_DTYPE_INT8, DRM_TERN_DTYPE_UINT8, DRM_TERN_DTYPE_INT32,
+	DRM_TERN_DTYPE_UINT32, DRM_TERN_DTYPE_INT64, DRM_TERN_DTYPE_UINT64,
 };
 
 /* One element of @dtype, computed with C's own types. */
@@ -672,18 +672,18 @@ static u64 ref_int(u32 dtype, u32 op, u64 x, u64 y)
 #define REF(type, utype) do {						\
 		type a = (type)x, b = (type)y;				\
 		switch (op) {						\
-		case TERN_REDOP_SUM: return (utype)((utype)a + (utype)b); \
-		case TERN_REDOP_PROD: return (utype)((utype)a * (utype)b); \
-		case TERN_REDOP_MIN: return (utype)(a < b ? a : b);	\
+		case DRM_TERN_REDOP_SUM: return (utype)((utype)a + (utype)b); \
+		case DRM_TERN_REDOP_PROD: return (utype)((utype)a * (utype)b); \
+		case DRM_TERN_REDOP_MIN: return (utype)(a < b ? a : b);	\
 		default: return (utype)(a > b ? a : b);			\
 		}							\
 	} while (0)
 	switch (dtype) {
-	case TERN_DTYPE_INT8: REF(int8_t, uint8_t);
-	case TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
-	case TERN_DTYPE_INT32: REF(int32_t, uint32_t);
-	case TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
-	case TERN_DTYPE_INT64: REF(int64_t, uint64_t);
+	case DRM_TERN_DTYPE_INT8: REF(int8_t, uint8_t);
+	case DRM_TERN_DTYPE_UINT8: REF(uint8_t, uint8_t);
+	case DRM_TERN_DTYPE_INT32: REF(int32_t, uint32_t);
+	case DRM_TERN_DTYPE_UINT32: REF(uint32_t, uint32_t);
+	case DRM_TERN_DTYPE_INT64: REF(int64_t, uint64_t);
 	default: REF(uint64_t, uint64_t);
 	}
 #undef REF
@@ -740,39 +740,39 @@ static void test_integer_edges(void **state)
 	uint64_t u64a[2] = { UINT64_MAX, 1ull << 63 }, u64b[2] = { 2, 2 }, u64d[2];
 
 	(void)state;
-	tern_model_reduce(i8d, i8, i8b, 2, TERN_DTYPE_INT8, TERN_REDOP_SUM);
+	tern_model_reduce(i8d, i8, i8b, 2, DRM_TERN_DTYPE_INT8, DRM_TERN_REDOP_SUM);
 	assert_int_equal(i8d[0], -128);		/* wraps */
 	assert_int_equal(i8d[1], -1);
-	tern_model_reduce(i8d, i8, i8b, 2, TERN_DTYPE_INT8, TERN_REDOP_MIN);
+	tern_model_reduce(i8d, i8, i8b, 2, DRM_TERN_DTYPE_INT8, DRM_TERN_REDOP_MIN);
 	assert_int_equal(i8d[0], 1);
 	assert_int_equal(i8d[1], -128);		/* signed compare */
-	tern_model_reduce(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, TERN_REDOP_SUM);
+	tern_model_reduce(u8d, u8a, u8b, 2, DRM_TERN_DTYPE_UINT8, DRM_TERN_REDOP_SUM);
 	assert_int_equal(u8d[0], 0);
-	tern_model_reduce(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, TERN_REDOP_PROD);
+	tern_model_reduce(u8d, u8a, u8b, 2, DRM_TERN_DTYPE_UINT8, DRM_TERN_REDOP_PROD);
 	assert_int_equal(u8d[0], 255);
 	assert_int_equal(u8d[1], 0);
-	tern_model_reduce(i32d, i32, i32b, 2, TERN_DTYPE_INT32, TERN_REDOP_MAX);
+	tern_model_reduce(i32d, i32, i32b, 2, DRM_TERN_DTYPE_INT32, DRM_TERN_REDOP_MAX);
 	assert_int_equal(i32d[0], 1);
 	assert_int_equal(i32d[1], INT32_MAX);
-	tern_model_reduce(i32d, i32, i32b, 2, TERN_DTYPE_INT32, TERN_REDOP_MIN);
+	tern_model_reduce(i32d, i32, i32b, 2, DRM_TERN_DTYPE_INT32, DRM_TERN_REDOP_MIN);
 	assert_int_equal(i32d[0], -1);
 	assert_int_equal(i32d[1], INT32_MIN);
-	tern_model_reduce(u32d, u32a, u32b, 2, TERN_DTYPE_UINT32, TERN_REDOP_MIN);
+	tern_model_reduce(u32d, u32a, u32b, 2, DRM_TERN_DTYPE_UINT32, DRM_TERN_REDOP_MIN);
 	assert_int_equal(u32d[0], 1);		/* unsigned compare */
 	assert_int_equal(u32d[1], 0);
-	tern_model_reduce(i64d, i64, i64b, 2, TERN_DTYPE_INT64, TERN_REDOP_SUM);
+	tern_model_reduce(i64d, i64, i64b, 2, DRM_TERN_DTYPE_INT64, DRM_TERN_REDOP_SUM);
 	assert_true(i64d[0] == INT64_MAX);
 	assert_true(i64d[1] == -2);
-	tern_model_reduce(i64d, i64, i64b, 2, TERN_DTYPE_INT64, TERN_REDOP_PROD);
+	tern_model_reduce(i64d, i64, i64b, 2, DRM_TERN_DTYPE_INT64, DRM_TERN_REDOP_PROD);
 	assert_true(i64d[0] == INT64_MIN);
 	assert_true(i64d[1] == -15);
-	tern_model_reduce(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_PROD);
+	tern_model_reduce(u64d, u64a, u64b, 2, DRM_TERN_DTYPE_UINT64, DRM_TERN_REDOP_PROD);
 	assert_true(u64d[0] == UINT64_MAX - 1);
 	assert_true(u64d[1] == 0);
-	tern_model_reduce(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_MAX);
+	tern_model_reduce(u64d, u64a, u64b, 2, DRM_TERN_DTYPE_UINT64, DRM_TERN_REDOP_MAX);
 	assert_true(u64d[0] == UINT64_MAX);
 	/* in place: dst is src0 */
-	tern_model_reduce(u64a, u64a, u64b, 2, TERN_DTYPE_UINT64, TERN_REDOP_SUM);
+	tern_model_reduce(u64a, u64a, u64b, 2, DRM_TERN_DTYPE_UINT64, DRM_TERN_REDOP_SUM);
 	assert_true(u64a[0] == 1);
 	assert_true(u64a[1] == (1ull << 63) + 2);
 }
@@ -823,37 +823,37 @@ static void test_divide_integer_edges(void **state)
 	uint64_t u64a[2] = { UINT64_MAX, 5 }, u64b[2] = { UINT64_MAX, 0 }, u64d[2];
 
 	(void)state;
-	tern_model_reduce_divide(i8d, i8a, i8b, 4, TERN_DTYPE_INT8, 3);
+	tern_model_reduce_divide(i8d, i8a, i8b, 4, DRM_TERN_DTYPE_INT8, 3);
 	assert_int_equal(i8d[0], -42);		/* 127 + 1 wraps to -128 */
 	assert_int_equal(i8d[1], -2);		/* toward zero, not -3 */
 	assert_int_equal(i8d[2], 42);		/* -129 wraps to 127 */
 	assert_int_equal(i8d[3], 0);		/* -1 / 3 */
-	tern_model_reduce_divide(u8d, u8a, u8b, 2, TERN_DTYPE_UINT8, 2);
+	tern_model_reduce_divide(u8d, u8a, u8b, 2, DRM_TERN_DTYPE_UINT8, 2);
 	assert_int_equal(u8d[0], 0);		/* 256 wraps to 0 */
 	assert_int_equal(u8d[1], 22);		/* 300 wraps to 44 */
-	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32, 2);
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, DRM_TERN_DTYPE_INT32, 2);
 	assert_int_equal(i32d[0], -3);
 	assert_int_equal(i32d[1], INT32_MIN / 2);
 	assert_int_equal(i32d[2], 3);
 	/* a divisor above every value of the type gives 0, also from below */
-	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32,
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, DRM_TERN_DTYPE_INT32,
 				 0xffffffffu);
 	assert_int_equal(i32d[0], 0);
 	assert_int_equal(i32d[1], 0);
-	tern_model_reduce_divide(i32d, i32a, i32b, 3, TERN_DTYPE_INT32,
+	tern_model_reduce_divide(i32d, i32a, i32b, 3, DRM_TERN_DTYPE_INT32,
 				 0x80000000u);
 	assert_int_equal(i32d[1], -1);		/* -2^31 / 2^31 */
-	tern_model_reduce_divide(i64d, i64a, i64b, 2, TERN_DTYPE_INT64, 1);
+	tern_model_reduce_divide(i64d, i64a, i64b, 2, DRM_TERN_DTYPE_INT64, 1);
 	assert_true(i64d[0] == INT64_MIN);
 	assert_true(i64d[1] == INT64_MIN);	/* INT64_MAX + 1 wraps */
-	tern_model_reduce_divide(i64d, i64a, i64b, 2, TERN_DTYPE_INT64,
+	tern_model_reduce_divide(i64d, i64a, i64b, 2, DRM_TERN_DTYPE_INT64,
 				 0xffffffffu);
 	assert_true(i64d[0] == INT64_MIN / 0xffffffffll);
-	tern_model_reduce_divide(u64d, u64a, u64b, 2, TERN_DTYPE_UINT64, 2);
+	tern_model_reduce_divide(u64d, u64a, u64b, 2, DRM_TERN_DTYPE_UINT64, 2);
 	assert_true(u64d[0] == (UINT64_MAX - 1) / 2);	/* the sum wraps */
 	assert_true(u64d[1] == 2);
 	/* in place: dst is src1 */
-	tern_model_reduce_divide(u64b, u64a, u64b, 2, TERN_DTYPE_UINT64, 5);
+	tern_model_reduce_divide(u64b, u64a, u64b, 2, DRM_TERN_DTYPE_UINT64, 5);
 	assert_true(u64b[0] == (UINT64_MAX - 1) / 5);
 	assert_true(u64b[1] == 1);
 }
@@ -963,7 +963,7 @@ static struct drm_tern_packet_reduce *emit_reduce(u64 src0, u64 src1, u64 dst,
 						  u64 count, u16 dtype, u16 op)
 {
 	struct drm_tern_packet_reduce p = {
-		.header = { TERN_OP_REDUCE, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_REDUCE, sizeof(p) / 8, 0 },
 		.src0 = src0, .src1 = src1, .dst = dst, .count = count,
 		.dtype = dtype, .op = op,
 	};
@@ -978,7 +978,7 @@ static struct drm_tern_packet_reduce *emit_reduce(u64 src0, u64 src1, u64 dst,
 static void emit_fill(u64 dst, u64 bytes, u32 pattern)
 {
 	struct drm_tern_packet_fill p = {
-		.header = { TERN_OP_FILL, sizeof(p) / 8, 0 },
+		.header = { DRM_TERN_OP_FILL, sizeof(p) / 8, 0 },
 		.dst = dst, .bytes = bytes, .pattern = pattern,
 	};
 
@@ -1055,7 +1055,7 @@ static void test_packet_in_place(void **state)
 	memcpy(tail, words_of(BUF_A, N * 4), sizeof(tail));
 	memcpy(b, words_of(BUF_B, 0), sizeof(b));
 	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_A, 0), N,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), 0);
 	assert_f32_sums(a, b, words_of(BUF_A, 0), N);
 	assert_memory_equal(words_of(BUF_B, 0), b, sizeof(b));
@@ -1066,7 +1066,7 @@ static void test_packet_in_place(void **state)
 	reset_stream(NULL);
 	memcpy(a, words_of(BUF_C, 0), sizeof(a));
 	emit_reduce(va(BUF_C, 0), va(BUF_B, 0), va(BUF_B, 0), N,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), 0);
 	assert_f32_sums(a, b, words_of(BUF_B, 0), N);
 
@@ -1086,7 +1086,7 @@ static void test_packet_peer_counts_links(void **state)
 	memcpy(near, words_of(BUF_NEAR, 0), sizeof(near));
 	/* src1 read from device 1: bytes flow 1 -> 0 on the link of port 0 */
 	emit_reduce(va(BUF_A, 0), va(BUF_NEAR, 0), va(BUF_C, 0), N,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), 0);
 	assert_f32_sums(a, near, words_of(BUF_C, 0), N);
 	v = port(SELF, 0);
@@ -1099,7 +1099,7 @@ static void test_packet_peer_counts_links(void **state)
 	/* dst written on device 2, two hops: 0 -> 1 -> 2 */
 	reset_stream(NULL);
 	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_FAR, 8), N,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_MAX);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_MAX);
 	assert_int_equal(run_stream(NULL), 0);
 	assert_int_equal(port(SELF, 0).tx_bytes, N * 4);
 	assert_int_equal(port(SELF, 0).tx_packets, 1);
@@ -1119,7 +1119,7 @@ static void test_packet_no_route(void **state)
 	assert_int_equal(tern_fabric_set_link(&machine, SELF, 1, false), 1);
 	/* a local dst, a peer source: nothing is written */
 	emit_reduce(va(BUF_A, 0), va(BUF_NEAR, 0), va(BUF_C, 0), 100,
-		    TERN_DTYPE_INT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_INT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), -ENOLINK);
 	assert_memory_equal(buffers[BUF_C], before, sizeof(before));
 
@@ -1160,7 +1160,7 @@ static void test_packet_multi_budget(void **state)
 	/* a 3-byte fill first leaves a budget that is no multiple of 4 */
 	emit_fill(va(BUF_C, 0), 3, 0);
 	emit_reduce(va(BUF_BIG0, 0), va(BUF_BIG_PEER, 0), va(BUF_BIG1, 0),
-		    BIG_COUNT, TERN_DTYPE_UINT32, TERN_REDOP_SUM);
+		    BIG_COUNT, DRM_TERN_DTYPE_UINT32, DRM_TERN_REDOP_SUM);
 	assert_true(stream_valid());
 	tern_model_job_init(&job, stream.words, stream.size);
 	assert_int_equal(tern_model_run(&job, &mem), TERN_MODEL_YIELD);
@@ -1178,7 +1178,7 @@ static void test_packet_multi_budget(void **state)
 		assert_true(++yields < 1000);
 	}
 	assert_int_equal(yields, big_calls_after_first(
-		tern_model_reduce_cost(TERN_DTYPE_UINT32, TERN_REDOP_SUM,
+		tern_model_reduce_cost(DRM_TERN_DTYPE_UINT32, DRM_TERN_REDOP_SUM,
 				       false)) - 1);
 	assert_memory_equal(d, want, BIG_COUNT * 4ull);
 	/* device 3 is one hop back through port 1; every chunk counted */
@@ -1203,12 +1203,12 @@ static void test_packet_divide_multi_budget(void **state)
 		want[i] = (s32)((u32)a[i] + (u32)b[i]) / 7;
 	emit_fill(va(BUF_C, 0), 3, 0);
 	p = emit_reduce(va(BUF_BIG0, 0), va(BUF_BIG_PEER, 0), va(BUF_BIG1, 0),
-			BIG_COUNT, TERN_DTYPE_INT32, TERN_REDOP_SUM);
-	p->header.flags = TERN_REDUCE_DIVIDE;
+			BIG_COUNT, DRM_TERN_DTYPE_INT32, DRM_TERN_REDOP_SUM);
+	p->header.flags = DRM_TERN_REDUCE_DIVIDE;
 	p->divisor = 7;
 	assert_int_equal(run_stream(&yields), 0);
 	assert_int_equal(yields, big_calls_after_first(
-		tern_model_reduce_cost(TERN_DTYPE_INT32, TERN_REDOP_SUM,
+		tern_model_reduce_cost(DRM_TERN_DTYPE_INT32, DRM_TERN_REDOP_SUM,
 				       true)));
 	assert_memory_equal(d, want, BIG_COUNT * 4ull);
 	assert_int_equal(port(SELF, 1).rx_bytes, BIG_COUNT * 4ull);
@@ -1224,8 +1224,8 @@ static void test_packet_divide_multi_budget(void **state)
 			want[i] = (s32)TERN_F32_QNAN;
 	}
 	p = emit_reduce(va(BUF_BIG1, 0), va(BUF_BIG0, 0), va(BUF_BIG1, 0),
-			BIG_COUNT, TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
-	p->header.flags = TERN_REDUCE_DIVIDE;
+			BIG_COUNT, DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
+	p->header.flags = DRM_TERN_REDUCE_DIVIDE;
 	p->divisor = (1u << 24) + 1;
 	assert_int_equal(run_stream(NULL), 0);
 	assert_memory_equal(d, want, BIG_COUNT * 4ull);
@@ -1237,11 +1237,11 @@ static void test_packet_zero_count(void **state)
 	(void)state;
 	/* nothing is accessed: even unmapped addresses are fine */
 	emit_reduce(0x900000000ull, 0x900001000ull, 0x900002000ull, 0,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), 0);
 	reset_stream(NULL);
 	emit_reduce(va(BUF_A, 0), va(BUF_B, 0), 0x900002000ull, 1,
-		    TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+		    DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_int_equal(run_stream(NULL), -EFAULT);
 }
 
@@ -1253,7 +1253,7 @@ static void test_validate_reduce(void **state)
 
 	(void)state;
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
-			TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+			DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_true(stream_valid());
 	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
 		for (u16 o = 0; o < TERN_MODEL_REDOP_COUNT; o++) {
@@ -1266,14 +1266,14 @@ static void test_validate_reduce(void **state)
 	assert_false(stream_valid());
 	p->dtype = 0xffff;
 	assert_false(stream_valid());
-	p->dtype = TERN_DTYPE_FLOAT32;
+	p->dtype = DRM_TERN_DTYPE_FLOAT32;
 	p->op = TERN_MODEL_REDOP_COUNT;
 	assert_false(stream_valid());
-	p->op = TERN_REDOP_SUM;
+	p->op = DRM_TERN_REDOP_SUM;
 	p->pad = 1;
 	assert_false(stream_valid());
 	p->pad = 0;
-	/* bit 0, TERN_REDUCE_DIVIDE, needs a divisor: pad is 0 here */
+	/* bit 0, DRM_TERN_REDUCE_DIVIDE, needs a divisor: pad is 0 here */
 	for (int bit = 0; bit < 32; bit++) {
 		p->header.flags = 1u << bit;
 		assert_false(stream_valid());
@@ -1297,8 +1297,8 @@ static void test_validate_reduce_divide(void **state)
 			 offsetof(struct drm_tern_packet_reduce, pad));
 	assert_int_equal(sizeof(struct drm_tern_packet_reduce), 48);
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
-			TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
-	p->header.flags = TERN_REDUCE_DIVIDE;
+			DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
+	p->header.flags = DRM_TERN_REDUCE_DIVIDE;
 	p->divisor = 0;			/* no division by zero */
 	assert_false(stream_valid());
 	p->divisor = 1;
@@ -1310,14 +1310,14 @@ static void test_validate_reduce_divide(void **state)
 		assert_true(stream_valid());
 	}
 	/* an average is a SUM divided: not a PROD, MIN or MAX */
-	for (u16 o = TERN_REDOP_SUM + 1; o < TERN_MODEL_REDOP_COUNT; o++) {
+	for (u16 o = DRM_TERN_REDOP_SUM + 1; o < TERN_MODEL_REDOP_COUNT; o++) {
 		p->op = o;
 		assert_false(stream_valid());
 	}
-	p->op = TERN_REDOP_SUM;
+	p->op = DRM_TERN_REDOP_SUM;
 	assert_true(stream_valid());
 	for (int bit = 1; bit < 32; bit++) {
-		p->header.flags = TERN_REDUCE_DIVIDE | 1u << bit;
+		p->header.flags = DRM_TERN_REDUCE_DIVIDE | 1u << bit;
 		assert_false(stream_valid());
 	}
 	/* without the flag the word is pad, and must be zero */
@@ -1327,7 +1327,7 @@ static void test_validate_reduce_divide(void **state)
 	p->pad = 0;
 	assert_true(stream_valid());
 	/* the other checks still apply with the flag */
-	p->header.flags = TERN_REDUCE_DIVIDE;
+	p->header.flags = DRM_TERN_REDUCE_DIVIDE;
 	p->divisor = 2;
 	p->dst = va(BUF_A, 4);		/* overlaps src0 */
 	assert_false(stream_valid());
@@ -1370,7 +1370,7 @@ static void test_validate_reduce_overlap(void **state)
 	const u64 s0 = va(BUF_A, 256), s1 = va(BUF_B, 256);
 
 	(void)state;
-	p = emit_reduce(s0, s1, s0, 16, TERN_DTYPE_FLOAT32, TERN_REDOP_SUM);
+	p = emit_reduce(s0, s1, s0, 16, DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_true(stream_valid());		/* dst == src0 */
 	p->dst = s1;
 	assert_true(stream_valid());		/* dst == src1 */
@@ -1397,10 +1397,10 @@ static void test_validate_reduce_overlap(void **state)
 static void test_validate_reduce_ranges(void **state)
 {
 	struct drm_tern_packet_reduce *p;
-	const u64 limit = TERN_VA_LIMIT;
+	const u64 limit = DRM_TERN_VA_LIMIT;
 
 	(void)state;
-	p = emit_reduce(limit - 8, 0x1000, 0x2000, 2, TERN_DTYPE_FLOAT32, 0);
+	p = emit_reduce(limit - 8, 0x1000, 0x2000, 2, DRM_TERN_DTYPE_FLOAT32, 0);
 	assert_true(stream_valid());		/* ends exactly at the limit */
 	p->count = 3;
 	assert_false(stream_valid());
@@ -1413,11 +1413,11 @@ static void test_validate_reduce_ranges(void **state)
 	p->src1 = 0x1000;
 	assert_true(stream_valid());
 	/* count * size wraps u64 to something small */
-	p->dtype = TERN_DTYPE_UINT64;
+	p->dtype = DRM_TERN_DTYPE_UINT64;
 	p->count = 1ull << 61;
 	assert_false(stream_valid());
 	p->count = (1ull << 62) + 1;
-	p->dtype = TERN_DTYPE_FLOAT32;
+	p->dtype = DRM_TERN_DTYPE_FLOAT32;
 	assert_false(stream_valid());
 	p->count = UINT64_MAX;
 	assert_false(stream_valid());

@@ -763,13 +763,13 @@ static void test_reduce_steps_bounded_by_work(void **state)
 	}
 	tern_packets_init(&b, packets, sizeof(packets));
 	tern_packet_reduce_divide(&b, va[2], va[0], va[1], count,
-				  TERN_DTYPE_FLOAT16, 2);
+				  DRM_TERN_DTYPE_FLOAT16, 2);
 	before = device0_steps(&longest);
 	assert_ok(tern_stream_submit(st, packets, b.size, NULL, 0, NULL));
 	assert_ok(tern_stream_synchronize(st));
 	after = device0_steps(&longest);
-	want = count * tern_model_reduce_cost(TERN_DTYPE_FLOAT16,
-					      TERN_REDOP_SUM, true) /
+	want = count * tern_model_reduce_cost(DRM_TERN_DTYPE_FLOAT16,
+					      DRM_TERN_REDOP_SUM, true) /
 	       TERN_MODEL_BUDGET;
 	printf("# float16 divided, %llu elements: %llu steps (the budget "
 	       "asks %llu), the longest %.2f ms\n",

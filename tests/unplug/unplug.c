@@ -103,8 +103,8 @@ static void test_unplug_with_file_open(void **state)
 	(void)state;
 	fd = uapi_open_device(victim);
 	assert_true(fd >= 0);
-	uapi_bo_create(fd, TERN_PLACEMENT_HOST, 4096, &host);
-	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 4096, &dev);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 4096, &host);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &dev);
 	memset(host.cpu, 0x5a, 4096);
 	memset(dev.cpu, 0xa5, 4096);
 	assert_int_equal(drmPrimeHandleToFD(fd, dev.handle,
@@ -112,7 +112,7 @@ static void test_unplug_with_file_open(void **state)
 			 0);
 	queue = uapi_queue_create(fd, 0);
 	out = uapi_syncobj_create(fd);
-	uapi_emit_sem(&stall, TERN_OP_SEM_WAIT, 0, host.va + 64, UINT64_MAX);
+	uapi_emit_sem(&stall, DRM_TERN_OP_SEM_WAIT, 0, host.va + 64, UINT64_MAX);
 	assert_ioctl_ok(uapi_submit(fd, queue, &stall, out));
 	assert_int_equal(drmSyncobjExportSyncFile(fd, out, &sync_fd), 0);
 
@@ -181,7 +181,7 @@ static void test_unplug_mappings_not_shared(void **state)
 
 		if (cfd < 0)
 			_exit(2);
-		uapi_bo_create(cfd, TERN_PLACEMENT_DEVICE, 4096, &theirs);
+		uapi_bo_create(cfd, DRM_TERN_PLACEMENT_DEVICE, 4096, &theirs);
 		memset(theirs.cpu, 0x11, 4096);
 		/* mapped: the parent may unplug */
 		if (write(to_parent[1], &byte, 1) != 1 ||
@@ -201,7 +201,7 @@ static void test_unplug_mappings_not_shared(void **state)
 	}
 	fd = uapi_open_device(victim);
 	assert_true(fd >= 0);
-	uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 4096, &mine);
+	uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 4096, &mine);
 	memset(mine.cpu, 0x22, 4096);
 	assert_int_equal(read(to_parent[0], &byte, 1), 1);
 	assert_int_equal(set_bound(0), 0);
@@ -262,10 +262,10 @@ static void test_unplug_repeated(void **state)
 		uint32_t queue;
 
 		assert_true(fd >= 0);
-		uapi_bo_create(fd, TERN_PLACEMENT_DEVICE, 1 << 20, &bo);
+		uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 1 << 20, &bo);
 		queue = uapi_queue_create(fd, 0);
 		uapi_emit_fill(&s, bo.va, bo.size, 0x01010101);
-		uapi_emit_sem(&s, TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
+		uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, bo.va, UINT64_MAX);
 		for (int i = 0; i < 8; i++)
 			assert_ioctl_ok(uapi_submit(fd, queue, &s, 0));
 		assert_int_equal(set_bound(0), 0);

@@ -179,16 +179,16 @@ static const struct {
 	uint64_t bit;
 	const char *name;
 } inspect_capabilities[] = {
-	{ TERN_CAP_MOCK, "mock" },
-	{ TERN_CAP_HOST_MEMORY, "host_memory" },
-	{ TERN_CAP_SEMAPHORE, "semaphore" },
-	{ TERN_CAP_TIMESTAMP, "timestamp" },
-	{ TERN_CAP_FABRIC, "fabric" },
-	{ TERN_CAP_REDUCE, "reduce" },
-	{ TERN_CAP_PEER_MEMORY, "peer_memory" },
-	{ TERN_CAP_SEM_WAIT_ABORT, "sem_wait_abort" },
-	{ TERN_CAP_REDUCE_DIVIDE, "reduce_divide" },
-	{ TERN_CAP_USER_RING, "user_ring" },
+	{ DRM_TERN_CAP_MOCK, "mock" },
+	{ DRM_TERN_CAP_HOST_MEMORY, "host_memory" },
+	{ DRM_TERN_CAP_SEMAPHORE, "semaphore" },
+	{ DRM_TERN_CAP_TIMESTAMP, "timestamp" },
+	{ DRM_TERN_CAP_FABRIC, "fabric" },
+	{ DRM_TERN_CAP_REDUCE, "reduce" },
+	{ DRM_TERN_CAP_PEER_MEMORY, "peer_memory" },
+	{ DRM_TERN_CAP_SEM_WAIT_ABORT, "sem_wait_abort" },
+	{ DRM_TERN_CAP_REDUCE_DIVIDE, "reduce_divide" },
+	{ DRM_TERN_CAP_USER_RING, "user_ring" },
 };
 
 #define INSPECT_CAPABILITY_COUNT \

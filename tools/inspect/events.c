@@ -150,13 +150,13 @@ static uint64_t events_u64(struct nlattr **tb, int attr)
 static void events_from_link(struct events_event *ev, struct nlattr **link)
 {
 	ev->is_link = true;
-	ev->link = events_u64(link, TERN_A_LINK_INDEX);
-	ev->device_a = events_u64(link, TERN_A_LINK_DEVICE_A);
-	ev->port_a = events_u64(link, TERN_A_LINK_PORT_A);
-	ev->device_b = events_u64(link, TERN_A_LINK_DEVICE_B);
-	ev->port_b = events_u64(link, TERN_A_LINK_PORT_B);
-	ev->link_up = events_u64(link, TERN_A_LINK_STATE) == TERN_PORT_UP;
-	ev->link_errors = events_u64(link, TERN_A_LINK_ERRORS);
+	ev->link = events_u64(link, DRM_TERN_A_LINK_INDEX);
+	ev->device_a = events_u64(link, DRM_TERN_A_LINK_DEVICE_A);
+	ev->port_a = events_u64(link, DRM_TERN_A_LINK_PORT_A);
+	ev->device_b = events_u64(link, DRM_TERN_A_LINK_DEVICE_B);
+	ev->port_b = events_u64(link, DRM_TERN_A_LINK_PORT_B);
+	ev->link_up = events_u64(link, DRM_TERN_A_LINK_STATE) == DRM_TERN_PORT_UP;
+	ev->link_errors = events_u64(link, DRM_TERN_A_LINK_ERRORS);
 }
 
 /*
@@ -167,36 +167,36 @@ static void events_from_device(struct events_state *state,
 			       struct events_event *ev, struct nlattr **dev,
 			       struct nlattr **e, struct events_guilty *guilty)
 {
-	ev->device = events_u64(dev, TERN_A_DEV_INDEX);
-	if (dev[TERN_A_DEV_MEM_ERROR_KIND]) {
+	ev->device = events_u64(dev, DRM_TERN_A_DEV_INDEX);
+	if (dev[DRM_TERN_A_DEV_MEM_ERROR_KIND]) {
 		ev->has_mem_error = true;
-		ev->mem_uncorrected = events_u64(dev, TERN_A_DEV_MEM_ERROR_KIND) ==
-				      TERN_MEM_ERROR_UNCORRECTED;
-		ev->mem_address = events_u64(dev, TERN_A_DEV_MEM_ERROR_ADDR);
+		ev->mem_uncorrected = events_u64(dev, DRM_TERN_A_DEV_MEM_ERROR_KIND) ==
+				      DRM_TERN_MEM_ERROR_UNCORRECTED;
+		ev->mem_address = events_u64(dev, DRM_TERN_A_DEV_MEM_ERROR_ADDR);
 		ev->mem_corrected_count =
-			events_u64(dev, TERN_A_DEV_MEM_ERRORS_CORRECTED);
+			events_u64(dev, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED);
 		ev->mem_uncorrected_count =
-			events_u64(dev, TERN_A_DEV_MEM_ERRORS_UNCORRECTED);
+			events_u64(dev, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED);
 	}
-	if (e[TERN_A_ENGINE_INDEX]) {
+	if (e[DRM_TERN_A_ENGINE_INDEX]) {
 		ev->has_engine = true;
-		ev->engine = events_u64(e, TERN_A_ENGINE_INDEX);
-		ev->resets = events_u64(e, TERN_A_ENGINE_RESETS);
-		ev->has_comm = e[TERN_A_ENGINE_GUILTY_COMM] != NULL;
+		ev->engine = events_u64(e, DRM_TERN_A_ENGINE_INDEX);
+		ev->resets = events_u64(e, DRM_TERN_A_ENGINE_RESETS);
+		ev->has_comm = e[DRM_TERN_A_ENGINE_GUILTY_COMM] != NULL;
 		if (ev->has_comm)
-			text_printable(nla_get_string(e[TERN_A_ENGINE_GUILTY_COMM]),
+			text_printable(nla_get_string(e[DRM_TERN_A_ENGINE_GUILTY_COMM]),
 				       ev->comm, sizeof(ev->comm));
-		guilty->client_id = events_u64(e, TERN_A_ENGINE_GUILTY_CLIENT_ID);
-		guilty->pid = (uint32_t)events_u64(e, TERN_A_ENGINE_GUILTY_PID);
+		guilty->client_id = events_u64(e, DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID);
+		guilty->pid = (uint32_t)events_u64(e, DRM_TERN_A_ENGINE_GUILTY_PID);
 		if (guilty->client_id)
 			guilty->pid = snapshot_kernel_client_pid(&state->dumps,
 								 (uint32_t)ev->device,
 								 guilty->client_id);
 	}
-	ev->has_health = dev[TERN_A_DEV_HEALTH] != NULL;
-	ev->health = (enum snapshot_health)events_u64(dev, TERN_A_DEV_HEALTH);
-	ev->has_reasons = dev[TERN_A_DEV_HEALTH_REASONS] != NULL;
-	ev->reasons = (uint32_t)events_u64(dev, TERN_A_DEV_HEALTH_REASONS);
+	ev->has_health = dev[DRM_TERN_A_DEV_HEALTH] != NULL;
+	ev->health = (enum snapshot_health)events_u64(dev, DRM_TERN_A_DEV_HEALTH);
+	ev->has_reasons = dev[DRM_TERN_A_DEV_HEALTH_REASONS] != NULL;
+	ev->reasons = (uint32_t)events_u64(dev, DRM_TERN_A_DEV_HEALTH_REASONS);
 }
 
 /* libnl callback: one multicast message, one event. */
@@ -205,43 +205,43 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct events_state *state = arg;
 	struct events_guilty guilty = { 0 };
-	struct nlattr *link[TERN_A_LINK_MAX + 1] = { 0 };
-	struct nlattr *dev[TERN_A_DEV_MAX + 1] = { 0 };
-	struct nlattr *engine[TERN_A_ENGINE_MAX + 1] = { 0 };
+	struct nlattr *link[DRM_TERN_A_LINK_MAX + 1] = { 0 };
+	struct nlattr *dev[DRM_TERN_A_DEV_MAX + 1] = { 0 };
+	struct nlattr *engine[DRM_TERN_A_ENGINE_MAX + 1] = { 0 };
 	struct events_event ev = { 0 };
 	bool is_link = false;
 	int err = 0;
 
 	switch (genlmsg_hdr(nlh)->cmd) {
-	case TERN_CMD_LINK_STATE_NTF:
+	case DRM_TERN_CMD_LINK_STATE_NTF:
 		ev.kind = "link_state";
 		is_link = true;
 		break;
-	case TERN_CMD_LINK_ERROR_NTF:
+	case DRM_TERN_CMD_LINK_ERROR_NTF:
 		ev.kind = "link_error";
 		is_link = true;
 		break;
-	case TERN_CMD_MEM_ERROR_NTF:
+	case DRM_TERN_CMD_MEM_ERROR_NTF:
 		ev.kind = "mem_error";
 		break;
-	case TERN_CMD_ENGINE_RESET_NTF:
+	case DRM_TERN_CMD_ENGINE_RESET_NTF:
 		ev.kind = "engine_reset";
 		break;
-	case TERN_CMD_HEALTH_NTF:
+	case DRM_TERN_CMD_HEALTH_NTF:
 		ev.kind = "health";
 		break;
 	default:
 		return NL_SKIP;	/* a newer module's event: not ours to name */
 	}
 	if (is_link)
-		err = genlmsg_parse(nlh, 0, link, TERN_A_LINK_MAX,
+		err = genlmsg_parse(nlh, 0, link, DRM_TERN_A_LINK_MAX,
 				    family_link_policy);
-	if (!err && !link[TERN_A_LINK_INDEX]) {
-		err = genlmsg_parse(nlh, 0, dev, TERN_A_DEV_MAX,
+	if (!err && !link[DRM_TERN_A_LINK_INDEX]) {
+		err = genlmsg_parse(nlh, 0, dev, DRM_TERN_A_DEV_MAX,
 				    family_device_policy);
-		if (!err && dev[TERN_A_DEV_ENGINE])
-			err = nla_parse_nested(engine, TERN_A_ENGINE_MAX,
-					       dev[TERN_A_DEV_ENGINE],
+		if (!err && dev[DRM_TERN_A_DEV_ENGINE])
+			err = nla_parse_nested(engine, DRM_TERN_A_ENGINE_MAX,
+					       dev[DRM_TERN_A_DEV_ENGINE],
 					       family_engine_policy);
 	}
 	if (err < 0) {
@@ -249,7 +249,7 @@ static int events_on_message(struct nl_msg *msg, void *arg)
 			ev.kind, nl_geterror(err));
 		return NL_SKIP;
 	}
-	if (link[TERN_A_LINK_INDEX])
+	if (link[DRM_TERN_A_LINK_INDEX])
 		events_from_link(&ev, link);
 	else
 		events_from_device(state, &ev, dev, engine, &guilty);
@@ -271,7 +271,7 @@ static int events_subscribe(struct nl_sock **sockp)
 		fprintf(stderr, EVENTS_PROG ": cannot open a generic netlink socket\n");
 		return 1;
 	}
-	group = genl_ctrl_resolve_grp(sock, TERN_GENL_NAME, TERN_MCGRP_EVENTS);
+	group = genl_ctrl_resolve_grp(sock, DRM_TERN_GENL_NAME, DRM_TERN_MCGRP_EVENTS);
 	if (group < 0)
 		return EVENTS_NO_DRIVER;
 	ret = nl_socket_add_membership(sock, group);
@@ -282,7 +282,7 @@ static int events_subscribe(struct nl_sock **sockp)
 	}
 	if (ret < 0) {
 		fprintf(stderr, EVENTS_PROG ": cannot join the \"%s\" group: %s\n",
-			TERN_MCGRP_EVENTS, nl_geterror(ret));
+			DRM_TERN_MCGRP_EVENTS, nl_geterror(ret));
 		return 1;
 	}
 	/* Events answer no request: any sequence number is theirs. */
@@ -455,7 +455,7 @@ static int events_open(struct events_state *state, struct events_source *src)
 		if (forced && strcmp(forced, "kernel") == 0) {
 			fprintf(stderr,
 				EVENTS_PROG ": tern.ko is not loaded (no \"%s\" netlink family): load it with 'sudo tern-inspect module load' (or 'sudo modprobe tern mock_devices=N' for mock devices), or unset TERN_BACKEND to follow the simulator\n",
-				TERN_GENL_NAME);
+				DRM_TERN_GENL_NAME);
 			return 1;
 		}
 	}

@@ -10,10 +10,10 @@
 
 #include "family.h"
 
-struct nla_policy family_device_policy[TERN_A_DEV_MAX + 1];
-struct nla_policy family_engine_policy[TERN_A_ENGINE_MAX + 1];
-struct nla_policy family_link_policy[TERN_A_LINK_MAX + 1];
-struct nla_policy family_client_policy[TERN_A_CLIENT_MAX + 1];
+struct nla_policy family_device_policy[DRM_TERN_A_DEV_MAX + 1];
+struct nla_policy family_engine_policy[DRM_TERN_A_ENGINE_MAX + 1];
+struct nla_policy family_link_policy[DRM_TERN_A_LINK_MAX + 1];
+struct nla_policy family_client_policy[DRM_TERN_A_CLIENT_MAX + 1];
 
 #define FAMILY_SET(policy, list, type_) \
 	for (size_t i_ = 0; i_ < sizeof(list) / sizeof(list[0]); i_++) \
@@ -23,57 +23,57 @@ struct nla_policy family_client_policy[TERN_A_CLIENT_MAX + 1];
 void family_init_policies(void)
 {
 	static const int dev_u64[] = {
-		TERN_A_DEV_MEM_SIZE, TERN_A_DEV_MEM_USED,
-		TERN_A_DEV_CAPABILITIES, TERN_A_DEV_MEM_HOST_USED,
-		TERN_A_DEV_MEM_ERRORS_CORRECTED,
-		TERN_A_DEV_MEM_ERRORS_UNCORRECTED, TERN_A_DEV_JOBS_COMPLETED,
-		TERN_A_DEV_JOBS_FAILED, TERN_A_DEV_JOB_TIMEOUTS,
-		TERN_A_DEV_ENGINE_RESETS, TERN_A_DEV_MEM_ERROR_ADDR,
-		TERN_A_DEV_ENGINE_HANG_RESETS,
+		DRM_TERN_A_DEV_MEM_SIZE, DRM_TERN_A_DEV_MEM_USED,
+		DRM_TERN_A_DEV_CAPABILITIES, DRM_TERN_A_DEV_MEM_HOST_USED,
+		DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
+		DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED, DRM_TERN_A_DEV_JOBS_COMPLETED,
+		DRM_TERN_A_DEV_JOBS_FAILED, DRM_TERN_A_DEV_JOB_TIMEOUTS,
+		DRM_TERN_A_DEV_ENGINE_RESETS, DRM_TERN_A_DEV_MEM_ERROR_ADDR,
+		DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
 	};
 	static const int dev_string[] = {
-		TERN_A_DEV_NAME, TERN_A_DEV_NODE, TERN_A_DEV_BUS_ID,
-		TERN_A_DEV_DRIVER_VERSION, TERN_A_DEV_TOPOLOGY,
+		DRM_TERN_A_DEV_NAME, DRM_TERN_A_DEV_NODE, DRM_TERN_A_DEV_BUS_ID,
+		DRM_TERN_A_DEV_DRIVER_VERSION, DRM_TERN_A_DEV_TOPOLOGY,
 	};
 	static const int engine_u64[] = {
-		TERN_A_ENGINE_BUSY_NS, TERN_A_ENGINE_JOBS_COMPLETED,
-		TERN_A_ENGINE_JOBS_FAILED, TERN_A_ENGINE_TIMEOUTS,
-		TERN_A_ENGINE_RESETS, TERN_A_ENGINE_HANG_RESETS,
-		TERN_A_ENGINE_GUILTY_CLIENT_ID,
+		DRM_TERN_A_ENGINE_BUSY_NS, DRM_TERN_A_ENGINE_JOBS_COMPLETED,
+		DRM_TERN_A_ENGINE_JOBS_FAILED, DRM_TERN_A_ENGINE_TIMEOUTS,
+		DRM_TERN_A_ENGINE_RESETS, DRM_TERN_A_ENGINE_HANG_RESETS,
+		DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID,
 	};
-	static const int engine_string[] = { TERN_A_ENGINE_GUILTY_COMM };
+	static const int engine_string[] = { DRM_TERN_A_ENGINE_GUILTY_COMM };
 	static const int link_u64[] = {
-		TERN_A_LINK_BYTES_A_TO_B, TERN_A_LINK_BYTES_B_TO_A,
-		TERN_A_LINK_PACKETS_A_TO_B, TERN_A_LINK_PACKETS_B_TO_A,
-		TERN_A_LINK_ERRORS, TERN_A_LINK_BANDWIDTH,
+		DRM_TERN_A_LINK_BYTES_A_TO_B, DRM_TERN_A_LINK_BYTES_B_TO_A,
+		DRM_TERN_A_LINK_PACKETS_A_TO_B, DRM_TERN_A_LINK_PACKETS_B_TO_A,
+		DRM_TERN_A_LINK_ERRORS, DRM_TERN_A_LINK_BANDWIDTH,
 	};
 	static const int client_u64[] = {
-		TERN_A_CLIENT_ID, TERN_A_CLIENT_MEM_DEVICE,
-		TERN_A_CLIENT_MEM_HOST, TERN_A_CLIENT_JOBS_SUBMITTED,
-		TERN_A_CLIENT_BUSY_NS,
+		DRM_TERN_A_CLIENT_ID, DRM_TERN_A_CLIENT_MEM_DEVICE,
+		DRM_TERN_A_CLIENT_MEM_HOST, DRM_TERN_A_CLIENT_JOBS_SUBMITTED,
+		DRM_TERN_A_CLIENT_BUSY_NS,
 	};
-	static const int client_string[] = { TERN_A_CLIENT_COMM };
+	static const int client_string[] = { DRM_TERN_A_CLIENT_COMM };
 	static bool done;
 
 	if (done)
 		return;
 	done = true;
-	for (int a = TERN_A_DEV_INDEX; a <= TERN_A_DEV_MAX; a++)
+	for (int a = DRM_TERN_A_DEV_INDEX; a <= DRM_TERN_A_DEV_MAX; a++)
 		family_device_policy[a].type = NLA_U32;
 	FAMILY_SET(family_device_policy, dev_u64, NLA_U64);
 	FAMILY_SET(family_device_policy, dev_string, NLA_STRING);
-	family_device_policy[TERN_A_DEV_ENGINE].type = NLA_NESTED;
+	family_device_policy[DRM_TERN_A_DEV_ENGINE].type = NLA_NESTED;
 
-	for (int a = TERN_A_ENGINE_INDEX; a <= TERN_A_ENGINE_MAX; a++)
+	for (int a = DRM_TERN_A_ENGINE_INDEX; a <= DRM_TERN_A_ENGINE_MAX; a++)
 		family_engine_policy[a].type = NLA_U32;
 	FAMILY_SET(family_engine_policy, engine_u64, NLA_U64);
 	FAMILY_SET(family_engine_policy, engine_string, NLA_STRING);
 
-	for (int a = TERN_A_LINK_INDEX; a <= TERN_A_LINK_MAX; a++)
+	for (int a = DRM_TERN_A_LINK_INDEX; a <= DRM_TERN_A_LINK_MAX; a++)
 		family_link_policy[a].type = NLA_U32;
 	FAMILY_SET(family_link_policy, link_u64, NLA_U64);
 
-	for (int a = TERN_A_CLIENT_DEVICE; a <= TERN_A_CLIENT_MAX; a++)
+	for (int a = DRM_TERN_A_CLIENT_DEVICE; a <= DRM_TERN_A_CLIENT_MAX; a++)
 		family_client_policy[a].type = NLA_U32;
 	FAMILY_SET(family_client_policy, client_u64, NLA_U64);
 	FAMILY_SET(family_client_policy, client_string, NLA_STRING);
@@ -104,7 +104,7 @@ static int family_ctrl_cb(struct nl_msg *msg, void *arg)
 
 		if (nla_parse_nested(otb, CTRL_ATTR_OP_MAX, op, op_policy) >= 0 &&
 		    otb[CTRL_ATTR_OP_ID] &&
-		    nla_get_u32(otb[CTRL_ATTR_OP_ID]) == TERN_CMD_CLIENT_GET)
+		    nla_get_u32(otb[CTRL_ATTR_OP_ID]) == DRM_TERN_CMD_CLIENT_GET)
 			conn->has_client_get = true;
 	}
 	return NL_OK;
@@ -132,7 +132,7 @@ int family_connect(struct family_conn *conn)
 	err = -NLE_NOMEM;
 	if (genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0,
 			CTRL_CMD_GETFAMILY, 1) &&
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, TERN_GENL_NAME) == 0)
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, DRM_TERN_GENL_NAME) == 0)
 		err = nl_socket_modify_cb(conn->sock, NL_CB_VALID, NL_CB_CUSTOM,
 					  family_ctrl_cb, conn);
 	if (err >= 0)

@@ -19,7 +19,7 @@
 struct family_conn {
 	struct nl_sock *sock;	/* NULL when not connected */
 	int id;			/* the family's id */
-	bool has_client_get;	/* TERN_CMD_CLIENT_GET is one of its commands */
+	bool has_client_get;	/* DRM_TERN_CMD_CLIENT_GET is one of its commands */
 };
 
 /* Returned by family_connect() when tern.ko's family is not registered. */
@@ -35,11 +35,11 @@ int family_connect(struct family_conn *conn);
 
 void family_close(struct family_conn *conn);
 
-/* Policies for TERN_A_DEV_*, TERN_A_ENGINE_*, TERN_A_LINK_*, TERN_A_CLIENT_*. */
-extern struct nla_policy family_device_policy[TERN_A_DEV_MAX + 1];
-extern struct nla_policy family_engine_policy[TERN_A_ENGINE_MAX + 1];
-extern struct nla_policy family_link_policy[TERN_A_LINK_MAX + 1];
-extern struct nla_policy family_client_policy[TERN_A_CLIENT_MAX + 1];
+/* Policies for DRM_TERN_A_DEV_*, DRM_TERN_A_ENGINE_*, DRM_TERN_A_LINK_*, DRM_TERN_A_CLIENT_*. */
+extern struct nla_policy family_device_policy[DRM_TERN_A_DEV_MAX + 1];
+extern struct nla_policy family_engine_policy[DRM_TERN_A_ENGINE_MAX + 1];
+extern struct nla_policy family_link_policy[DRM_TERN_A_LINK_MAX + 1];
+extern struct nla_policy family_client_policy[DRM_TERN_A_CLIENT_MAX + 1];
 
 /* Fills the policies; call before parsing (idempotent). */
 void family_init_policies(void);

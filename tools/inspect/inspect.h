@@ -144,14 +144,14 @@ int inspect_snapshot(const char *cmd, struct snapshot *snap);
 /* Which backend answered: "backend", "backend_reason" and "source". */
 void inspect_json_backend(struct json_writer *w, const struct snapshot *snap);
 
-/* Writes the names of TERN_CAP_* bits @caps as a JSON array @key. */
+/* Writes the names of DRM_TERN_CAP_* bits @caps as a JSON array @key. */
 void inspect_json_capabilities(struct json_writer *w, const char *key,
 			       uint64_t caps);
 
 /* The names of @caps, comma-separated ("-" for none), into @buf. */
 void inspect_format_capabilities(uint64_t caps, char *buf, int len);
 
-/* The names of TERN_HEALTH_REASON_* bits @reasons as a JSON array @key. */
+/* The names of DRM_TERN_HEALTH_REASON_* bits @reasons as a JSON array @key. */
 void inspect_json_reasons(struct json_writer *w, const char *key,
 			  uint32_t reasons);
 

@@ -58,10 +58,10 @@ void print_bool(struct print *p, const char *key, const char *fmt, bool value,
 /* A byte count: a number in JSON, "4 MiB" in text. */
 void print_bytes(struct print *p, const char *key, const char *fmt,
 		 uint64_t bytes);
-/* TERN_HEALTH_REASON_* bits: an array of names, text "a,b". */
+/* DRM_TERN_HEALTH_REASON_* bits: an array of names, text "a,b". */
 void print_reasons(struct print *p, const char *key, const char *fmt,
 		   uint32_t reasons);
-/* TERN_CAP_* bits: an array of names, text "a,b". */
+/* DRM_TERN_CAP_* bits: an array of names, text "a,b". */
 void print_capabilities(struct print *p, const char *key, const char *fmt,
 			uint64_t caps);
 /* An element of an array: in JSON a value without key, in text @fmt. */

@@ -33,7 +33,7 @@ int snapshot_take(const char *prog, struct snapshot *snap)
 				"load it with 'sudo modprobe tern mock_devices=4' or "
 				"'sudo tern-inspect module load --mock-devices 4', or "
 				"unset TERN_BACKEND to use the simulator\n",
-				prog, TERN_GENL_NAME);
+				prog, DRM_TERN_GENL_NAME);
 			return 1;
 		}
 	}
@@ -124,7 +124,7 @@ const char *snapshot_health_name(enum snapshot_health health)
 
 enum snapshot_health snapshot_health_of(uint32_t reasons)
 {
-	if (reasons & TERN_HEALTH_REASON_MEM_UNCORRECTED)
+	if (reasons & DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED)
 		return SNAPSHOT_HEALTH_FAILED;
 	return reasons ? SNAPSHOT_HEALTH_DEGRADED : SNAPSHOT_HEALTH_OK;
 }
@@ -133,11 +133,11 @@ static const struct {
 	uint32_t bit;
 	const char *name;
 } snapshot_reason_names[] = {
-	{ TERN_HEALTH_REASON_LINK_DOWN, "link_down" },
-	{ TERN_HEALTH_REASON_LINK_ERRORS, "link_errors" },
-	{ TERN_HEALTH_REASON_ENGINE_RESET, "engine_reset" },
-	{ TERN_HEALTH_REASON_ENGINE_HUNG, "engine_hung" },
-	{ TERN_HEALTH_REASON_MEM_UNCORRECTED, "mem_uncorrected" },
+	{ DRM_TERN_HEALTH_REASON_LINK_DOWN, "link_down" },
+	{ DRM_TERN_HEALTH_REASON_LINK_ERRORS, "link_errors" },
+	{ DRM_TERN_HEALTH_REASON_ENGINE_RESET, "engine_reset" },
+	{ DRM_TERN_HEALTH_REASON_ENGINE_HUNG, "engine_hung" },
+	{ DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED, "mem_uncorrected" },
 };
 
 void snapshot_health_reasons(uint32_t reasons, char *buf, int len)
@@ -171,9 +171,9 @@ void snapshot_derive_link_health(const struct snapshot *snap,
 		    link->device_b != dev->fabric_id)
 			continue;
 		if (!link->up)
-			reasons |= TERN_HEALTH_REASON_LINK_DOWN;
+			reasons |= DRM_TERN_HEALTH_REASON_LINK_DOWN;
 		if (link->errors)
-			reasons |= TERN_HEALTH_REASON_LINK_ERRORS;
+			reasons |= DRM_TERN_HEALTH_REASON_LINK_ERRORS;
 	}
 	dev->health_reasons = reasons;
 	dev->health = snapshot_health_of(reasons);

@@ -41,7 +41,7 @@ struct snapshot_device {
 	char node[64];			/* "/dev/accel/accel0" or "sim:0" */
 	char bus_id[96];		/* "platform:tern.0" */
 	char driver_version[32];	/* "" on the simulator */
-	uint64_t capabilities;		/* TERN_CAP_* */
+	uint64_t capabilities;		/* DRM_TERN_CAP_* */
 	uint64_t clock_hz;
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint32_t buffer_count;
@@ -55,7 +55,7 @@ struct snapshot_device {
 	uint32_t clients_hidden;
 	uint32_t links_up;		/* of port_count, from the links */
 	enum snapshot_health health;
-	uint32_t health_reasons;	/* TERN_HEALTH_REASON_* */
+	uint32_t health_reasons;	/* DRM_TERN_HEALTH_REASON_* */
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	uint64_t jobs_completed, jobs_failed, job_timeouts, engine_resets;
 	uint64_t engine_hang_resets;	/* of engine_resets, after a hang */
@@ -155,7 +155,7 @@ const struct snapshot_device *snapshot_device_by_fabric_id(
 
 /* "ok", "degraded", "failed". */
 const char *snapshot_health_name(enum snapshot_health health);
-/* The health @reasons (TERN_HEALTH_REASON_*) make, as tern.ko ranks them. */
+/* The health @reasons (DRM_TERN_HEALTH_REASON_*) make, as tern.ko ranks them. */
 enum snapshot_health snapshot_health_of(uint32_t reasons);
 
 /*
@@ -191,7 +191,7 @@ const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,
 
 /*
  * Sets @dev's health from its links alone (link down: degraded with
- * TERN_HEALTH_REASON_LINK_DOWN; link errors: TERN_HEALTH_REASON_LINK_ERRORS),
+ * DRM_TERN_HEALTH_REASON_LINK_DOWN; link errors: DRM_TERN_HEALTH_REASON_LINK_ERRORS),
  * for sources that report no health of their own.
  */
 void snapshot_derive_link_health(const struct snapshot *snap,

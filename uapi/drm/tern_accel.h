@@ -21,7 +21,7 @@
  * -ENOLINK: the job addressed a peer's memory that no chain of up links
  * reaches; -ECANCELED: the job's file closed before the job ended, while
  * it ran or before it started, or a SEM_WAIT_ABORT found
- * TERN_SEM_ABORT_CANCEL in its abort word; -ECONNRESET: a SEM_WAIT_ABORT
+ * DRM_TERN_SEM_ABORT_CANCEL in its abort word; -ECONNRESET: a SEM_WAIT_ABORT
  * found another non-zero value there, a peer the job waits for has
  * failed; -EIO: its queue was banned, after
  * &drm_tern_info.queue_ban_timeouts of its jobs exceeded the job timeout;
@@ -82,35 +82,35 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_TERN_RING_WAIT, struct drm_tern_ring_wait)
 
 /* Capability bits reported in &drm_tern_info.capabilities. */
-/** @TERN_CAP_MOCK: the device is mock hardware, not a chip. */
-#define TERN_CAP_MOCK		(1ULL << 0)
-/** @TERN_CAP_HOST_MEMORY: buffers can be placed in host memory. */
-#define TERN_CAP_HOST_MEMORY	(1ULL << 1)
-/** @TERN_CAP_SEMAPHORE: SEM_SIGNAL and SEM_WAIT packets are supported. */
-#define TERN_CAP_SEMAPHORE	(1ULL << 2)
-/** @TERN_CAP_TIMESTAMP: the TIMESTAMP packet is supported. */
-#define TERN_CAP_TIMESTAMP	(1ULL << 3)
-/** @TERN_CAP_FABRIC: the device has fabric ports (DRM_TERN_TOPOLOGY). */
-#define TERN_CAP_FABRIC		(1ULL << 4)
-/** @TERN_CAP_REDUCE: the REDUCE packet is supported. */
-#define TERN_CAP_REDUCE		(1ULL << 5)
+/** @DRM_TERN_CAP_MOCK: the device is mock hardware, not a chip. */
+#define DRM_TERN_CAP_MOCK		(1ULL << 0)
+/** @DRM_TERN_CAP_HOST_MEMORY: buffers can be placed in host memory. */
+#define DRM_TERN_CAP_HOST_MEMORY	(1ULL << 1)
+/** @DRM_TERN_CAP_SEMAPHORE: SEM_SIGNAL and SEM_WAIT packets are supported. */
+#define DRM_TERN_CAP_SEMAPHORE	(1ULL << 2)
+/** @DRM_TERN_CAP_TIMESTAMP: the TIMESTAMP packet is supported. */
+#define DRM_TERN_CAP_TIMESTAMP	(1ULL << 3)
+/** @DRM_TERN_CAP_FABRIC: the device has fabric ports (DRM_TERN_TOPOLOGY). */
+#define DRM_TERN_CAP_FABRIC		(1ULL << 4)
+/** @DRM_TERN_CAP_REDUCE: the REDUCE packet is supported. */
+#define DRM_TERN_CAP_REDUCE		(1ULL << 5)
 /**
- * @TERN_CAP_PEER_MEMORY: a buffer of another Tern device imported through
+ * @DRM_TERN_CAP_PEER_MEMORY: a buffer of another Tern device imported through
  * PRIME is addressable by this device's packets, over the fabric.
  */
-#define TERN_CAP_PEER_MEMORY	(1ULL << 6)
-/** @TERN_CAP_SEM_WAIT_ABORT: the SEM_WAIT_ABORT packet is supported. */
-#define TERN_CAP_SEM_WAIT_ABORT	(1ULL << 7)
-/** @TERN_CAP_REDUCE_DIVIDE: REDUCE takes the TERN_REDUCE_DIVIDE flag. */
-#define TERN_CAP_REDUCE_DIVIDE	(1ULL << 8)
+#define DRM_TERN_CAP_PEER_MEMORY	(1ULL << 6)
+/** @DRM_TERN_CAP_SEM_WAIT_ABORT: the SEM_WAIT_ABORT packet is supported. */
+#define DRM_TERN_CAP_SEM_WAIT_ABORT	(1ULL << 7)
+/** @DRM_TERN_CAP_REDUCE_DIVIDE: REDUCE takes the DRM_TERN_REDUCE_DIVIDE flag. */
+#define DRM_TERN_CAP_REDUCE_DIVIDE	(1ULL << 8)
 /**
- * @TERN_CAP_USER_RING: jobs can be written into a ring in a buffer of the
+ * @DRM_TERN_CAP_USER_RING: jobs can be written into a ring in a buffer of the
  * file's (DRM_IOCTL_TERN_RING_CREATE) instead of submitted one ioctl each.
  */
-#define TERN_CAP_USER_RING	(1ULL << 9)
+#define DRM_TERN_CAP_USER_RING	(1ULL << 9)
 
-/** @TERN_PACKET_VERSION: the packet format this header describes. */
-#define TERN_PACKET_VERSION	1
+/** @DRM_TERN_PACKET_VERSION: the packet format this header describes. */
+#define DRM_TERN_PACKET_VERSION	1
 
 /**
  * struct drm_tern_info - what a device is and what it can do
@@ -126,7 +126,7 @@ struct drm_tern_info {
 	__u32 engine_count;
 	/** @fabric_port_count: out, chip-to-chip fabric ports. */
 	__u32 fabric_port_count;
-	/** @capabilities: out, TERN_CAP_* bits. */
+	/** @capabilities: out, DRM_TERN_CAP_* bits. */
 	__u64 capabilities;
 	/** @device_memory_size: out, bytes of device memory. */
 	__u64 device_memory_size;
@@ -138,7 +138,7 @@ struct drm_tern_info {
 	__u64 va_size;
 	/** @engine_clock_hz: out, rate of the clock TIMESTAMP writes. */
 	__u64 engine_clock_hz;
-	/** @packet_version: out, TERN_PACKET_VERSION understood by engines. */
+	/** @packet_version: out, DRM_TERN_PACKET_VERSION understood by engines. */
 	__u32 packet_version;
 	/** @max_submit_bytes: out, largest &drm_tern_submit.packets_size. */
 	__u32 max_submit_bytes;
@@ -148,7 +148,7 @@ struct drm_tern_info {
 	__u32 pad;
 	/**
 	 * @max_jobs_in_flight: out, jobs a file may have submitted and not
-	 * yet ended (TERN_MAX_JOBS_PER_FILE).
+	 * yet ended (DRM_TERN_MAX_JOBS_PER_FILE).
 	 */
 	__u32 max_jobs_in_flight;
 	/**
@@ -159,7 +159,7 @@ struct drm_tern_info {
 	/**
 	 * @max_packet_bytes_in_flight: out, bytes of packet streams a file
 	 * may have submitted and not yet ended
-	 * (TERN_MAX_PACKET_BYTES_PER_FILE).
+	 * (DRM_TERN_MAX_PACKET_BYTES_PER_FILE).
 	 */
 	__u64 max_packet_bytes_in_flight;
 	/**
@@ -172,15 +172,15 @@ struct drm_tern_info {
 };
 
 /* The in-flight limits of every file (see &drm_tern_info). */
-#define TERN_MAX_JOBS_PER_FILE		1024
-#define TERN_MAX_PACKET_BYTES_PER_FILE	(64u << 20)
+#define DRM_TERN_MAX_JOBS_PER_FILE		1024
+#define DRM_TERN_MAX_PACKET_BYTES_PER_FILE	(64u << 20)
 
 /** enum drm_tern_placement - where a buffer's memory lives */
 enum drm_tern_placement {
-	/** @TERN_PLACEMENT_DEVICE: the device's own memory (HBM). */
-	TERN_PLACEMENT_DEVICE = 0,
-	/** @TERN_PLACEMENT_HOST: host memory the device can reach. */
-	TERN_PLACEMENT_HOST = 1,
+	/** @DRM_TERN_PLACEMENT_DEVICE: the device's own memory (HBM). */
+	DRM_TERN_PLACEMENT_DEVICE = 0,
+	/** @DRM_TERN_PLACEMENT_HOST: host memory the device can reach. */
+	DRM_TERN_PLACEMENT_HOST = 1,
 };
 
 /**
@@ -245,7 +245,7 @@ struct drm_tern_bo_info {
  *
  * Errors: -EINVAL for non-zero @flags or @pad or an @engine not below
  * &drm_tern_info.engine_count; -ENOSPC if the file already has
- * TERN_MAX_QUEUES_PER_FILE queues (destroyed ones whose jobs are still
+ * DRM_TERN_MAX_QUEUES_PER_FILE queues (destroyed ones whose jobs are still
  * running do not count).
  */
 struct drm_tern_queue_create {
@@ -259,7 +259,7 @@ struct drm_tern_queue_create {
 	__u32 pad;
 };
 
-#define TERN_MAX_QUEUES_PER_FILE	256
+#define DRM_TERN_MAX_QUEUES_PER_FILE	256
 
 /**
  * struct drm_tern_queue_destroy - destroy a queue
@@ -323,7 +323,7 @@ struct drm_tern_submit {
  * with the engine, as a chip's command ring is written, instead of
  * submitting each with an ioctl. The ring lives in a buffer of the file's
  * own (DRM_IOCTL_TERN_BO_CREATE): &struct drm_tern_ring_ctl at offset 0,
- * then the ring's records from TERN_RING_DATA_OFFSET. Userspace writes
+ * then the ring's records from DRM_TERN_RING_DATA_OFFSET. Userspace writes
  * records, then &drm_tern_ring_ctl.tail; the engine takes them in order
  * and runs each as a job of the ring, which ends by writing its fence
  * word. DRM_IOCTL_TERN_RING_KICK tells the engine to look when
@@ -341,17 +341,17 @@ struct drm_tern_submit {
  */
 
 /**
- * @TERN_MAX_RINGS_PER_FILE: rings a file may have, destroyed ones
+ * @DRM_TERN_MAX_RINGS_PER_FILE: rings a file may have, destroyed ones
  * included until they are freed.
  */
-#define TERN_MAX_RINGS_PER_FILE	16
+#define DRM_TERN_MAX_RINGS_PER_FILE	16
 
-/** @TERN_RING_DATA_OFFSET: where a ring's records start in its buffer. */
-#define TERN_RING_DATA_OFFSET	4096
-/** @TERN_RING_MIN_SIZE: the smallest ring, in bytes of records. */
-#define TERN_RING_MIN_SIZE	(64u << 10)
-/** @TERN_RING_MAX_SIZE: the largest ring, in bytes of records. */
-#define TERN_RING_MAX_SIZE	(16u << 20)
+/** @DRM_TERN_RING_DATA_OFFSET: where a ring's records start in its buffer. */
+#define DRM_TERN_RING_DATA_OFFSET	4096
+/** @DRM_TERN_RING_MIN_SIZE: the smallest ring, in bytes of records. */
+#define DRM_TERN_RING_MIN_SIZE	(64u << 10)
+/** @DRM_TERN_RING_MAX_SIZE: the largest ring, in bytes of records. */
+#define DRM_TERN_RING_MAX_SIZE	(16u << 20)
 
 /**
  * struct drm_tern_ring_ctl - the first bytes of a ring's buffer
@@ -384,26 +384,26 @@ struct drm_tern_ring_ctl {
 	__u64 pad1[5];
 };
 
-/** @TERN_RING_RECORD_PAD: the record fills the ring to its end; skipped. */
-#define TERN_RING_RECORD_PAD	(1u << 0)
-/** @TERN_RING_FENCE_ERROR_MASK: the fence value's bits a failure sets. */
-#define TERN_RING_FENCE_ERROR_MASK	0xffffULL
+/** @DRM_TERN_RING_RECORD_PAD: the record fills the ring to its end; skipped. */
+#define DRM_TERN_RING_RECORD_PAD	(1u << 0)
+/** @DRM_TERN_RING_FENCE_ERROR_MASK: the fence value's bits a failure sets. */
+#define DRM_TERN_RING_FENCE_ERROR_MASK	0xffffULL
 
 /**
  * struct drm_tern_ring_record - one job in a ring, its packets after it
  *
  * Records start 8-byte aligned and never wrap: one that would pass the
- * ring's end is preceded by a TERN_RING_RECORD_PAD record that fills it.
+ * ring's end is preceded by a DRM_TERN_RING_RECORD_PAD record that fills it.
  */
 struct drm_tern_ring_record {
 	/**
 	 * @size: bytes of packets after the record: a non-zero multiple of 8,
 	 * at most &drm_tern_info.max_submit_bytes, and with the record at
-	 * most the ring's size. With TERN_RING_RECORD_PAD, the bytes to skip
+	 * most the ring's size. With DRM_TERN_RING_RECORD_PAD, the bytes to skip
 	 * after the record, to the ring's end.
 	 */
 	__u32 size;
-	/** @flags: TERN_RING_RECORD_PAD or 0. */
+	/** @flags: DRM_TERN_RING_RECORD_PAD or 0. */
 	__u32 flags;
 	/**
 	 * @fence_va: 0, or the device address of an 8-byte aligned word in a
@@ -413,7 +413,7 @@ struct drm_tern_ring_record {
 	__u64 fence_va;
 	/**
 	 * @fence_value: what the engine writes at @fence_va: this when the job
-	 * succeeded, this | (-errno & TERN_RING_FENCE_ERROR_MASK) when it
+	 * succeeded, this | (-errno & DRM_TERN_RING_FENCE_ERROR_MASK) when it
 	 * failed (the errors of `Job errors` in Documentation/uapi.rst).
 	 * Bits 0-15 must be zero. A SEM_WAIT for @fence_value waits for
 	 * the job's end either way.
@@ -429,19 +429,19 @@ struct drm_tern_ring_record {
  * The ring holds its buffer until it is destroyed, whatever becomes of the
  * handle, and starts empty: the kernel zeroes the tail, head, done and
  * error of &struct drm_tern_ring_ctl. A ring counts as a queue in
- * TERN_MAX_QUEUES_PER_FILE until it is destroyed, and in
- * TERN_MAX_RINGS_PER_FILE and in the kernel memory all rings may hold
+ * DRM_TERN_MAX_QUEUES_PER_FILE until it is destroyed, and in
+ * DRM_TERN_MAX_RINGS_PER_FILE and in the kernel memory all rings may hold
  * (module parameter ring_mem_kb) until it is freed, once the last job it
  * took has ended. A buffer holds one ring at a time, likewise until it is
  * freed.
  *
  * Errors: -EINVAL for non-zero @flags or @pad, an @engine not below
  * &drm_tern_info.engine_count, a @size that is not a power of two from
- * TERN_RING_MIN_SIZE to TERN_RING_MAX_SIZE, a buffer smaller than
- * TERN_RING_DATA_OFFSET + @size, or one imported from another device;
+ * DRM_TERN_RING_MIN_SIZE to DRM_TERN_RING_MAX_SIZE, a buffer smaller than
+ * DRM_TERN_RING_DATA_OFFSET + @size, or one imported from another device;
  * -ENOENT for an unknown @handle; -EBUSY if the buffer already holds a
- * ring; -ENOSPC if the file has TERN_MAX_QUEUES_PER_FILE queues and rings
- * already, or TERN_MAX_RINGS_PER_FILE rings not yet freed; -ENOMEM if the
+ * ring; -ENOSPC if the file has DRM_TERN_MAX_QUEUES_PER_FILE queues and rings
+ * already, or DRM_TERN_MAX_RINGS_PER_FILE rings not yet freed; -ENOMEM if the
  * rings of all files hold ring_mem_kb of kernel memory already.
  */
 struct drm_tern_ring_create {
@@ -518,12 +518,12 @@ struct drm_tern_ring_wait {
 
 /** enum drm_tern_port_state - state of a fabric port's link */
 enum drm_tern_port_state {
-	/** @TERN_PORT_UNCONNECTED: no link is attached to the port. */
-	TERN_PORT_UNCONNECTED = 0,
-	/** @TERN_PORT_UP: the link carries traffic. */
-	TERN_PORT_UP = 1,
-	/** @TERN_PORT_DOWN: the link is attached but carries nothing. */
-	TERN_PORT_DOWN = 2,
+	/** @DRM_TERN_PORT_UNCONNECTED: no link is attached to the port. */
+	DRM_TERN_PORT_UNCONNECTED = 0,
+	/** @DRM_TERN_PORT_UP: the link carries traffic. */
+	DRM_TERN_PORT_UP = 1,
+	/** @DRM_TERN_PORT_DOWN: the link is attached but carries nothing. */
+	DRM_TERN_PORT_DOWN = 2,
 };
 
 /**
@@ -594,25 +594,25 @@ struct drm_tern_topology {
  * never runs.
  */
 enum drm_tern_opcode {
-	/** @TERN_OP_NOP: does nothing; its length may be 1..max to skip space. */
-	TERN_OP_NOP = 0x01,
-	/** @TERN_OP_COPY: copy @bytes from @src to @dst (ranges may overlap). */
-	TERN_OP_COPY = 0x02,
-	/** @TERN_OP_FILL: repeat a 32-bit pattern over @bytes at @dst. */
-	TERN_OP_FILL = 0x03,
-	/** @TERN_OP_TIMESTAMP: write the engine clock (u64) to @dst. */
-	TERN_OP_TIMESTAMP = 0x04,
-	/** @TERN_OP_SEM_SIGNAL: store (or add) a u64 value at @addr. */
-	TERN_OP_SEM_SIGNAL = 0x05,
-	/** @TERN_OP_SEM_WAIT: stall the engine until the u64 at @addr passes. */
-	TERN_OP_SEM_WAIT = 0x06,
+	/** @DRM_TERN_OP_NOP: does nothing; its length may be 1..max to skip space. */
+	DRM_TERN_OP_NOP = 0x01,
+	/** @DRM_TERN_OP_COPY: copy @bytes from @src to @dst (ranges may overlap). */
+	DRM_TERN_OP_COPY = 0x02,
+	/** @DRM_TERN_OP_FILL: repeat a 32-bit pattern over @bytes at @dst. */
+	DRM_TERN_OP_FILL = 0x03,
+	/** @DRM_TERN_OP_TIMESTAMP: write the engine clock (u64) to @dst. */
+	DRM_TERN_OP_TIMESTAMP = 0x04,
+	/** @DRM_TERN_OP_SEM_SIGNAL: store (or add) a u64 value at @addr. */
+	DRM_TERN_OP_SEM_SIGNAL = 0x05,
+	/** @DRM_TERN_OP_SEM_WAIT: stall the engine until the u64 at @addr passes. */
+	DRM_TERN_OP_SEM_WAIT = 0x06,
 	/**
-	 * @TERN_OP_SEM_WAIT_ABORT: SEM_WAIT that fails the job as soon as
+	 * @DRM_TERN_OP_SEM_WAIT_ABORT: SEM_WAIT that fails the job as soon as
 	 * the u64 at @abort is not zero.
 	 */
-	TERN_OP_SEM_WAIT_ABORT = 0x07,
-	/** @TERN_OP_REDUCE: dst[i] = src0[i] op src1[i] for @count elements. */
-	TERN_OP_REDUCE = 0x10,
+	DRM_TERN_OP_SEM_WAIT_ABORT = 0x07,
+	/** @DRM_TERN_OP_REDUCE: dst[i] = src0[i] op src1[i] for @count elements. */
+	DRM_TERN_OP_REDUCE = 0x10,
 	/*
 	 * 0x11-0x1f are reserved for other compute packets, 0x20-0x2f for
 	 * fabric packets.
@@ -631,7 +631,7 @@ struct drm_tern_packet_header {
 	__u32 flags;
 };
 
-/** struct drm_tern_packet_copy - TERN_OP_COPY, length 4 */
+/** struct drm_tern_packet_copy - DRM_TERN_OP_COPY, length 4 */
 struct drm_tern_packet_copy {
 	struct drm_tern_packet_header header;
 	/** @src: source address. */
@@ -643,7 +643,7 @@ struct drm_tern_packet_copy {
 };
 
 /**
- * struct drm_tern_packet_fill - TERN_OP_FILL, length 4
+ * struct drm_tern_packet_fill - DRM_TERN_OP_FILL, length 4
  *
  * Byte i of the destination receives byte (i % 4) of @pattern in little
  * endian order, so any address and length are allowed.
@@ -660,33 +660,33 @@ struct drm_tern_packet_fill {
 	__u32 pad;
 };
 
-/** struct drm_tern_packet_timestamp - TERN_OP_TIMESTAMP, length 2 */
+/** struct drm_tern_packet_timestamp - DRM_TERN_OP_TIMESTAMP, length 2 */
 struct drm_tern_packet_timestamp {
 	struct drm_tern_packet_header header;
 	/** @dst: 8-byte aligned address receiving the clock in ticks. */
 	__u64 dst;
 };
 
-/** @TERN_SEM_SIGNAL_ADD: SEM_SIGNAL adds @value instead of storing it. */
-#define TERN_SEM_SIGNAL_ADD	(1u << 0)
+/** @DRM_TERN_SEM_SIGNAL_ADD: SEM_SIGNAL adds @value instead of storing it. */
+#define DRM_TERN_SEM_SIGNAL_ADD	(1u << 0)
 
-/** struct drm_tern_packet_sem_signal - TERN_OP_SEM_SIGNAL, length 3 */
+/** struct drm_tern_packet_sem_signal - DRM_TERN_OP_SEM_SIGNAL, length 3 */
 struct drm_tern_packet_sem_signal {
 	struct drm_tern_packet_header header;
 	/** @addr: 8-byte aligned address of the semaphore. */
 	__u64 addr;
-	/** @value: value stored (or added with TERN_SEM_SIGNAL_ADD). */
+	/** @value: value stored (or added with DRM_TERN_SEM_SIGNAL_ADD). */
 	__u64 value;
 };
 
-/** @TERN_SEM_WAIT_EQ: SEM_WAIT passes on equality instead of >=. */
-#define TERN_SEM_WAIT_EQ	(1u << 0)
+/** @DRM_TERN_SEM_WAIT_EQ: SEM_WAIT passes on equality instead of >=. */
+#define DRM_TERN_SEM_WAIT_EQ	(1u << 0)
 
 /**
- * struct drm_tern_packet_sem_wait - TERN_OP_SEM_WAIT, length 3
+ * struct drm_tern_packet_sem_wait - DRM_TERN_OP_SEM_WAIT, length 3
  *
  * The engine stalls until the u64 at @addr is >= @value (or == @value with
- * TERN_SEM_WAIT_EQ). A wait that never passes fails the job at the job
+ * DRM_TERN_SEM_WAIT_EQ). A wait that never passes fails the job at the job
  * timeout (-ETIMEDOUT).
  */
 struct drm_tern_packet_sem_wait {
@@ -698,21 +698,21 @@ struct drm_tern_packet_sem_wait {
 };
 
 /**
- * @TERN_SEM_ABORT_CANCEL: the abort word's value that fails a
+ * @DRM_TERN_SEM_ABORT_CANCEL: the abort word's value that fails a
  * SEM_WAIT_ABORT with -ECANCELED; any other non-zero value fails it with
  * -ECONNRESET.
  */
-#define TERN_SEM_ABORT_CANCEL	1
+#define DRM_TERN_SEM_ABORT_CANCEL	1
 
 /**
- * struct drm_tern_packet_sem_wait_abort - TERN_OP_SEM_WAIT_ABORT, length 4
+ * struct drm_tern_packet_sem_wait_abort - DRM_TERN_OP_SEM_WAIT_ABORT, length 4
  *
  * A SEM_WAIT that can be called off: the engine stalls until the u64 at
- * @addr is >= @value (or == @value with TERN_SEM_WAIT_EQ, the only flag),
+ * @addr is >= @value (or == @value with DRM_TERN_SEM_WAIT_EQ, the only flag),
  * as for SEM_WAIT, but every time it checks the wait it first reads the
  * u64 at @abort. While that is zero, nothing changes; once it is not,
  * the job fails at once, whatever the semaphore holds: with -ECANCELED
- * when it holds TERN_SEM_ABORT_CANCEL, with -ECONNRESET (a peer the job
+ * when it holds DRM_TERN_SEM_ABORT_CANCEL, with -ECONNRESET (a peer the job
  * waits for has failed) for any other value. A job whose abort word is
  * already set never passes the wait.
  *
@@ -725,9 +725,9 @@ struct drm_tern_packet_sem_wait {
  *
  * Both addresses are 8-byte aligned (SUBMIT fails with -EINVAL
  * otherwise); they may be one word, and either may be in a peer's memory
- * (TERN_CAP_PEER_MEMORY). An abort word outside the file's buffers
+ * (DRM_TERN_CAP_PEER_MEMORY). An abort word outside the file's buffers
  * fails the job with -EFAULT, as any access does. Needs
- * TERN_CAP_SEM_WAIT_ABORT.
+ * DRM_TERN_CAP_SEM_WAIT_ABORT.
  */
 struct drm_tern_packet_sem_wait_abort {
 	struct drm_tern_packet_header header;
@@ -741,44 +741,44 @@ struct drm_tern_packet_sem_wait_abort {
 
 /** enum drm_tern_dtype - element types of REDUCE */
 enum drm_tern_dtype {
-	TERN_DTYPE_FLOAT32 = 0,
-	TERN_DTYPE_FLOAT16 = 1,		/* IEEE 754 binary16 */
-	TERN_DTYPE_BFLOAT16 = 2,
-	TERN_DTYPE_INT32 = 3,
-	TERN_DTYPE_UINT32 = 4,
-	TERN_DTYPE_INT8 = 5,
-	TERN_DTYPE_UINT8 = 6,
-	TERN_DTYPE_INT64 = 7,
-	TERN_DTYPE_UINT64 = 8,
+	DRM_TERN_DTYPE_FLOAT32 = 0,
+	DRM_TERN_DTYPE_FLOAT16 = 1,		/* IEEE 754 binary16 */
+	DRM_TERN_DTYPE_BFLOAT16 = 2,
+	DRM_TERN_DTYPE_INT32 = 3,
+	DRM_TERN_DTYPE_UINT32 = 4,
+	DRM_TERN_DTYPE_INT8 = 5,
+	DRM_TERN_DTYPE_UINT8 = 6,
+	DRM_TERN_DTYPE_INT64 = 7,
+	DRM_TERN_DTYPE_UINT64 = 8,
 };
 
 /** enum drm_tern_redop - operations of REDUCE */
 enum drm_tern_redop {
-	TERN_REDOP_SUM = 0,
-	TERN_REDOP_PROD = 1,
-	TERN_REDOP_MIN = 2,
-	TERN_REDOP_MAX = 3,
+	DRM_TERN_REDOP_SUM = 0,
+	DRM_TERN_REDOP_PROD = 1,
+	DRM_TERN_REDOP_MIN = 2,
+	DRM_TERN_REDOP_MAX = 3,
 };
 
 /**
- * @TERN_REDUCE_DIVIDE: REDUCE divides each sum by
- * &drm_tern_packet_reduce.divisor: only with TERN_REDOP_SUM and a divisor
+ * @DRM_TERN_REDUCE_DIVIDE: REDUCE divides each sum by
+ * &drm_tern_packet_reduce.divisor: only with DRM_TERN_REDOP_SUM and a divisor
  * of 1 or more (SUBMIT fails with -EINVAL otherwise). Needs
- * TERN_CAP_REDUCE_DIVIDE.
+ * DRM_TERN_CAP_REDUCE_DIVIDE.
  */
-#define TERN_REDUCE_DIVIDE	(1u << 0)
+#define DRM_TERN_REDUCE_DIVIDE	(1u << 0)
 
 /**
- * struct drm_tern_packet_reduce - TERN_OP_REDUCE, length 6
+ * struct drm_tern_packet_reduce - DRM_TERN_OP_REDUCE, length 6
  *
  * dst[i] = src0[i] @op src1[i] for i in [0, @count). Addresses are aligned
  * to the element size; dst may equal src0 or src1 exactly but may not
  * otherwise overlap them (SUBMIT fails with -EINVAL). Floating-point types are computed in float32
  * with round-to-nearest-even and rounded once to the element type; integer
  * types wrap. MIN and MAX of a NaN give NaN. Any operand may be in a peer
- * device's memory (TERN_CAP_PEER_MEMORY).
+ * device's memory (DRM_TERN_CAP_PEER_MEMORY).
  *
- * With TERN_REDUCE_DIVIDE (header flag; op TERN_REDOP_SUM):
+ * With DRM_TERN_REDUCE_DIVIDE (header flag; op DRM_TERN_REDOP_SUM):
  * dst[i] = (src0[i] + src1[i]) / @divisor. Floating-point types: the sum
  * is computed in float32 and rounded, divided in float32 by @divisor
  * converted to float32 (exactly, up to 2^24) and rounded, then rounded
@@ -803,186 +803,186 @@ struct drm_tern_packet_reduce {
 	/** @op: enum drm_tern_redop. */
 	__u16 op;
 	union {
-		/** @pad: must be zero without TERN_REDUCE_DIVIDE. */
+		/** @pad: must be zero without DRM_TERN_REDUCE_DIVIDE. */
 		__u32 pad;
-		/** @divisor: with TERN_REDUCE_DIVIDE, 1 or more. */
+		/** @divisor: with DRM_TERN_REDUCE_DIVIDE, 1 or more. */
 		__u32 divisor;
 	};
 };
 
 /**
- * @TERN_VA_LIMIT: no device virtual address or range end lies above this:
+ * @DRM_TERN_VA_LIMIT: no device virtual address or range end lies above this:
  * the end of every file's address space (&drm_tern_info.va_base +
  * &drm_tern_info.va_size), so a packet naming an address beyond it fails
  * SUBMIT rather than the job.
  */
-#define TERN_VA_LIMIT		(1ULL << 47)
+#define DRM_TERN_VA_LIMIT		(1ULL << 47)
 
 /*
  * Generic netlink family "tern" (Documentation/netlink/tern.yaml).
  *
  * Not an ioctl: any process may dump the devices (with their counters and
  * health) and the fabric's links. The clients of the machine
- * (TERN_CMD_CLIENT_GET) are listed in full to a process with CAP_PERFMON
+ * (DRM_TERN_CMD_CLIENT_GET) are listed in full to a process with CAP_PERFMON
  * or CAP_SYS_ADMIN; any other sees only its own, the files opened by a
  * process of its effective uid, and the device message's
- * TERN_A_DEV_CLIENT_COUNT still counts all. Only CAP_SYS_ADMIN may join
+ * DRM_TERN_A_DEV_CLIENT_COUNT still counts all. Only CAP_SYS_ADMIN may join
  * the "events" multicast group where the kernel can check it (6.7 and
  * later, 6.1.68 and later; joining fails with EPERM for anyone else), which
- * announces every link state change (TERN_CMD_LINK_STATE_NTF) and link
- * error (TERN_CMD_LINK_ERROR_NTF) with the link's attributes, memory
+ * announces every link state change (DRM_TERN_CMD_LINK_STATE_NTF) and link
+ * error (DRM_TERN_CMD_LINK_ERROR_NTF) with the link's attributes, memory
  * errors, engine resets and health changes. See Documentation/driver.rst,
  * "Who may see what". Unsigned 64-bit attributes are 8-byte aligned with
  * the set's PAD attribute.
  */
-#define TERN_GENL_NAME		"tern"
-#define TERN_GENL_VERSION	1
-#define TERN_MCGRP_EVENTS	"events"
+#define DRM_TERN_GENL_NAME		"tern"
+#define DRM_TERN_GENL_VERSION	1
+#define DRM_TERN_MCGRP_EVENTS	"events"
 
 /** enum tern_genl_cmd - commands of the "tern" family */
 enum tern_genl_cmd {
-	TERN_CMD_UNSPEC,
+	DRM_TERN_CMD_UNSPEC,
 	/**
-	 * @TERN_CMD_DEVICE_GET: dump: one message per device, TERN_A_DEV_*;
-	 * TERN_A_DEV_INDEX in the request limits it to that device.
+	 * @DRM_TERN_CMD_DEVICE_GET: dump: one message per device, DRM_TERN_A_DEV_*;
+	 * DRM_TERN_A_DEV_INDEX in the request limits it to that device.
 	 */
-	TERN_CMD_DEVICE_GET,
+	DRM_TERN_CMD_DEVICE_GET,
 	/**
-	 * @TERN_CMD_LINK_GET: dump: one message per link, TERN_A_LINK_*;
-	 * TERN_A_LINK_INDEX in the request limits it to that link.
+	 * @DRM_TERN_CMD_LINK_GET: dump: one message per link, DRM_TERN_A_LINK_*;
+	 * DRM_TERN_A_LINK_INDEX in the request limits it to that link.
 	 */
-	TERN_CMD_LINK_GET,
-	/** @TERN_CMD_LINK_STATE_NTF: event: a link went up or down. */
-	TERN_CMD_LINK_STATE_NTF,
-	/** @TERN_CMD_LINK_ERROR_NTF: event: a link saw an error. */
-	TERN_CMD_LINK_ERROR_NTF,
+	DRM_TERN_CMD_LINK_GET,
+	/** @DRM_TERN_CMD_LINK_STATE_NTF: event: a link went up or down. */
+	DRM_TERN_CMD_LINK_STATE_NTF,
+	/** @DRM_TERN_CMD_LINK_ERROR_NTF: event: a link saw an error. */
+	DRM_TERN_CMD_LINK_ERROR_NTF,
 	/**
-	 * @TERN_CMD_CLIENT_GET: dump: one message per open file of every
-	 * device, TERN_A_CLIENT_*; TERN_A_CLIENT_DEVICE in the request limits
+	 * @DRM_TERN_CMD_CLIENT_GET: dump: one message per open file of every
+	 * device, DRM_TERN_A_CLIENT_*; DRM_TERN_A_CLIENT_DEVICE in the request limits
 	 * it to that device. Without CAP_PERFMON or CAP_SYS_ADMIN, of both
 	 * the socket's opener and the sender, only the files opened by a
 	 * process whose effective uid was theirs.
 	 */
-	TERN_CMD_CLIENT_GET,
+	DRM_TERN_CMD_CLIENT_GET,
 	/**
-	 * @TERN_CMD_MEM_ERROR_NTF: event: device memory reported an error:
-	 * TERN_A_DEV_INDEX, TERN_A_DEV_MEM_ERROR_KIND, TERN_A_DEV_MEM_ERROR_ADDR,
+	 * @DRM_TERN_CMD_MEM_ERROR_NTF: event: device memory reported an error:
+	 * DRM_TERN_A_DEV_INDEX, DRM_TERN_A_DEV_MEM_ERROR_KIND, DRM_TERN_A_DEV_MEM_ERROR_ADDR,
 	 * the two memory error counters and the device's health and reasons.
 	 */
-	TERN_CMD_MEM_ERROR_NTF,
+	DRM_TERN_CMD_MEM_ERROR_NTF,
 	/**
-	 * @TERN_CMD_ENGINE_RESET_NTF: event: a job ran past the job timeout,
+	 * @DRM_TERN_CMD_ENGINE_RESET_NTF: event: a job ran past the job timeout,
 	 * because the engine stopped making progress (a hang) or the job
 	 * stalled (e.g. on a semaphore that never passed); it was failed
-	 * with -ETIMEDOUT and the engine was reset: TERN_A_DEV_INDEX, one
-	 * TERN_A_DEV_ENGINE nest (with the guilty client's id and command)
+	 * with -ETIMEDOUT and the engine was reset: DRM_TERN_A_DEV_INDEX, one
+	 * DRM_TERN_A_DEV_ENGINE nest (with the guilty client's id and command)
 	 * and the device's health and reasons. No pid: a multicast message
 	 * has no one reader whose pid namespace would apply. Resets in quick
 	 * succession may be announced once, naming the last guilty client;
 	 * the counters in the nest count them all.
 	 */
-	TERN_CMD_ENGINE_RESET_NTF,
+	DRM_TERN_CMD_ENGINE_RESET_NTF,
 	/**
-	 * @TERN_CMD_HEALTH_NTF: event: a device's health changed:
-	 * TERN_A_DEV_INDEX, TERN_A_DEV_HEALTH, TERN_A_DEV_HEALTH_REASONS.
+	 * @DRM_TERN_CMD_HEALTH_NTF: event: a device's health changed:
+	 * DRM_TERN_A_DEV_INDEX, DRM_TERN_A_DEV_HEALTH, DRM_TERN_A_DEV_HEALTH_REASONS.
 	 */
-	TERN_CMD_HEALTH_NTF,
+	DRM_TERN_CMD_HEALTH_NTF,
 
 	__TERN_CMD_MAX,
 };
-#define TERN_CMD_MAX		(__TERN_CMD_MAX - 1)
+#define DRM_TERN_CMD_MAX		(__TERN_CMD_MAX - 1)
 
 /** enum tern_genl_device_attr - attributes of a device message */
 enum tern_genl_device_attr {
-	TERN_A_DEV_UNSPEC,
-	/** @TERN_A_DEV_PAD: padding for 64-bit attributes. */
-	TERN_A_DEV_PAD,
-	/** @TERN_A_DEV_INDEX: u32, &drm_tern_info.device_index. */
-	TERN_A_DEV_INDEX,
-	/** @TERN_A_DEV_FABRIC_ID: u32, &drm_tern_topology.fabric_id. */
-	TERN_A_DEV_FABRIC_ID,
-	/** @TERN_A_DEV_NAME: string, the device's bus name ("tern.0"). */
-	TERN_A_DEV_NAME,
-	/** @TERN_A_DEV_NODE: string, its device node ("/dev/accel/accel0"). */
-	TERN_A_DEV_NODE,
-	/** @TERN_A_DEV_MEM_SIZE: u64, bytes of device memory. */
-	TERN_A_DEV_MEM_SIZE,
-	/** @TERN_A_DEV_MEM_USED: u64, bytes of device memory in use. */
-	TERN_A_DEV_MEM_USED,
-	/** @TERN_A_DEV_ENGINE_COUNT: u32, engines. */
-	TERN_A_DEV_ENGINE_COUNT,
-	/** @TERN_A_DEV_PORT_COUNT: u32, fabric ports. */
-	TERN_A_DEV_PORT_COUNT,
-	/** @TERN_A_DEV_CAPABILITIES: u64, TERN_CAP_* bits. */
-	TERN_A_DEV_CAPABILITIES,
+	DRM_TERN_A_DEV_UNSPEC,
+	/** @DRM_TERN_A_DEV_PAD: padding for 64-bit attributes. */
+	DRM_TERN_A_DEV_PAD,
+	/** @DRM_TERN_A_DEV_INDEX: u32, &drm_tern_info.device_index. */
+	DRM_TERN_A_DEV_INDEX,
+	/** @DRM_TERN_A_DEV_FABRIC_ID: u32, &drm_tern_topology.fabric_id. */
+	DRM_TERN_A_DEV_FABRIC_ID,
+	/** @DRM_TERN_A_DEV_NAME: string, the device's bus name ("tern.0"). */
+	DRM_TERN_A_DEV_NAME,
+	/** @DRM_TERN_A_DEV_NODE: string, its device node ("/dev/accel/accel0"). */
+	DRM_TERN_A_DEV_NODE,
+	/** @DRM_TERN_A_DEV_MEM_SIZE: u64, bytes of device memory. */
+	DRM_TERN_A_DEV_MEM_SIZE,
+	/** @DRM_TERN_A_DEV_MEM_USED: u64, bytes of device memory in use. */
+	DRM_TERN_A_DEV_MEM_USED,
+	/** @DRM_TERN_A_DEV_ENGINE_COUNT: u32, engines. */
+	DRM_TERN_A_DEV_ENGINE_COUNT,
+	/** @DRM_TERN_A_DEV_PORT_COUNT: u32, fabric ports. */
+	DRM_TERN_A_DEV_PORT_COUNT,
+	/** @DRM_TERN_A_DEV_CAPABILITIES: u64, DRM_TERN_CAP_* bits. */
+	DRM_TERN_A_DEV_CAPABILITIES,
 	/**
-	 * @TERN_A_DEV_BUS_ID: string, "<bus>:<device>", e.g.
+	 * @DRM_TERN_A_DEV_BUS_ID: string, "<bus>:<device>", e.g.
 	 * "platform:tern.0" for mock hardware, "pci:0000:3b:00.0" for a chip.
 	 */
-	TERN_A_DEV_BUS_ID,
-	/** @TERN_A_DEV_DRIVER_VERSION: string, tern.ko's version. */
-	TERN_A_DEV_DRIVER_VERSION,
-	/** @TERN_A_DEV_HEALTH: u32, enum tern_health. */
-	TERN_A_DEV_HEALTH,
-	/** @TERN_A_DEV_HEALTH_REASONS: u32, TERN_HEALTH_REASON_* bits. */
-	TERN_A_DEV_HEALTH_REASONS,
-	/** @TERN_A_DEV_MEM_HOST_USED: u64, bytes of host-memory buffers. */
-	TERN_A_DEV_MEM_HOST_USED,
-	/** @TERN_A_DEV_BUFFER_COUNT: u32, buffers (GEM objects) alive. */
-	TERN_A_DEV_BUFFER_COUNT,
+	DRM_TERN_A_DEV_BUS_ID,
+	/** @DRM_TERN_A_DEV_DRIVER_VERSION: string, tern.ko's version. */
+	DRM_TERN_A_DEV_DRIVER_VERSION,
+	/** @DRM_TERN_A_DEV_HEALTH: u32, enum tern_health. */
+	DRM_TERN_A_DEV_HEALTH,
+	/** @DRM_TERN_A_DEV_HEALTH_REASONS: u32, DRM_TERN_HEALTH_REASON_* bits. */
+	DRM_TERN_A_DEV_HEALTH_REASONS,
+	/** @DRM_TERN_A_DEV_MEM_HOST_USED: u64, bytes of host-memory buffers. */
+	DRM_TERN_A_DEV_MEM_HOST_USED,
+	/** @DRM_TERN_A_DEV_BUFFER_COUNT: u32, buffers (GEM objects) alive. */
+	DRM_TERN_A_DEV_BUFFER_COUNT,
 	/**
-	 * @TERN_A_DEV_MEM_ERRORS_CORRECTED: u64, correctable device memory
+	 * @DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED: u64, correctable device memory
 	 * errors since the module loaded.
 	 */
-	TERN_A_DEV_MEM_ERRORS_CORRECTED,
+	DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
 	/**
-	 * @TERN_A_DEV_MEM_ERRORS_UNCORRECTED: u64, uncorrectable device
+	 * @DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED: u64, uncorrectable device
 	 * memory errors since the module loaded.
 	 */
-	TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
-	/** @TERN_A_DEV_JOBS_COMPLETED: u64, jobs that ended without error. */
-	TERN_A_DEV_JOBS_COMPLETED,
-	/** @TERN_A_DEV_JOBS_FAILED: u64, jobs that ended with an error. */
-	TERN_A_DEV_JOBS_FAILED,
-	/** @TERN_A_DEV_JOB_TIMEOUTS: u64, jobs failed by the job timeout. */
-	TERN_A_DEV_JOB_TIMEOUTS,
+	DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
+	/** @DRM_TERN_A_DEV_JOBS_COMPLETED: u64, jobs that ended without error. */
+	DRM_TERN_A_DEV_JOBS_COMPLETED,
+	/** @DRM_TERN_A_DEV_JOBS_FAILED: u64, jobs that ended with an error. */
+	DRM_TERN_A_DEV_JOBS_FAILED,
+	/** @DRM_TERN_A_DEV_JOB_TIMEOUTS: u64, jobs failed by the job timeout. */
+	DRM_TERN_A_DEV_JOB_TIMEOUTS,
 	/**
-	 * @TERN_A_DEV_ENGINE_RESETS: u64, engine resets, one per job
+	 * @DRM_TERN_A_DEV_ENGINE_RESETS: u64, engine resets, one per job
 	 * timeout, whatever its cause.
 	 */
-	TERN_A_DEV_ENGINE_RESETS,
-	/** @TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
-	TERN_A_DEV_ENGINES_BUSY,
+	DRM_TERN_A_DEV_ENGINE_RESETS,
+	/** @DRM_TERN_A_DEV_ENGINES_BUSY: u32, engines running a job now. */
+	DRM_TERN_A_DEV_ENGINES_BUSY,
 	/**
-	 * @TERN_A_DEV_CLIENT_COUNT: u32, open files of the device, every
-	 * user's, those TERN_CMD_CLIENT_GET does not show this caller too.
+	 * @DRM_TERN_A_DEV_CLIENT_COUNT: u32, open files of the device, every
+	 * user's, those DRM_TERN_CMD_CLIENT_GET does not show this caller too.
 	 */
-	TERN_A_DEV_CLIENT_COUNT,
+	DRM_TERN_A_DEV_CLIENT_COUNT,
 	/**
-	 * @TERN_A_DEV_ENGINE: nest, TERN_A_ENGINE_*; one per engine, in
+	 * @DRM_TERN_A_DEV_ENGINE: nest, DRM_TERN_A_ENGINE_*; one per engine, in
 	 * engine order.
 	 */
-	TERN_A_DEV_ENGINE,
-	/** @TERN_A_DEV_MEM_ERROR_KIND: u32, enum tern_mem_error_kind (events). */
-	TERN_A_DEV_MEM_ERROR_KIND,
-	/** @TERN_A_DEV_MEM_ERROR_ADDR: u64, device memory offset (events). */
-	TERN_A_DEV_MEM_ERROR_ADDR,
+	DRM_TERN_A_DEV_ENGINE,
+	/** @DRM_TERN_A_DEV_MEM_ERROR_KIND: u32, enum tern_mem_error_kind (events). */
+	DRM_TERN_A_DEV_MEM_ERROR_KIND,
+	/** @DRM_TERN_A_DEV_MEM_ERROR_ADDR: u64, device memory offset (events). */
+	DRM_TERN_A_DEV_MEM_ERROR_ADDR,
 	/**
-	 * @TERN_A_DEV_TOPOLOGY: string, the shape of the device's fabric, as
+	 * @DRM_TERN_A_DEV_TOPOLOGY: string, the shape of the device's fabric, as
 	 * the mock_topology parameter spells it but resolved: "torus:4x4",
 	 * "ring", "full", "custom:0-1,1-2" or "none".
 	 */
-	TERN_A_DEV_TOPOLOGY,
+	DRM_TERN_A_DEV_TOPOLOGY,
 	/**
-	 * @TERN_A_DEV_ENGINE_HANG_RESETS: u64, engine resets of a hung
+	 * @DRM_TERN_A_DEV_ENGINE_HANG_RESETS: u64, engine resets of a hung
 	 * engine (one that made no progress), all engines; part of
-	 * TERN_A_DEV_ENGINE_RESETS. These make TERN_HEALTH_REASON_ENGINE_RESET.
+	 * DRM_TERN_A_DEV_ENGINE_RESETS. These make DRM_TERN_HEALTH_REASON_ENGINE_RESET.
 	 */
-	TERN_A_DEV_ENGINE_HANG_RESETS,
+	DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
 
 	__TERN_A_DEV_MAX,
 };
-#define TERN_A_DEV_MAX		(__TERN_A_DEV_MAX - 1)
+#define DRM_TERN_A_DEV_MAX		(__TERN_A_DEV_MAX - 1)
 
 /**
  * enum tern_genl_link_attr - attributes of a link message
@@ -991,94 +991,94 @@ enum tern_genl_device_attr {
  * the module loaded.
  */
 enum tern_genl_link_attr {
-	TERN_A_LINK_UNSPEC,
-	/** @TERN_A_LINK_PAD: padding for 64-bit attributes. */
-	TERN_A_LINK_PAD,
-	/** @TERN_A_LINK_INDEX: u32, the link's index on the fabric. */
-	TERN_A_LINK_INDEX,
-	/** @TERN_A_LINK_DEVICE_A: u32, fabric id of end A's device. */
-	TERN_A_LINK_DEVICE_A,
-	/** @TERN_A_LINK_PORT_A: u32, end A's port. */
-	TERN_A_LINK_PORT_A,
-	/** @TERN_A_LINK_DEVICE_B: u32, fabric id of end B's device. */
-	TERN_A_LINK_DEVICE_B,
-	/** @TERN_A_LINK_PORT_B: u32, end B's port. */
-	TERN_A_LINK_PORT_B,
-	/** @TERN_A_LINK_STATE: u32, TERN_PORT_UP or TERN_PORT_DOWN. */
-	TERN_A_LINK_STATE,
-	/** @TERN_A_LINK_BYTES_A_TO_B: u64, bytes from A to B. */
-	TERN_A_LINK_BYTES_A_TO_B,
-	/** @TERN_A_LINK_BYTES_B_TO_A: u64, bytes from B to A. */
-	TERN_A_LINK_BYTES_B_TO_A,
-	/** @TERN_A_LINK_PACKETS_A_TO_B: u64, transfers from A to B. */
-	TERN_A_LINK_PACKETS_A_TO_B,
-	/** @TERN_A_LINK_PACKETS_B_TO_A: u64, transfers from B to A. */
-	TERN_A_LINK_PACKETS_B_TO_A,
-	/** @TERN_A_LINK_ERRORS: u64, link errors. */
-	TERN_A_LINK_ERRORS,
-	/** @TERN_A_LINK_BANDWIDTH: u64, nominal bytes per second each way. */
-	TERN_A_LINK_BANDWIDTH,
-	/** @TERN_A_LINK_LATENCY_NS: u32, nominal one-hop latency. */
-	TERN_A_LINK_LATENCY_NS,
+	DRM_TERN_A_LINK_UNSPEC,
+	/** @DRM_TERN_A_LINK_PAD: padding for 64-bit attributes. */
+	DRM_TERN_A_LINK_PAD,
+	/** @DRM_TERN_A_LINK_INDEX: u32, the link's index on the fabric. */
+	DRM_TERN_A_LINK_INDEX,
+	/** @DRM_TERN_A_LINK_DEVICE_A: u32, fabric id of end A's device. */
+	DRM_TERN_A_LINK_DEVICE_A,
+	/** @DRM_TERN_A_LINK_PORT_A: u32, end A's port. */
+	DRM_TERN_A_LINK_PORT_A,
+	/** @DRM_TERN_A_LINK_DEVICE_B: u32, fabric id of end B's device. */
+	DRM_TERN_A_LINK_DEVICE_B,
+	/** @DRM_TERN_A_LINK_PORT_B: u32, end B's port. */
+	DRM_TERN_A_LINK_PORT_B,
+	/** @DRM_TERN_A_LINK_STATE: u32, DRM_TERN_PORT_UP or DRM_TERN_PORT_DOWN. */
+	DRM_TERN_A_LINK_STATE,
+	/** @DRM_TERN_A_LINK_BYTES_A_TO_B: u64, bytes from A to B. */
+	DRM_TERN_A_LINK_BYTES_A_TO_B,
+	/** @DRM_TERN_A_LINK_BYTES_B_TO_A: u64, bytes from B to A. */
+	DRM_TERN_A_LINK_BYTES_B_TO_A,
+	/** @DRM_TERN_A_LINK_PACKETS_A_TO_B: u64, transfers from A to B. */
+	DRM_TERN_A_LINK_PACKETS_A_TO_B,
+	/** @DRM_TERN_A_LINK_PACKETS_B_TO_A: u64, transfers from B to A. */
+	DRM_TERN_A_LINK_PACKETS_B_TO_A,
+	/** @DRM_TERN_A_LINK_ERRORS: u64, link errors. */
+	DRM_TERN_A_LINK_ERRORS,
+	/** @DRM_TERN_A_LINK_BANDWIDTH: u64, nominal bytes per second each way. */
+	DRM_TERN_A_LINK_BANDWIDTH,
+	/** @DRM_TERN_A_LINK_LATENCY_NS: u32, nominal one-hop latency. */
+	DRM_TERN_A_LINK_LATENCY_NS,
 
 	__TERN_A_LINK_MAX,
 };
-#define TERN_A_LINK_MAX		(__TERN_A_LINK_MAX - 1)
+#define DRM_TERN_A_LINK_MAX		(__TERN_A_LINK_MAX - 1)
 
 /**
- * enum tern_genl_engine_attr - attributes of a TERN_A_DEV_ENGINE nest
+ * enum tern_genl_engine_attr - attributes of a DRM_TERN_A_DEV_ENGINE nest
  *
  * Counters are totals since the module loaded.
  */
 enum tern_genl_engine_attr {
-	TERN_A_ENGINE_UNSPEC,
-	/** @TERN_A_ENGINE_PAD: padding for 64-bit attributes. */
-	TERN_A_ENGINE_PAD,
-	/** @TERN_A_ENGINE_INDEX: u32, the engine's number. */
-	TERN_A_ENGINE_INDEX,
-	/** @TERN_A_ENGINE_BUSY: u32, 1 while the engine has a job, else 0. */
-	TERN_A_ENGINE_BUSY,
-	/** @TERN_A_ENGINE_BUSY_NS: u64, total time the engine had a job. */
-	TERN_A_ENGINE_BUSY_NS,
-	/** @TERN_A_ENGINE_JOBS_QUEUED: u32, jobs handed to it, not ended. */
-	TERN_A_ENGINE_JOBS_QUEUED,
-	/** @TERN_A_ENGINE_JOBS_COMPLETED: u64, jobs ended without error. */
-	TERN_A_ENGINE_JOBS_COMPLETED,
-	/** @TERN_A_ENGINE_JOBS_FAILED: u64, jobs ended with an error. */
-	TERN_A_ENGINE_JOBS_FAILED,
-	/** @TERN_A_ENGINE_TIMEOUTS: u64, its jobs failed by the job timeout. */
-	TERN_A_ENGINE_TIMEOUTS,
-	/** @TERN_A_ENGINE_RESETS: u64, times it was reset. */
-	TERN_A_ENGINE_RESETS,
-	/** @TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
-	TERN_A_ENGINE_HUNG,
+	DRM_TERN_A_ENGINE_UNSPEC,
+	/** @DRM_TERN_A_ENGINE_PAD: padding for 64-bit attributes. */
+	DRM_TERN_A_ENGINE_PAD,
+	/** @DRM_TERN_A_ENGINE_INDEX: u32, the engine's number. */
+	DRM_TERN_A_ENGINE_INDEX,
+	/** @DRM_TERN_A_ENGINE_BUSY: u32, 1 while the engine has a job, else 0. */
+	DRM_TERN_A_ENGINE_BUSY,
+	/** @DRM_TERN_A_ENGINE_BUSY_NS: u64, total time the engine had a job. */
+	DRM_TERN_A_ENGINE_BUSY_NS,
+	/** @DRM_TERN_A_ENGINE_JOBS_QUEUED: u32, jobs handed to it, not ended. */
+	DRM_TERN_A_ENGINE_JOBS_QUEUED,
+	/** @DRM_TERN_A_ENGINE_JOBS_COMPLETED: u64, jobs ended without error. */
+	DRM_TERN_A_ENGINE_JOBS_COMPLETED,
+	/** @DRM_TERN_A_ENGINE_JOBS_FAILED: u64, jobs ended with an error. */
+	DRM_TERN_A_ENGINE_JOBS_FAILED,
+	/** @DRM_TERN_A_ENGINE_TIMEOUTS: u64, its jobs failed by the job timeout. */
+	DRM_TERN_A_ENGINE_TIMEOUTS,
+	/** @DRM_TERN_A_ENGINE_RESETS: u64, times it was reset. */
+	DRM_TERN_A_ENGINE_RESETS,
+	/** @DRM_TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
+	DRM_TERN_A_ENGINE_HUNG,
 	/**
-	 * @TERN_A_ENGINE_GUILTY_PID: u32, no longer sent. It was the pid of
+	 * @DRM_TERN_A_ENGINE_GUILTY_PID: u32, no longer sent. It was the pid of
 	 * the reset job's owner in the initial pid namespace, which is
 	 * another process, or none, in a listener's own namespace;
-	 * TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead.
+	 * DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead.
 	 */
-	TERN_A_ENGINE_GUILTY_PID,
+	DRM_TERN_A_ENGINE_GUILTY_PID,
 	/**
-	 * @TERN_A_ENGINE_GUILTY_COMM: string, the command of the process
+	 * @DRM_TERN_A_ENGINE_GUILTY_COMM: string, the command of the process
 	 * that opened the reset job's file (events).
 	 */
-	TERN_A_ENGINE_GUILTY_COMM,
+	DRM_TERN_A_ENGINE_GUILTY_COMM,
 	/**
-	 * @TERN_A_ENGINE_HANG_RESETS: u64, resets while it was hung; part of
-	 * TERN_A_ENGINE_RESETS.
+	 * @DRM_TERN_A_ENGINE_HANG_RESETS: u64, resets while it was hung; part of
+	 * DRM_TERN_A_ENGINE_RESETS.
 	 */
-	TERN_A_ENGINE_HANG_RESETS,
+	DRM_TERN_A_ENGINE_HANG_RESETS,
 	/**
-	 * @TERN_A_ENGINE_GUILTY_CLIENT_ID: u64, TERN_A_CLIENT_ID of the file
+	 * @DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID: u64, DRM_TERN_A_CLIENT_ID of the file
 	 * whose job the reset failed (events); CLIENT_GET, dumped in the
 	 * listener's own pid namespace, gives its pid while it is open.
 	 */
-	TERN_A_ENGINE_GUILTY_CLIENT_ID,
+	DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID,
 
 	__TERN_A_ENGINE_MAX,
 };
-#define TERN_A_ENGINE_MAX	(__TERN_A_ENGINE_MAX - 1)
+#define DRM_TERN_A_ENGINE_MAX	(__TERN_A_ENGINE_MAX - 1)
 
 /**
  * enum tern_genl_client_attr - attributes of a client message
@@ -1088,42 +1088,42 @@ enum tern_genl_engine_attr {
  * both.
  */
 enum tern_genl_client_attr {
-	TERN_A_CLIENT_UNSPEC,
-	/** @TERN_A_CLIENT_PAD: padding for 64-bit attributes. */
-	TERN_A_CLIENT_PAD,
-	/** @TERN_A_CLIENT_DEVICE: u32, the device's index. */
-	TERN_A_CLIENT_DEVICE,
+	DRM_TERN_A_CLIENT_UNSPEC,
+	/** @DRM_TERN_A_CLIENT_PAD: padding for 64-bit attributes. */
+	DRM_TERN_A_CLIENT_PAD,
+	/** @DRM_TERN_A_CLIENT_DEVICE: u32, the device's index. */
+	DRM_TERN_A_CLIENT_DEVICE,
 	/**
-	 * @TERN_A_CLIENT_ID: u64, unique among the module's clients, never
+	 * @DRM_TERN_A_CLIENT_ID: u64, unique among the module's clients, never
 	 * reused; on Linux 6.5 and later DRM's client id, the drm-client-id
 	 * of the file's fdinfo.
 	 */
-	TERN_A_CLIENT_ID,
+	DRM_TERN_A_CLIENT_ID,
 	/**
-	 * @TERN_A_CLIENT_PID: u32, process (thread group) that opened it, in
+	 * @DRM_TERN_A_CLIENT_PID: u32, process (thread group) that opened it, in
 	 * the pid namespace of the process dumping; 0 if not visible there.
 	 */
-	TERN_A_CLIENT_PID,
-	/** @TERN_A_CLIENT_COMM: string, that process's command name. */
-	TERN_A_CLIENT_COMM,
-	/** @TERN_A_CLIENT_MEM_DEVICE: u64, bytes of device-memory buffers. */
-	TERN_A_CLIENT_MEM_DEVICE,
-	/** @TERN_A_CLIENT_MEM_HOST: u64, bytes of host-memory buffers. */
-	TERN_A_CLIENT_MEM_HOST,
-	/** @TERN_A_CLIENT_BUFFERS: u32, buffer handles it holds. */
-	TERN_A_CLIENT_BUFFERS,
-	/** @TERN_A_CLIENT_QUEUES: u32, queues it has. */
-	TERN_A_CLIENT_QUEUES,
-	/** @TERN_A_CLIENT_JOBS_SUBMITTED: u64, jobs it submitted. */
-	TERN_A_CLIENT_JOBS_SUBMITTED,
-	/** @TERN_A_CLIENT_JOBS_ACTIVE: u32, its jobs not yet ended. */
-	TERN_A_CLIENT_JOBS_ACTIVE,
-	/** @TERN_A_CLIENT_BUSY_NS: u64, engine time its jobs used. */
-	TERN_A_CLIENT_BUSY_NS,
+	DRM_TERN_A_CLIENT_PID,
+	/** @DRM_TERN_A_CLIENT_COMM: string, that process's command name. */
+	DRM_TERN_A_CLIENT_COMM,
+	/** @DRM_TERN_A_CLIENT_MEM_DEVICE: u64, bytes of device-memory buffers. */
+	DRM_TERN_A_CLIENT_MEM_DEVICE,
+	/** @DRM_TERN_A_CLIENT_MEM_HOST: u64, bytes of host-memory buffers. */
+	DRM_TERN_A_CLIENT_MEM_HOST,
+	/** @DRM_TERN_A_CLIENT_BUFFERS: u32, buffer handles it holds. */
+	DRM_TERN_A_CLIENT_BUFFERS,
+	/** @DRM_TERN_A_CLIENT_QUEUES: u32, queues it has. */
+	DRM_TERN_A_CLIENT_QUEUES,
+	/** @DRM_TERN_A_CLIENT_JOBS_SUBMITTED: u64, jobs it submitted. */
+	DRM_TERN_A_CLIENT_JOBS_SUBMITTED,
+	/** @DRM_TERN_A_CLIENT_JOBS_ACTIVE: u32, its jobs not yet ended. */
+	DRM_TERN_A_CLIENT_JOBS_ACTIVE,
+	/** @DRM_TERN_A_CLIENT_BUSY_NS: u64, engine time its jobs used. */
+	DRM_TERN_A_CLIENT_BUSY_NS,
 
 	__TERN_A_CLIENT_MAX,
 };
-#define TERN_A_CLIENT_MAX	(__TERN_A_CLIENT_MAX - 1)
+#define DRM_TERN_A_CLIENT_MAX	(__TERN_A_CLIENT_MAX - 1)
 
 /**
  * enum tern_health - a device's health, from its error counters and links
@@ -1136,44 +1136,44 @@ enum tern_genl_client_attr {
  * they do.
  */
 enum tern_health {
-	/** @TERN_HEALTH_OK: no reason below applies. */
-	TERN_HEALTH_OK = 0,
+	/** @DRM_TERN_HEALTH_OK: no reason below applies. */
+	DRM_TERN_HEALTH_OK = 0,
 	/**
-	 * @TERN_HEALTH_DEGRADED: it works, with less fabric or after faults:
+	 * @DRM_TERN_HEALTH_DEGRADED: it works, with less fabric or after faults:
 	 * a link down, link errors, an engine hung now or reset after a hang.
 	 */
-	TERN_HEALTH_DEGRADED = 1,
-	/** @TERN_HEALTH_FAILED: an uncorrectable memory error was seen. */
-	TERN_HEALTH_FAILED = 2,
+	DRM_TERN_HEALTH_DEGRADED = 1,
+	/** @DRM_TERN_HEALTH_FAILED: an uncorrectable memory error was seen. */
+	DRM_TERN_HEALTH_FAILED = 2,
 };
 
-/* Why a device is not TERN_HEALTH_OK (TERN_A_DEV_HEALTH_REASONS). */
-/** @TERN_HEALTH_REASON_LINK_DOWN: one of its links is down. */
-#define TERN_HEALTH_REASON_LINK_DOWN		(1U << 0)
-/** @TERN_HEALTH_REASON_LINK_ERRORS: its links counted errors. */
-#define TERN_HEALTH_REASON_LINK_ERRORS		(1U << 1)
+/* Why a device is not DRM_TERN_HEALTH_OK (DRM_TERN_A_DEV_HEALTH_REASONS). */
+/** @DRM_TERN_HEALTH_REASON_LINK_DOWN: one of its links is down. */
+#define DRM_TERN_HEALTH_REASON_LINK_DOWN		(1U << 0)
+/** @DRM_TERN_HEALTH_REASON_LINK_ERRORS: its links counted errors. */
+#define DRM_TERN_HEALTH_REASON_LINK_ERRORS		(1U << 1)
 /**
- * @TERN_HEALTH_REASON_ENGINE_RESET: an engine was reset after a hang
- * (TERN_A_DEV_ENGINE_HANG_RESETS); a job timed out on its own stall is
+ * @DRM_TERN_HEALTH_REASON_ENGINE_RESET: an engine was reset after a hang
+ * (DRM_TERN_A_DEV_ENGINE_HANG_RESETS); a job timed out on its own stall is
  * no reason.
  */
-#define TERN_HEALTH_REASON_ENGINE_RESET		(1U << 2)
-/** @TERN_HEALTH_REASON_ENGINE_HUNG: an engine is hung now. */
-#define TERN_HEALTH_REASON_ENGINE_HUNG		(1U << 3)
-/** @TERN_HEALTH_REASON_MEM_UNCORRECTED: an uncorrectable memory error. */
-#define TERN_HEALTH_REASON_MEM_UNCORRECTED	(1U << 4)
+#define DRM_TERN_HEALTH_REASON_ENGINE_RESET		(1U << 2)
+/** @DRM_TERN_HEALTH_REASON_ENGINE_HUNG: an engine is hung now. */
+#define DRM_TERN_HEALTH_REASON_ENGINE_HUNG		(1U << 3)
+/** @DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED: an uncorrectable memory error. */
+#define DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED	(1U << 4)
 
 /**
- * enum tern_mem_error_kind - what a TERN_CMD_MEM_ERROR_NTF reports
+ * enum tern_mem_error_kind - what a DRM_TERN_CMD_MEM_ERROR_NTF reports
  *
  * Correctable errors are counted and announced but do not by themselves
  * make a device unhealthy, as with ECC memory.
  */
 enum tern_mem_error_kind {
-	/** @TERN_MEM_ERROR_CORRECTED: corrected; no data was lost. */
-	TERN_MEM_ERROR_CORRECTED = 0,
-	/** @TERN_MEM_ERROR_UNCORRECTED: data at the address was lost. */
-	TERN_MEM_ERROR_UNCORRECTED = 1,
+	/** @DRM_TERN_MEM_ERROR_CORRECTED: corrected; no data was lost. */
+	DRM_TERN_MEM_ERROR_CORRECTED = 0,
+	/** @DRM_TERN_MEM_ERROR_UNCORRECTED: data at the address was lost. */
+	DRM_TERN_MEM_ERROR_UNCORRECTED = 1,
 };
 
 #if defined(__cplusplus)

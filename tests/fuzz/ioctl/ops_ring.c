@@ -150,7 +150,7 @@ static void ring_put(struct ring_access *a, uint32_t at, const void *src,
 	const struct pool_ring *r = a->ring;
 
 	if (at <= r->size && bytes <= r->size - at)
-		memcpy(r->addr + TERN_RING_DATA_OFFSET + at, src, bytes);
+		memcpy(r->addr + DRM_TERN_RING_DATA_OFFSET + at, src, bytes);
 }
 
 static void ring_put_pad(struct ring_access *a, uint32_t at, uint32_t size,
@@ -175,7 +175,7 @@ static void ring_put_bad_pad(struct ring_access *a, uint32_t at, uint32_t right)
 		size = (uint32_t)rng_next(a->rng);
 		break;
 	case 2:
-		ring_put_pad(a, at, right, TERN_RING_RECORD_PAD |
+		ring_put_pad(a, at, right, DRM_TERN_RING_RECORD_PAD |
 			     1u << (1 + rng_below(a->rng, 31)));
 		return;
 	default:
@@ -183,7 +183,7 @@ static void ring_put_bad_pad(struct ring_access *a, uint32_t at, uint32_t right)
 		break;
 	}
 	ring_put_pad(a, at, size == right ? right + 8 : size,
-		     TERN_RING_RECORD_PAD);
+		     DRM_TERN_RING_RECORD_PAD);
 }
 
 /*
@@ -248,7 +248,7 @@ static void ring_append(struct ring_access *a)
 		/* a PAD that ends at the ring's end is fine anywhere */
 		if (a->pad_early && left >= RECORD_BYTES && left <= room) {
 			ring_put_pad(a, at, left - RECORD_BYTES,
-				     TERN_RING_RECORD_PAD);
+				     DRM_TERN_RING_RECORD_PAD);
 			r->tail += left;
 			room -= left;
 		}
@@ -262,7 +262,7 @@ static void ring_append(struct ring_access *a)
 			return;
 		if (left >= RECORD_BYTES)
 			ring_put_pad(a, at, left - RECORD_BYTES,
-				     TERN_RING_RECORD_PAD);
+				     DRM_TERN_RING_RECORD_PAD);
 		r->tail += left;
 		room -= left;
 		at = 0;
@@ -394,16 +394,16 @@ static uint32_t ring_size(struct fuzz_thread *t)
 	unsigned int shift = roll < 45 ? 0 : roll < 70 ? 1 : roll < 85 ? 2 :
 			     roll < 93 ? 3 : 4;
 
-	return TERN_RING_MIN_SIZE << shift;
+	return DRM_TERN_RING_MIN_SIZE << shift;
 }
 
 /* A size RING_CREATE must refuse (a boundary value may be a right one). */
 static uint32_t ring_bad_size(struct fuzz_thread *t)
 {
 	static const uint32_t sizes[] = {
-		0, 8, 4096, TERN_RING_MIN_SIZE / 2, TERN_RING_MIN_SIZE - 8,
-		TERN_RING_MIN_SIZE + 8, TERN_RING_MIN_SIZE + 4096,
-		3 * TERN_RING_MIN_SIZE, 2 * TERN_RING_MAX_SIZE, 1u << 31,
+		0, 8, 4096, DRM_TERN_RING_MIN_SIZE / 2, DRM_TERN_RING_MIN_SIZE - 8,
+		DRM_TERN_RING_MIN_SIZE + 8, DRM_TERN_RING_MIN_SIZE + 4096,
+		3 * DRM_TERN_RING_MIN_SIZE, 2 * DRM_TERN_RING_MAX_SIZE, 1u << 31,
 		0xffffffffu,
 	};
 	const size_t n = sizeof(sizes) / sizeof(sizes[0]);
@@ -484,7 +484,7 @@ static bool ring_bo_make(struct fuzz_thread *t, const struct pool_file *file,
 		return false;
 	memset(&args, 0, sizeof(args));
 	args.size = bytes;
-	args.placement = host ? TERN_PLACEMENT_HOST : TERN_PLACEMENT_DEVICE;
+	args.placement = host ? DRM_TERN_PLACEMENT_HOST : DRM_TERN_PLACEMENT_DEVICE;
 	err = fuzz_ioctl(file->fd, DRM_IOCTL_TERN_BO_CREATE, &args);
 	fuzz_done(t, call, err);
 	if (err)
@@ -553,10 +553,10 @@ static uint64_t ring_small_bytes(struct fuzz_thread *t, uint32_t size)
 	case 0:
 		return size;			/* no page for ctl */
 	case 1:
-		return TERN_RING_DATA_OFFSET + size / 2;
+		return DRM_TERN_RING_DATA_OFFSET + size / 2;
 	case 2:
 		/* 8 bytes short, which the page rounding makes up for */
-		return TERN_RING_DATA_OFFSET + size - 8;
+		return DRM_TERN_RING_DATA_OFFSET + size - 8;
 	default:
 		return 1 + rng_below(&t->rng, size);
 	}
@@ -571,9 +571,9 @@ static bool ring_create(struct fuzz_thread *t, const struct pool_file *file,
 {
 	const struct drm_tern_info *info = info_of(t, file);
 	/* no buffer worth a MiB for a device without rings */
-	bool make = info->capabilities & TERN_CAP_USER_RING, have = false;
+	bool make = info->capabilities & DRM_TERN_CAP_USER_RING, have = false;
 	uint32_t size = ring_size(t);
-	uint64_t need = TERN_RING_DATA_OFFSET + (uint64_t)size, extra;
+	uint64_t need = DRM_TERN_RING_DATA_OFFSET + (uint64_t)size, extra;
 	struct drm_tern_ring_create args;
 	struct pool_ring ring, evicted;
 	struct pool_bo bo;
@@ -654,7 +654,7 @@ static bool ring_create(struct fuzz_thread *t, const struct pool_file *file,
 	 * Made on a buffer that is not mapped here (a handle drawn at
 	 * random): nothing to write into, and no thread must try.
 	 */
-	if (!addr || len < TERN_RING_DATA_OFFSET + (size_t)args.size) {
+	if (!addr || len < DRM_TERN_RING_DATA_OFFSET + (size_t)args.size) {
 		ring_drop(t, file->fd, &ring);
 		return false;
 	}
@@ -747,7 +747,7 @@ static void ring_damage_record(struct fuzz_thread *t,
 	case DAMAGE_FLAGS:
 		/* PAD alone too: a job's size does not reach the ring's end */
 		if (rng_chance(&t->rng, 30))
-			rec->flags = TERN_RING_RECORD_PAD;
+			rec->flags = DRM_TERN_RING_RECORD_PAD;
 		else if (rng_chance(&t->rng, 50))
 			rec->flags = 1u << rng_below(&t->rng, 32);
 		else
@@ -788,7 +788,7 @@ static void ring_damage_record(struct fuzz_thread *t,
 		break;
 	case DAMAGE_FENCE_VALUE:
 		rec->fence_value |= 1 + rng_below(&t->rng,
-						  TERN_RING_FENCE_ERROR_MASK);
+						  DRM_TERN_RING_FENCE_ERROR_MASK);
 		break;
 	default:
 		break;
@@ -846,7 +846,7 @@ static bool ring_write(struct fuzz_thread *t, const struct pool_file *file,
 			/* a count above the error bits, as a SEM_WAIT wants */
 			.fence_value = rng_chance(&t->rng, 70) ?
 				(ring->jobs + i + 1) << 16 :
-				rng_next(&t->rng) & ~TERN_RING_FENCE_ERROR_MASK,
+				rng_next(&t->rng) & ~DRM_TERN_RING_FENCE_ERROR_MASK,
 		};
 		if (hit)
 			ring_damage_record(t, info, ring, damage, &rec,
@@ -1025,8 +1025,8 @@ void op_ring_mass(struct fuzz_thread *t)
 	unsigned int files = 2 + (unsigned int)rng_below(&t->rng,
 							 RING_MASS_FILES - 1);
 	struct drm_tern_bo_create bo = {
-		.size = TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE,
-		.placement = TERN_PLACEMENT_DEVICE,
+		.size = DRM_TERN_RING_DATA_OFFSET + DRM_TERN_RING_MIN_SIZE,
+		.placement = DRM_TERN_PLACEMENT_DEVICE,
 	};
 	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC };
 	int fds[RING_MASS_FILES];
@@ -1050,7 +1050,7 @@ void op_ring_mass(struct fuzz_thread *t)
 			.engine = (uint32_t)rng_below(
 				&t->rng,
 				t->worker->devices->dev[device].info.engine_count),
-			.size = TERN_RING_MIN_SIZE,
+			.size = DRM_TERN_RING_MIN_SIZE,
 		};
 
 		if (f == 0)
@@ -1113,15 +1113,15 @@ void op_ring_wait_destroy(struct fuzz_thread *t)
 						      t->worker->devices->count);
 	const size_t hdr = sizeof(struct drm_tern_ring_record);
 	struct drm_tern_bo_create words = {
-		.size = PAGE_BYTES, .placement = TERN_PLACEMENT_HOST,
+		.size = PAGE_BYTES, .placement = DRM_TERN_PLACEMENT_HOST,
 	};
 	struct drm_tern_bo_create bo = {
-		.size = TERN_RING_DATA_OFFSET + TERN_RING_MIN_SIZE,
-		.placement = TERN_PLACEMENT_DEVICE,
+		.size = DRM_TERN_RING_DATA_OFFSET + DRM_TERN_RING_MIN_SIZE,
+		.placement = DRM_TERN_PLACEMENT_DEVICE,
 	};
-	struct drm_tern_ring_create create = { .size = TERN_RING_MIN_SIZE };
+	struct drm_tern_ring_create create = { .size = DRM_TERN_RING_MIN_SIZE };
 	struct drm_tern_packet_sem_wait wait = {
-		.header = { TERN_OP_SEM_WAIT, sizeof(wait) / 8, 0 },
+		.header = { DRM_TERN_OP_SEM_WAIT, sizeof(wait) / 8, 0 },
 		.value = 1,
 	};
 	struct drm_tern_ring_record rec = { .size = sizeof(wait) };
@@ -1156,8 +1156,8 @@ void op_ring_wait_destroy(struct fuzz_thread *t)
 		       ring_fence_outside(t, &t->worker->devices->dev[device].info,
 					  NULL, 0) & ~7ull;
 	rec.fence_value = 1ull << 16;
-	memcpy(ring + TERN_RING_DATA_OFFSET, &rec, hdr);
-	memcpy(ring + TERN_RING_DATA_OFFSET + hdr, &wait, sizeof(wait));
+	memcpy(ring + DRM_TERN_RING_DATA_OFFSET, &rec, hdr);
+	memcpy(ring + DRM_TERN_RING_DATA_OFFSET + hdr, &wait, sizeof(wait));
 	ctl = (struct drm_tern_ring_ctl *)ring;
 	__atomic_store_n(&ctl->tail, hdr + sizeof(wait), __ATOMIC_RELEASE);
 	kick.ring_id = create.ring_id;

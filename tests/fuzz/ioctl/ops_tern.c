@@ -81,7 +81,7 @@ static void bo_create(struct fuzz_thread *t, uint32_t placement,
 	if (!fuzz_file(t, &file))
 		return;
 	memset(&args, 0, sizeof(args));
-	if (placement == TERN_PLACEMENT_DEVICE) {
+	if (placement == DRM_TERN_PLACEMENT_DEVICE) {
 		uint64_t total = info_of(t, &file)->device_memory_size;
 
 		args.size = bo_size(t, total, total);
@@ -116,12 +116,12 @@ static void bo_create(struct fuzz_thread *t, uint32_t placement,
 
 void op_bo_create_device(struct fuzz_thread *t)
 {
-	bo_create(t, TERN_PLACEMENT_DEVICE, CALL_TERN_BO_CREATE_DEVICE);
+	bo_create(t, DRM_TERN_PLACEMENT_DEVICE, CALL_TERN_BO_CREATE_DEVICE);
 }
 
 void op_bo_create_host(struct fuzz_thread *t)
 {
-	bo_create(t, TERN_PLACEMENT_HOST, CALL_TERN_BO_CREATE_HOST);
+	bo_create(t, DRM_TERN_PLACEMENT_HOST, CALL_TERN_BO_CREATE_HOST);
 }
 
 /* A buffer handle for @file: mostly its own, sometimes another file's. */

@@ -114,14 +114,14 @@ static uint64_t pick_addr(struct builder *b, uint64_t len, uint64_t align)
 static uint32_t dtype_size(uint16_t dtype)
 {
 	switch (dtype) {
-	case TERN_DTYPE_FLOAT16:
-	case TERN_DTYPE_BFLOAT16:
+	case DRM_TERN_DTYPE_FLOAT16:
+	case DRM_TERN_DTYPE_BFLOAT16:
 		return 2;
-	case TERN_DTYPE_INT8:
-	case TERN_DTYPE_UINT8:
+	case DRM_TERN_DTYPE_INT8:
+	case DRM_TERN_DTYPE_UINT8:
 		return 1;
-	case TERN_DTYPE_INT64:
-	case TERN_DTYPE_UINT64:
+	case DRM_TERN_DTYPE_INT64:
+	case DRM_TERN_DTYPE_UINT64:
 		return 8;
 	default:
 		return 4;
@@ -131,7 +131,7 @@ static uint32_t dtype_size(uint16_t dtype)
 static bool emit_nop(struct builder *b, uint16_t length)
 {
 	uint64_t words[MAX_PACKET_BYTES / 8] = { 0 };
-	struct drm_tern_packet_header h = header(TERN_OP_NOP, 8u * length, 0);
+	struct drm_tern_packet_header h = header(DRM_TERN_OP_NOP, 8u * length, 0);
 	uint32_t bytes = 8u * length;
 
 	if (length <= MAX_PACKET_BYTES / 8) {
@@ -170,7 +170,7 @@ static bool pick_overlap(struct builder *b, uint64_t len, uint64_t *src,
 static bool emit_copy(struct builder *b)
 {
 	struct drm_tern_packet_copy p = {
-		.header = header(TERN_OP_COPY, sizeof(p), 0),
+		.header = header(DRM_TERN_OP_COPY, sizeof(p), 0),
 		.bytes = pick_len(b),
 	};
 
@@ -188,7 +188,7 @@ static bool emit_copy(struct builder *b)
 static bool emit_fill(struct builder *b)
 {
 	struct drm_tern_packet_fill p = {
-		.header = header(TERN_OP_FILL, sizeof(p), 0),
+		.header = header(DRM_TERN_OP_FILL, sizeof(p), 0),
 		.bytes = pick_len(b),
 		.pattern = (uint32_t)rng_next(b->rng),
 	};
@@ -200,7 +200,7 @@ static bool emit_fill(struct builder *b)
 static bool emit_timestamp(struct builder *b)
 {
 	struct drm_tern_packet_timestamp p = {
-		.header = header(TERN_OP_TIMESTAMP, sizeof(p), 0),
+		.header = header(DRM_TERN_OP_TIMESTAMP, sizeof(p), 0),
 	};
 
 	p.dst = pick_addr(b, 8, 8);
@@ -222,7 +222,7 @@ static bool emit_sem_abort(struct builder *b, uint32_t flags, uint64_t addr,
 			   uint64_t value, uint64_t abort_va)
 {
 	struct drm_tern_packet_sem_wait_abort p = {
-		.header = header(TERN_OP_SEM_WAIT_ABORT, sizeof(p), flags),
+		.header = header(DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(p), flags),
 		.addr = addr, .value = value, .abort = abort_va,
 	};
 
@@ -239,12 +239,12 @@ static bool emit_abort_word(struct builder *b, uint64_t abort_va)
 	uint64_t roll = rng_below(b->rng, 100);
 
 	if (roll < 70)
-		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
+		return emit_sem(b, DRM_TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
 	if (roll < 80)
-		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va,
-				TERN_SEM_ABORT_CANCEL);
+		return emit_sem(b, DRM_TERN_OP_SEM_SIGNAL, 0, abort_va,
+				DRM_TERN_SEM_ABORT_CANCEL);
 	if (roll < 90)
-		return emit_sem(b, TERN_OP_SEM_SIGNAL, 0, abort_va,
+		return emit_sem(b, DRM_TERN_OP_SEM_SIGNAL, 0, abort_va,
 				value_boundary(b->rng) | 2);
 	return true;
 }
@@ -257,7 +257,7 @@ static bool emit_abort_word(struct builder *b, uint64_t abort_va)
 static bool emit_sem_pair(struct builder *b)
 {
 	uint64_t addr = pick_addr(b, 8, 8), value = rng_below(b->rng, 1000);
-	bool abortable = (b->caps & TERN_CAP_SEM_WAIT_ABORT) &&
+	bool abortable = (b->caps & DRM_TERN_CAP_SEM_WAIT_ABORT) &&
 			 rng_chance(b->rng, 40);
 	uint64_t abort_va = rng_chance(b->rng, 10) ? addr : pick_addr(b, 8, 8);
 
@@ -266,31 +266,31 @@ static bool emit_sem_pair(struct builder *b)
 	if (rng_chance(b->rng, 30)) {	/* a wait that passes at once */
 		if (abortable)
 			return emit_sem_abort(b, 0, addr, 0, abort_va);
-		return emit_sem(b, TERN_OP_SEM_WAIT, 0, addr, 0);
+		return emit_sem(b, DRM_TERN_OP_SEM_WAIT, 0, addr, 0);
 	}
-	if (!emit_sem(b, TERN_OP_SEM_SIGNAL,
-		      rng_chance(b->rng, 30) ? TERN_SEM_SIGNAL_ADD : 0,
+	if (!emit_sem(b, DRM_TERN_OP_SEM_SIGNAL,
+		      rng_chance(b->rng, 30) ? DRM_TERN_SEM_SIGNAL_ADD : 0,
 		      addr, value))
 		return false;
 	if (abortable)
 		return emit_sem_abort(b, 0, addr, value, abort_va);
-	return emit_sem(b, TERN_OP_SEM_WAIT, 0, addr, value);
+	return emit_sem(b, DRM_TERN_OP_SEM_WAIT, 0, addr, value);
 }
 
 static bool emit_reduce(struct builder *b)
 {
 	struct drm_tern_packet_reduce p = {
-		.header = header(TERN_OP_REDUCE, sizeof(p), 0),
-		.dtype = (uint16_t)rng_below(b->rng, TERN_DTYPE_UINT64 + 1),
-		.op = (uint16_t)rng_below(b->rng, TERN_REDOP_MAX + 1),
+		.header = header(DRM_TERN_OP_REDUCE, sizeof(p), 0),
+		.dtype = (uint16_t)rng_below(b->rng, DRM_TERN_DTYPE_UINT64 + 1),
+		.op = (uint16_t)rng_below(b->rng, DRM_TERN_REDOP_MAX + 1),
 	};
 	uint32_t size = dtype_size(p.dtype);
 	uint64_t bytes = pick_len(b) / size * size;
 
 	/* an average's last step: a SUM divided, by 1 up to 2^32 - 1 */
-	if (p.op == TERN_REDOP_SUM && (b->caps & TERN_CAP_REDUCE_DIVIDE) &&
+	if (p.op == DRM_TERN_REDOP_SUM && (b->caps & DRM_TERN_CAP_REDUCE_DIVIDE) &&
 	    rng_chance(b->rng, 40)) {
-		p.header.flags = TERN_REDUCE_DIVIDE;
+		p.header.flags = DRM_TERN_REDUCE_DIVIDE;
 		p.divisor = rng_chance(b->rng, 70) ?
 			    1 + (uint32_t)rng_below(b->rng, 64) :
 			    (uint32_t)value_boundary(b->rng) | 1;
@@ -301,10 +301,10 @@ static bool emit_reduce(struct builder *b)
 	 * many as the largest buffer holds, in place (the engine must cut it
 	 * into bounded steps).
 	 */
-	if ((b->caps & TERN_CAP_REDUCE_DIVIDE) && rng_chance(b->rng, 15)) {
-		static const uint16_t soft[] = { TERN_DTYPE_FLOAT16,
-						 TERN_DTYPE_BFLOAT16,
-						 TERN_DTYPE_FLOAT32 };
+	if ((b->caps & DRM_TERN_CAP_REDUCE_DIVIDE) && rng_chance(b->rng, 15)) {
+		static const uint16_t soft[] = { DRM_TERN_DTYPE_FLOAT16,
+						 DRM_TERN_DTYPE_BFLOAT16,
+						 DRM_TERN_DTYPE_FLOAT32 };
 		const struct fuzz_target *big = NULL;
 
 		for (unsigned int i = 0; i < b->target_count; i++)
@@ -312,8 +312,8 @@ static bool emit_reduce(struct builder *b)
 				big = &b->targets[i];
 		if (big) {
 			p.dtype = soft[rng_below(b->rng, 3)];
-			p.op = TERN_REDOP_SUM;
-			p.header.flags = TERN_REDUCE_DIVIDE;
+			p.op = DRM_TERN_REDOP_SUM;
+			p.header.flags = DRM_TERN_REDUCE_DIVIDE;
 			p.divisor = 1 + (uint32_t)rng_below(b->rng, 7);
 			size = dtype_size(p.dtype);
 			p.count = big->size / size;
@@ -344,15 +344,15 @@ static bool emit_valid(struct builder *b)
 	case 4: case 5:
 		return emit_fill(b);
 	case 6:
-		if (b->caps & TERN_CAP_TIMESTAMP)
+		if (b->caps & DRM_TERN_CAP_TIMESTAMP)
 			return emit_timestamp(b);
 		return emit_fill(b);
 	case 7: case 8:
-		if (b->caps & TERN_CAP_SEMAPHORE)
+		if (b->caps & DRM_TERN_CAP_SEMAPHORE)
 			return emit_sem_pair(b);
 		return emit_copy(b);
 	default:
-		if (b->caps & TERN_CAP_REDUCE)
+		if (b->caps & DRM_TERN_CAP_REDUCE)
 			return emit_reduce(b);
 		return emit_copy(b);
 	}
@@ -387,7 +387,7 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 	static const uint16_t opcodes[] = {
 		0, 0x08, 0x0f, 0x11, 0x1f, 0x20, 0x2f, 0x30, 0xff, 0x8001, 0xffff,
 		/* defined ones whose lengths and fields then do not fit */
-		TERN_OP_SEM_WAIT, TERN_OP_SEM_WAIT_ABORT, TERN_OP_REDUCE,
+		DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_OP_REDUCE,
 	};
 	struct fuzz_stream *s = b->s;
 	/*
@@ -425,7 +425,7 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 	case 5:
 		/*
 		 * the last word's upper half: the pad of FILL and REDUCE
-		 * (REDUCE's divisor, with TERN_REDUCE_DIVIDE), or zero, a
+		 * (REDUCE's divisor, with DRM_TERN_REDUCE_DIVIDE), or zero, a
 		 * divisor SUBMIT must refuse
 		 */
 		if (last < words && rng_chance(b->rng, 80))
@@ -455,11 +455,11 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 		break;
 	default:
 		/* a huge count: bytes of COPY and FILL, elements of REDUCE */
-		if (h->opcode == TERN_OP_COPY)
+		if (h->opcode == DRM_TERN_OP_COPY)
 			s->words[at + 3] = value_boundary(b->rng);
-		else if (h->opcode == TERN_OP_FILL)
+		else if (h->opcode == DRM_TERN_OP_FILL)
 			s->words[at + 2] = value_boundary(b->rng);
-		else if (h->opcode == TERN_OP_REDUCE)
+		else if (h->opcode == DRM_TERN_OP_REDUCE)
 			s->words[at + 4] = value_boundary(b->rng);
 		break;
 	}
@@ -500,16 +500,16 @@ void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 			;
 	}
 	if (kind == STREAM_STALL) {
-		uint32_t eq = rng_chance(&t->rng, 50) ? TERN_SEM_WAIT_EQ : 0;
+		uint32_t eq = rng_chance(&t->rng, 50) ? DRM_TERN_SEM_WAIT_EQ : 0;
 		uint64_t abort_va = pick_addr(&b, 8, 8);
 
 		b.limit = max_bytes;
 		/* >= ~0 passes only if something stores ~0 there: never, here */
-		if (!(b.caps & TERN_CAP_SEM_WAIT_ABORT) || rng_chance(&t->rng, 50)) {
-			emit_sem(&b, TERN_OP_SEM_WAIT, eq, pick_addr(&b, 8, 8), ~0ull);
+		if (!(b.caps & DRM_TERN_CAP_SEM_WAIT_ABORT) || rng_chance(&t->rng, 50)) {
+			emit_sem(&b, DRM_TERN_OP_SEM_WAIT, eq, pick_addr(&b, 8, 8), ~0ull);
 		} else {
 			/* cleared: only a store from elsewhere ends it early */
-			emit_sem(&b, TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
+			emit_sem(&b, DRM_TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
 			emit_sem_abort(&b, eq, pick_addr(&b, 8, 8), ~0ull, abort_va);
 		}
 	}

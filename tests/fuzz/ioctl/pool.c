@@ -250,7 +250,7 @@ uint64_t pool_host_bytes(struct pool *pool)
 	for (unsigned int i = 0; i < set->count; i++) {
 		const struct pool_bo *bo = slot(set, i);
 
-		if (bo->placement == TERN_PLACEMENT_HOST && !bo->import)
+		if (bo->placement == DRM_TERN_PLACEMENT_HOST && !bo->import)
 			bytes += bo->size;
 	}
 	pthread_mutex_unlock(&pool->lock);

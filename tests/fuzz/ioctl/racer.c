@@ -303,7 +303,7 @@ static struct nl_sock *nl_open(struct racer *r)
 	setsockopt(nl_socket_get_fd(sock), SOL_SOCKET, SO_RCVTIMEO, &bound,
 		   sizeof(bound));
 	if (!r->family)
-		r->family = genl_ctrl_resolve(sock, TERN_GENL_NAME);
+		r->family = genl_ctrl_resolve(sock, DRM_TERN_GENL_NAME);
 	return sock;
 }
 
@@ -319,7 +319,7 @@ static int nl_request(struct racer *r, uint8_t cmd, int flags, uint16_t attr,
 	if (!msg)
 		return ENOMEM;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, r->family, 0, flags,
-			 cmd, TERN_GENL_VERSION) ||
+			 cmd, DRM_TERN_GENL_VERSION) ||
 	    (attr && nla_put_u32(msg, attr, value))) {
 		nlmsg_free(msg);
 		return ENOMEM;
@@ -355,7 +355,7 @@ static void netlink_dump(struct racer *r, uint8_t cmd, uint16_t filter,
 /* What the family must refuse or ignore: other commands, attributes, flags. */
 static void netlink_other(struct racer *r)
 {
-	uint8_t cmd = (uint8_t)rng_below(&r->rng, TERN_CMD_MAX + 3);
+	uint8_t cmd = (uint8_t)rng_below(&r->rng, DRM_TERN_CMD_MAX + 3);
 	int flags = rng_chance(&r->rng, 50) ? NLM_F_DUMP : 0;
 	uint16_t attr = (uint16_t)rng_below(&r->rng, 40);
 
@@ -397,11 +397,11 @@ static void netlink_setup(struct racer *r)
 	r->events = nl_open(r);
 	if (!r->sock || r->family <= 0) {
 		fprintf(stderr, "tern-fuzz: racer: no \"%s\" netlink family\n",
-			TERN_GENL_NAME);
+			DRM_TERN_GENL_NAME);
 		return;
 	}
-	group = r->events ? genl_ctrl_resolve_grp(r->events, TERN_GENL_NAME,
-						  TERN_MCGRP_EVENTS) : -1;
+	group = r->events ? genl_ctrl_resolve_grp(r->events, DRM_TERN_GENL_NAME,
+						  DRM_TERN_MCGRP_EVENTS) : -1;
 	if (group < 0 || nl_socket_add_membership(r->events, group) ||
 	    nl_socket_set_nonblocking(r->events)) {
 		if (r->events)
@@ -437,13 +437,13 @@ static void act(struct racer *r)
 			     read_all(pick(r, &r->sysfs_files)));
 	} else if (r->sock && r->family > 0) {
 		if (roll < 62)
-			netlink_dump(r, TERN_CMD_DEVICE_GET, TERN_A_DEV_INDEX,
+			netlink_dump(r, DRM_TERN_CMD_DEVICE_GET, DRM_TERN_A_DEV_INDEX,
 				     r->devices, CALL_NETLINK_DEVICE_GET);
 		else if (roll < 77)
-			netlink_dump(r, TERN_CMD_LINK_GET, TERN_A_LINK_INDEX,
+			netlink_dump(r, DRM_TERN_CMD_LINK_GET, DRM_TERN_A_LINK_INDEX,
 				     r->devices * r->ports / 2, CALL_NETLINK_LINK_GET);
 		else if (roll < 92)
-			netlink_dump(r, TERN_CMD_CLIENT_GET, TERN_A_CLIENT_DEVICE,
+			netlink_dump(r, DRM_TERN_CMD_CLIENT_GET, DRM_TERN_A_CLIENT_DEVICE,
 				     r->devices, CALL_NETLINK_CLIENT_GET);
 		else
 			netlink_other(r);

@@ -13,12 +13,12 @@
  *   3       buffers mapped: 1 + b % FUZZ_MAX_BUFFERS
  *   4       SEM_WAITs the harness may release: b % 4
  *   5       how it releases a SEM_WAIT_ABORT: b % 3; 0: stores the value
- *           waited for in the semaphore, 1: TERN_SEM_ABORT_CANCEL in the
+ *           waited for in the semaphore, 1: DRM_TERN_SEM_ABORT_CANCEL in the
  *           abort word, 2: another non-zero value there
  *   6..7    ignored
  *   8..15   u64, bit i: link i of the fabric starts down
  *   16 + 16 * i, buffer i:
- *     0..7    u64 device VA (8-aligned, moved down to end by TERN_VA_LIMIT)
+ *     0..7    u64 device VA (8-aligned, moved down to end by DRM_TERN_VA_LIMIT)
  *     8..11   u32 size: 1 + n % FUZZ_BUFFER_BYTES
  *     12      owner: b % devices
  *     13      bit 0: guarded (canary bytes around it)
@@ -333,10 +333,10 @@ static void fuzz_setup_buffers(struct fuzz_setup *setup, const u8 *header)
 		struct fuzz_buffer *b = &setup->buffers[i];
 		u32 raw_size = (u32)fuzz_le(rec + 8, 4);
 
-		b->va = fuzz_le(rec, 8) & (TERN_VA_LIMIT - 1) & ~7ull;
+		b->va = fuzz_le(rec, 8) & (DRM_TERN_VA_LIMIT - 1) & ~7ull;
 		b->size = 1 + raw_size % FUZZ_BUFFER_BYTES;
-		if (b->size > TERN_VA_LIMIT - b->va)
-			b->va = (TERN_VA_LIMIT - b->size) & ~7ull;
+		if (b->size > DRM_TERN_VA_LIMIT - b->va)
+			b->va = (DRM_TERN_VA_LIMIT - b->size) & ~7ull;
 		b->owner = rec[12] % setup->devices;
 		b->guarded = rec[13] & 1;
 		if (fuzz_overlaps_mapped(setup, i, b->va, b->size))
@@ -367,20 +367,20 @@ static u64 fuzz_packet_cost(const union fuzz_packet *u, u64 largest, u64 *bytes)
 	u32 size;
 
 	switch (u->h.opcode) {
-	case TERN_OP_COPY:
+	case DRM_TERN_OP_COPY:
 		*bytes = fuzz_min(u->copy.bytes, largest);
 		return *bytes / 16 + 16;
-	case TERN_OP_FILL:
+	case DRM_TERN_OP_FILL:
 		*bytes = fuzz_min(u->fill.bytes, largest);
 		if (u->fill.pattern % 0x01010101u == 0)
 			return *bytes / 16 + 16;
 		return *bytes * 16 + 16;
-	case TERN_OP_REDUCE:
+	case DRM_TERN_OP_REDUCE:
 		/* its work: elements at the model's cost of each */
 		size = tern_model_dtype_size(u->reduce.dtype);
 		*bytes = fuzz_min(u->reduce.count * size, largest) / size *
 			 tern_model_reduce_cost(u->reduce.dtype, u->reduce.op,
-						u->h.flags & TERN_REDUCE_DIVIDE);
+						u->h.flags & DRM_TERN_REDUCE_DIVIDE);
 		return fuzz_min(u->reduce.count * size, largest) / size * 256 +
 		       16;
 	default:
@@ -506,7 +506,7 @@ static u64 fuzz_clock(void *ctx)
 
 static bool spec_range(u64 va, u64 bytes)
 {
-	return va <= TERN_VA_LIMIT && bytes <= TERN_VA_LIMIT - va;
+	return va <= DRM_TERN_VA_LIMIT && bytes <= DRM_TERN_VA_LIMIT - va;
 }
 
 static bool spec_slot(u64 va)
@@ -518,11 +518,11 @@ static bool spec_slot(u64 va)
 static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 {
 	static const u8 element[TERN_MODEL_DTYPE_COUNT] = {
-		[TERN_DTYPE_FLOAT32] = 4, [TERN_DTYPE_FLOAT16] = 2,
-		[TERN_DTYPE_BFLOAT16] = 2, [TERN_DTYPE_INT32] = 4,
-		[TERN_DTYPE_UINT32] = 4, [TERN_DTYPE_INT8] = 1,
-		[TERN_DTYPE_UINT8] = 1, [TERN_DTYPE_INT64] = 8,
-		[TERN_DTYPE_UINT64] = 8,
+		[DRM_TERN_DTYPE_FLOAT32] = 4, [DRM_TERN_DTYPE_FLOAT16] = 2,
+		[DRM_TERN_DTYPE_BFLOAT16] = 2, [DRM_TERN_DTYPE_INT32] = 4,
+		[DRM_TERN_DTYPE_UINT32] = 4, [DRM_TERN_DTYPE_INT8] = 1,
+		[DRM_TERN_DTYPE_UINT8] = 1, [DRM_TERN_DTYPE_INT64] = 8,
+		[DRM_TERN_DTYPE_UINT64] = 8,
 	};
 	const u64 srcs[2] = { r->src0, r->src1 };
 	u64 e, bytes;
@@ -530,12 +530,12 @@ static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 
 	if (r->dtype >= TERN_MODEL_DTYPE_COUNT || r->op >= TERN_MODEL_REDOP_COUNT)
 		return false;
-	/* a divisor with TERN_REDUCE_DIVIDE, of a SUM only; else a pad */
-	if ((r->header.flags & TERN_REDUCE_DIVIDE) ?
-	    r->op != TERN_REDOP_SUM || r->divisor == 0 : r->pad != 0)
+	/* a divisor with DRM_TERN_REDUCE_DIVIDE, of a SUM only; else a pad */
+	if ((r->header.flags & DRM_TERN_REDUCE_DIVIDE) ?
+	    r->op != DRM_TERN_REDOP_SUM || r->divisor == 0 : r->pad != 0)
 		return false;
 	e = element[r->dtype];
-	if (r->src0 % e || r->src1 % e || r->dst % e || r->count > TERN_VA_LIMIT / e)
+	if (r->src0 % e || r->src1 % e || r->dst % e || r->count > DRM_TERN_VA_LIMIT / e)
 		return false;
 	bytes = r->count * e;
 	if (!spec_range(r->dst, bytes))
@@ -561,34 +561,34 @@ static bool spec_packet(const u8 *p, u32 avail)
 	if (u.h.length == 0 || bytes > avail)
 		return false;
 	switch (u.h.opcode) {
-	case TERN_OP_NOP:
+	case DRM_TERN_OP_NOP:
 		return u.h.flags == 0;
-	case TERN_OP_COPY:
+	case DRM_TERN_OP_COPY:
 		return bytes == sizeof(u.copy) && u.h.flags == 0 &&
 		       spec_range(u.copy.src, u.copy.bytes) &&
 		       spec_range(u.copy.dst, u.copy.bytes);
-	case TERN_OP_FILL:
+	case DRM_TERN_OP_FILL:
 		return bytes == sizeof(u.fill) && u.h.flags == 0 &&
 		       u.fill.pad == 0 && spec_range(u.fill.dst, u.fill.bytes);
-	case TERN_OP_TIMESTAMP:
+	case DRM_TERN_OP_TIMESTAMP:
 		return bytes == sizeof(u.ts) && u.h.flags == 0 &&
 		       spec_slot(u.ts.dst);
-	case TERN_OP_SEM_SIGNAL:
+	case DRM_TERN_OP_SEM_SIGNAL:
 		return bytes == sizeof(u.sem) &&
-		       (u.h.flags & ~TERN_SEM_SIGNAL_ADD) == 0 &&
+		       (u.h.flags & ~DRM_TERN_SEM_SIGNAL_ADD) == 0 &&
 		       spec_slot(u.sem.addr);
-	case TERN_OP_SEM_WAIT:
+	case DRM_TERN_OP_SEM_WAIT:
 		return bytes == sizeof(u.sem) &&
-		       (u.h.flags & ~TERN_SEM_WAIT_EQ) == 0 &&
+		       (u.h.flags & ~DRM_TERN_SEM_WAIT_EQ) == 0 &&
 		       spec_slot(u.sem.addr);
-	case TERN_OP_SEM_WAIT_ABORT:
+	case DRM_TERN_OP_SEM_WAIT_ABORT:
 		return bytes == sizeof(u.sem_abort) &&
-		       (u.h.flags & ~TERN_SEM_WAIT_EQ) == 0 &&
+		       (u.h.flags & ~DRM_TERN_SEM_WAIT_EQ) == 0 &&
 		       spec_slot(u.sem_abort.addr) &&
 		       spec_slot(u.sem_abort.abort);
-	case TERN_OP_REDUCE:
+	case DRM_TERN_OP_REDUCE:
 		return bytes == sizeof(u.reduce) &&
-		       (u.h.flags & ~TERN_REDUCE_DIVIDE) == 0 &&
+		       (u.h.flags & ~DRM_TERN_REDUCE_DIVIDE) == 0 &&
 		       spec_reduce(&u.reduce);
 	default:
 		return false;
@@ -679,7 +679,7 @@ static void ref_count(struct fuzz_traffic *t, const struct fuzz_setup *setup,
 
 static bool ref_sem_passes(u64 now, u64 value, u32 flags)
 {
-	return (flags & TERN_SEM_WAIT_EQ) ? now == value : now >= value;
+	return (flags & DRM_TERN_SEM_WAIT_EQ) ? now == value : now >= value;
 }
 
 /*
@@ -704,7 +704,7 @@ static int ref_sem_wait_abort(struct fuzz_space *s,
 		memcpy(&word, abort_word, 8);
 		if (word) {
 			ref_count(t, setup, abort_owner, false, 8);
-			return word == TERN_SEM_ABORT_CANCEL ? -ECANCELED :
+			return word == DRM_TERN_SEM_ABORT_CANCEL ? -ECANCELED :
 							       -ECONNRESET;
 		}
 		rc = ref_access(s, w->addr, 8, &sem, &sem_owner);
@@ -740,7 +740,7 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 
 	fuzz_packet_read(p, (u32)(setup->stream + setup->run_size - p), &u);
 	switch (u.h.opcode) {
-	case TERN_OP_COPY:
+	case DRM_TERN_OP_COPY:
 		if (!u.copy.bytes)
 			return 0;
 		rc = ref_access(s, u.copy.src, u.copy.bytes, &src, &src_owner);
@@ -752,7 +752,7 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		ref_count(t, setup, src_owner, false, u.copy.bytes);
 		ref_count(t, setup, dst_owner, true, u.copy.bytes);
 		return 0;
-	case TERN_OP_FILL:
+	case DRM_TERN_OP_FILL:
 		if (!u.fill.bytes)
 			return 0;
 		rc = ref_access(s, u.fill.dst, u.fill.bytes, &dst, &dst_owner);
@@ -765,7 +765,7 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 			memcpy(dst + i, dst, fuzz_min(i, u.fill.bytes - i));
 		ref_count(t, setup, dst_owner, true, u.fill.bytes);
 		return 0;
-	case TERN_OP_TIMESTAMP:
+	case DRM_TERN_OP_TIMESTAMP:
 		rc = ref_access(s, u.ts.dst, 8, &dst, &dst_owner);
 		if (rc)
 			return rc;
@@ -773,22 +773,22 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		memcpy(dst, &now, 8);
 		ref_count(t, setup, dst_owner, true, 8);
 		return 0;
-	case TERN_OP_SEM_SIGNAL:
+	case DRM_TERN_OP_SEM_SIGNAL:
 		rc = ref_access(s, u.sem.addr, 8, &dst, &dst_owner);
 		if (rc)
 			return rc;
 		memcpy(&now, dst, 8);
-		now = (u.h.flags & TERN_SEM_SIGNAL_ADD) ? now + u.sem.value :
+		now = (u.h.flags & DRM_TERN_SEM_SIGNAL_ADD) ? now + u.sem.value :
 							  u.sem.value;
 		memcpy(dst, &now, 8);
 		ref_count(t, setup, dst_owner, true, 8);
 		return 0;
-	case TERN_OP_SEM_WAIT:
+	case DRM_TERN_OP_SEM_WAIT:
 		rc = ref_access(s, u.sem.addr, 8, &src, &src_owner);
 		if (rc)
 			return rc;
 		memcpy(&now, src, 8);
-		if ((u.h.flags & TERN_SEM_WAIT_EQ) ? now != u.sem.value :
+		if ((u.h.flags & DRM_TERN_SEM_WAIT_EQ) ? now != u.sem.value :
 						     now < u.sem.value) {
 			if (!*releases)
 				return TERN_MODEL_STALLED;
@@ -797,9 +797,9 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		}
 		ref_count(t, setup, src_owner, false, 8);
 		return 0;
-	case TERN_OP_SEM_WAIT_ABORT:
+	case DRM_TERN_OP_SEM_WAIT_ABORT:
 		return ref_sem_wait_abort(s, &u.sem_abort, releases, t);
-	case TERN_OP_REDUCE:
+	case DRM_TERN_OP_REDUCE:
 		/* The element arithmetic is test_reduce's; this checks the bytes. */
 		size = tern_model_dtype_size(u.reduce.dtype);
 		bytes = u.reduce.count * size;
@@ -812,7 +812,7 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 			rc = ref_access(s, u.reduce.dst, bytes, &dst, &dst_owner);
 		if (rc)
 			return rc;
-		if (u.h.flags & TERN_REDUCE_DIVIDE)
+		if (u.h.flags & DRM_TERN_REDUCE_DIVIDE)
 			tern_model_reduce_divide(dst, src, src1, u.reduce.count,
 						 u.reduce.dtype, u.reduce.divisor);
 		else
@@ -898,9 +898,9 @@ static void fuzz_release(struct fuzz_space *s, const struct tern_model_job *job)
 	/* SEM_WAIT_ABORT begins as SEM_WAIT does: header, addr, value */
 	memcpy(&w, s->setup->stream + job->offset,
 	       fuzz_header_at(s->setup->stream + job->offset).opcode ==
-	       TERN_OP_SEM_WAIT_ABORT ? sizeof(w) :
+	       DRM_TERN_OP_SEM_WAIT_ABORT ? sizeof(w) :
 	       sizeof(struct drm_tern_packet_sem_wait));
-	if (w.header.opcode == TERN_OP_SEM_WAIT_ABORT && word) {
+	if (w.header.opcode == DRM_TERN_OP_SEM_WAIT_ABORT && word) {
 		slot = fuzz_translate(s, w.abort, 8, &owner);
 		if (!slot)
 			fuzz_fail("stalled on unmapped abort word %#llx",
@@ -977,7 +977,7 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		if (rc == -ECANCELED || rc == -ECONNRESET) {
 			if (job.offset >= setup->run_size || job.progress ||
 			    fuzz_header_at(setup->stream + job.offset).opcode !=
-			    TERN_OP_SEM_WAIT_ABORT)
+			    DRM_TERN_OP_SEM_WAIT_ABORT)
 				fuzz_fail("abort %d at %u, not at a SEM_WAIT_ABORT",
 					  rc, job.offset);
 			break;
@@ -996,9 +996,9 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 			fuzz_fail("run returned %d", rc);
 		if (job.offset >= setup->run_size || job.progress ||
 		    (fuzz_header_at(setup->stream + job.offset).opcode !=
-		     TERN_OP_SEM_WAIT &&
+		     DRM_TERN_OP_SEM_WAIT &&
 		     fuzz_header_at(setup->stream + job.offset).opcode !=
-		     TERN_OP_SEM_WAIT_ABORT))
+		     DRM_TERN_OP_SEM_WAIT_ABORT))
 			fuzz_fail("stalled at %u, not at a SEM_WAIT", job.offset);
 		stalled = true;
 		if (offset != job.offset)
@@ -1073,9 +1073,9 @@ static void fuzz_check_ports(const struct tern_fabric *f)
 
 			if (tern_fabric_port_view(f, d, p, &v))
 				fuzz_fail("no view of device %u port %u", d, p);
-			if (v.state == TERN_PORT_UNCONNECTED)
+			if (v.state == DRM_TERN_PORT_UNCONNECTED)
 				continue;
-			if (v.state == TERN_PORT_DOWN &&
+			if (v.state == DRM_TERN_PORT_DOWN &&
 			    (v.tx_bytes || v.rx_bytes || v.tx_packets || v.rx_packets))
 				fuzz_fail("traffic on down port %u of device %u", p, d);
 			if (tern_fabric_port_view(f, v.peer_device, v.peer_port, &peer) ||

@@ -4,7 +4,7 @@
 
 Each seed is a setup header (the layout at the top of fuzz_model.c) and a
 packet stream: every opcode, every REDUCE dtype and op, dividing SUMs,
-accesses just inside and just outside buffers and TERN_VA_LIMIT, peer
+accesses just inside and just outside buffers and DRM_TERN_VA_LIMIT, peer
 memory over links up and down, overlapping COPY and REDUCE, streams long
 enough to yield, semaphores that stall, SEM_WAIT_ABORTs called off before
 and during the wait, and streams that validation rejects.
@@ -44,7 +44,7 @@ TOPOLOGY = {
 }
 
 # Buffers of the local seeds: A and B adjacent in VA, C guarded, D and E
-# 64 KiB for streams that yield, T ending at TERN_VA_LIMIT, O of a size
+# 64 KiB for streams that yield, T ending at DRM_TERN_VA_LIMIT, O of a size
 # that is no multiple of 8.
 A, B, C, D, E = 0x100000000, 0x100001000, 0x200000000, 0x300000000, 0x310000000
 T, O = VA_LIMIT - 4096, 0x400000000
