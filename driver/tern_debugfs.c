@@ -37,7 +37,7 @@ static DEFINE_MUTEX(tern_link_lock);
 
 static int tern_fabric_link_show(struct seq_file *m, void *unused)
 {
-	struct tern_device *tdev = m->private;
+	struct tern_drm_device *tdev = m->private;
 	struct tern_fabric_port_view view;
 	u32 port;
 
@@ -64,7 +64,7 @@ static int tern_fabric_link_open(struct inode *inode, struct file *file)
 }
 
 /* Applies "<port> up|down|error"; returns 0 or -EINVAL. */
-static int tern_fabric_link_apply(struct tern_device *tdev, u32 port,
+static int tern_fabric_link_apply(struct tern_drm_device *tdev, u32 port,
 				  const char *action)
 {
 	struct tern_fabric *fabric = tdev->fabric;
@@ -107,7 +107,7 @@ static ssize_t tern_fabric_link_write(struct file *file,
 				      const char __user *ubuf, size_t len,
 				      loff_t *pos)
 {
-	struct tern_device *tdev = ((struct seq_file *)file->private_data)->private;
+	struct tern_drm_device *tdev = ((struct seq_file *)file->private_data)->private;
 	char buf[32], action[8];
 	u32 port;
 	int ret, idx;
@@ -139,7 +139,7 @@ static ssize_t tern_engine_steps_write(struct file *file,
 				       const char __user *ubuf, size_t len,
 				       loff_t *pos)
 {
-	struct tern_device *tdev = ((struct seq_file *)file->private_data)->private;
+	struct tern_drm_device *tdev = ((struct seq_file *)file->private_data)->private;
 	unsigned int value;
 
 	if (kstrtouint_from_user(ubuf, len, 0, &value) || value)
@@ -167,7 +167,7 @@ static const struct file_operations tern_fabric_link_fops = {
 };
 
 /* Called once the device is registered, which made its debugfs root. */
-void tern_debugfs_init(struct tern_device *tdev)
+void tern_debugfs_init(struct tern_drm_device *tdev)
 {
 	struct dentry *root = tern_debugfs_root(&tdev->drm);
 

@@ -18,7 +18,7 @@
 #include "tern_compat.h"
 #include "tern_drv.h"
 #include "tern_engine.h"
-#include "tern_fence.h"
+#include "tern_job_fence.h"
 #include "tern_gem.h"
 #include "tern_health.h"
 #include "tern_job.h"
@@ -76,7 +76,7 @@ MODULE_PARM_DESC(ring_mem_kb,
 /* Client ids where DRM has none (tern_compat.h): unique, never reused. */
 static atomic64_t tern_client_ids = ATOMIC64_INIT(0);
 
-int tern_device_init(struct tern_device *tdev, unsigned int index,
+int tern_device_init(struct tern_drm_device *tdev, unsigned int index,
 		     const struct tern_device_config *config)
 {
 	int ret;
@@ -111,7 +111,7 @@ int tern_device_init(struct tern_device *tdev, unsigned int index,
 static int tern_info_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct drm_tern_info *args = data;
 
 	if (args->flags || args->pad)
@@ -165,7 +165,7 @@ void tern_file_put(struct tern_file *tfile)
 
 static int tern_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_file *tfile;
 	struct tern_usage *usage;
 	unsigned int i;
@@ -202,7 +202,7 @@ static int tern_open(struct drm_device *drm, struct drm_file *file)
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	xa_init_flags(&tfile->rings, XA_FLAGS_ALLOC1);
 	file->driver_priv = tfile;
-	atomic_inc(&to_tern_device(drm)->client_count);
+	atomic_inc(&to_tern_drm_device(drm)->client_count);
 	return 0;
 
 err_free_clients:
@@ -222,11 +222,11 @@ static void tern_postclose(struct drm_device *drm, struct drm_file *file)
 	struct tern_file *tfile = file->driver_priv;
 
 	/* Waits for a client dump reading it. */
-	xa_erase(&to_tern_device(drm)->clients, tfile->vm->usage.client_id);
+	xa_erase(&to_tern_drm_device(drm)->clients, tfile->vm->usage.client_id);
 	tern_queues_close(tfile);
 	tern_rings_close(tfile);
 	tern_file_put(tfile);
-	atomic_dec(&to_tern_device(drm)->client_count);
+	atomic_dec(&to_tern_drm_device(drm)->client_count);
 }
 
 /*
@@ -348,7 +348,7 @@ static void __exit tern_exit(void)
 {
 	tern_netlink_fini();
 	tern_mock_fini();
-	tern_fence_fini();
+	tern_job_fence_fini();
 }
 
 module_init(tern_init);

@@ -54,7 +54,7 @@ struct tern_device_config {
  * @engine_hang_resets: resets of its engines while they were hung
  * @mem_errors_uncorrected: its uncorrectable memory errors
  *
- * Written under &tern_device.health_lock, read without it: atomics.
+ * Written under &tern_drm_device.health_lock, read without it: atomics.
  */
 struct tern_health_baseline {
 	atomic64_t link_errors;
@@ -63,7 +63,7 @@ struct tern_health_baseline {
 };
 
 /**
- * struct tern_device - one Tern chip
+ * struct tern_drm_device - one Tern chip
  * @drm: the DRM device
  * @index: index among Tern devices, reported to userspace
  * @capabilities: DRM_TERN_CAP_* bits
@@ -99,7 +99,7 @@ struct tern_health_baseline {
  * @timeout_delay_ms: fault injection (debugfs): the job timeout sleeps
  *	this long after resetting the engine, as on a loaded machine
  */
-struct tern_device {
+struct tern_drm_device {
 	struct drm_device drm;
 	unsigned int index;
 	u64 capabilities;
@@ -167,32 +167,32 @@ void tern_file_put(struct tern_file *tfile);
 /* Module parameters the device's parts read. */
 extern unsigned int tern_queue_ban_timeouts;
 
-static inline struct tern_device *to_tern_device(struct drm_device *drm)
+static inline struct tern_drm_device *to_tern_drm_device(struct drm_device *drm)
 {
-	return container_of(drm, struct tern_device, drm);
+	return container_of(drm, struct tern_drm_device, drm);
 }
 
 extern const struct drm_driver tern_drm_driver;
 
-int tern_device_init(struct tern_device *tdev, unsigned int index,
+int tern_device_init(struct tern_drm_device *tdev, unsigned int index,
 		     const struct tern_device_config *config);
 
-u32 tern_device_port_count(struct tern_device *tdev);
+u32 tern_device_port_count(struct tern_drm_device *tdev);
 const char *tern_port_state_name(u32 state);
 
 int tern_mock_init(unsigned int count, const char *topology,
 		   const struct tern_device_config *config);
 void tern_mock_fini(void);
 unsigned int tern_mock_device_count(void);
-struct tern_device *tern_mock_device_get(unsigned int index);
+struct tern_drm_device *tern_mock_device_get(unsigned int index);
 struct tern_fabric *tern_mock_fabric(void);
 
 int tern_topology_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 
-void tern_debugfs_init(struct tern_device *tdev);
-void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root);
-int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
+void tern_debugfs_init(struct tern_drm_device *tdev);
+void tern_fault_debugfs_init(struct tern_drm_device *tdev, struct dentry *root);
+int tern_mem_error_inject(struct tern_drm_device *tdev, bool uncorrectable,
 			  u64 offset);
 
 extern const struct attribute_group *tern_sysfs_groups[];

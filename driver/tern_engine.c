@@ -27,7 +27,7 @@
  * Queues do not wait for one another, so a job may only count on another
  * job's end. The scheduler, seeing a dependency on a job of the same
  * engine, would only wait for its start; but the fences userspace holds
- * and depends on are struct tern_fence (tern_fence.c), never the
+ * and depends on are struct tern_job_fence (tern_job_fence.c), never the
  * scheduler's, so it waits for the end.
  *
  * A hung engine (fault injection) runs no step until it is reset; the
@@ -175,7 +175,7 @@ static int tern_engine_step(struct tern_engine *engine, struct tern_job *job)
  * that has a file open, found by the files that open. Users are few, so a
  * list will do.
  */
-struct tern_user *tern_user_get(struct tern_device *tdev, kuid_t uid)
+struct tern_user *tern_user_get(struct tern_drm_device *tdev, kuid_t uid)
 {
 	struct tern_user *user, *fresh;
 	unsigned int i;
@@ -209,7 +209,7 @@ struct tern_user *tern_user_get(struct tern_device *tdev, kuid_t uid)
 /* May be the engine's pass: takes a spinlock and frees, nothing else. */
 void tern_user_put(struct tern_user *user)
 {
-	struct tern_device *tdev = user->tdev;
+	struct tern_drm_device *tdev = user->tdev;
 
 	if (!refcount_dec_and_lock(&user->ref, &tdev->users_lock))
 		return;
@@ -584,7 +584,7 @@ static void tern_engine_reset_work(struct work_struct *work)
 }
 
 static int tern_engine_init(struct tern_engine *engine,
-			    struct tern_device *tdev, unsigned int index,
+			    struct tern_drm_device *tdev, unsigned int index,
 			    unsigned int timeout_ms)
 {
 	int ret;
@@ -631,7 +631,7 @@ static void tern_engine_fini(struct tern_engine *engine)
 
 static void tern_engines_fini(struct drm_device *drm, void *arg)
 {
-	struct tern_device *tdev = arg;
+	struct tern_drm_device *tdev = arg;
 	unsigned int i;
 
 	/*
@@ -683,7 +683,7 @@ static void tern_engine_show_job(struct seq_file *m, const char *where,
  */
 int tern_engines_show(struct seq_file *m, void *unused)
 {
-	struct tern_device *tdev = m->private;
+	struct tern_drm_device *tdev = m->private;
 	unsigned int i;
 
 	for (i = 0; i < tdev->engine_count; i++) {
@@ -717,7 +717,7 @@ int tern_engines_show(struct seq_file *m, void *unused)
  */
 int tern_engine_steps_show(struct seq_file *m, void *unused)
 {
-	struct tern_device *tdev = m->private;
+	struct tern_drm_device *tdev = m->private;
 	unsigned int i;
 
 	seq_puts(m, "engine steps max_ns slow\n");
@@ -733,7 +733,7 @@ int tern_engine_steps_show(struct seq_file *m, void *unused)
 }
 
 /* Writing 0 to "steps" starts the counts again. */
-void tern_engine_steps_reset(struct tern_device *tdev)
+void tern_engine_steps_reset(struct tern_drm_device *tdev)
 {
 	unsigned int i;
 
@@ -744,7 +744,7 @@ void tern_engine_steps_reset(struct tern_device *tdev)
 	}
 }
 
-int tern_engines_init(struct tern_device *tdev, unsigned int count,
+int tern_engines_init(struct tern_drm_device *tdev, unsigned int count,
 		      unsigned int timeout_ms)
 {
 	unsigned int i;

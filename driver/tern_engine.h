@@ -17,7 +17,7 @@
 #include <drm/gpu_scheduler.h>
 
 struct dma_fence;
-struct tern_device;
+struct tern_drm_device;
 struct tern_job;
 struct tern_vm;
 
@@ -76,7 +76,7 @@ struct tern_user {
 	struct list_head link;
 	refcount_t ref;
 	kuid_t uid;
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	struct tern_engine_user engines[];
 };
 
@@ -146,7 +146,7 @@ struct tern_runnable {
  * @timeout_ns: how long a job may run (module parameter job_timeout_ms)
  */
 struct tern_engine {
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	unsigned int index;
 	char name[24];
 	struct drm_gpu_scheduler sched;
@@ -216,10 +216,10 @@ int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		    struct tern_model_job *model);
 void tern_engine_ring_job(struct tern_engine *engine, bool start);
 
-int tern_engines_init(struct tern_device *tdev, unsigned int count,
+int tern_engines_init(struct tern_drm_device *tdev, unsigned int count,
 		      unsigned int timeout_ms);
 
-struct tern_user *tern_user_get(struct tern_device *tdev, kuid_t uid);
+struct tern_user *tern_user_get(struct tern_drm_device *tdev, kuid_t uid);
 void tern_user_put(struct tern_user *user);
 void tern_runnable_init(struct tern_runnable *run,
 			struct tern_engine_client *client, bool ring);
@@ -234,6 +234,6 @@ void tern_engine_kick(struct tern_engine *engine);
 struct seq_file;
 int tern_engines_show(struct seq_file *m, void *unused);
 int tern_engine_steps_show(struct seq_file *m, void *unused);
-void tern_engine_steps_reset(struct tern_device *tdev);
+void tern_engine_steps_reset(struct tern_drm_device *tdev);
 
 #endif /* TERN_ENGINE_H */

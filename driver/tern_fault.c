@@ -49,7 +49,7 @@
  * Device memory reports an error at @offset: counted, announced, and the
  * device's health recomputed. -EINVAL if @offset is outside the memory.
  */
-int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
+int tern_mem_error_inject(struct tern_drm_device *tdev, bool uncorrectable,
 			  u64 offset)
 {
 	u32 kind = uncorrectable ? DRM_TERN_MEM_ERROR_UNCORRECTED :
@@ -68,7 +68,7 @@ int tern_mem_error_inject(struct tern_device *tdev, bool uncorrectable,
 }
 
 /* Parses "correctable|uncorrectable [OFFSET]" and injects it. */
-static int tern_mem_error_apply(struct tern_device *tdev, char *command)
+static int tern_mem_error_apply(struct tern_drm_device *tdev, char *command)
 {
 	char *kind, *rest = strim(command);
 	bool uncorrectable;
@@ -94,7 +94,7 @@ static ssize_t tern_mem_error_write(struct file *file,
 				    const char __user *ubuf, size_t len,
 				    loff_t *pos)
 {
-	struct tern_device *tdev = file->private_data;
+	struct tern_drm_device *tdev = file->private_data;
 	char buf[64];
 	int ret, idx;
 
@@ -120,7 +120,7 @@ static const struct file_operations tern_mem_error_fops = {
 
 static int tern_engine_hang_show(struct seq_file *m, void *unused)
 {
-	struct tern_device *tdev = m->private;
+	struct tern_drm_device *tdev = m->private;
 	unsigned int i;
 
 	for (i = 0; i < tdev->engine_count; i++) {
@@ -139,7 +139,7 @@ static ssize_t tern_engine_hang_write(struct file *file,
 				      const char __user *ubuf, size_t len,
 				      loff_t *pos)
 {
-	struct tern_device *tdev = ((struct seq_file *)file->private_data)->private;
+	struct tern_drm_device *tdev = ((struct seq_file *)file->private_data)->private;
 	unsigned int index;
 	int ret, idx;
 
@@ -165,7 +165,7 @@ static const struct file_operations tern_engine_hang_fops = {
 	.release = single_release,
 };
 
-void tern_fault_debugfs_init(struct tern_device *tdev, struct dentry *root)
+void tern_fault_debugfs_init(struct tern_drm_device *tdev, struct dentry *root)
 {
 	debugfs_create_file("mem_error", 0200, root, tdev,
 			    &tern_mem_error_fops);

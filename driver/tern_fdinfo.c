@@ -23,7 +23,7 @@
 
 void tern_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(file->minor->dev);
+	struct tern_drm_device *tdev = to_tern_drm_device(file->minor->dev);
 	struct tern_file *tfile = file->driver_priv;
 	const struct tern_usage *usage = &tfile->vm->usage;
 	unsigned int i;

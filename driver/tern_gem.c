@@ -67,7 +67,7 @@ static_assert(offsetof(struct tern_bo, base.base) == 0);
 
 static void tern_devmem_fini(struct drm_device *drm, void *arg)
 {
-	struct tern_device *tdev = arg;
+	struct tern_drm_device *tdev = arg;
 	struct page *page, *next;
 
 	drm_WARN_ON(drm, tdev->mem_used);
@@ -77,7 +77,7 @@ static void tern_devmem_fini(struct drm_device *drm, void *arg)
 		__free_page(page);
 }
 
-int tern_devmem_init(struct tern_device *tdev, u64 size)
+int tern_devmem_init(struct tern_drm_device *tdev, u64 size)
 {
 	int ret;
 
@@ -92,7 +92,7 @@ int tern_devmem_init(struct tern_device *tdev, u64 size)
 	return drmm_add_action_or_reset(&tdev->drm, tern_devmem_fini, tdev);
 }
 
-u64 tern_devmem_used(struct tern_device *tdev)
+u64 tern_devmem_used(struct tern_drm_device *tdev)
 {
 	u64 used;
 
@@ -102,7 +102,7 @@ u64 tern_devmem_used(struct tern_device *tdev)
 	return used;
 }
 
-static int tern_devmem_reserve(struct tern_device *tdev, struct tern_bo *bo)
+static int tern_devmem_reserve(struct tern_drm_device *tdev, struct tern_bo *bo)
 {
 	int ret;
 
@@ -116,7 +116,7 @@ static int tern_devmem_reserve(struct tern_device *tdev, struct tern_bo *bo)
 	return ret == -ENOSPC ? -ENOMEM : ret;
 }
 
-static void tern_devmem_release(struct tern_device *tdev, struct tern_bo *bo)
+static void tern_devmem_release(struct tern_drm_device *tdev, struct tern_bo *bo)
 {
 	mutex_lock(&tdev->mem_lock);
 	tdev->mem_used -= bo->mem_node.size;
@@ -126,7 +126,7 @@ static void tern_devmem_release(struct tern_device *tdev, struct tern_bo *bo)
 
 static void tern_gem_free(struct drm_gem_object *obj)
 {
-	struct tern_device *tdev = to_tern_device(obj->dev);
+	struct tern_drm_device *tdev = to_tern_drm_device(obj->dev);
 	struct tern_bo *bo = to_tern_bo(obj);
 
 	/* Every mapping holds a reference: none can be left. */
@@ -179,7 +179,7 @@ static vm_fault_t tern_gem_fault_unplugged(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct drm_gem_object *obj = vma->vm_private_data;
-	struct tern_device *tdev = to_tern_device(obj->dev);
+	struct tern_drm_device *tdev = to_tern_drm_device(obj->dev);
 	vm_fault_t ret = VM_FAULT_NOPAGE;
 	unsigned long address;
 	struct page *page;
@@ -289,7 +289,7 @@ struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
 		return ERR_PTR(-ENOMEM);
 
 	bo->base.base.funcs = &tern_gem_funcs;
-	bo->owner = to_tern_device(drm)->fabric_id;
+	bo->owner = to_tern_drm_device(drm)->fabric_id;
 	mutex_init(&bo->lock);
 	INIT_LIST_HEAD(&bo->mappings);
 	return &bo->base.base;
@@ -311,7 +311,7 @@ static int tern_bo_vmap(struct tern_bo *bo)
 int tern_bo_create_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_file *tfile = file->driver_priv;
 	struct drm_tern_bo_create *args = data;
 	struct drm_gem_shmem_object *shmem;

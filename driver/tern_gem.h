@@ -14,7 +14,7 @@
 struct dma_buf;
 struct drm_device;
 struct drm_file;
-struct tern_device;
+struct tern_drm_device;
 
 /**
  * struct tern_bo - a Tern buffer
@@ -55,8 +55,8 @@ void tern_host_mem_init(unsigned int mb);
 u64 tern_host_mem_budget(void);
 u64 tern_host_mem_pinned(void);
 
-int tern_devmem_init(struct tern_device *tdev, u64 size);
-u64 tern_devmem_used(struct tern_device *tdev);
+int tern_devmem_init(struct tern_drm_device *tdev, u64 size);
+u64 tern_devmem_used(struct tern_drm_device *tdev);
 
 struct drm_gem_object *tern_gem_create_object(struct drm_device *drm,
 					      size_t size);

@@ -62,7 +62,7 @@ struct tern_health_state {
 	u64 mem_errors_uncorrected;
 };
 
-int tern_health_init(struct tern_device *tdev)
+int tern_health_init(struct tern_drm_device *tdev)
 {
 	tdev->health_reasons = 0;
 	atomic64_set(&tdev->health_baseline.link_errors, 0);
@@ -71,7 +71,7 @@ int tern_health_init(struct tern_device *tdev)
 	return drmm_mutex_init(&tdev->drm, &tdev->health_lock);
 }
 
-static void tern_health_state_read(struct tern_device *tdev,
+static void tern_health_state_read(struct tern_drm_device *tdev,
 				   struct tern_health_state *state)
 {
 	struct tern_fabric_port_view view;
@@ -98,7 +98,7 @@ static void tern_health_state_read(struct tern_device *tdev,
 }
 
 /* DRM_TERN_HEALTH_REASON_* bits that apply to @tdev now. */
-u32 tern_health_reasons(struct tern_device *tdev)
+u32 tern_health_reasons(struct tern_drm_device *tdev)
 {
 	const struct tern_health_baseline *base = &tdev->health_baseline;
 	struct tern_health_state state;
@@ -137,7 +137,7 @@ const char *tern_health_name(u32 health)
 }
 
 /* Announces @tdev's reasons if they changed. Called with health_lock. */
-static void tern_health_announce(struct tern_device *tdev)
+static void tern_health_announce(struct tern_drm_device *tdev)
 {
 	u32 reasons;
 
@@ -150,7 +150,7 @@ static void tern_health_announce(struct tern_device *tdev)
 }
 
 /* Recomputes @tdev's health and announces it if it changed. */
-void tern_health_update(struct tern_device *tdev)
+void tern_health_update(struct tern_drm_device *tdev)
 {
 	/* Under the lock, so that announcements follow the changes' order. */
 	mutex_lock(&tdev->health_lock);
@@ -163,7 +163,7 @@ void tern_health_update(struct tern_device *tdev)
  * counters, which stay as they are, so the lasting reasons end; links
  * down and hung engines remain reasons. Announced if the health changed.
  */
-void tern_health_clear(struct tern_device *tdev)
+void tern_health_clear(struct tern_drm_device *tdev)
 {
 	struct tern_health_baseline *base = &tdev->health_baseline;
 	struct tern_health_state state;
@@ -185,7 +185,7 @@ void tern_health_update_link(struct tern_fabric *fabric, u32 link)
 	unsigned int end;
 
 	for (end = 0; end < 2; end++) {
-		struct tern_device *tdev =
+		struct tern_drm_device *tdev =
 			tern_mock_device_get(fabric->links[link].end[end].device);
 
 		if (tdev) {

@@ -35,7 +35,7 @@
 #include "tern_compat.h"
 #include "tern_drv.h"
 #include "tern_engine.h"
-#include "tern_fence.h"
+#include "tern_job_fence.h"
 #include "tern_job.h"
 #include "tern_queue.h"
 #include "tern_vm.h"
@@ -91,7 +91,7 @@ void tern_job_put(struct tern_job *job)
 	kref_put(&job->ref, tern_job_release);
 }
 
-static struct tern_job *tern_job_alloc(struct tern_device *tdev,
+static struct tern_job *tern_job_alloc(struct tern_drm_device *tdev,
 				       struct tern_queue *queue,
 				       struct tern_vm *vm, u32 packets_size)
 {
@@ -189,7 +189,7 @@ out:
  */
 static void tern_job_push(struct tern_job *job, struct tern_queue *queue,
 			  struct drm_syncobj *out_syncobj,
-			  struct tern_fence *fence)
+			  struct tern_job_fence *fence)
 {
 	u64 seqno;
 
@@ -202,9 +202,9 @@ static void tern_job_push(struct tern_job *job, struct tern_queue *queue,
 	tern_engine_fence_init(job->engine, job->hw_fence,
 			       queue->fence_context, seqno);
 	if (fence) {
-		tern_fence_init(fence, job->engine->name,
-				queue->fence_context + 1, seqno);
-		tern_fence_follow(fence, &job->base.s_fence->finished);
+		tern_job_fence_init(fence, job->engine->name,
+				    queue->fence_context + 1, seqno);
+		tern_job_fence_follow(fence, &job->base.s_fence->finished);
 		drm_syncobj_replace_fence(out_syncobj, &fence->base);
 		dma_fence_put(&fence->base);
 	}
@@ -225,11 +225,11 @@ static int tern_submit_args_check(const struct drm_tern_submit *args)
 int tern_submit_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_file *tfile = file->driver_priv;
 	struct drm_tern_submit *args = data;
 	struct drm_syncobj *out_syncobj = NULL;
-	struct tern_fence *fence = NULL;
+	struct tern_job_fence *fence = NULL;
 	struct tern_queue *queue;
 	struct tern_job *job;
 	int ret;
@@ -276,7 +276,7 @@ int tern_submit_ioctl(struct drm_device *drm, void *data,
 			ret = -ENOENT;
 			goto out_put_job;
 		}
-		fence = tern_fence_alloc();
+		fence = tern_job_fence_alloc();
 		if (!fence) {
 			ret = -ENOMEM;
 			goto out_put_syncobj;

@@ -15,7 +15,7 @@
 struct dma_fence;
 struct drm_device;
 struct drm_file;
-struct tern_device;
+struct tern_drm_device;
 struct tern_engine;
 struct tern_queue;
 struct tern_vm;
@@ -44,7 +44,7 @@ struct tern_vm;
 struct tern_job {
 	struct drm_sched_job base;
 	struct kref ref;
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	struct tern_engine *engine;
 	struct tern_queue *queue;
 	struct tern_vm *vm;

@@ -40,13 +40,13 @@ static bool tern_mock_driver_registered;
 static struct tern_fabric *tern_mocks_fabric;
 
 /* The bound devices by index, under tern_mock_lock. */
-static struct tern_device **tern_mock_tdevs;
+static struct tern_drm_device **tern_mock_tdevs;
 static DEFINE_MUTEX(tern_mock_lock);
 
 static int tern_mock_probe(struct platform_device *pdev)
 {
 	const struct tern_device_config *config = dev_get_platdata(&pdev->dev);
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	int ret;
 
 	if (!config || pdev->id < 0 || pdev->id >= tern_mock_count)
@@ -58,7 +58,7 @@ static int tern_mock_probe(struct platform_device *pdev)
 		return ret;
 
 	tdev = devm_drm_dev_alloc(&pdev->dev, &tern_drm_driver,
-				  struct tern_device, drm);
+				  struct tern_drm_device, drm);
 	if (IS_ERR(tdev))
 		return PTR_ERR(tdev);
 
@@ -81,7 +81,7 @@ static int tern_mock_probe(struct platform_device *pdev)
 
 void tern_mock_remove(struct platform_device *pdev)
 {
-	struct tern_device *tdev = platform_get_drvdata(pdev);
+	struct tern_drm_device *tdev = platform_get_drvdata(pdev);
 
 	mutex_lock(&tern_mock_lock);
 	tern_mock_tdevs[pdev->id] = NULL;
@@ -208,9 +208,9 @@ unsigned int tern_mock_device_count(void)
  * The bound device @index, with a reference the caller drops with
  * drm_dev_put(); NULL if there is none or it is unbound.
  */
-struct tern_device *tern_mock_device_get(unsigned int index)
+struct tern_drm_device *tern_mock_device_get(unsigned int index)
 {
-	struct tern_device *tdev = NULL;
+	struct tern_drm_device *tdev = NULL;
 
 	mutex_lock(&tern_mock_lock);
 	if (index < tern_mock_count && tern_mock_tdevs[index]) {

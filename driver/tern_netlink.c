@@ -83,7 +83,7 @@ static bool tern_nl_filter(struct netlink_callback *cb, int attr, u32 *value)
  */
 static int tern_nl_check_device_filter(struct netlink_callback *cb, int attr)
 {
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	u32 index;
 
 	if (!tern_nl_filter(cb, attr, &index))
@@ -170,7 +170,7 @@ static int tern_nl_link_start(struct netlink_callback *cb)
 static int tern_nl_device_dumpit(struct sk_buff *msg,
 				 struct netlink_callback *cb)
 {
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	unsigned int i;
 	u32 only;
 	bool filtered = tern_nl_filter(cb, DRM_TERN_A_DEV_INDEX, &only);
@@ -225,7 +225,7 @@ static int tern_nl_link_dumpit(struct sk_buff *msg, struct netlink_callback *cb)
  */
 static int tern_nl_dump_clients(struct sk_buff *msg,
 				struct netlink_callback *cb,
-				struct tern_device *tdev)
+				struct tern_drm_device *tdev)
 {
 	unsigned long id = (u64)cb->args[1] + 1;
 	struct tern_usage *usage;
@@ -253,7 +253,7 @@ static int tern_nl_dump_clients(struct sk_buff *msg,
 static int tern_nl_client_dumpit(struct sk_buff *msg,
 				 struct netlink_callback *cb)
 {
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	unsigned int i;
 	u32 only;
 	bool filtered = tern_nl_filter(cb, DRM_TERN_A_CLIENT_DEVICE, &only);

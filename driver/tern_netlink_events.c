@@ -32,7 +32,7 @@
  */
 struct tern_nl_event {
 	u8 cmd;
-	struct tern_device *tdev;
+	struct tern_drm_device *tdev;
 	struct tern_fabric *fabric;
 	u32 link;
 	u32 kind;
@@ -45,7 +45,7 @@ struct tern_nl_event {
 static int tern_nl_fill_device_event(struct sk_buff *msg,
 				     const struct tern_nl_event *event)
 {
-	struct tern_device *tdev = event->tdev;
+	struct tern_drm_device *tdev = event->tdev;
 	void *hdr;
 
 	hdr = genlmsg_put(msg, 0, 0, &tern_nl_family, 0, event->cmd);
@@ -131,7 +131,7 @@ void tern_netlink_link_event(struct tern_fabric *fabric, u32 link, u8 cmd)
 }
 
 /* Announces a memory error of @tdev, already counted. */
-void tern_netlink_mem_error(struct tern_device *tdev, u32 kind, u64 offset)
+void tern_netlink_mem_error(struct tern_drm_device *tdev, u32 kind, u64 offset)
 {
 	tern_nl_multicast(&(const struct tern_nl_event){
 		.cmd = DRM_TERN_CMD_MEM_ERROR_NTF, .tdev = tdev,
@@ -155,7 +155,7 @@ void tern_netlink_engine_reset(struct tern_engine *engine,
 }
 
 /* Announces that @tdev's health reasons are now @reasons. */
-void tern_netlink_health_event(struct tern_device *tdev, u32 reasons)
+void tern_netlink_health_event(struct tern_drm_device *tdev, u32 reasons)
 {
 	tern_nl_multicast(&(const struct tern_nl_event){
 		.cmd = DRM_TERN_CMD_HEALTH_NTF, .tdev = tdev, .reasons = reasons,

@@ -10,7 +10,7 @@
 
 #include <net/genetlink.h>
 
-struct tern_device;
+struct tern_drm_device;
 struct tern_engine;
 struct tern_engine_guilty;
 struct tern_fabric;
@@ -31,11 +31,11 @@ static inline int tern_nl_put_u64(struct sk_buff *msg, int attr, u64 value,
 int tern_nl_put_health(struct sk_buff *msg, u32 reasons);
 int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 		       const struct tern_engine_guilty *guilty);
-int tern_nl_fill_device(struct sk_buff *msg, struct tern_device *tdev,
+int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 			u32 portid, u32 seq, int flags);
 int tern_nl_fill_link(struct sk_buff *msg, struct tern_fabric *fabric,
 		      u32 index, u8 cmd, u32 portid, u32 seq, int flags);
-int tern_nl_fill_client(struct sk_buff *msg, struct tern_device *tdev,
+int tern_nl_fill_client(struct sk_buff *msg, struct tern_drm_device *tdev,
 			const struct tern_usage *usage, u32 portid, u32 seq,
 			int flags);
 

@@ -71,7 +71,7 @@ cancel:
 }
 
 /* DRM_TERN_A_DEV_BUS_ID: "<bus>:<device>", e.g. "platform:tern.0". */
-static int tern_nl_put_bus_id(struct sk_buff *msg, struct tern_device *tdev)
+static int tern_nl_put_bus_id(struct sk_buff *msg, struct tern_drm_device *tdev)
 {
 	struct device *dev = tdev->drm.dev;
 	char bus_id[64];
@@ -107,7 +107,7 @@ static int tern_nl_put_counters(struct sk_buff *msg,
 	return 0;
 }
 
-int tern_nl_fill_device(struct sk_buff *msg, struct tern_device *tdev,
+int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 			u32 portid, u32 seq, int flags)
 {
 	struct tern_device_stats stats;
@@ -197,7 +197,7 @@ int tern_nl_fill_link(struct sk_buff *msg, struct tern_fabric *fabric,
 	return 0;
 }
 
-int tern_nl_fill_client(struct sk_buff *msg, struct tern_device *tdev,
+int tern_nl_fill_client(struct sk_buff *msg, struct tern_drm_device *tdev,
 			const struct tern_usage *usage, u32 portid, u32 seq,
 			int flags)
 {

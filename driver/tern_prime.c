@@ -33,7 +33,7 @@ static void tern_peer_free(struct drm_gem_object *obj)
 	/* Every mapping holds a reference: none can be left. */
 	drm_WARN_ON(obj->dev, !list_empty(&bo->mappings));
 
-	atomic_dec(&to_tern_device(obj->dev)->buffer_count);
+	atomic_dec(&to_tern_drm_device(obj->dev)->buffer_count);
 	drm_gem_object_release(obj);
 	drm_gem_object_put(bo->peer);
 	dma_buf_put(bo->peer_dma_buf);
@@ -121,6 +121,6 @@ struct drm_gem_object *tern_gem_prime_import(struct drm_device *drm,
 	bo->peer = exported;
 	get_dma_buf(dma_buf);
 	bo->peer_dma_buf = dma_buf;
-	atomic_inc(&to_tern_device(drm)->buffer_count);
+	atomic_inc(&to_tern_drm_device(drm)->buffer_count);
 	return obj;
 }

@@ -142,7 +142,7 @@ void tern_queues_close(struct tern_file *tfile)
 int tern_queue_create_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_file *tfile = file->driver_priv;
 	struct drm_tern_queue_create *args = data;
 	struct drm_gpu_scheduler *sched;

@@ -30,7 +30,7 @@ struct tern_file;
  * @submit_lock: keeps arming and pushing a job together, and guards
  *	@fence_seqno
  * @fence_context: timeline of its jobs' hardware fences; the next one is
- *	that of the fences userspace waits on (struct tern_fence)
+ *	that of the fences userspace waits on (struct tern_job_fence)
  * @fence_seqno: last fence number handed out on both
  * @timeouts: its jobs that ran past the job timeout
  * @banned: @timeouts reached the ban threshold: SUBMIT fails with -EIO

@@ -92,7 +92,7 @@ static void tern_ring_free(struct work_struct *work)
 {
 	struct tern_ring *ring = container_of(work, struct tern_ring,
 					      free_work);
-	struct tern_device *tdev = to_tern_device(ring->obj->dev);
+	struct tern_drm_device *tdev = to_tern_drm_device(ring->obj->dev);
 	struct tern_file *tfile = ring->tfile;
 
 	drm_WARN_ON(&tdev->drm, ring->has_job);
@@ -119,7 +119,7 @@ static void tern_ring_release(struct kref *ref)
 	struct tern_ring *ring = container_of(ref, struct tern_ring, ref);
 
 	INIT_WORK(&ring->free_work, tern_ring_free);
-	queue_work(to_tern_device(ring->obj->dev)->free_wq, &ring->free_work);
+	queue_work(to_tern_drm_device(ring->obj->dev)->free_wq, &ring->free_work);
 }
 
 static void tern_ring_put(struct tern_ring *ring)
@@ -428,7 +428,7 @@ static void tern_ring_kick(struct tern_ring *ring)
 		tern_ring_want(ring);
 }
 
-static int tern_ring_args_check(struct tern_device *tdev,
+static int tern_ring_args_check(struct tern_drm_device *tdev,
 				const struct drm_tern_ring_create *args)
 {
 	if (args->flags || args->pad || args->engine >= tdev->engine_count ||
@@ -441,7 +441,7 @@ static int tern_ring_args_check(struct tern_device *tdev,
 int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_file *tfile = file->driver_priv;
 	struct drm_tern_ring_create *args = data;
 	struct drm_gem_object *obj;

@@ -72,7 +72,7 @@ struct tern_ring_job {
  *	ring in its turns while it is set, so a KICK that finds the lock
  *	taken loses nothing
  * @timeouts: its jobs that ran past the job timeout (under @run_lock)
- * @free_work: frees the ring, on the device's &tern_device.free_wq
+ * @free_work: frees the ring, on the device's &tern_drm_device.free_wq
  * @wait: RING_WAIT sleeps here; woken at every job's end and at a stop
  */
 struct tern_ring {

@@ -18,7 +18,7 @@
 #include "tern_stats.h"
 #include "tern_vm.h"
 
-void tern_device_stats_read(struct tern_device *tdev,
+void tern_device_stats_read(struct tern_drm_device *tdev,
 			    struct tern_device_stats *stats)
 {
 	unsigned int i;
@@ -48,14 +48,14 @@ void tern_device_stats_read(struct tern_device *tdev,
 }
 
 /* Engine time of @usage's file on engine @index: its jobs' steps. */
-u64 tern_client_engine_busy_ns(struct tern_device *tdev,
+u64 tern_client_engine_busy_ns(struct tern_drm_device *tdev,
 			       const struct tern_usage *usage,
 			       unsigned int index)
 {
 	return atomic64_read(&usage->engine_busy_ns[index]);
 }
 
-void tern_client_stats_read(struct tern_device *tdev,
+void tern_client_stats_read(struct tern_drm_device *tdev,
 			    const struct tern_usage *usage,
 			    struct tern_client_stats *stats)
 {

@@ -9,7 +9,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
-struct tern_device;
+struct tern_drm_device;
 struct tern_usage;
 
 /**
@@ -73,12 +73,12 @@ struct tern_client_stats {
 	u32 jobs_active;
 };
 
-void tern_device_stats_read(struct tern_device *tdev,
+void tern_device_stats_read(struct tern_drm_device *tdev,
 			    struct tern_device_stats *stats);
-u64 tern_client_engine_busy_ns(struct tern_device *tdev,
+u64 tern_client_engine_busy_ns(struct tern_drm_device *tdev,
 			       const struct tern_usage *usage,
 			       unsigned int index);
-void tern_client_stats_read(struct tern_device *tdev,
+void tern_client_stats_read(struct tern_drm_device *tdev,
 			    const struct tern_usage *usage,
 			    struct tern_client_stats *stats);
 

@@ -24,7 +24,7 @@
 #include "tern_health.h"
 #include "tern_stats.h"
 
-static struct tern_device *to_tdev(struct device *dev)
+static struct tern_drm_device *to_tdev(struct device *dev)
 {
 	return dev_get_drvdata(dev);
 }
@@ -64,7 +64,7 @@ TERN_DEVICE_STAT(mem_errors_uncorrected, "%llu",
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
 {									\
-	struct tern_device *tdev = to_tdev(dev);			\
+	struct tern_drm_device *tdev = to_tdev(dev);			\
 									\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
@@ -83,7 +83,7 @@ static ssize_t health_clear_store(struct device *dev,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct tern_device *tdev = to_tdev(dev);
+	struct tern_drm_device *tdev = to_tdev(dev);
 	int idx;
 
 	if (!sysfs_streq(buf, "1"))
@@ -127,7 +127,7 @@ static ssize_t tern_port_show(struct device *dev,
 {
 	const struct tern_port_attribute *pattr =
 		container_of(attr, struct tern_port_attribute, attr);
-	struct tern_device *tdev = to_tdev(dev);
+	struct tern_drm_device *tdev = to_tdev(dev);
 	struct tern_fabric_port_view view;
 
 	if (tern_fabric_port_view(tdev->fabric, tdev->fabric_id, pattr->port,

@@ -12,7 +12,7 @@
 #include "tern_accel.h"
 #include "tern_drv.h"
 
-u32 tern_device_port_count(struct tern_device *tdev)
+u32 tern_device_port_count(struct tern_drm_device *tdev)
 {
 	if (!tdev->fabric)
 		return 0;
@@ -32,7 +32,7 @@ const char *tern_port_state_name(u32 state)
 	}
 }
 
-static void tern_port_info(struct tern_device *tdev, u32 port,
+static void tern_port_info(struct tern_drm_device *tdev, u32 port,
 			   struct drm_tern_port_info *info)
 {
 	struct tern_fabric_port_view view;
@@ -60,7 +60,7 @@ static void tern_port_info(struct tern_device *tdev, u32 port,
 int tern_topology_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
-	struct tern_device *tdev = to_tern_device(drm);
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct drm_tern_topology *args = data;
 	struct drm_tern_port_info __user *ports = u64_to_user_ptr(args->ports);
 	struct drm_tern_port_info info;
