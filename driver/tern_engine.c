@@ -484,6 +484,8 @@ void tern_engine_stats_read(struct tern_engine *engine,
 	stats->jobs_failed = atomic64_read(&engine->jobs_failed);
 	stats->timeouts = atomic64_read(&engine->timeouts);
 	stats->resets = atomic64_read(&engine->resets);
+	stats->steps = atomic64_read(&engine->steps);
+	stats->step_max_ns = atomic64_read(&engine->step_max_ns);
 }
 
 /* Whether the engine is hung (fault injection) and awaits a reset. */

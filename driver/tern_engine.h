@@ -188,6 +188,8 @@ struct tern_engine {
  * @timeouts: see &tern_engine
  * @resets: see &tern_engine
  * @hang_resets: see &tern_engine
+ * @steps: steps its jobs ran (debugfs "steps")
+ * @step_max_ns: the longest of them
  */
 struct tern_engine_stats {
 	bool busy;
@@ -199,6 +201,8 @@ struct tern_engine_stats {
 	u64 timeouts;
 	u64 resets;
 	u64 hang_resets;
+	u64 steps;
+	u64 step_max_ns;
 };
 
 struct tern_model_job;

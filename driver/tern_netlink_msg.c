@@ -54,6 +54,10 @@ int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 			    DRM_TERN_A_ENGINE_PAD) ||
 	    nla_put_u32(msg, DRM_TERN_A_ENGINE_HUNG, stats.hung) ||
 	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_HANG_RESETS, stats.hang_resets,
+			    DRM_TERN_A_ENGINE_PAD) ||
+	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_STEPS, stats.steps,
+			    DRM_TERN_A_ENGINE_PAD) ||
+	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_STEP_MAX_NS, stats.step_max_ns,
 			    DRM_TERN_A_ENGINE_PAD))
 		goto cancel;
 	if (guilty &&

@@ -1053,10 +1053,12 @@ enum tern_genl_engine_attr {
 	/** @DRM_TERN_A_ENGINE_HUNG: u32, 1 while it is hung (awaiting reset). */
 	DRM_TERN_A_ENGINE_HUNG,
 	/**
-	 * @DRM_TERN_A_ENGINE_GUILTY_PID: u32, no longer sent. It was the pid of
-	 * the reset job's owner in the initial pid namespace, which is
-	 * another process, or none, in a listener's own namespace;
-	 * DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead.
+	 * @DRM_TERN_A_ENGINE_GUILTY_PID: u32, no longer sent by tern.ko. It
+	 * was the pid of the reset job's owner in the initial pid namespace,
+	 * which is another process, or none, in a listener's own namespace;
+	 * DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID names the owner instead. The
+	 * simulated machine, whose listeners are its user's own processes,
+	 * sends it beside the client id.
 	 */
 	DRM_TERN_A_ENGINE_GUILTY_PID,
 	/**
@@ -1075,6 +1077,13 @@ enum tern_genl_engine_attr {
 	 * listener's own pid namespace, gives its pid while it is open.
 	 */
 	DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID,
+	/**
+	 * @DRM_TERN_A_ENGINE_STEPS: u64, steps its jobs ran, each bounded by
+	 * the model's work budget; writing 0 to debugfs "steps" restarts it.
+	 */
+	DRM_TERN_A_ENGINE_STEPS,
+	/** @DRM_TERN_A_ENGINE_STEP_MAX_NS: u64, the longest of those steps. */
+	DRM_TERN_A_ENGINE_STEP_MAX_NS,
 
 	__TERN_A_ENGINE_MAX,
 };
