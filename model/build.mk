@@ -4,4 +4,5 @@
 # and the fuzzers link them. tern.ko builds the same sources (driver/Kbuild).
 
 MODEL_OBJS := $(addprefix $(BUILD)/model/, \
-	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o)
+	tern_model.o tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o \
+	tern_state.o)

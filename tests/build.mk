@@ -6,6 +6,9 @@
 #   test_timing       timing model unit tests
 #   test_modelled     modelled device time on the simulator: deterministic
 #   test_reduce       REDUCE arithmetic and packet unit tests
+#   test_state        the device-state lists and the health rule (model)
+#   schema_dump       the lists as tern.yaml names them, for
+#                     tests/netlink/check_yaml.py
 #   test_api          libtern argument checking on the simulator
 #   test_collectives  collectives on simulated machines, every case
 #   test_ring         the simulated machine's submission ring: order across
@@ -44,6 +47,8 @@ TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
+TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
+	$(BUILD)/model/tern_fabric.o
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
@@ -64,6 +69,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
+	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
@@ -85,6 +91,14 @@ $(TEST_BIN)/test_fabric: $(TEST_FABRIC_OBJS)
 $(TEST_BIN)/test_reduce: $(TEST_REDUCE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
+
+$(TEST_BIN)/test_state: $(TEST_STATE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
+
+$(TEST_BIN)/schema_dump: $(BUILD)/tests/netlink/schema_dump.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^
 
 $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)

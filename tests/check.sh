@@ -7,8 +7,11 @@
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
+#   netlink/yaml      Documentation/netlink/tern.yaml against the device-state
+#                     lists of model/tern_state.h (tests/netlink/check_yaml.py)
 #   shell scripts     checked by shellcheck (step "shellcheck")
-#   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
+#   unit/*            test_model, test_fabric, test_timing, test_reduce,
+#                     test_state, test_api,
 #                     test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
 #                     sharing the simulated machine), test_ranks,
@@ -17,7 +20,8 @@
 #                     shm), native; unit/trust (tests/unit/test_trust.sh:
 #                     a second user against the job's sockets, a loopback
 #                     capture)
-#   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
+#   asan/*            test_model, test_fabric, test_timing, test_reduce,
+#                     test_state, test_api,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (two jobs
@@ -255,6 +259,7 @@ step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
 step build-tsan "$MAKE" -k -j"$JOBS" SAN=thread BUILD="$TSAN_BUILD" \
 	"$TSAN_BUILD/tests/test_api" "$TSAN_BUILD/tests/test_comm" || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
+step netlink/yaml tests/netlink/check_yaml.py "$BUILD/tests/schema_dump" || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
 	.ci/run .ci/install-deps || true
@@ -278,6 +283,7 @@ suite unit/model "$BUILD/tests/test_model"
 suite unit/fabric "$BUILD/tests/test_fabric"
 suite unit/timing "$BUILD/tests/test_timing"
 suite unit/reduce "$BUILD/tests/test_reduce"
+suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
@@ -306,6 +312,7 @@ suite asan/model "$ASAN_BUILD/tests/test_model"
 suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
+suite asan/state "$ASAN_BUILD/tests/test_state"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives" short
