@@ -466,26 +466,29 @@ void tern_engine_kick(struct tern_engine *engine)
 	queue_work(engine->wq, &engine->work);
 }
 
-void tern_engine_stats_read(struct tern_engine *engine,
-			    struct tern_engine_stats *stats)
+/* @engine's values of its netlink nest (model/tern_state_list.h), now. */
+void tern_engine_state_read(struct tern_engine *engine,
+			    struct tern_state_engine *state)
 {
+	memset(state, 0, sizeof(*state));
+	state->index = engine->index;
 	spin_lock(&engine->lock);
-	stats->busy = engine->queued > 0;
-	stats->hung = engine->hung;
-	stats->jobs_queued = engine->queued;
-	stats->busy_ns = engine->busy_ns;
-	if (stats->busy)
-		stats->busy_ns += ktime_get_ns() - engine->busy_since_ns;
+	state->busy = engine->queued > 0;
+	state->hung = engine->hung;
+	state->jobs_queued = engine->queued;
+	state->busy_ns = engine->busy_ns;
+	if (state->busy)
+		state->busy_ns += ktime_get_ns() - engine->busy_since_ns;
 	/* With @hung: a reset ends the hang and counts it at once. */
-	stats->hang_resets = atomic64_read(&engine->hang_resets);
+	state->hang_resets = atomic64_read(&engine->hang_resets);
 	spin_unlock(&engine->lock);
 
-	stats->jobs_completed = atomic64_read(&engine->jobs_completed);
-	stats->jobs_failed = atomic64_read(&engine->jobs_failed);
-	stats->timeouts = atomic64_read(&engine->timeouts);
-	stats->resets = atomic64_read(&engine->resets);
-	stats->steps = atomic64_read(&engine->steps);
-	stats->step_max_ns = atomic64_read(&engine->step_max_ns);
+	state->jobs_completed = atomic64_read(&engine->jobs_completed);
+	state->jobs_failed = atomic64_read(&engine->jobs_failed);
+	state->timeouts = atomic64_read(&engine->timeouts);
+	state->resets = atomic64_read(&engine->resets);
+	state->steps = atomic64_read(&engine->steps);
+	state->step_max_ns = atomic64_read(&engine->step_max_ns);
 }
 
 /* Whether the engine is hung (fault injection) and awaits a reset. */

@@ -16,6 +16,8 @@
 
 #include <drm/gpu_scheduler.h>
 
+#include "tern_state.h"
+
 struct dma_fence;
 struct tern_drm_device;
 struct tern_job;
@@ -177,39 +179,11 @@ struct tern_engine {
 	u64 timeout_ns;
 };
 
-/**
- * struct tern_engine_stats - an engine's counters at one moment
- * @busy: it has a job
- * @hung: it is hung, awaiting a reset
- * @jobs_queued: jobs handed to it and not ended
- * @busy_ns: total time it had a job, the current stretch included
- * @jobs_completed: see &tern_engine
- * @jobs_failed: see &tern_engine
- * @timeouts: see &tern_engine
- * @resets: see &tern_engine
- * @hang_resets: see &tern_engine
- * @steps: steps its jobs ran (debugfs "steps")
- * @step_max_ns: the longest of them
- */
-struct tern_engine_stats {
-	bool busy;
-	bool hung;
-	u32 jobs_queued;
-	u64 busy_ns;
-	u64 jobs_completed;
-	u64 jobs_failed;
-	u64 timeouts;
-	u64 resets;
-	u64 hang_resets;
-	u64 steps;
-	u64 step_max_ns;
-};
-
 struct tern_model_job;
 struct tern_usage;
 
-void tern_engine_stats_read(struct tern_engine *engine,
-			    struct tern_engine_stats *stats);
+void tern_engine_state_read(struct tern_engine *engine,
+			    struct tern_state_engine *state);
 void tern_engine_hang(struct tern_engine *engine);
 bool tern_engine_hung(struct tern_engine *engine);
 void tern_engine_reset(struct tern_engine *engine,

@@ -7,13 +7,13 @@
 
 #include <linux/types.h>
 
+#include "tern_state.h"
+
 struct tern_drm_device;
 struct tern_fabric;
 
 int tern_health_init(struct tern_drm_device *tdev);
-u32 tern_health_reasons(struct tern_drm_device *tdev);
-u32 tern_health_of(u32 reasons);
-const char *tern_health_name(u32 health);
+u32 tern_device_health_reasons(struct tern_drm_device *tdev);
 void tern_health_update(struct tern_drm_device *tdev);
 void tern_health_clear(struct tern_drm_device *tdev);
 void tern_health_update_link(struct tern_fabric *fabric, u32 link);

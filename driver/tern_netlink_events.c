@@ -136,7 +136,7 @@ void tern_netlink_mem_error(struct tern_drm_device *tdev, u32 kind, u64 offset)
 	tern_nl_multicast(&(const struct tern_nl_event){
 		.cmd = DRM_TERN_CMD_MEM_ERROR_NTF, .tdev = tdev,
 		.kind = kind, .offset = offset,
-		.reasons = tern_health_reasons(tdev),
+		.reasons = tern_device_health_reasons(tdev),
 	});
 }
 
@@ -150,7 +150,7 @@ void tern_netlink_engine_reset(struct tern_engine *engine,
 	tern_nl_multicast(&(const struct tern_nl_event){
 		.cmd = DRM_TERN_CMD_ENGINE_RESET_NTF, .tdev = engine->tdev,
 		.engine = engine, .guilty = guilty,
-		.reasons = tern_health_reasons(engine->tdev),
+		.reasons = tern_device_health_reasons(engine->tdev),
 	});
 }
 

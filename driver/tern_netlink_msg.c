@@ -24,6 +24,14 @@ int tern_nl_put_health(struct sk_buff *msg, u32 reasons)
 	return 0;
 }
 
+/* How tern_state_put() writes an attribute into a message. */
+static int tern_nl_put_value(void *msg, u16 attr, u8 type, u64 value, u16 pad)
+{
+	if (type == TERN_STATE_U32)
+		return nla_put_u32(msg, attr, value);
+	return nla_put_u64_64bit(msg, attr, value, pad);
+}
+
 /*
  * One DRM_TERN_A_DEV_ENGINE nest; with @guilty (an engine reset event), the
  * owner of the job that was failed: its client id and command, no pid.
@@ -31,34 +39,16 @@ int tern_nl_put_health(struct sk_buff *msg, u32 reasons)
 int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 		       const struct tern_engine_guilty *guilty)
 {
-	struct tern_engine_stats stats;
+	struct tern_state_engine state;
 	struct nlattr *nest;
 
-	tern_engine_stats_read(engine, &stats);
+	tern_engine_state_read(engine, &state);
 	nest = nla_nest_start(msg, DRM_TERN_A_DEV_ENGINE);
 	if (!nest)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(msg, DRM_TERN_A_ENGINE_INDEX, engine->index) ||
-	    nla_put_u32(msg, DRM_TERN_A_ENGINE_BUSY, stats.busy) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_BUSY_NS, stats.busy_ns,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_ENGINE_JOBS_QUEUED, stats.jobs_queued) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_JOBS_COMPLETED,
-			    stats.jobs_completed, DRM_TERN_A_ENGINE_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_JOBS_FAILED, stats.jobs_failed,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_TIMEOUTS, stats.timeouts,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_RESETS, stats.resets,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_ENGINE_HUNG, stats.hung) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_HANG_RESETS, stats.hang_resets,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_STEPS, stats.steps,
-			    DRM_TERN_A_ENGINE_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_STEP_MAX_NS, stats.step_max_ns,
-			    DRM_TERN_A_ENGINE_PAD))
+	if (tern_state_put(&tern_state_engine_set, &state, tern_nl_put_value,
+			   msg))
 		goto cancel;
 	if (guilty &&
 	    (tern_nl_put_u64(msg, DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID,
@@ -85,28 +75,19 @@ static int tern_nl_put_bus_id(struct sk_buff *msg, struct tern_drm_device *tdev)
 	return nla_put_string(msg, DRM_TERN_A_DEV_BUS_ID, bus_id);
 }
 
-static int tern_nl_put_counters(struct sk_buff *msg,
-				const struct tern_device_stats *stats)
+/* The device's names: what its message says beside its values. */
+static int tern_nl_put_names(struct sk_buff *msg, struct tern_drm_device *tdev)
 {
-	if (tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_HOST_USED,
-			    stats->mem_host_used, DRM_TERN_A_DEV_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_BUFFER_COUNT, stats->buffers) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
-			    stats->mem_errors_corrected, DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
-			    stats->mem_errors_uncorrected, DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_JOBS_COMPLETED,
-			    stats->jobs_completed, DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_JOBS_FAILED, stats->jobs_failed,
-			    DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_JOB_TIMEOUTS, stats->job_timeouts,
-			    DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_ENGINE_RESETS,
-			    stats->engine_resets, DRM_TERN_A_DEV_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_ENGINES_BUSY, stats->engines_busy) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_CLIENT_COUNT, stats->clients) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
-			    stats->engine_hang_resets, DRM_TERN_A_DEV_PAD))
+	char node[32];
+
+	tern_node_path(&tdev->drm, node, sizeof(node));
+	if (nla_put_string(msg, DRM_TERN_A_DEV_NAME, dev_name(tdev->drm.dev)) ||
+	    nla_put_string(msg, DRM_TERN_A_DEV_NODE, node) ||
+	    tern_nl_put_bus_id(msg, tdev) ||
+	    nla_put_string(msg, DRM_TERN_A_DEV_DRIVER_VERSION,
+			   TERN_DRIVER_VERSION) ||
+	    nla_put_string(msg, DRM_TERN_A_DEV_TOPOLOGY,
+			   tdev->fabric ? tdev->fabric->spec : "none"))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -114,8 +95,7 @@ static int tern_nl_put_counters(struct sk_buff *msg,
 int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 			u32 portid, u32 seq, int flags)
 {
-	struct tern_device_stats stats;
-	char node[32];
+	struct tern_state_device state;
 	unsigned int i;
 	void *hdr;
 
@@ -124,28 +104,10 @@ int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	tern_device_stats_read(tdev, &stats);
-	tern_node_path(&tdev->drm, node, sizeof(node));
-	if (nla_put_u32(msg, DRM_TERN_A_DEV_INDEX, tdev->index) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_FABRIC_ID, tdev->fabric_id) ||
-	    nla_put_string(msg, DRM_TERN_A_DEV_NAME, dev_name(tdev->drm.dev)) ||
-	    nla_put_string(msg, DRM_TERN_A_DEV_NODE, node) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_SIZE, tdev->mem_size,
-			    DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_MEM_USED, stats.mem_used,
-			    DRM_TERN_A_DEV_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_ENGINE_COUNT, tdev->engine_count) ||
-	    nla_put_u32(msg, DRM_TERN_A_DEV_PORT_COUNT,
-			tern_device_port_count(tdev)) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_DEV_CAPABILITIES, tdev->capabilities,
-			    DRM_TERN_A_DEV_PAD) ||
-	    tern_nl_put_bus_id(msg, tdev) ||
-	    nla_put_string(msg, DRM_TERN_A_DEV_DRIVER_VERSION,
-			   TERN_DRIVER_VERSION) ||
-	    tern_nl_put_health(msg, stats.health_reasons) ||
-	    tern_nl_put_counters(msg, &stats) ||
-	    nla_put_string(msg, DRM_TERN_A_DEV_TOPOLOGY,
-			   tdev->fabric ? tdev->fabric->spec : "none"))
+	tern_device_state_read(tdev, &state);
+	if (tern_state_put(&tern_state_device_set, &state, tern_nl_put_value,
+			   msg) ||
+	    tern_nl_put_names(msg, tdev))
 		goto cancel;
 
 	for (i = 0; i < tdev->engine_count; i++) {
@@ -160,40 +122,19 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int tern_nl_put_counter(struct sk_buff *msg, int attr,
-			       tern_counter_t *counter)
-{
-	return nla_put_u64_64bit(msg, attr, tern_counter_read(counter),
-				 DRM_TERN_A_LINK_PAD);
-}
-
 int tern_nl_fill_link(struct sk_buff *msg, struct tern_fabric *fabric,
 		      u32 index, u8 cmd, u32 portid, u32 seq, int flags)
 {
-	struct tern_fabric_link *link = &fabric->links[index];
-	u32 state = tern_load_u32(&link->up) ? DRM_TERN_PORT_UP : DRM_TERN_PORT_DOWN;
+	struct tern_state_link state;
 	void *hdr;
 
 	hdr = genlmsg_put(msg, portid, seq, &tern_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(msg, DRM_TERN_A_LINK_INDEX, index) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_DEVICE_A, link->end[0].device) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_PORT_A, link->end[0].port) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_DEVICE_B, link->end[1].device) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_PORT_B, link->end[1].port) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_STATE, state) ||
-	    tern_nl_put_counter(msg, DRM_TERN_A_LINK_BYTES_A_TO_B, &link->bytes[0]) ||
-	    tern_nl_put_counter(msg, DRM_TERN_A_LINK_BYTES_B_TO_A, &link->bytes[1]) ||
-	    tern_nl_put_counter(msg, DRM_TERN_A_LINK_PACKETS_A_TO_B,
-				&link->packets[0]) ||
-	    tern_nl_put_counter(msg, DRM_TERN_A_LINK_PACKETS_B_TO_A,
-				&link->packets[1]) ||
-	    tern_nl_put_counter(msg, DRM_TERN_A_LINK_ERRORS, &link->errors) ||
-	    nla_put_u64_64bit(msg, DRM_TERN_A_LINK_BANDWIDTH, link->bandwidth,
-			      DRM_TERN_A_LINK_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_LINK_LATENCY_NS, link->latency_ns)) {
+	tern_fabric_link_state(fabric, index, &state);
+	if (tern_state_put(&tern_state_link_set, &state, tern_nl_put_value,
+			   msg)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}
@@ -205,7 +146,8 @@ int tern_nl_fill_client(struct sk_buff *msg, struct tern_drm_device *tdev,
 			const struct tern_usage *usage, u32 portid, u32 seq,
 			int flags)
 {
-	struct tern_client_stats stats;
+	struct tern_state_client state;
+	char comm[TASK_COMM_LEN];
 	void *hdr;
 
 	hdr = genlmsg_put(msg, portid, seq, &tern_nl_family, flags,
@@ -213,23 +155,10 @@ int tern_nl_fill_client(struct sk_buff *msg, struct tern_drm_device *tdev,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	tern_client_stats_read(tdev, usage, &stats);
-	if (nla_put_u32(msg, DRM_TERN_A_CLIENT_DEVICE, tdev->index) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_CLIENT_ID, stats.id,
-			    DRM_TERN_A_CLIENT_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_CLIENT_PID, stats.pid) ||
-	    nla_put_string(msg, DRM_TERN_A_CLIENT_COMM, stats.comm) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_CLIENT_MEM_DEVICE, stats.mem_device,
-			    DRM_TERN_A_CLIENT_PAD) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_CLIENT_MEM_HOST, stats.mem_host,
-			    DRM_TERN_A_CLIENT_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_CLIENT_BUFFERS, stats.buffers) ||
-	    nla_put_u32(msg, DRM_TERN_A_CLIENT_QUEUES, stats.queues) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_CLIENT_JOBS_SUBMITTED,
-			    stats.jobs_submitted, DRM_TERN_A_CLIENT_PAD) ||
-	    nla_put_u32(msg, DRM_TERN_A_CLIENT_JOBS_ACTIVE, stats.jobs_active) ||
-	    tern_nl_put_u64(msg, DRM_TERN_A_CLIENT_BUSY_NS, stats.busy_ns,
-			    DRM_TERN_A_CLIENT_PAD)) {
+	tern_client_state_read(tdev, usage, &state, comm);
+	if (tern_state_put(&tern_state_client_set, &state, tern_nl_put_value,
+			   msg) ||
+	    nla_put_string(msg, DRM_TERN_A_CLIENT_COMM, comm)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}

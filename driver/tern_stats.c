@@ -18,33 +18,40 @@
 #include "tern_stats.h"
 #include "tern_vm.h"
 
-void tern_device_stats_read(struct tern_drm_device *tdev,
-			    struct tern_device_stats *stats)
+/* @tdev's values of its netlink message (model/tern_state_list.h), now. */
+void tern_device_state_read(struct tern_drm_device *tdev,
+			    struct tern_state_device *state)
 {
 	unsigned int i;
 
-	memset(stats, 0, sizeof(*stats));
+	memset(state, 0, sizeof(*state));
+	state->index = tdev->index;
+	state->fabric_id = tdev->fabric_id;
+	state->capabilities = tdev->capabilities;
+	state->engine_count = tdev->engine_count;
+	state->port_count = tern_device_port_count(tdev);
 	for (i = 0; i < tdev->engine_count; i++) {
-		struct tern_engine_stats engine;
+		struct tern_state_engine engine;
 
-		tern_engine_stats_read(&tdev->engines[i], &engine);
-		stats->jobs_completed += engine.jobs_completed;
-		stats->jobs_failed += engine.jobs_failed;
-		stats->job_timeouts += engine.timeouts;
-		stats->engine_resets += engine.resets;
-		stats->engine_hang_resets += engine.hang_resets;
-		stats->engines_busy += engine.busy;
+		tern_engine_state_read(&tdev->engines[i], &engine);
+		state->jobs_completed += engine.jobs_completed;
+		state->jobs_failed += engine.jobs_failed;
+		state->job_timeouts += engine.timeouts;
+		state->engine_resets += engine.resets;
+		state->engine_hang_resets += engine.hang_resets;
+		state->engines_busy += engine.busy;
 	}
-	stats->mem_used = tern_devmem_used(tdev);
-	stats->mem_host_used = atomic64_read(&tdev->mem_host_used);
-	stats->mem_errors_corrected =
+	state->memory_total_bytes = tdev->mem_size;
+	state->memory_used_bytes = tern_devmem_used(tdev);
+	state->memory_host_used_bytes = atomic64_read(&tdev->mem_host_used);
+	state->mem_errors_corrected =
 		atomic64_read(&tdev->mem_errors_corrected);
-	stats->mem_errors_uncorrected =
+	state->mem_errors_uncorrected =
 		atomic64_read(&tdev->mem_errors_uncorrected);
-	stats->buffers = atomic_read(&tdev->buffer_count);
-	stats->clients = atomic_read(&tdev->client_count);
-	stats->health_reasons = tern_health_reasons(tdev);
-	stats->health = tern_health_of(stats->health_reasons);
+	state->buffers = atomic_read(&tdev->buffer_count);
+	state->client_count = atomic_read(&tdev->client_count);
+	state->health_reasons = tern_device_health_reasons(tdev);
+	state->health = tern_health_of(state->health_reasons);
 }
 
 /* Engine time of @usage's file on engine @index: its jobs' steps. */
@@ -55,23 +62,26 @@ u64 tern_client_engine_busy_ns(struct tern_drm_device *tdev,
 	return atomic64_read(&usage->engine_busy_ns[index]);
 }
 
-void tern_client_stats_read(struct tern_drm_device *tdev,
+/* @usage's values of its netlink message, and its command in @comm. */
+void tern_client_state_read(struct tern_drm_device *tdev,
 			    const struct tern_usage *usage,
-			    struct tern_client_stats *stats)
+			    struct tern_state_client *state,
+			    char comm[TASK_COMM_LEN])
 {
 	unsigned int i;
 
-	stats->id = usage->client_id;
+	memset(state, 0, sizeof(*state));
+	state->device = tdev->index;
+	state->id = usage->client_id;
 	/* 0 when the opener is not in the reader's pid namespace. */
-	stats->pid = pid_vnr(usage->pid);
-	memcpy(stats->comm, usage->comm, sizeof(stats->comm));
-	stats->mem_device = atomic64_read(&usage->mem_device);
-	stats->mem_host = atomic64_read(&usage->mem_host);
-	stats->jobs_submitted = atomic64_read(&usage->jobs_submitted);
-	stats->buffers = atomic_read(&usage->buffers);
-	stats->queues = atomic_read(&usage->queues);
-	stats->jobs_active = atomic_read(&usage->jobs_active);
-	stats->busy_ns = 0;
+	state->pid = pid_vnr(usage->pid);
+	memcpy(comm, usage->comm, TASK_COMM_LEN);
+	state->memory_device_bytes = atomic64_read(&usage->mem_device);
+	state->memory_host_bytes = atomic64_read(&usage->mem_host);
+	state->jobs_submitted = atomic64_read(&usage->jobs_submitted);
+	state->buffers = atomic_read(&usage->buffers);
+	state->queues = atomic_read(&usage->queues);
+	state->jobs_active = atomic_read(&usage->jobs_active);
 	for (i = 0; i < tdev->engine_count; i++)
-		stats->busy_ns += tern_client_engine_busy_ns(tdev, usage, i);
+		state->busy_ns += tern_client_engine_busy_ns(tdev, usage, i);
 }

@@ -31,33 +31,33 @@ static struct tern_drm_device *to_tdev(struct device *dev)
 
 /* ---- the device ---- */
 
-/* Defines a read-only attribute printing @expr of the device's stats. */
+/* Defines a read-only attribute printing @expr of the device's state. */
 #define TERN_DEVICE_STAT(_name, fmt, expr)				\
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
 {									\
-	struct tern_device_stats stats;					\
+	struct tern_state_device state;					\
 									\
-	tern_device_stats_read(to_tdev(dev), &stats);			\
+	tern_device_state_read(to_tdev(dev), &state);			\
 	return sysfs_emit(buf, fmt "\n", expr);				\
 }									\
 static DEVICE_ATTR_RO(_name)
 
-TERN_DEVICE_STAT(health, "%s", tern_health_name(stats.health));
-TERN_DEVICE_STAT(health_reasons, "0x%x", stats.health_reasons);
-TERN_DEVICE_STAT(mem_used_bytes, "%llu", stats.mem_used);
-TERN_DEVICE_STAT(mem_host_used_bytes, "%llu", stats.mem_host_used);
-TERN_DEVICE_STAT(buffers, "%u", stats.buffers);
-TERN_DEVICE_STAT(engines_busy, "%u", stats.engines_busy);
-TERN_DEVICE_STAT(clients, "%u", stats.clients);
-TERN_DEVICE_STAT(jobs_completed, "%llu", stats.jobs_completed);
-TERN_DEVICE_STAT(jobs_failed, "%llu", stats.jobs_failed);
-TERN_DEVICE_STAT(job_timeouts, "%llu", stats.job_timeouts);
-TERN_DEVICE_STAT(engine_resets, "%llu", stats.engine_resets);
-TERN_DEVICE_STAT(engine_hang_resets, "%llu", stats.engine_hang_resets);
-TERN_DEVICE_STAT(mem_errors_corrected, "%llu", stats.mem_errors_corrected);
+TERN_DEVICE_STAT(health, "%s", tern_health_name(state.health));
+TERN_DEVICE_STAT(health_reasons, "0x%x", state.health_reasons);
+TERN_DEVICE_STAT(mem_used_bytes, "%llu", state.memory_used_bytes);
+TERN_DEVICE_STAT(mem_host_used_bytes, "%llu", state.memory_host_used_bytes);
+TERN_DEVICE_STAT(buffers, "%u", state.buffers);
+TERN_DEVICE_STAT(engines_busy, "%u", state.engines_busy);
+TERN_DEVICE_STAT(clients, "%u", state.client_count);
+TERN_DEVICE_STAT(jobs_completed, "%llu", state.jobs_completed);
+TERN_DEVICE_STAT(jobs_failed, "%llu", state.jobs_failed);
+TERN_DEVICE_STAT(job_timeouts, "%llu", state.job_timeouts);
+TERN_DEVICE_STAT(engine_resets, "%llu", state.engine_resets);
+TERN_DEVICE_STAT(engine_hang_resets, "%llu", state.engine_hang_resets);
+TERN_DEVICE_STAT(mem_errors_corrected, "%llu", state.mem_errors_corrected);
 TERN_DEVICE_STAT(mem_errors_uncorrected, "%llu",
-		 stats.mem_errors_uncorrected);
+		 state.mem_errors_uncorrected);
 
 /* Defines a read-only attribute printing @expr of the device. */
 #define TERN_DEVICE_ATTR(_name, fmt, expr)				\
