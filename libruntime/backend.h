@@ -130,13 +130,11 @@ struct tern_backend_ops {
 			       tern_port_info_t *ports, uint32_t capacity,
 			       uint32_t *count);
 	/*
-	 * Fault injection (debugfs @file gets @line), and the device's inner
-	 * state for tern-inspect; NULL where the backend has none.
+	 * Fault injection (debugfs @file gets @line); NULL where the backend
+	 * has none.
 	 */
 	tern_status_t (*fault)(int device_index, const char *file,
 			       const char *line);
-	tern_status_t (*device_state)(int device_index,
-				      tern_sim_device_state_t *state);
 
 	tern_status_t (*queue_create)(struct tern_be_device *dev,
 				      uint32_t engine,

@@ -14,7 +14,7 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
 	packets.c fabric.c simulated.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
-	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c \
+	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c simd/netlink.c \
 	$(sort $(wildcard libruntime/coll/*.c)) \
 	libruntime/net/stats.c \
 	$(sort $(wildcard libruntime/net/ofi/*.c))

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * What only the simulator offers a process: faults injected with the
- * words of tern.ko's debugfs, and a device's inner state (engines,
- * counters, every process's opens) that tern.ko gives over netlink.
+ * words of tern.ko's debugfs (a device's state is in sim/inspect.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,19 +39,4 @@ TERN_API tern_status_t tern_sim_set_link(int device_index, uint32_t port,
 
 	snprintf(line, sizeof(line), "%u %s", port, up ? "up" : "down");
 	return tern_sim_inject_fault(device_index, "fabric_link", line);
-}
-
-TERN_API tern_status_t tern_sim_device_state(int device_index,
-					     tern_sim_device_state_t *state)
-{
-	const struct tern_backend_ops *ops;
-	tern_status_t status;
-
-	if (!state)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	status = simulated_ops(&ops);
-	if (status)
-		return status;
-	memset(state, 0, sizeof(*state));
-	return ops->device_state(device_index, state);
 }

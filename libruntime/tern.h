@@ -206,11 +206,26 @@ typedef struct {
 } tern_sim_device_state_t;
 
 /*
- * Fills @state for simulated device @device_index. TERN_ERROR_NOT_SUPPORTED
- * on the kernel backend, whose netlink family tells the same.
+ * Fills @state for simulated device @device_index, from the machine's
+ * answer to tern_sim_netlink_dump(). TERN_ERROR_NOT_SUPPORTED on the
+ * kernel backend, whose netlink family tells the same.
  */
 tern_status_t tern_sim_device_state(int device_index,
 				    tern_sim_device_state_t *state);
+
+/*
+ * What tern.ko's "tern" generic netlink family answers dump @cmd
+ * (DRM_TERN_CMD_DEVICE_GET, _LINK_GET or _CLIENT_GET of tern_accel.h),
+ * from the simulated machine: the netlink messages one after another, each
+ * a struct nlmsghdr, a struct genlmsghdr and its attributes, as a netlink
+ * socket delivers a dump, into *@msgs (*@len bytes; free() it). @device
+ * limits a device or client dump to that device; -1 asks for all. For
+ * tools that read tern.ko and the simulator with one parser. Clients past
+ * what one answer holds (thousands) are left out; the devices' client
+ * counts still count them. TERN_ERROR_NOT_SUPPORTED on the kernel backend.
+ */
+tern_status_t tern_sim_netlink_dump(int cmd, int device, void **msgs,
+				    size_t *len);
 
 /*
  * The simulated machine's events, as tern.ko's "events" netlink group
@@ -259,6 +274,16 @@ tern_status_t tern_sim_events_open(int *fd);
  */
 tern_status_t tern_sim_event_read(int fd, tern_sim_event_t *event,
 				  int timeout_ms);
+/*
+ * The same event as tern.ko's "events" group sends it: one netlink message
+ * (struct nlmsghdr, struct genlmsghdr, attributes) into @msg of @capacity
+ * bytes, at least TERN_SIM_EVENT_MAX_BYTES; its size into *@len, and into
+ * *@lost (may be NULL) how many events this follower missed before it.
+ */
+#define TERN_SIM_EVENT_MAX_BYTES	512
+tern_status_t tern_sim_event_read_netlink(int fd, void *msg, size_t capacity,
+					  size_t *len, uint64_t *lost,
+					  int timeout_ms);
 
 /*
  * The simulated machine itself, for tools such as tern-inspect sim: the

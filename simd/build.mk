@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # tern-simd: the simulated machine's process, built from simd/ (its wire
-# protocol, wire.c, is also linked into libtern) and the device model.
+# protocol, wire.c, and its netlink encoding, netlink.c, are also linked
+# into libtern) and the device model.
 
 TERN_SIMD := $(BUILD)/tern-simd
 TERN_SIMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard simd/*.c))) \

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "netlink.h"
 #include "tern_model.h"
 
 /* Payload buffer: the largest request, aligned for its packets. */
@@ -440,6 +441,29 @@ static void machine_queue_request(struct machine_client *client,
 	machine_reply(client, &reply, sizeof(reply), -1);
 }
 
+/* DUMP's reply: the status, then the messages. */
+static void machine_dump_reply(struct machine_client *client,
+			       const void *payload, uint32_t len)
+{
+	struct sim_reply *reply = malloc(SIM_WIRE_MAX_PAYLOAD);
+	struct sim_nl nl;
+
+	if (!reply) {
+		machine_reply_status(client, TERN_ERROR_OUT_OF_MEMORY);
+		return;
+	}
+	memset(reply, 0, sizeof(*reply));
+	sim_nl_init(&nl, reply + 1, SIM_WIRE_MAX_PAYLOAD - sizeof(*reply));
+	if (len == sizeof(struct sim_dump))
+		reply->status = machine_dump(client->machine, payload, &nl);
+	else
+		reply->status = TERN_ERROR_INVALID_ARGUMENT;
+	if (reply->status != TERN_SUCCESS)
+		nl.len = 0;
+	machine_reply(client, reply, (uint32_t)sizeof(*reply) + nl.len, -1);
+	free(reply);
+}
+
 static void machine_machine_request(struct machine_client *client,
 				    uint32_t type, const void *payload,
 				    uint32_t len)
@@ -449,20 +473,8 @@ static void machine_machine_request(struct machine_client *client,
 	struct sim_ports_reply ports;
 	bool stop = false;
 
-	if (type == SIM_MSG_INSPECT) {
-		struct sim_inspect_reply *state = calloc(1, sizeof(*state));
-
-		if (!state) {
-			machine_reply_status(client, TERN_ERROR_OUT_OF_MEMORY);
-			return;
-		}
-		if (len == sizeof(struct sim_inspect))
-			machine_inspect(m, ((const struct sim_inspect *)payload)->device,
-					state);
-		else
-			state->r.status = TERN_ERROR_INVALID_ARGUMENT;
-		machine_reply(client, state, sizeof(*state), -1);
-		free(state);
+	if (type == SIM_MSG_DUMP) {
+		machine_dump_reply(client, payload, len);
 		return;
 	}
 	if (type == SIM_MSG_PORTS) {
@@ -602,7 +614,7 @@ static int machine_dispatch(struct machine_client *client, uint32_t type,
 	case SIM_MSG_PORTS:
 	case SIM_MSG_FAULT:
 	case SIM_MSG_STOP:
-	case SIM_MSG_INSPECT:
+	case SIM_MSG_DUMP:
 		machine_machine_request(client, type, req, len);
 		return 0;
 	case SIM_MSG_EVENTS:

@@ -113,6 +113,20 @@ void machine_context_close(struct machine_context *ctx)
 	free(ctx);
 }
 
+uint64_t machine_device_caps(struct machine *m, int index)
+{
+	uint64_t caps = TERN_DEVICE_CAP_MOCK | TERN_DEVICE_CAP_HOST_MEMORY |
+			TERN_DEVICE_CAP_SEMAPHORE | TERN_DEVICE_CAP_TIMESTAMP |
+			TERN_DEVICE_CAP_PEER_MEMORY |
+			TERN_DEVICE_CAP_ABORTABLE_WAIT;
+
+	if (m->fabric.port_count[index])
+		caps |= TERN_DEVICE_CAP_FABRIC;
+	if (m->has_reduce)
+		caps |= TERN_DEVICE_CAP_REDUCE | TERN_DEVICE_CAP_REDUCE_DIVIDE;
+	return caps;
+}
+
 void machine_context_query(struct machine_context *ctx,
 			   struct sim_query_reply *reply)
 {
@@ -121,17 +135,7 @@ void machine_context_query(struct machine_context *ctx,
 
 	snprintf(reply->node, sizeof(reply->node), "sim:%d", index);
 	reply->memory_bytes = ctx->dev->mem_total;
-	reply->capabilities = TERN_DEVICE_CAP_MOCK |
-			      TERN_DEVICE_CAP_HOST_MEMORY |
-			      TERN_DEVICE_CAP_SEMAPHORE |
-			      TERN_DEVICE_CAP_TIMESTAMP |
-			      TERN_DEVICE_CAP_PEER_MEMORY |
-			      TERN_DEVICE_CAP_ABORTABLE_WAIT;
-	if (m->fabric.port_count[index])
-		reply->capabilities |= TERN_DEVICE_CAP_FABRIC;
-	if (m->has_reduce)
-		reply->capabilities |= TERN_DEVICE_CAP_REDUCE |
-				       TERN_DEVICE_CAP_REDUCE_DIVIDE;
+	reply->capabilities = machine_device_caps(m, index);
 	if (ctx->model_clock)
 		reply->capabilities |= TERN_DEVICE_CAP_MODELLED_CLOCK;
 	reply->clock_hz = TERN_MODEL_CLOCK_HZ;

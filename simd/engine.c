@@ -239,15 +239,13 @@ static void machine_engine_account(struct machine_engine *engine,
 }
 
 /* Who a reset failed, to announce once the engine lock is let go. */
-static void machine_engine_guilty(struct machine_engine *engine,
-				  struct machine_context *ctx,
+static void machine_engine_guilty(struct machine_context *ctx,
 				  struct machine_guilty *guilty)
 {
 	guilty->client_id = ctx->id;
 	guilty->pid = ctx->client->pid;
 	memcpy(guilty->comm, ctx->client->comm, sizeof(guilty->comm));
 	guilty->comm[sizeof(guilty->comm) - 1] = '\0';
-	guilty->resets = engine->stats.resets;
 }
 
 /*
@@ -314,7 +312,7 @@ static void machine_queue_finish(struct machine_engine *engine,
 	machine_queue_charge(engine, q, dt, true);
 	machine_engine_account(engine, q->ctx, status);
 	if (status == TERN_ERROR_TIMEOUT)	/* the reset counted */
-		machine_engine_guilty(engine, q->ctx, &guilty);
+		machine_engine_guilty(q->ctx, &guilty);
 	machine_client_job_end(q->ctx->client, job->size);
 	engine->running--;
 	q->run.job = NULL;

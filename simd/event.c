@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the machine announces, and a device's health, as tern.ko does
- * (driver/tern_health.c, tern_netlink_events.c).
+ * (driver/tern_health.c, tern_netlink_events.c), in the same messages
+ * (netlink.h).
  *
- * Health follows from the device's state: a link of it down (LINK_DOWN)
- * or counting errors (LINK_ERRORS), an engine hung now (ENGINE_HUNG) or
- * reset after a hang (ENGINE_RESET), an uncorrectable memory error
- * (MEM_UNCORRECTED). Whatever can change one of these calls
+ * Health follows from the device's state by the model's rule
+ * (tern_health_reasons(), model/tern_state.h): a link of it down or
+ * counting errors, an engine hung now or reset after a hang, an
+ * uncorrectable memory error. Nobody clears a machine's health, so its
+ * baseline is zero. Whatever can change one of these calls
  * machine_health_update(), which announces a HEALTH event when the
  * reasons changed.
  *
@@ -21,57 +23,44 @@
 #include <sys/socket.h>
 
 #include "machine.h"
+#include "netlink.h"
 
 uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev)
 {
-	const struct tern_fabric *fabric = &m->fabric;
-	uint32_t reasons = 0;
-	uint64_t uncorrected;
+	struct tern_health_input in = { 0 };
 
-	for (unsigned int p = 0; p < fabric->port_count[dev->index]; p++) {
-		int link = fabric->port_link[dev->index][p];
-
-		if (link < 0)
-			continue;
-		if (!tern_load_u32(&fabric->links[link].up))
-			reasons |= DRM_TERN_HEALTH_REASON_LINK_DOWN;
-		if (tern_counter_read(&fabric->links[link].errors))
-			reasons |= DRM_TERN_HEALTH_REASON_LINK_ERRORS;
-	}
+	tern_fabric_health_input(&m->fabric, (uint32_t)dev->index, &in);
 	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
 		struct machine_engine *engine = &dev->engines[e];
-		uint64_t hang_resets;
 
-		if (atomic_load(&engine->hung))
-			reasons |= DRM_TERN_HEALTH_REASON_ENGINE_HUNG;
+		in.engines_hung += atomic_load(&engine->hung);
 		pthread_mutex_lock(&engine->lock);
-		hang_resets = engine->stats.hang_resets;
+		in.engine_hang_resets += engine->stats.hang_resets;
 		pthread_mutex_unlock(&engine->lock);
-		if (hang_resets)
-			reasons |= DRM_TERN_HEALTH_REASON_ENGINE_RESET;
 	}
 	pthread_mutex_lock(&dev->lock);
-	uncorrected = dev->mem_errors_uncorrected;
+	in.mem_errors_uncorrected = dev->mem_errors_uncorrected;
 	pthread_mutex_unlock(&dev->lock);
-	if (uncorrected)
-		reasons |= DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED;
-	return reasons;
+	return tern_health_reasons(&in, NULL);
 }
 
 /* Sends @event to one follower, or counts it missed. Machine lock held. */
 static void machine_event_send(struct machine_client *client,
-			       tern_sim_event_t *event)
+			       const struct sim_nl *event)
 {
-	struct sim_msg_header header = { SIM_MSG_EVENT, sizeof(*event) };
-	struct iovec iov[2] = {
-		{ &header, sizeof(header) }, { event, sizeof(*event) },
+	struct sim_msg_header header = {
+		SIM_MSG_EVENT, (uint32_t)sizeof(struct sim_event) + event->len,
 	};
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct sim_event head = { .lost = client->events_lost };
+	struct iovec iov[3] = {
+		{ &header, sizeof(header) }, { &head, sizeof(head) },
+		{ event->buf, event->len },
+	};
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 3 };
 	ssize_t sent;
 
-	event->lost = client->events_lost;
 	sent = sendmsg(client->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (sent == (ssize_t)(sizeof(header) + sizeof(*event))) {
+	if (sent == (ssize_t)(sizeof(header) + header.size)) {
 		client->events_lost = 0;
 	} else if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 		client->events_lost++;
@@ -81,8 +70,11 @@ static void machine_event_send(struct machine_client *client,
 	}
 }
 
-void machine_announce(struct machine *m, tern_sim_event_t *event)
+/* Sends the message @event holds to every follower. */
+static void machine_announce(struct machine *m, struct sim_nl *event)
 {
+	if (!sim_nl_end(event))
+		return;		/* cannot happen: SIM_EVENT_MAX holds any */
 	pthread_mutex_lock(&m->lock);
 	for (struct machine_client *c = m->clients; c; c = c->next)
 		if (c->following)
@@ -90,36 +82,44 @@ void machine_announce(struct machine *m, tern_sim_event_t *event)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* Starts device event @cmd of @dev, with its health @reasons. */
+static void machine_device_event(struct sim_nl *event, uint8_t *buf,
+				 uint8_t cmd, struct machine_device *dev,
+				 uint32_t reasons)
+{
+	sim_nl_init(event, buf, SIM_EVENT_MAX);
+	sim_nl_begin(event, cmd);
+	sim_nl_put_u32(event, DRM_TERN_A_DEV_INDEX, (uint32_t)dev->index);
+	sim_nl_put_u32(event, DRM_TERN_A_DEV_HEALTH, tern_health_of(reasons));
+	sim_nl_put_u32(event, DRM_TERN_A_DEV_HEALTH_REASONS, reasons);
+}
+
 void machine_health_update(struct machine *m, struct machine_device *dev)
 {
 	uint32_t reasons = machine_health_reasons(m, dev);
-	tern_sim_event_t event = {
-		.kind = TERN_SIM_EVENT_HEALTH,
-		.device = (uint32_t)dev->index,
-		.health_reasons = reasons,
-	};
+	uint8_t buf[SIM_EVENT_MAX];
+	struct sim_nl event;
 
-	if (atomic_exchange(&dev->health_reasons, reasons) != reasons)
-		machine_announce(m, &event);
+	if (atomic_exchange(&dev->health_reasons, reasons) == reasons)
+		return;
+	machine_device_event(&event, buf, DRM_TERN_CMD_HEALTH_NTF, dev,
+			     reasons);
+	machine_announce(m, &event);
 }
 
 void machine_link_event(struct machine *m, uint32_t device, uint32_t port,
-			tern_sim_event_kind_t kind)
+			uint8_t cmd)
 {
-	const struct tern_fabric_link *link;
 	int index = m->fabric.port_link[device][port];
-	tern_sim_event_t event = { .kind = kind };
+	const struct tern_fabric_link *link;
+	uint8_t buf[SIM_EVENT_MAX];
+	struct sim_nl event;
 
 	if (index < 0)
 		return;
 	link = &m->fabric.links[index];
-	event.link = (uint32_t)index;
-	event.device_a = link->end[0].device;
-	event.port_a = link->end[0].port;
-	event.device_b = link->end[1].device;
-	event.port_b = link->end[1].port;
-	event.link_up = tern_load_u32(&link->up) != 0;
-	event.link_errors = tern_counter_read(&link->errors);
+	sim_nl_init(&event, buf, sizeof(buf));
+	machine_link_message(&event, m, (uint32_t)index, cmd);
 	machine_announce(m, &event);
 	machine_health_update(m, &m->devices[link->end[0].device]);
 	machine_health_update(m, &m->devices[link->end[1].device]);
@@ -129,18 +129,23 @@ void machine_mem_error_event(struct machine_device *dev, bool uncorrectable,
 			     uint64_t offset)
 {
 	struct machine *m = dev->machine;
-	tern_sim_event_t event = {
-		.kind = TERN_SIM_EVENT_MEM_ERROR,
-		.device = (uint32_t)dev->index,
-		.mem_uncorrectable = uncorrectable,
-		.mem_address = offset,
-		.health_reasons = machine_health_reasons(m, dev),
-	};
+	uint8_t buf[SIM_EVENT_MAX];
+	uint64_t corrected, uncorrected;
+	struct sim_nl event;
 
 	pthread_mutex_lock(&dev->lock);
-	event.mem_errors_corrected = dev->mem_errors_corrected;
-	event.mem_errors_uncorrected = dev->mem_errors_uncorrected;
+	corrected = dev->mem_errors_corrected;
+	uncorrected = dev->mem_errors_uncorrected;
 	pthread_mutex_unlock(&dev->lock);
+	machine_device_event(&event, buf, DRM_TERN_CMD_MEM_ERROR_NTF, dev,
+			     machine_health_reasons(m, dev));
+	sim_nl_put_u32(&event, DRM_TERN_A_DEV_MEM_ERROR_KIND,
+		       uncorrectable ? DRM_TERN_MEM_ERROR_UNCORRECTED :
+				       DRM_TERN_MEM_ERROR_CORRECTED);
+	sim_nl_put_u64(&event, DRM_TERN_A_DEV_MEM_ERROR_ADDR, offset);
+	sim_nl_put_u64(&event, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED, corrected);
+	sim_nl_put_u64(&event, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED,
+		       uncorrected);
 	machine_announce(m, &event);
 	machine_health_update(m, dev);
 }
@@ -150,17 +155,12 @@ void machine_reset_event(struct machine_engine *engine,
 {
 	struct machine_device *dev = engine->dev;
 	struct machine *m = dev->machine;
-	tern_sim_event_t event = {
-		.kind = TERN_SIM_EVENT_ENGINE_RESET,
-		.device = (uint32_t)dev->index,
-		.engine = engine->index,
-		.engine_resets = guilty->resets,
-		.guilty_client_id = guilty->client_id,
-		.guilty_pid = guilty->pid,
-		.health_reasons = machine_health_reasons(m, dev),
-	};
+	uint8_t buf[SIM_EVENT_MAX];
+	struct sim_nl event;
 
-	memcpy(event.guilty_comm, guilty->comm, sizeof(event.guilty_comm));
+	machine_device_event(&event, buf, DRM_TERN_CMD_ENGINE_RESET_NTF, dev,
+			     machine_health_reasons(m, dev));
+	machine_put_engine(&event, engine, guilty);
 	machine_announce(m, &event);
 	machine_health_update(m, dev);
 }

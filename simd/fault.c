@@ -49,14 +49,14 @@ static tern_status_t machine_fault_link(struct machine *m, uint32_t device,
 		ret = tern_fabric_link_error(&m->fabric, device, (u32)port);
 		if (ret >= 0)
 			machine_link_event(m, device, (u32)port,
-					   TERN_SIM_EVENT_LINK_ERROR);
+					   DRM_TERN_CMD_LINK_ERROR_NTF);
 	} else if (strcmp(words[1], "down") == 0 ||
 		   strcmp(words[1], "up") == 0) {
 		ret = tern_fabric_set_link(&m->fabric, device, (u32)port,
 					   strcmp(words[1], "up") == 0);
 		if (ret == 1)
 			machine_link_event(m, device, (u32)port,
-					   TERN_SIM_EVENT_LINK_STATE);
+					   DRM_TERN_CMD_LINK_STATE_NTF);
 	} else {
 		snprintf(reason, len, "want down, up or error after the port");
 		return TERN_ERROR_INVALID_ARGUMENT;

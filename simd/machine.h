@@ -22,6 +22,7 @@
 #include "wire.h"
 #include "tern_accel.h"
 #include "tern_fabric.h"
+#include "tern_state.h"
 #include "tern_timing.h"
 
 #define MACHINE_MAX_DEVICES	64
@@ -383,12 +384,30 @@ struct machine_context *machine_context_find(struct machine_client *client,
 					     uint64_t id);
 void machine_context_query(struct machine_context *ctx,
 			   struct sim_query_reply *reply);
+/* TERN_DEVICE_CAP_* of device @index, whoever opens it. */
+uint64_t machine_device_caps(struct machine *m, int index);
 void machine_ports(struct machine *m, uint32_t device,
 		   struct sim_ports_reply *reply);
 
-/* inspect.c: what tern-inspect sees of a device */
-void machine_inspect(struct machine *m, uint32_t device,
-		     struct sim_inspect_reply *reply);
+/*
+ * inspect.c: what tern-inspect sees, in the structs of the model's state
+ * lists and in tern.ko's netlink messages (netlink.h)
+ */
+struct sim_nl;
+struct machine_guilty;
+void machine_device_state(struct machine *m, struct machine_device *dev,
+			  struct tern_state_device *state);
+void machine_engine_state(struct machine_engine *engine,
+			  struct tern_state_engine *state);
+/* One DRM_TERN_A_DEV_ENGINE nest; with @guilty, whose job a reset failed. */
+void machine_put_engine(struct sim_nl *nl, struct machine_engine *engine,
+			const struct machine_guilty *guilty);
+/* Starts a @cmd message of link @link; the caller ends it. */
+void machine_link_message(struct sim_nl *nl, struct machine *m, uint32_t link,
+			  uint8_t cmd);
+/* DUMP: the messages tern.ko's dump @req->cmd would send, those that fit. */
+tern_status_t machine_dump(struct machine *m, const struct sim_dump *req,
+			   struct sim_nl *nl);
 
 /* memory.c */
 tern_status_t machine_bo_create(struct machine_context *ctx,
@@ -499,21 +518,21 @@ void machine_sched_ring_remove(struct machine_sched *s,
 			       struct machine_client *client);
 
 /* event.c: events and health, as tern.ko announces them */
-/* Whose job an engine reset failed, and the engine's resets so far. */
+/* Whose job an engine reset failed. */
 struct machine_guilty {
 	uint64_t client_id;
 	int32_t pid;
 	char comm[32];
-	uint64_t resets;
 };
 uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev);
-/* Sends @event to every follower. No lock held. */
-void machine_announce(struct machine *m, tern_sim_event_t *event);
 /* Announces HEALTH if @dev's reasons changed. No lock held. */
 void machine_health_update(struct machine *m, struct machine_device *dev);
-/* The link on @device's @port changed state or counted an error. */
+/*
+ * The link on @device's @port changed state or counted an error: @cmd is
+ * DRM_TERN_CMD_LINK_STATE_NTF or _LINK_ERROR_NTF.
+ */
 void machine_link_event(struct machine *m, uint32_t device, uint32_t port,
-			tern_sim_event_kind_t kind);
+			uint8_t cmd);
 void machine_mem_error_event(struct machine_device *dev, bool uncorrectable,
 			     uint64_t offset);
 void machine_reset_event(struct machine_engine *engine,

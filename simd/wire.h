@@ -29,7 +29,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	8
+#define SIM_WIRE_VERSION	9
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -123,14 +123,14 @@ enum sim_msg_type {
 	SIM_MSG_SUBMIT,		/* no reply */
 	SIM_MSG_FENCE_PUT,	/* no reply */
 	SIM_MSG_STOP,
-	SIM_MSG_INSPECT,
+	SIM_MSG_DUMP,		/* what a dump of tern.ko's netlink family says */
 	SIM_MSG_EVENTS,		/* the connection follows the events from now */
 	SIM_MSG_DOORBELL,	/* no reply: records wait in the ring */
 	SIM_MSG_RING_PAD,	/* in the ring only: skip to its end */
 	SIM_MSG_BO_FD,		/* a buffer's memfd again (sim_bo_free's shape) */
 	SIM_MSG_TYPE_COUNT,
 	SIM_MSG_REPLY = 0x100,
-	SIM_MSG_EVENT = 0x200,	/* machine to follower, unasked: tern_sim_event_t */
+	SIM_MSG_EVENT = 0x200,	/* machine to follower, unasked: struct sim_event */
 };
 
 struct sim_msg_header {
@@ -249,37 +249,23 @@ struct sim_fault {
 	char line[96];
 };
 /*
- * INSPECT: what tern-inspect shows of a device, every process's alike:
- * its counters, its engines and the contexts open on it (the first
- * SIM_INSPECT_MAX_CLIENTS; client_count says how many there are).
+ * DUMP: what tern.ko's "tern" netlink family answers dump @cmd
+ * (DRM_TERN_CMD_DEVICE_GET, _LINK_GET or _CLIENT_GET), of @device or of
+ * all (SIM_DUMP_ALL; links are only all). The reply is struct sim_reply
+ * and the messages (netlink.h), as many as fit in SIM_WIRE_MAX_PAYLOAD:
+ * devices and links always do; clients past that are left out, and the
+ * devices' client counts still count them.
  */
-#define SIM_INSPECT_MAX_ENGINES	16
-#define SIM_INSPECT_MAX_CLIENTS	64
-struct sim_inspect { uint32_t device; uint32_t pad; };
-struct sim_inspect_engine {
-	uint64_t busy_ns, jobs_completed, jobs_failed, timeouts, resets;
-	uint64_t hang_resets;
-	uint32_t busy, hung, jobs_queued, pad;
-	uint64_t steps, longest_step_ns;
-};
-struct sim_inspect_client {
-	uint64_t id;
-	int32_t pid;
-	uint32_t buffers;
-	char comm[32];
-	uint64_t mem_device, mem_host;
-	uint32_t queues, jobs_active;
-	uint64_t jobs_submitted, busy_ns;
-};
-struct sim_inspect_reply {
-	struct sim_reply r;
-	uint64_t mem_total, mem_used, mem_host_used;
-	uint64_t mem_errors_corrected, mem_errors_uncorrected;
-	uint32_t buffer_count, engine_count, client_count;
-	uint32_t health_reasons;	/* DRM_TERN_HEALTH_REASON_* */
-	struct sim_inspect_engine engines[SIM_INSPECT_MAX_ENGINES];
-	struct sim_inspect_client clients[SIM_INSPECT_MAX_CLIENTS];
-};
+#define SIM_DUMP_ALL	0xffffffffu
+struct sim_dump { uint32_t cmd; uint32_t device; };
+
+/*
+ * EVENT: this, then one message as tern.ko's "events" group sends it, of
+ * at most SIM_EVENT_MAX bytes. @lost: events this follower missed before
+ * it, for reading too slowly.
+ */
+#define SIM_EVENT_MAX	((uint32_t)TERN_SIM_EVENT_MAX_BYTES)
+struct sim_event { uint64_t lost; };
 
 /* FAULT's and STOP's reply: why it was refused. */
 struct sim_reason_reply { struct sim_reply r; char reason[160]; };

@@ -107,9 +107,14 @@ tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
 	return ret ? TERN_ERROR_BACKEND : TERN_SUCCESS;
 }
 
-tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
-		       int fd_out, void *reply, uint32_t reply_len,
-		       int *fd_in)
+/*
+ * sim_call(), with a reply of at least a struct sim_reply and at most
+ * @reply_len bytes when !@exact; its size into *@got.
+ */
+static tern_status_t sim_call_reply(uint32_t type, const void *req,
+				    uint32_t len, int fd_out, void *reply,
+				    uint32_t reply_len, bool exact,
+				    uint32_t *got, int *fd_in)
 {
 	struct sim_conn *conn = sim_conn_get();
 	int fds[SIM_WIRE_MAX_FDS], ret, i;
@@ -128,10 +133,13 @@ tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 				    &got_len, fds);
 	pthread_mutex_unlock(&conn->call_lock);
 	/* A refusal may be a bare status. */
-	if (!ret && got_len == sizeof(struct sim_reply) && got_len < reply_len &&
+	if (!ret && exact && got_len == sizeof(struct sim_reply) &&
+	    got_len < reply_len &&
 	    ((struct sim_reply *)reply)->status != TERN_SUCCESS)
 		got_len = reply_len;
-	if (ret || got_type != SIM_MSG_REPLY || got_len != reply_len) {
+	if (ret || got_type != SIM_MSG_REPLY ||
+	    (exact ? got_len != reply_len :
+		     got_len < sizeof(struct sim_reply))) {
 		if (!ret)
 			for (i = 0; i < SIM_WIRE_MAX_FDS; i++)
 				if (fds[i] >= 0)
@@ -142,6 +150,8 @@ tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 				    got_len, reply_len);
 		return TERN_ERROR_BACKEND;
 	}
+	if (got)
+		*got = got_len;
 	if (fd_in)
 		*fd_in = fds[0];
 	else if (fds[0] >= 0)
@@ -149,6 +159,21 @@ tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 	if (fds[1] >= 0)
 		close(fds[1]);
 	return (tern_status_t)((struct sim_reply *)reply)->status;
+}
+
+tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
+		       int fd_out, void *reply, uint32_t reply_len,
+		       int *fd_in)
+{
+	return sim_call_reply(type, req, len, fd_out, reply, reply_len, true,
+			      NULL, fd_in);
+}
+
+tern_status_t sim_call_var(uint32_t type, const void *req, uint32_t len,
+			   void *reply, uint32_t cap, uint32_t *got)
+{
+	return sim_call_reply(type, req, len, -1, reply, cap, false, got,
+			      NULL);
 }
 
 static tern_status_t sim_init(void)
@@ -303,72 +328,24 @@ static tern_status_t sim_fault(int device_index, const char *file,
 	return status;
 }
 
-static tern_status_t sim_device_state(int device_index,
-				      tern_sim_device_state_t *state)
+tern_status_t sim_backend_chosen(const char *instead)
 {
-	struct sim_inspect req = { .device = (uint32_t)device_index };
-	struct sim_inspect_reply *reply;
-	tern_status_t status;
-	uint32_t n;
+	const struct tern_backend_ops *ops;
+	tern_status_t status = tern_backend_ops_get(&ops);
 
-	if (device_index < 0 ||
-	    device_index >= (int)sim_conn.machine.shape.devices)
-		return TERN_ERROR_INVALID_DEVICE;
-	reply = malloc(sizeof(*reply));
-	if (!reply)
-		return TERN_ERROR_OUT_OF_MEMORY;
-	status = sim_call(SIM_MSG_INSPECT, &req, sizeof(req), -1, reply,
-			  sizeof(*reply), NULL);
-	if (status) {
-		free(reply);
+	if (status)
 		return status;
+	if (ops != &tern_sim_backend) {
+		tern_set_last_error("this needs the simulator: on tern.ko, %s",
+				    instead);
+		return TERN_ERROR_NOT_SUPPORTED;
 	}
-	state->mem_total = reply->mem_total;
-	state->mem_used = reply->mem_used;
-	state->mem_host_used = reply->mem_host_used;
-	state->buffer_count = reply->buffer_count;
-	state->mem_errors_corrected = reply->mem_errors_corrected;
-	state->mem_errors_uncorrected = reply->mem_errors_uncorrected;
-	state->health_reasons = reply->health_reasons;
-	n = reply->engine_count < TERN_SIM_MAX_ENGINES ? reply->engine_count :
-							 TERN_SIM_MAX_ENGINES;
-	state->engine_count = n;
-	for (uint32_t e = 0; e < n; e++) {
-		const struct sim_inspect_engine *in = &reply->engines[e];
-		tern_sim_engine_state_t *out = &state->engines[e];
-
-		out->busy_ns = in->busy_ns;
-		out->jobs_completed = in->jobs_completed;
-		out->jobs_failed = in->jobs_failed;
-		out->timeouts = in->timeouts;
-		out->resets = in->resets;
-		out->hang_resets = in->hang_resets;
-		out->steps = in->steps;
-		out->longest_step_ns = in->longest_step_ns;
-		out->jobs_queued = in->jobs_queued;
-		out->busy = in->busy != 0;
-		out->hung = in->hung != 0;
-	}
-	state->client_count = reply->client_count;
-	n = reply->client_count < TERN_SIM_MAX_CLIENTS ? reply->client_count :
-							 TERN_SIM_MAX_CLIENTS;
-	for (uint32_t c = 0; c < n; c++) {
-		const struct sim_inspect_client *in = &reply->clients[c];
-		tern_sim_client_state_t *out = &state->clients[c];
-
-		out->id = in->id;
-		out->pid = in->pid;
-		sim_wire_strcpy(out->comm, in->comm, sizeof(out->comm));
-		out->mem_device = in->mem_device;
-		out->mem_host = in->mem_host;
-		out->buffers = in->buffers;
-		out->queues = in->queues;
-		out->jobs_active = in->jobs_active;
-		out->jobs_submitted = in->jobs_submitted;
-		out->busy_ns = in->busy_ns;
-	}
-	free(reply);
 	return TERN_SUCCESS;
+}
+
+int sim_device_count(void)
+{
+	return (int)sim_conn.machine.shape.devices;
 }
 
 static void sim_machine_name(char *buf, size_t len)
@@ -393,7 +370,6 @@ const struct tern_backend_ops tern_sim_backend = {
 	.buffer_import = sim_buffer_import,
 	.ports = sim_ports,
 	.fault = sim_fault,
-	.device_state = sim_device_state,
 	.queue_create = sim_queue_create,
 	.queue_destroy = sim_queue_destroy,
 	.submit = sim_submit,

@@ -119,10 +119,24 @@ struct sim_conn *sim_conn_get(void);
 tern_status_t sim_call(uint32_t type, const void *req, uint32_t len,
 		       int fd_out, void *reply, uint32_t reply_len,
 		       int *fd_in);
+/*
+ * The same without descriptors, for a reply of any size from a struct
+ * sim_reply to @cap bytes: its size into *@got.
+ */
+tern_status_t sim_call_var(uint32_t type, const void *req, uint32_t len,
+			   void *reply, uint32_t cap, uint32_t *got);
 /* A message without reply (SUBMIT, FENCE_PUT): into the ring if it fits. */
 tern_status_t sim_send(struct sim_conn *conn, uint32_t type, const void *req,
 		       uint32_t len, const void *extra, uint32_t extra_len);
 bool sim_conn_alive(struct sim_conn *conn);
+/*
+ * TERN_SUCCESS when this process uses the simulator; else why not: the
+ * backend's error, or TERN_ERROR_NOT_SUPPORTED, saying that on tern.ko
+ * @instead.
+ */
+tern_status_t sim_backend_chosen(const char *instead);
+/* The machine's device count, once the simulator is chosen. */
+int sim_device_count(void);
 
 /* memory.c */
 tern_status_t sim_buffer_create(struct tern_be_device *bdev,

@@ -5,7 +5,8 @@
  * another version and another user are each refused with a sentence
  * saying why; a process killed at any point leaves nothing held and the
  * others go on; a process cannot reach another's buffers; a job waiting
- * on a semaphore holds no CPU of the machine's.
+ * on a semaphore holds no CPU of the machine's; it answers dumps and
+ * sends events in the encoding of tern.ko's netlink family.
  *
  * This program holds machine "m-PID" (2 devices) open for the whole run;
  * the cases that need a process of their own run this program again as a
@@ -30,11 +31,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 #include "packets.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
+#include "tern_accel.h"
 
 #define BUF_BYTES	(1u << 20)
 #define KILL_CYCLES	100
@@ -635,6 +639,114 @@ static void test_events(void **state)
 	close(fd);
 }
 
+/*
+ * Counts the messages of @msgs, each of command @cmd, and stores each's
+ * u32 attribute @attr (~0u where it has none) into @values; asserts that
+ * every message and attribute is whole.
+ */
+static int each_message(const void *msgs, size_t len, uint8_t cmd,
+			uint16_t attr, uint32_t *values, int cap)
+{
+	const uint8_t *p = msgs;
+	int n = 0;
+
+	while (len >= NLMSG_HDRLEN + GENL_HDRLEN) {
+		const struct nlmsghdr *nlh = (const void *)p;
+		const struct genlmsghdr *genl = NLMSG_DATA(nlh);
+		const uint8_t *a = (const uint8_t *)genl + GENL_HDRLEN;
+		const uint8_t *end = p + nlh->nlmsg_len;
+
+		assert_true(nlh->nlmsg_len <= len);
+		assert_int_equal(genl->cmd, cmd);
+		assert_int_equal(genl->version, DRM_TERN_GENL_VERSION);
+		assert_true(n < cap);
+		values[n] = ~0u;
+		while (a + NLA_HDRLEN <= end) {
+			const struct nlattr *nla = (const void *)a;
+
+			assert_true(nla->nla_len >= NLA_HDRLEN &&
+				    a + nla->nla_len <= end);
+			if (nla->nla_type == attr && nla->nla_len == NLA_HDRLEN + 4)
+				memcpy(&values[n], a + NLA_HDRLEN, 4);
+			a += NLA_ALIGN(nla->nla_len);
+		}
+		n++;
+		len -= NLMSG_ALIGN(nlh->nlmsg_len);
+		p += NLMSG_ALIGN(nlh->nlmsg_len);
+	}
+	assert_int_equal(len, 0);
+	return n;
+}
+
+/*
+ * The machine answers a dump and sends its events as tern.ko's netlink
+ * family does: one message per device (with its index), per link (as
+ * many as the ports say), per open; garbage refused.
+ */
+static void test_netlink_encoding(void **state)
+{
+	tern_port_info_t ports[16];
+	uint32_t values[64], count, connected = 0;
+	uint8_t msg[TERN_SIM_EVENT_MAX_BYTES];
+	size_t len;
+	void *msgs;
+	uint64_t lost;
+	int fd;
+
+	(void)state;
+	assert_status(tern_sim_netlink_dump(DRM_TERN_CMD_DEVICE_GET, -1, NULL,
+					    &len), TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_netlink_dump(99, -1, &msgs, &len),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_netlink_dump(DRM_TERN_CMD_LINK_GET, 0, &msgs,
+					    &len), TERN_ERROR_INVALID_ARGUMENT);
+	assert_status(tern_sim_netlink_dump(DRM_TERN_CMD_DEVICE_GET, 2, &msgs,
+					    &len), TERN_ERROR_INVALID_DEVICE);
+
+	assert_ok(tern_sim_netlink_dump(DRM_TERN_CMD_DEVICE_GET, -1, &msgs,
+					&len));
+	assert_int_equal(each_message(msgs, len, DRM_TERN_CMD_DEVICE_GET,
+				      DRM_TERN_A_DEV_INDEX, values, 64), 2);
+	assert_int_equal(values[0], 0);
+	assert_int_equal(values[1], 1);
+	free(msgs);
+
+	for (int d = 0; d < 2; d++) {
+		assert_ok(tern_device_get_ports(dev[d], ports, 16, &count));
+		for (uint32_t p = 0; p < count; p++)
+			connected += ports[p].state != TERN_LINK_UNCONNECTED;
+	}
+	assert_ok(tern_sim_netlink_dump(DRM_TERN_CMD_LINK_GET, -1, &msgs, &len));
+	assert_int_equal(each_message(msgs, len, DRM_TERN_CMD_LINK_GET,
+				      DRM_TERN_A_LINK_INDEX, values, 64),
+			 connected / 2);
+	free(msgs);
+
+	/* This process's opens of device 1, every one its own. */
+	assert_ok(tern_sim_netlink_dump(DRM_TERN_CMD_CLIENT_GET, 1, &msgs,
+					&len));
+	count = (uint32_t)each_message(msgs, len, DRM_TERN_CMD_CLIENT_GET,
+				       DRM_TERN_A_CLIENT_PID, values, 64);
+	assert_true(count >= 1);
+	for (uint32_t c = 0; c < count; c++)
+		assert_int_equal(values[c], (uint32_t)getpid());
+	free(msgs);
+
+	assert_ok(tern_sim_events_open(&fd));
+	assert_status(tern_sim_event_read_netlink(fd, msg, sizeof(msg) - 1,
+						  &len, &lost, 0),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_ok(tern_sim_inject_fault(0, "mem_error", "correctable 64"));
+	assert_ok(tern_sim_event_read_netlink(fd, msg, sizeof(msg), &len,
+					      &lost, 5000));
+	assert_int_equal(each_message(msg, len, DRM_TERN_CMD_MEM_ERROR_NTF,
+				      DRM_TERN_A_DEV_MEM_ERROR_KIND, values,
+				      64), 1);
+	assert_int_equal(values[0], DRM_TERN_MEM_ERROR_CORRECTED);
+	assert_int_equal(lost, 0);
+	close(fd);
+}
+
 static int open_fixture(void **state)
 {
 	(void)state;
@@ -671,6 +783,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_admin_lists_and_refuses),
 		cmocka_unit_test(test_fault_and_state_refuse_garbage),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_netlink_encoding),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
