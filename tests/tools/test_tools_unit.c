@@ -427,10 +427,10 @@ static void test_health_reasons(void **state)
 	snapshot_health_reasons(DRM_TERN_HEALTH_REASON_LINK_DOWN |
 				DRM_TERN_HEALTH_REASON_LINK_ERRORS, buf, 8);
 	assert_int_equal(strlen(buf), 7);
-	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_OK), "ok");
-	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_DEGRADED),
+	assert_string_equal(tern_health_name(DRM_TERN_HEALTH_OK), "ok");
+	assert_string_equal(tern_health_name(DRM_TERN_HEALTH_DEGRADED),
 			    "degraded");
-	assert_string_equal(snapshot_health_name(SNAPSHOT_HEALTH_FAILED),
+	assert_string_equal(tern_health_name(DRM_TERN_HEALTH_FAILED),
 			    "failed");
 }
 
@@ -445,7 +445,7 @@ static void test_health_from_links(void **state)
 	t->links[3].errors = 3;		/* 3 - 0 */
 	for (int i = 0; i < 4; i++)
 		snapshot_derive_link_health(&t->snap, &t->devices[i]);
-	assert_int_equal(t->devices[0].health, SNAPSHOT_HEALTH_DEGRADED);
+	assert_int_equal(t->devices[0].health, DRM_TERN_HEALTH_DEGRADED);
 	assert_int_equal(t->devices[0].health_reasons,
 			 DRM_TERN_HEALTH_REASON_LINK_ERRORS);
 	assert_int_equal(t->devices[1].health_reasons,
@@ -457,7 +457,7 @@ static void test_health_from_links(void **state)
 	t->links[1].up = true;
 	t->links[3].errors = 0;
 	snapshot_derive_link_health(&t->snap, &t->devices[1]);
-	assert_int_equal(t->devices[1].health, SNAPSHOT_HEALTH_OK);
+	assert_int_equal(t->devices[1].health, DRM_TERN_HEALTH_OK);
 	assert_int_equal(t->devices[1].health_reasons, 0);
 	/* snapshot_finish() counts the links up of each device. */
 	t->links[0].up = false;
@@ -631,7 +631,7 @@ static void test_prometheus_client_sample(void **state)
 	t->snap.client_count = 1;
 	t->clients[0] = (struct snapshot_client){
 		.device = 1, .id = 7, .pid = 42, .comm = "we\"ird\\",
-		.mem_device = 4096,
+		.memory_device_bytes = 4096,
 	};
 	text = metrics_text(&t->snap);
 	assert_non_null(strstr(text,

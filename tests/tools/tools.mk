@@ -9,7 +9,8 @@
 # tern-inspect's snapshot, shapes and renderers, without its main().
 TEST_TOOLS_INSPECT_OBJS := $(addprefix $(BUILD)/tools/inspect/, \
 	common.o family.o json.o live.o print.o snapshot.o snapshot_kernel.o \
-	snapshot_sim.o text.o top_frame.o topo.o metrics.o net.o)
+	snapshot_parse.o snapshot_sim.o text.o top_frame.o topo.o metrics.o net.o \
+	values.o)
 TEST_TOOLS_OBJS := $(BUILD)/tests/tools/test_tools_unit.o \
 	$(BUILD)/tools/common/cli.o $(BUILD)/tools/bench/pattern.o \
 	$(TEST_TOOLS_INSPECT_OBJS)

@@ -290,8 +290,8 @@ static void inspect_print_client(struct print *p,
 	print_string(p, "comm", NULL, client->comm);
 	print_string(p, NULL, "%-16s  ",
 		     text_printable(client->comm, comm, sizeof(comm)));
-	print_bytes(p, "memory_device_bytes", "%12s  ", client->mem_device);
-	print_bytes(p, "memory_host_bytes", "%12s  ", client->mem_host);
+	print_bytes(p, "memory_device_bytes", "%12s  ", client->memory_device_bytes);
+	print_bytes(p, "memory_host_bytes", "%12s  ", client->memory_host_bytes);
 	print_u64(p, "buffers", wide ? "%7llu  " : "%7llu\n", client->buffers);
 	print_u64(p, "queues", wide ? "%6llu  " : NULL, client->queues);
 	print_u64(p, "jobs_submitted", NULL, client->jobs_submitted);

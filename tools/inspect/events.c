@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * tern-inspect events: follows tern.ko's "events" netlink multicast group,
- * or without tern.ko the simulated machine's events (the same kinds, from
- * the same faults), and prints one line (or one JSON object) per event as
- * it arrives: link state changes and errors, memory errors, engine
- * resets, health changes. Only root (CAP_SYS_ADMIN) may join tern.ko's
- * group where the kernel checks; the machine is its user's own. An engine
- * reset names the guilty client by id; on tern.ko its pid, in this
- * process's pid namespace, comes from a CLIENT_GET dump while it is open.
+ * or without tern.ko the simulated machine's events (the same messages,
+ * from the same faults, read by the same parser, snapshot_parse.c), and
+ * prints one line (or one JSON object) per event as it arrives: link
+ * state changes and errors, memory errors, engine resets, health changes.
+ * Only root (CAP_SYS_ADMIN) may join tern.ko's group where the kernel
+ * checks; the machine is its user's own. An engine reset names the guilty
+ * client by id; on tern.ko its pid, in this process's pid namespace,
+ * comes from a CLIENT_GET dump while it is open; the machine sends it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,37 +34,11 @@
 /* events_subscribe(): no tern.ko, so the simulated machine's events. */
 #define EVENTS_NO_DRIVER (-2)
 
-/*
- * One event, whichever source it came from: the fields tern.ko's events
- * carry, each with whether it came (an older module may leave some out).
- */
-struct events_event {
-	const char *kind;
-	bool is_link;
-	uint64_t link, device_a, port_a, device_b, port_b, link_errors;
-	bool link_up;
-	uint64_t device;
-	bool has_mem_error, mem_uncorrected;
-	uint64_t mem_address, mem_corrected_count, mem_uncorrected_count;
-	bool has_engine;
-	uint64_t engine, resets;
-	bool has_comm;
-	char comm[TEXT_PRINTABLE_MAX];
-	bool has_health, has_reasons;
-	enum snapshot_health health;
-	uint32_t reasons;
-};
-
 struct events_state {
 	const struct inspect_options *opts;
 	long printed;
-	struct family_conn dumps;	/* for the guilty clients' pids */
-};
-
-/* Who an engine reset failed, the client, its pid here. */
-struct events_guilty {
-	uint64_t client_id;	/* 0 from a tern.ko that sends a pid instead */
-	uint32_t pid;		/* 0 when not known */
+	struct family_conn dumps;	/* tern.ko's: the guilty clients' pids */
+	bool from_driver;		/* tern.ko's events, not the machine's */
 };
 
 static void events_usage(FILE *out)
@@ -81,56 +56,108 @@ static void events_usage(FILE *out)
 	inspect_print_common_options(out);
 }
 
-/* One line, or one JSON document, per event: written once for both. */
-static void events_print(struct events_state *state,
-			 const struct events_event *ev,
-			 const struct events_guilty *guilty)
+static const char *const events_kinds[] = {
+	[DRM_TERN_CMD_LINK_STATE_NTF] = "link_state",
+	[DRM_TERN_CMD_LINK_ERROR_NTF] = "link_error",
+	[DRM_TERN_CMD_MEM_ERROR_NTF] = "mem_error",
+	[DRM_TERN_CMD_ENGINE_RESET_NTF] = "engine_reset",
+	[DRM_TERN_CMD_HEALTH_NTF] = "health",
+};
+
+static void events_print_link(struct print *p, const struct snapshot_link *link)
 {
+	print_u64(p, "link", " link %llu", link->index);
+	print_u64(p, "device_a", " dev %llu", link->device_a);
+	print_u64(p, "port_a", " port %llu <->", link->port_a);
+	print_u64(p, "device_b", " dev %llu", link->device_b);
+	print_u64(p, "port_b", " port %llu", link->port_b);
+	print_string(p, "state", " %s", link->up ? "up" : "down");
+	print_u64(p, "errors", " errors %llu", link->errors);
+}
+
+/*
+ * A device event: an engine reset names the guilty client by its id, and
+ * by its pid where the sender gave one (the simulated machine) or, on
+ * tern.ko, a CLIENT_GET dump finds it.
+ */
+static void events_print_device(struct events_state *state, struct print *p,
+				const struct snapshot_device *dev,
+				const struct snapshot_extra *extra)
+{
+	char comm[TEXT_PRINTABLE_MAX];
+	uint32_t pid = extra->guilty_pid;
+
+	print_u64(p, "device", " dev %llu", dev->index);
+	if (extra->has_mem_error) {
+		print_string(p, "error", " %s",
+			     extra->mem_error_kind == DRM_TERN_MEM_ERROR_UNCORRECTED ?
+			     "uncorrected" : "corrected");
+		print_u64(p, "address", " addr 0x%llx", extra->mem_error_addr);
+		print_u64(p, "mem_errors_corrected", " corrected %llu",
+			  dev->mem_errors_corrected);
+		print_u64(p, "mem_errors_uncorrected", " uncorrected %llu",
+			  dev->mem_errors_uncorrected);
+	}
+	if (extra->engine >= 0) {
+		if (!pid && extra->guilty_client_id && state->from_driver)
+			pid = snapshot_kernel_client_pid(&state->dumps, dev->index,
+							 extra->guilty_client_id);
+		text_printable(extra->guilty_comm, comm, sizeof(comm));
+		print_u64(p, "engine", " engine %llu guilty", (uint64_t)extra->engine);
+		print_u64(p, "guilty_client_id",
+			  extra->guilty_client_id ? " client %llu" : NULL,
+			  extra->guilty_client_id);
+		print_u64(p, "guilty_pid", pid ? " pid %llu" : NULL, pid);
+		print_string(p, "guilty_comm", NULL,
+			     extra->has_guilty_comm ? comm : "");
+		print_string(p, NULL, " (%s)", extra->has_guilty_comm ? comm : "?");
+		print_u64(p, "resets", " resets %llu",
+			  extra->engine < SNAPSHOT_MAX_ENGINES ?
+			  dev->engines[extra->engine].resets : 0);
+	}
+	if (dev->health_given)
+		print_string(p, "health", " health %s",
+			     tern_health_name(dev->health));
+	if (extra->has_reasons)
+		print_reasons(p, "health_reasons",
+			      dev->health_reasons ? " (%s)" : NULL,
+			      dev->health_reasons);
+}
+
+/*
+ * One event, whichever source sent it, read by the one parser: one line,
+ * or one JSON document, written once for both.
+ */
+static void events_handle(struct events_state *state, struct nlmsghdr *nlh)
+{
+	uint8_t cmd = genlmsg_hdr(nlh)->cmd;
+	bool is_link = cmd == DRM_TERN_CMD_LINK_STATE_NTF ||
+		       cmd == DRM_TERN_CMD_LINK_ERROR_NTF;
+	struct snapshot_extra extra;
+	struct snapshot_device dev;
+	struct snapshot_link link;
 	struct print p;
 	char time[40];
+	int err;
 
+	if (cmd >= sizeof(events_kinds) / sizeof(events_kinds[0]) ||
+	    !events_kinds[cmd])
+		return;	/* a newer sender's event: not ours to name */
+	err = is_link ? snapshot_parse_link(nlh, &link) :
+			snapshot_parse_device(nlh, &dev, &extra);
+	if (err < 0) {
+		fprintf(stderr, EVENTS_PROG ": skipped a malformed %s event: %s\n",
+			events_kinds[cmd], nl_geterror(err));
+		return;
+	}
 	live_timestamp(time, sizeof(time));
 	print_begin(&p, state->opts, NULL);
 	print_string(&p, "time", "%s ", time);
-	print_string(&p, "kind", "%s", ev->kind);
-	if (ev->is_link) {
-		print_u64(&p, "link", " link %llu", ev->link);
-		print_u64(&p, "device_a", " dev %llu", ev->device_a);
-		print_u64(&p, "port_a", " port %llu <->", ev->port_a);
-		print_u64(&p, "device_b", " dev %llu", ev->device_b);
-		print_u64(&p, "port_b", " port %llu", ev->port_b);
-		print_string(&p, "state", " %s", ev->link_up ? "up" : "down");
-		print_u64(&p, "errors", " errors %llu", ev->link_errors);
-	} else {
-		print_u64(&p, "device", " dev %llu", ev->device);
-	}
-	if (ev->has_mem_error) {
-		print_string(&p, "error", " %s",
-			     ev->mem_uncorrected ? "uncorrected" : "corrected");
-		print_u64(&p, "address", " addr 0x%llx", ev->mem_address);
-		print_u64(&p, "mem_errors_corrected", " corrected %llu",
-			  ev->mem_corrected_count);
-		print_u64(&p, "mem_errors_uncorrected", " uncorrected %llu",
-			  ev->mem_uncorrected_count);
-	}
-	if (ev->has_engine) {
-		print_u64(&p, "engine", " engine %llu guilty", ev->engine);
-		print_u64(&p, "guilty_client_id",
-			  guilty->client_id ? " client %llu" : NULL,
-			  guilty->client_id);
-		print_u64(&p, "guilty_pid", guilty->pid ? " pid %llu" : NULL,
-			  guilty->pid);
-		print_string(&p, "guilty_comm", NULL,
-			     ev->has_comm ? ev->comm : "");
-		print_string(&p, NULL, " (%s)", ev->has_comm ? ev->comm : "?");
-		print_u64(&p, "resets", " resets %llu", ev->resets);
-	}
-	if (ev->has_health)
-		print_string(&p, "health", " health %s",
-			     snapshot_health_name(ev->health));
-	if (ev->has_reasons)
-		print_reasons(&p, "health_reasons", ev->reasons ? " (%s)" : NULL,
-			      ev->reasons);
+	print_string(&p, "kind", "%s", events_kinds[cmd]);
+	if (is_link)
+		events_print_link(&p, &link);
+	else
+		events_print_device(state, &p, &dev, &extra);
 	print_text(&p, "\n");
 	print_end(&p);
 	fflush(stdout);
@@ -139,121 +166,10 @@ static void events_print(struct events_state *state,
 
 /* ---- tern.ko: the "events" group of the netlink family ---- */
 
-static uint64_t events_u64(struct nlattr **tb, int attr)
-{
-	if (!tb[attr])
-		return 0;
-	return nla_len(tb[attr]) == 8 ? nla_get_u64(tb[attr]) :
-					nla_get_u32(tb[attr]);
-}
-
-static void events_from_link(struct events_event *ev, struct nlattr **link)
-{
-	ev->is_link = true;
-	ev->link = events_u64(link, DRM_TERN_A_LINK_INDEX);
-	ev->device_a = events_u64(link, DRM_TERN_A_LINK_DEVICE_A);
-	ev->port_a = events_u64(link, DRM_TERN_A_LINK_PORT_A);
-	ev->device_b = events_u64(link, DRM_TERN_A_LINK_DEVICE_B);
-	ev->port_b = events_u64(link, DRM_TERN_A_LINK_PORT_B);
-	ev->link_up = events_u64(link, DRM_TERN_A_LINK_STATE) == DRM_TERN_PORT_UP;
-	ev->link_errors = events_u64(link, DRM_TERN_A_LINK_ERRORS);
-}
-
-/*
- * A device event; an engine reset names the guilty client by its id, with
- * its pid from CLIENT_GET (an older tern.ko sent a pid and no id).
- */
-static void events_from_device(struct events_state *state,
-			       struct events_event *ev, struct nlattr **dev,
-			       struct nlattr **e, struct events_guilty *guilty)
-{
-	ev->device = events_u64(dev, DRM_TERN_A_DEV_INDEX);
-	if (dev[DRM_TERN_A_DEV_MEM_ERROR_KIND]) {
-		ev->has_mem_error = true;
-		ev->mem_uncorrected = events_u64(dev, DRM_TERN_A_DEV_MEM_ERROR_KIND) ==
-				      DRM_TERN_MEM_ERROR_UNCORRECTED;
-		ev->mem_address = events_u64(dev, DRM_TERN_A_DEV_MEM_ERROR_ADDR);
-		ev->mem_corrected_count =
-			events_u64(dev, DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED);
-		ev->mem_uncorrected_count =
-			events_u64(dev, DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED);
-	}
-	if (e[DRM_TERN_A_ENGINE_INDEX]) {
-		ev->has_engine = true;
-		ev->engine = events_u64(e, DRM_TERN_A_ENGINE_INDEX);
-		ev->resets = events_u64(e, DRM_TERN_A_ENGINE_RESETS);
-		ev->has_comm = e[DRM_TERN_A_ENGINE_GUILTY_COMM] != NULL;
-		if (ev->has_comm)
-			text_printable(nla_get_string(e[DRM_TERN_A_ENGINE_GUILTY_COMM]),
-				       ev->comm, sizeof(ev->comm));
-		guilty->client_id = events_u64(e, DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID);
-		guilty->pid = (uint32_t)events_u64(e, DRM_TERN_A_ENGINE_GUILTY_PID);
-		if (guilty->client_id)
-			guilty->pid = snapshot_kernel_client_pid(&state->dumps,
-								 (uint32_t)ev->device,
-								 guilty->client_id);
-	}
-	ev->has_health = dev[DRM_TERN_A_DEV_HEALTH] != NULL;
-	ev->health = (enum snapshot_health)events_u64(dev, DRM_TERN_A_DEV_HEALTH);
-	ev->has_reasons = dev[DRM_TERN_A_DEV_HEALTH_REASONS] != NULL;
-	ev->reasons = (uint32_t)events_u64(dev, DRM_TERN_A_DEV_HEALTH_REASONS);
-}
-
 /* libnl callback: one multicast message, one event. */
 static int events_on_message(struct nl_msg *msg, void *arg)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct events_state *state = arg;
-	struct events_guilty guilty = { 0 };
-	struct nlattr *link[DRM_TERN_A_LINK_MAX + 1] = { 0 };
-	struct nlattr *dev[DRM_TERN_A_DEV_MAX + 1] = { 0 };
-	struct nlattr *engine[DRM_TERN_A_ENGINE_MAX + 1] = { 0 };
-	struct events_event ev = { 0 };
-	bool is_link = false;
-	int err = 0;
-
-	switch (genlmsg_hdr(nlh)->cmd) {
-	case DRM_TERN_CMD_LINK_STATE_NTF:
-		ev.kind = "link_state";
-		is_link = true;
-		break;
-	case DRM_TERN_CMD_LINK_ERROR_NTF:
-		ev.kind = "link_error";
-		is_link = true;
-		break;
-	case DRM_TERN_CMD_MEM_ERROR_NTF:
-		ev.kind = "mem_error";
-		break;
-	case DRM_TERN_CMD_ENGINE_RESET_NTF:
-		ev.kind = "engine_reset";
-		break;
-	case DRM_TERN_CMD_HEALTH_NTF:
-		ev.kind = "health";
-		break;
-	default:
-		return NL_SKIP;	/* a newer module's event: not ours to name */
-	}
-	if (is_link)
-		err = genlmsg_parse(nlh, 0, link, DRM_TERN_A_LINK_MAX,
-				    family_link_policy);
-	if (!err && !link[DRM_TERN_A_LINK_INDEX]) {
-		err = genlmsg_parse(nlh, 0, dev, DRM_TERN_A_DEV_MAX,
-				    family_device_policy);
-		if (!err && dev[DRM_TERN_A_DEV_ENGINE])
-			err = nla_parse_nested(engine, DRM_TERN_A_ENGINE_MAX,
-					       dev[DRM_TERN_A_DEV_ENGINE],
-					       family_engine_policy);
-	}
-	if (err < 0) {
-		fprintf(stderr, EVENTS_PROG ": skipped a malformed %s event: %s\n",
-			ev.kind, nl_geterror(err));
-		return NL_SKIP;
-	}
-	if (link[DRM_TERN_A_LINK_INDEX])
-		events_from_link(&ev, link);
-	else
-		events_from_device(state, &ev, dev, engine, &guilty);
-	events_print(state, &ev, &guilty);
+	events_handle(arg, nlmsg_hdr(msg));
 	return NL_OK;
 }
 
@@ -342,65 +258,14 @@ static int events_parse(int argc, char **argv, struct inspect_options *opts,
 
 /* ---- the simulated machine ---- */
 
-static const char *const events_sim_kinds[] = {
-	[TERN_SIM_EVENT_LINK_STATE] = "link_state",
-	[TERN_SIM_EVENT_LINK_ERROR] = "link_error",
-	[TERN_SIM_EVENT_MEM_ERROR] = "mem_error",
-	[TERN_SIM_EVENT_ENGINE_RESET] = "engine_reset",
-	[TERN_SIM_EVENT_HEALTH] = "health",
-};
-
-/* The machine's event, as tern.ko would have sent it. */
-static void events_from_sim(const tern_sim_event_t *in,
-			    struct events_event *ev,
-			    struct events_guilty *guilty)
-{
-	char comm[sizeof(in->guilty_comm) + 1];
-
-	ev->kind = events_sim_kinds[in->kind];
-	if (in->kind == TERN_SIM_EVENT_LINK_STATE ||
-	    in->kind == TERN_SIM_EVENT_LINK_ERROR) {
-		ev->is_link = true;
-		ev->link = in->link;
-		ev->device_a = in->device_a;
-		ev->port_a = in->port_a;
-		ev->device_b = in->device_b;
-		ev->port_b = in->port_b;
-		ev->link_up = in->link_up != 0;
-		ev->link_errors = in->link_errors;
-		return;
-	}
-	ev->device = in->device;
-	if (in->kind == TERN_SIM_EVENT_MEM_ERROR) {
-		ev->has_mem_error = true;
-		ev->mem_uncorrected = in->mem_uncorrectable != 0;
-		ev->mem_address = in->mem_address;
-		ev->mem_corrected_count = in->mem_errors_corrected;
-		ev->mem_uncorrected_count = in->mem_errors_uncorrected;
-	}
-	if (in->kind == TERN_SIM_EVENT_ENGINE_RESET) {
-		ev->has_engine = true;
-		ev->engine = in->engine;
-		ev->resets = in->engine_resets;
-		ev->has_comm = true;
-		memcpy(comm, in->guilty_comm, sizeof(in->guilty_comm));
-		comm[sizeof(in->guilty_comm)] = '\0';
-		text_printable(comm, ev->comm, sizeof(ev->comm));
-		guilty->client_id = in->guilty_client_id;
-		guilty->pid = in->guilty_pid > 0 ? (uint32_t)in->guilty_pid : 0;
-	}
-	ev->has_health = ev->has_reasons = true;
-	ev->reasons = in->health_reasons;
-	ev->health = snapshot_health_of(in->health_reasons);
-}
-
 /* Reads what the machine sent on @fd; false once it has gone. */
 static bool events_sim_read(struct events_state *state, int fd)
 {
-	struct events_guilty guilty = { 0 };
-	struct events_event ev = { 0 };
-	tern_sim_event_t in;
-	tern_status_t status = tern_sim_event_read(fd, &in, 0);
+	uint8_t msg[TERN_SIM_EVENT_MAX_BYTES];
+	uint64_t lost = 0;
+	size_t len;
+	tern_status_t status = tern_sim_event_read_netlink(fd, msg, sizeof(msg),
+							   &len, &lost, 0);
 
 	if (status == TERN_ERROR_TIMEOUT)
 		return true;
@@ -408,15 +273,12 @@ static bool events_sim_read(struct events_state *state, int fd)
 		fprintf(stderr, EVENTS_PROG ": %s\n", tern_get_last_error());
 		return false;
 	}
-	if (in.lost)
+	if (lost)
 		fprintf(stderr,
 			EVENTS_PROG ": %llu events were lost: they came faster than they were read\n",
-			(unsigned long long)in.lost);
-	if (in.kind < TERN_SIM_EVENT_LINK_STATE ||
-	    in.kind > TERN_SIM_EVENT_HEALTH)
-		return true;	/* a newer machine's event */
-	events_from_sim(&in, &ev, &guilty);
-	events_print(state, &ev, &guilty);
+			(unsigned long long)lost);
+	if (nlmsg_ok((struct nlmsghdr *)msg, (int)len))
+		events_handle(state, (struct nlmsghdr *)msg);
 	return true;
 }
 
@@ -448,8 +310,10 @@ static int events_open(struct events_state *state, struct events_source *src)
 			fprintf(stderr, EVENTS_PROG ": out of memory\n");
 			ret = 1;
 		}
+		state->from_driver = true;
 		if (ret != EVENTS_NO_DRIVER)
 			return ret;
+		state->from_driver = false;
 		nl_socket_free(src->sock);
 		src->sock = NULL;
 		if (forced && strcmp(forced, "kernel") == 0) {

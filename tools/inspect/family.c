@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The "tern" generic netlink family: connecting, and the attribute
- * policies tern-inspect parses it with.
+ * policies tern-inspect parses it with, tern.ko's and the simulated
+ * machine's alike.
  */
 #include <linux/genetlink.h>
 #include <netlink/genl/ctrl.h>
@@ -9,74 +10,50 @@
 #include <netlink/netlink.h>
 
 #include "family.h"
+#include "tern_state.h"
 
 struct nla_policy family_device_policy[DRM_TERN_A_DEV_MAX + 1];
 struct nla_policy family_engine_policy[DRM_TERN_A_ENGINE_MAX + 1];
 struct nla_policy family_link_policy[DRM_TERN_A_LINK_MAX + 1];
 struct nla_policy family_client_policy[DRM_TERN_A_CLIENT_MAX + 1];
 
-#define FAMILY_SET(policy, list, type_) \
-	for (size_t i_ = 0; i_ < sizeof(list) / sizeof(list[0]); i_++) \
-		policy[list[i_]].type = type_
+#define FAMILY_NLA_U32	NLA_U32
+#define FAMILY_NLA_U64	NLA_U64
 
-/* Every integer attribute is u32 or u64; the rest are strings or nests. */
+/*
+ * Every value of the model's lists as its type says (model/
+ * tern_state_list.h); names, nests and what only events carry by hand.
+ */
 void family_init_policies(void)
 {
-	static const int dev_u64[] = {
-		DRM_TERN_A_DEV_MEM_SIZE, DRM_TERN_A_DEV_MEM_USED,
-		DRM_TERN_A_DEV_CAPABILITIES, DRM_TERN_A_DEV_MEM_HOST_USED,
-		DRM_TERN_A_DEV_MEM_ERRORS_CORRECTED,
-		DRM_TERN_A_DEV_MEM_ERRORS_UNCORRECTED, DRM_TERN_A_DEV_JOBS_COMPLETED,
-		DRM_TERN_A_DEV_JOBS_FAILED, DRM_TERN_A_DEV_JOB_TIMEOUTS,
-		DRM_TERN_A_DEV_ENGINE_RESETS, DRM_TERN_A_DEV_MEM_ERROR_ADDR,
-		DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
-	};
-	static const int dev_string[] = {
-		DRM_TERN_A_DEV_NAME, DRM_TERN_A_DEV_NODE, DRM_TERN_A_DEV_BUS_ID,
-		DRM_TERN_A_DEV_DRIVER_VERSION, DRM_TERN_A_DEV_TOPOLOGY,
-	};
-	static const int engine_u64[] = {
-		DRM_TERN_A_ENGINE_BUSY_NS, DRM_TERN_A_ENGINE_JOBS_COMPLETED,
-		DRM_TERN_A_ENGINE_JOBS_FAILED, DRM_TERN_A_ENGINE_TIMEOUTS,
-		DRM_TERN_A_ENGINE_RESETS, DRM_TERN_A_ENGINE_HANG_RESETS,
-		DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID,
-	};
-	static const int engine_string[] = { DRM_TERN_A_ENGINE_GUILTY_COMM };
-	static const int link_u64[] = {
-		DRM_TERN_A_LINK_BYTES_A_TO_B, DRM_TERN_A_LINK_BYTES_B_TO_A,
-		DRM_TERN_A_LINK_PACKETS_A_TO_B, DRM_TERN_A_LINK_PACKETS_B_TO_A,
-		DRM_TERN_A_LINK_ERRORS, DRM_TERN_A_LINK_BANDWIDTH,
-	};
-	static const int client_u64[] = {
-		DRM_TERN_A_CLIENT_ID, DRM_TERN_A_CLIENT_MEM_DEVICE,
-		DRM_TERN_A_CLIENT_MEM_HOST, DRM_TERN_A_CLIENT_JOBS_SUBMITTED,
-		DRM_TERN_A_CLIENT_BUSY_NS,
-	};
-	static const int client_string[] = { DRM_TERN_A_CLIENT_COMM };
 	static bool done;
 
 	if (done)
 		return;
 	done = true;
-	for (int a = DRM_TERN_A_DEV_INDEX; a <= DRM_TERN_A_DEV_MAX; a++)
-		family_device_policy[a].type = NLA_U32;
-	FAMILY_SET(family_device_policy, dev_u64, NLA_U64);
-	FAMILY_SET(family_device_policy, dev_string, NLA_STRING);
+#define FAMILY_POLICY(policy, kind, attr) \
+	policy[attr].type = attr ? FAMILY_NLA_##kind : NLA_UNSPEC;
+#define TERN_DEVICE_VALUE(name, kind, attr, ...) \
+	FAMILY_POLICY(family_device_policy, kind, attr)
+#define TERN_ENGINE_VALUE(name, kind, attr, ...) \
+	FAMILY_POLICY(family_engine_policy, kind, attr)
+#define TERN_LINK_VALUE(name, kind, attr, ...) \
+	FAMILY_POLICY(family_link_policy, kind, attr)
+#define TERN_CLIENT_VALUE(name, kind, attr, ...) \
+	FAMILY_POLICY(family_client_policy, kind, attr)
+#include "tern_state_list.h"
+	family_device_policy[DRM_TERN_A_DEV_NAME].type = NLA_STRING;
+	family_device_policy[DRM_TERN_A_DEV_NODE].type = NLA_STRING;
+	family_device_policy[DRM_TERN_A_DEV_BUS_ID].type = NLA_STRING;
+	family_device_policy[DRM_TERN_A_DEV_DRIVER_VERSION].type = NLA_STRING;
+	family_device_policy[DRM_TERN_A_DEV_TOPOLOGY].type = NLA_STRING;
 	family_device_policy[DRM_TERN_A_DEV_ENGINE].type = NLA_NESTED;
-
-	for (int a = DRM_TERN_A_ENGINE_INDEX; a <= DRM_TERN_A_ENGINE_MAX; a++)
-		family_engine_policy[a].type = NLA_U32;
-	FAMILY_SET(family_engine_policy, engine_u64, NLA_U64);
-	FAMILY_SET(family_engine_policy, engine_string, NLA_STRING);
-
-	for (int a = DRM_TERN_A_LINK_INDEX; a <= DRM_TERN_A_LINK_MAX; a++)
-		family_link_policy[a].type = NLA_U32;
-	FAMILY_SET(family_link_policy, link_u64, NLA_U64);
-
-	for (int a = DRM_TERN_A_CLIENT_DEVICE; a <= DRM_TERN_A_CLIENT_MAX; a++)
-		family_client_policy[a].type = NLA_U32;
-	FAMILY_SET(family_client_policy, client_u64, NLA_U64);
-	FAMILY_SET(family_client_policy, client_string, NLA_STRING);
+	family_device_policy[DRM_TERN_A_DEV_MEM_ERROR_KIND].type = NLA_U32;
+	family_device_policy[DRM_TERN_A_DEV_MEM_ERROR_ADDR].type = NLA_U64;
+	family_engine_policy[DRM_TERN_A_ENGINE_GUILTY_PID].type = NLA_U32;
+	family_engine_policy[DRM_TERN_A_ENGINE_GUILTY_COMM].type = NLA_STRING;
+	family_engine_policy[DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID].type = NLA_U64;
+	family_client_policy[DRM_TERN_A_CLIENT_COMM].type = NLA_STRING;
 }
 
 /* The controller's answer: the family's id and its commands. */

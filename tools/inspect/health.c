@@ -40,7 +40,7 @@ static void health_usage(FILE *out)
 	inspect_print_common_options(out);
 }
 
-/* Devices in each state; index by enum snapshot_health. */
+/* Devices in each state; index by uint32_t. */
 struct health_summary {
 	int count[3];
 };
@@ -78,7 +78,7 @@ static void health_print(const struct inspect_options *opts,
 			 const struct snapshot *snap,
 			 const struct health_summary *sum)
 {
-	bool healthy = sum->count[SNAPSHOT_HEALTH_OK] == snap->device_count;
+	bool healthy = sum->count[DRM_TERN_HEALTH_OK] == snap->device_count;
 	struct print p;
 
 	print_begin(&p, opts, snap);
@@ -98,7 +98,7 @@ static void health_print(const struct inspect_options *opts,
 		print_object(&p, NULL);
 		print_u64(&p, "index", "%-6llu  ", dev->index);
 		print_string(&p, "health", "%-8s  ",
-			     snapshot_health_name(dev->health));
+			     tern_health_name(dev->health));
 		print_reasons(&p, "health_reasons", "%-32s  ",
 			      dev->health_reasons);
 		print_u64(&p, "mem_errors_corrected", NULL,
@@ -123,11 +123,11 @@ static void health_print(const struct inspect_options *opts,
 	print_bool(&p, "healthy", "%s: ", healthy, "healthy", "UNHEALTHY");
 	print_object(&p, "summary");
 	print_u64(&p, "devices", "%llu devices: ", (uint64_t)snap->device_count);
-	print_u64(&p, "ok", "%llu ok, ", (uint64_t)sum->count[SNAPSHOT_HEALTH_OK]);
+	print_u64(&p, "ok", "%llu ok, ", (uint64_t)sum->count[DRM_TERN_HEALTH_OK]);
 	print_u64(&p, "degraded", "%llu degraded, ",
-		  (uint64_t)sum->count[SNAPSHOT_HEALTH_DEGRADED]);
+		  (uint64_t)sum->count[DRM_TERN_HEALTH_DEGRADED]);
 	print_u64(&p, "failed", "%llu failed\n",
-		  (uint64_t)sum->count[SNAPSHOT_HEALTH_FAILED]);
+		  (uint64_t)sum->count[DRM_TERN_HEALTH_FAILED]);
 	print_object_end(&p);
 	print_end(&p);
 }
@@ -263,7 +263,7 @@ static int health_run(int argc, char **argv, struct inspect_options *opts)
 	health_summarize(&snap, &sum);
 	if (!quiet)	/* else the exit status is the answer */
 		health_print(opts, &snap, &sum);
-	ret = sum.count[SNAPSHOT_HEALTH_OK] == snap.device_count ? 0 : 1;
+	ret = sum.count[DRM_TERN_HEALTH_OK] == snap.device_count ? 0 : 1;
 	snapshot_free(&snap);
 	return ret;
 }

@@ -2,7 +2,8 @@
 /*
  * tern-inspect info DEV: everything known about one device: identity,
  * memory, engines, its links, fault counters, health and clients. Or the
- * same as JSON, written once for both (print.h).
+ * same as JSON, written once for both (print.h). Its memory and jobs are
+ * the lines of the model's list that say so (values.h).
  */
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "inspect.h"
 #include "print.h"
 #include "text.h"
+#include "values.h"
 
 static void info_usage(FILE *out)
 {
@@ -83,7 +85,7 @@ static void info_print_engines(struct print *p,
 		   "FAILED", "TIMEOUTS", "RESETS");
 	print_array(p, "engines");
 	for (uint32_t e = 0; e < info_engine_count(dev); e++) {
-		const struct snapshot_engine *eng = &dev->engines[e];
+		const struct tern_state_engine *eng = &dev->engines[e];
 		char busy[32];
 
 		snprintf(busy, sizeof(busy), "%.3f s",
@@ -147,6 +149,39 @@ static void info_print_links(struct print *p, const struct snapshot *snap,
 		print_text(p, "  none\n");
 }
 
+/*
+ * The device's values of @section, as the model's list has them (its
+ * lines' text): "section/label:\tconversion" a line of their own,
+ * "section/conversion" going on, "section/" JSON only.
+ */
+static void info_print_section(struct print *p,
+			       const struct snapshot_device *dev,
+			       const char *section)
+{
+	size_t len = strlen(section);
+
+	for (size_t i = 0; i < values_device.count; i++) {
+		const struct value_line *line = &values_device.lines[i];
+		const char *text = line->text, *tab;
+		char label[64], fmt[96];
+		uint64_t value = value_get(line, dev);
+
+		if (!text || strncmp(text, section, len) || text[len] != '/')
+			continue;
+		text += len + 1;
+		tab = strchr(text, '\t');
+		if (tab) {
+			snprintf(label, sizeof(label), "%.*s", (int)(tab - text),
+				 text);
+			text = info_label(fmt, sizeof(fmt), label, tab + 1);
+		}
+		if (line->unit == TERN_UNIT_BYTES)
+			print_bytes(p, line->name, *text ? text : NULL, value);
+		else
+			print_u64(p, line->name, *text ? text : NULL, value);
+	}
+}
+
 static void info_print(const struct inspect_options *opts,
 		       const struct snapshot *snap,
 		       const struct snapshot_device *dev)
@@ -154,11 +189,11 @@ static void info_print(const struct inspect_options *opts,
 	char fmt[64], used[32], total[32], memory[96];
 	struct print p;
 
-	cli_format_bytes(dev->mem_used, used, sizeof(used));
-	cli_format_bytes(dev->mem_total, total, sizeof(total));
+	cli_format_bytes(dev->memory_used_bytes, used, sizeof(used));
+	cli_format_bytes(dev->memory_total_bytes, total, sizeof(total));
 	snprintf(memory, sizeof(memory), "%s / %s (%u%%)", used, total,
-		 dev->mem_total ?
-		 (unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0);
+		 dev->memory_total_bytes ?
+		 (unsigned int)(dev->memory_used_bytes * 100 / dev->memory_total_bytes) : 0);
 
 	print_begin(&p, opts, snap);
 	print_object(&p, "device");
@@ -184,43 +219,18 @@ static void info_print(const struct inspect_options *opts,
 		  dev->clock_hz);
 	print_string(&p, "health",
 		     info_label(fmt, sizeof(fmt), "health:", "%s"),
-		     snapshot_health_name(dev->health));
+		     tern_health_name(dev->health));
 	print_reasons(&p, "health_reasons",
 		      dev->health_reasons ? ": %s\n" : "\n",
 		      dev->health_reasons);
 
 	print_text(&p, "\nmemory\n");
-	print_u64(&p, "memory_used_bytes", NULL, dev->mem_used);
-	print_u64(&p, "memory_total_bytes", NULL, dev->mem_total);
 	print_string(&p, NULL, info_label(fmt, sizeof(fmt),
 					  "device used / total:", "%s\n"),
 		     memory);
-	print_bytes(&p, "memory_host_used_bytes",
-		    info_label(fmt, sizeof(fmt), "host buffers:", "%s\n"),
-		    dev->mem_host_used);
-	print_u64(&p, "buffers", info_label(fmt, sizeof(fmt), "buffers:",
-					    "%llu\n"), dev->buffer_count);
-	print_u64(&p, "mem_errors_corrected",
-		  info_label(fmt, sizeof(fmt), "memory errors:",
-			     "%llu corrected, "), dev->mem_errors_corrected);
-	print_u64(&p, "mem_errors_uncorrected", "%llu uncorrected\n",
-		  dev->mem_errors_uncorrected);
-
+	info_print_section(&p, dev, "memory");
 	print_text(&p, "\njobs\n");
-	print_u64(&p, "jobs_completed",
-		  info_label(fmt, sizeof(fmt), "completed:", "%llu\n"),
-		  dev->jobs_completed);
-	print_u64(&p, "jobs_failed",
-		  info_label(fmt, sizeof(fmt), "failed:", "%llu\n"),
-		  dev->jobs_failed);
-	print_u64(&p, "job_timeouts",
-		  info_label(fmt, sizeof(fmt), "timeouts:", "%llu\n"),
-		  dev->job_timeouts);
-	print_u64(&p, "engine_resets",
-		  info_label(fmt, sizeof(fmt), "engine resets:", "%llu "),
-		  dev->engine_resets);
-	print_u64(&p, "engine_hang_resets", "(%llu after a hang)\n",
-		  dev->engine_hang_resets);
+	info_print_section(&p, dev, "jobs");
 
 	info_print_engines(&p, dev);
 	info_print_links(&p, snap, dev);

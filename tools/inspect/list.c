@@ -136,12 +136,14 @@ static void list_print(const struct inspect_options *opts,
 		char used[32], total[32], memory[80], engines[24], links_text[24];
 		char util[8];
 		struct inspect_link_counts links;
-		unsigned int percent = dev->mem_total ?
-			(unsigned int)(dev->mem_used * 100 / dev->mem_total) : 0;
+		uint64_t used_bytes = dev->memory_used_bytes;
+		uint64_t total_bytes = dev->memory_total_bytes;
+		unsigned int percent = total_bytes ?
+			(unsigned int)(used_bytes * 100 / total_bytes) : 0;
 
 		inspect_count_links(snap, dev, &links);
-		cli_format_bytes(dev->mem_used, used, sizeof(used));
-		cli_format_bytes(dev->mem_total, total, sizeof(total));
+		cli_format_bytes(used_bytes, used, sizeof(used));
+		cli_format_bytes(total_bytes, total, sizeof(total));
 		snprintf(memory, sizeof(memory), "%s / %s (%u%%)", used, total,
 			 percent);
 		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
@@ -156,8 +158,8 @@ static void list_print(const struct inspect_options *opts,
 		print_string(&p, "bus_id", bus_fmt, dev->bus_id);
 		print_u64(&p, "fabric_id", NULL, dev->fabric_id);
 		print_string(&p, NULL, "%5s  ", util);
-		print_u64(&p, "memory_used_bytes", NULL, dev->mem_used);
-		print_u64(&p, "memory_total_bytes", NULL, dev->mem_total);
+		print_u64(&p, "memory_used_bytes", NULL, used_bytes);
+		print_u64(&p, "memory_total_bytes", NULL, total_bytes);
 		print_string(&p, NULL, "%-28s  ", memory);
 		print_u64(&p, "engines_busy", NULL, dev->engines_busy);
 		print_u64(&p, "engines", NULL, dev->engine_count);
@@ -168,7 +170,7 @@ static void list_print(const struct inspect_options *opts,
 		print_u64(&p, "fabric_ports", NULL, dev->port_count);
 		print_string(&p, NULL, "%5s  ", links_text);
 		print_string(&p, "health", "%-8s  ",
-			     snapshot_health_name(dev->health));
+			     tern_health_name(dev->health));
 		print_reasons(&p, "health_reasons", NULL, dev->health_reasons);
 		print_u64(&p, "client_count", "%5llu\n", dev->client_count);
 		print_u64(&p, "clients_hidden", NULL, dev->clients_hidden);

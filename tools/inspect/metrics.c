@@ -3,15 +3,19 @@
  * tern-inspect metrics: every counter and gauge in the Prometheus text
  * exposition format (version 0.0.4), for node_exporter's textfile
  * collector or a scrape wrapper. One HELP and TYPE line per metric
- * family, then its samples; label values escaped as the format says.
+ * family, then its samples; label values escaped as the format says. The
+ * device, engine, link and client families come from the model's lists
+ * (values.h): a value with a metric there is printed here.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "inspect.h"
 #include "net/stats.h"
 #include "text.h"
+#include "values.h"
 
 static void metrics_usage(FILE *out)
 {
@@ -67,62 +71,123 @@ static void metrics_u64(FILE *out, uint64_t value)
 	fprintf(out, "} %llu\n", (unsigned long long)value);
 }
 
-/* A family with one sample per device, the value at @offset (uint64_t). */
-static void metrics_per_device(FILE *out, const struct snapshot *snap,
-			       const char *name, const char *type,
-			       const char *help, size_t offset, bool is_u32)
+/* What a list's sample is of, and the labels that name it. */
+struct metrics_object {
+	const void *values;			/* the list's struct */
+	const struct snapshot_device *dev;	/* of a device or an engine */
+	const struct snapshot_link *link;
+	const struct snapshot_client *client;
+};
+
+/* The labels naming @o, after "{" (@line: the value sampled). */
+static void metrics_labels(FILE *out, const struct snapshot *snap,
+			   const struct metrics_object *o,
+			   const struct value_line *line)
 {
-	metrics_family(out, name, type, help);
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-		const char *field = (const char *)dev + offset;
-		uint64_t value;
+	if (o->client) {
+		fprintf(out, "device=\"%u\",pid=\"%u\",client=\"%llu\",comm=\"",
+			o->client->device, o->client->pid,
+			(unsigned long long)o->client->id);
+		metrics_write_label_value(out, o->client->comm);
+		fputc('"', out);
+	} else if (o->link) {
+		const struct snapshot_device *a =
+			snapshot_device_by_fabric_id(snap, o->link->device_a);
+		const struct snapshot_device *b =
+			snapshot_device_by_fabric_id(snap, o->link->device_b);
 
-		if (is_u32) {
-			uint32_t v32;
-
-			memcpy(&v32, field, sizeof(v32));
-			value = v32;
-		} else {
-			memcpy(&value, field, sizeof(value));
-		}
-		metrics_device_sample(out, name, dev);
-		metrics_u64(out, value);
+		fprintf(out, "link=\"%u\"", o->link->index);
+		/* The link's state names its ends, by device index. */
+		if (line->unit == TERN_UNIT_PORT_STATE)
+			fprintf(out,
+				",device_a=\"%u\",port_a=\"%u\",device_b=\"%u\",port_b=\"%u\"",
+				a ? a->index : o->link->device_a, o->link->port_a,
+				b ? b->index : o->link->device_b, o->link->port_b);
+	} else {
+		fprintf(out, "device=\"%u\"", o->dev->index);
+		if (o->values != o->dev)
+			fprintf(out, ",engine=\"%u\"",
+				((const struct tern_state_engine *)o->values)->index);
 	}
 }
 
-#define METRICS_DEVICE_U64(out, snap, name, type, help, field) \
-	metrics_per_device(out, snap, name, type, help, \
-			   offsetof(struct snapshot_device, field), false)
-_Static_assert(sizeof(enum snapshot_health) == sizeof(uint32_t),
-	       "health is read as a u32");
-#define METRICS_DEVICE_U32(out, snap, name, type, help, field) \
-	metrics_per_device(out, snap, name, type, help, \
-			   offsetof(struct snapshot_device, field), true)
-
-/* One sample, value 1, per reason a device is not ok: alerts name it. */
-static void metrics_health_reasons(FILE *out, const struct snapshot *snap)
+/* One sample (several for health reasons) of @line for @o. */
+static void metrics_sample(FILE *out, const struct snapshot *snap,
+			   const struct metrics_object *o,
+			   const struct value_line *line, size_t family_len)
 {
-	metrics_family(out, "tern_device_health_reason", "gauge",
-		       "1 for each reason the device is not ok (link_down, link_errors, engine_reset, engine_hung, mem_uncorrected).");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
+	const char *labels = line->metric + family_len;
+	uint64_t value = value_get(line, o->values);
+
+	if (line->unit == TERN_UNIT_REASONS) {
 		char names[128], *name, *save = NULL;
 
-		snapshot_health_reasons(dev->health_reasons, names,
-					sizeof(names));
+		/* One sample, value 1, per reason a device is not ok. */
+		snapshot_health_reasons((uint32_t)value, names, sizeof(names));
 		for (name = strtok_r(names, ",", &save); name;
 		     name = strtok_r(NULL, ",", &save)) {
-			metrics_device_sample(out, "tern_device_health_reason",
-					      dev);
+			fprintf(out, "%.*s{", (int)family_len, line->metric);
+			metrics_labels(out, snap, o, line);
 			fprintf(out, ",reason=\"%s\"", name);
 			metrics_u64(out, 1);
 		}
+		return;
+	}
+	fprintf(out, "%.*s{", (int)family_len, line->metric);
+	metrics_labels(out, snap, o, line);
+	/* The line's own labels tell the family's members apart. */
+	if (*labels)
+		fprintf(out, ",%.*s", (int)strlen(labels) - 2, labels + 1);
+	if (line->unit == TERN_UNIT_NS && strstr(line->metric, "_seconds"))
+		fprintf(out, "} %.9f\n", (double)value / 1e9);
+	else if (line->unit == TERN_UNIT_PORT_STATE)
+		metrics_u64(out, o->link && o->link->up);
+	else
+		metrics_u64(out, value);
+}
+
+/*
+ * Every family of @list for @objects: a family is a run of lines with the
+ * same name, whose HELP is its first's; a name ending in _total is a
+ * counter. Each object's samples of a family go together.
+ */
+static void metrics_list(FILE *out, const struct snapshot *snap,
+			 const struct value_list *list,
+			 const struct metrics_object *objects, int count)
+{
+	size_t i = 0;
+
+	while (i < list->count) {
+		const struct value_line *first = &list->lines[i];
+		size_t n = 1, len;
+		char family[96];
+
+		if (!first->metric) {
+			i++;
+			continue;
+		}
+		len = strcspn(first->metric, "{");
+		while (i + n < list->count && list->lines[i + n].metric &&
+		       strcspn(list->lines[i + n].metric, "{") == len &&
+		       strncmp(list->lines[i + n].metric, first->metric, len) == 0)
+			n++;
+		snprintf(family, sizeof(family), "%.*s", (int)len, first->metric);
+		metrics_family(out, family,
+			       len > 6 && strcmp(family + len - 6, "_total") == 0 ?
+			       "counter" : "gauge", first->help);
+		for (int o = 0; o < count; o++)
+			for (size_t m = 0; m < n; m++)
+				metrics_sample(out, snap, &objects[o],
+					       &list->lines[i + m], len);
+		i += n;
 	}
 }
 
 static void metrics_devices(FILE *out, const struct snapshot *snap)
 {
+	struct metrics_object *objects =
+		calloc((size_t)snap->device_count + 1, sizeof(*objects));
+
 	metrics_family(out, "tern_device_info", "gauge",
 		       "Identity of a Tern device; the value is always 1.");
 	for (int i = 0; i < snap->device_count; i++) {
@@ -137,47 +202,15 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 		metrics_write_label_value(out, dev->driver_version);
 		fprintf(out, "\",fabric_id=\"%u\"", dev->fabric_id);
 		metrics_u64(out, 1);
+		if (objects)
+			objects[i] = (struct metrics_object){
+				.values = dev, .dev = dev,
+			};
 	}
-	METRICS_DEVICE_U32(out, snap, "tern_device_health", "gauge",
-			   "Device health: 0 ok, 1 degraded, 2 failed.", health);
-	metrics_health_reasons(out, snap);
-	METRICS_DEVICE_U64(out, snap, "tern_memory_used_bytes", "gauge",
-			   "Device memory in use by all processes.", mem_used);
-	METRICS_DEVICE_U64(out, snap, "tern_memory_total_bytes", "gauge",
-			   "Device memory in all.", mem_total);
-	METRICS_DEVICE_U64(out, snap, "tern_memory_host_used_bytes", "gauge",
-			   "Host memory held by the device's host buffers.",
-			   mem_host_used);
-	METRICS_DEVICE_U32(out, snap, "tern_buffers", "gauge",
-			   "Buffers alive on the device.", buffer_count);
-	METRICS_DEVICE_U32(out, snap, "tern_device_engines_active", "gauge",
-			   "How many of the device's engines run a job now.",
-			   engines_busy);
-	METRICS_DEVICE_U32(out, snap, "tern_clients", "gauge",
-			   "Open files (processes) of the device.", client_count);
-	METRICS_DEVICE_U32(out, snap, "tern_clients_hidden", "gauge",
-			   "Open files of the device of other users, which only root or CAP_PERFMON sees.",
-			   clients_hidden);
-	METRICS_DEVICE_U64(out, snap, "tern_job_timeouts_total", "counter",
-			   "Jobs failed by the job timeout.", job_timeouts);
-	METRICS_DEVICE_U64(out, snap, "tern_engine_resets_total", "counter",
-			   "Engine resets.", engine_resets);
-	METRICS_DEVICE_U64(out, snap, "tern_engine_hang_resets_total", "counter",
-			   "Engine resets after the engine hung (the engine_reset health reason).",
-			   engine_hang_resets);
-
-	metrics_family(out, "tern_memory_errors_total", "counter",
-		       "Device memory errors by kind.");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-
-		metrics_device_sample(out, "tern_memory_errors_total", dev);
-		fputs(",kind=\"corrected\"", out);
-		metrics_u64(out, dev->mem_errors_corrected);
-		metrics_device_sample(out, "tern_memory_errors_total", dev);
-		fputs(",kind=\"uncorrected\"", out);
-		metrics_u64(out, dev->mem_errors_uncorrected);
-	}
+	if (objects)
+		metrics_list(out, snap, &values_device, objects,
+			     snap->device_count);
+	free(objects);
 }
 
 static uint32_t metrics_engine_count(const struct snapshot_device *dev)
@@ -186,118 +219,40 @@ static uint32_t metrics_engine_count(const struct snapshot_device *dev)
 							: SNAPSHOT_MAX_ENGINES;
 }
 
-static void metrics_engine_sample(FILE *out, const char *name,
-				  const struct snapshot_device *dev,
-				  const struct snapshot_engine *eng)
-{
-	metrics_device_sample(out, name, dev);
-	fprintf(out, ",engine=\"%u\"", eng->index);
-}
-
 static void metrics_engines(FILE *out, const struct snapshot *snap)
 {
-	metrics_family(out, "tern_engine_active", "gauge",
-		       "1 while the engine runs a job, else 0.");
+	struct metrics_object *objects = calloc(
+		(size_t)snap->device_count * SNAPSHOT_MAX_ENGINES + 1,
+		sizeof(*objects));
+	int n = 0;
+
+	if (!objects)
+		return;
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++) {
-			metrics_engine_sample(out, "tern_engine_active", dev,
-					      &dev->engines[e]);
-			metrics_u64(out, dev->engines[e].busy);
-		}
+		for (uint32_t e = 0; e < metrics_engine_count(dev); e++)
+			objects[n++] = (struct metrics_object){
+				.values = &dev->engines[e], .dev = dev,
+			};
 	}
-	metrics_family(out, "tern_engine_busy_seconds_total", "counter",
-		       "Time the engine had a job.");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++) {
-			metrics_engine_sample(out, "tern_engine_busy_seconds_total",
-					      dev, &dev->engines[e]);
-			fprintf(out, "} %.9f\n",
-				(double)dev->engines[e].busy_ns / 1e9);
-		}
-	}
-	metrics_family(out, "tern_engine_jobs_queued", "gauge",
-		       "Jobs handed to the engine and not ended.");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++) {
-			metrics_engine_sample(out, "tern_engine_jobs_queued",
-					      dev, &dev->engines[e]);
-			metrics_u64(out, dev->engines[e].jobs_queued);
-		}
-	}
-	metrics_family(out, "tern_engine_jobs_total", "counter",
-		       "Jobs the engine ended, by result.");
-	for (int i = 0; i < snap->device_count; i++) {
-		const struct snapshot_device *dev = &snap->devices[i];
-
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++) {
-			const struct snapshot_engine *eng = &dev->engines[e];
-
-			metrics_engine_sample(out, "tern_engine_jobs_total",
-					      dev, eng);
-			fputs(",result=\"completed\"", out);
-			metrics_u64(out, eng->jobs_completed);
-			metrics_engine_sample(out, "tern_engine_jobs_total",
-					      dev, eng);
-			fputs(",result=\"failed\"", out);
-			metrics_u64(out, eng->jobs_failed);
-		}
-	}
-}
-
-/* Starts a link sample: "name{link="N"" with the ends' labels if @ends. */
-static void metrics_link_sample(FILE *out, const struct snapshot *snap,
-				const char *name,
-				const struct snapshot_link *link, bool ends)
-{
-	const struct snapshot_device *a =
-		snapshot_device_by_fabric_id(snap, link->device_a);
-	const struct snapshot_device *b =
-		snapshot_device_by_fabric_id(snap, link->device_b);
-
-	fprintf(out, "%s{link=\"%u\"", name, link->index);
-	if (ends)
-		fprintf(out,
-			",device_a=\"%u\",port_a=\"%u\",device_b=\"%u\",port_b=\"%u\"",
-			a ? a->index : link->device_a, link->port_a,
-			b ? b->index : link->device_b, link->port_b);
+	metrics_list(out, snap, &values_engine, objects, n);
+	free(objects);
 }
 
 static void metrics_links(FILE *out, const struct snapshot *snap)
 {
-	metrics_family(out, "tern_link_up", "gauge",
-		       "1 while the fabric link is up; labels name its ends.");
-	for (int l = 0; l < snap->link_count; l++) {
-		metrics_link_sample(out, snap, "tern_link_up", &snap->links[l],
-				    true);
-		metrics_u64(out, snap->links[l].up);
-	}
-	metrics_family(out, "tern_link_bytes_total", "counter",
-		       "Bytes carried by the link, by direction.");
-	for (int l = 0; l < snap->link_count; l++) {
-		const struct snapshot_link *link = &snap->links[l];
+	struct metrics_object *objects =
+		calloc((size_t)snap->link_count + 1, sizeof(*objects));
 
-		metrics_link_sample(out, snap, "tern_link_bytes_total", link,
-				    false);
-		fputs(",direction=\"a_to_b\"", out);
-		metrics_u64(out, link->bytes_a_to_b);
-		metrics_link_sample(out, snap, "tern_link_bytes_total", link,
-				    false);
-		fputs(",direction=\"b_to_a\"", out);
-		metrics_u64(out, link->bytes_b_to_a);
-	}
-	metrics_family(out, "tern_link_errors_total", "counter",
-		       "Errors the link counted.");
-	for (int l = 0; l < snap->link_count; l++) {
-		metrics_link_sample(out, snap, "tern_link_errors_total",
-				    &snap->links[l], false);
-		metrics_u64(out, snap->links[l].errors);
-	}
+	if (!objects)
+		return;
+	for (int l = 0; l < snap->link_count; l++)
+		objects[l] = (struct metrics_object){
+			.values = &snap->links[l], .link = &snap->links[l],
+		};
+	metrics_list(out, snap, &values_link, objects, snap->link_count);
+	free(objects);
 }
 
 /* Each end of each link, as device labels see it: sums per device. */
@@ -339,24 +294,17 @@ static void metrics_ports(FILE *out, const struct snapshot *snap)
 
 static void metrics_clients(FILE *out, const struct snapshot *snap)
 {
-	static const char *const kinds[] = { "device", "host" };
+	struct metrics_object *objects =
+		calloc((size_t)snap->client_count + 1, sizeof(*objects));
 
-	metrics_family(out, "tern_client_memory_bytes", "gauge",
-		       "Memory of the buffers a process holds on a device, by kind.");
-	for (int c = 0; c < snap->client_count; c++) {
-		const struct snapshot_client *client = &snap->clients[c];
-		const uint64_t bytes[] = { client->mem_device, client->mem_host };
-
-		for (int k = 0; k < 2; k++) {
-			fprintf(out,
-				"tern_client_memory_bytes{device=\"%u\",pid=\"%u\",client=\"%llu\",comm=\"",
-				client->device, client->pid,
-				(unsigned long long)client->id);
-			metrics_write_label_value(out, client->comm);
-			fprintf(out, "\",kind=\"%s\"", kinds[k]);
-			metrics_u64(out, bytes[k]);
-		}
-	}
+	if (!objects)
+		return;
+	for (int c = 0; c < snap->client_count; c++)
+		objects[c] = (struct metrics_object){
+			.values = &snap->clients[c], .client = &snap->clients[c],
+		};
+	metrics_list(out, snap, &values_client, objects, snap->client_count);
+	free(objects);
 }
 
 /* Each communicator across hosts' traffic per peer host (net.c). */

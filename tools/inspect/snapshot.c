@@ -109,51 +109,25 @@ const struct snapshot_device *snapshot_device_by_fabric_id(
 	return NULL;
 }
 
-const char *snapshot_health_name(enum snapshot_health health)
-{
-	switch (health) {
-	case SNAPSHOT_HEALTH_OK:
-		return "ok";
-	case SNAPSHOT_HEALTH_DEGRADED:
-		return "degraded";
-	case SNAPSHOT_HEALTH_FAILED:
-		return "failed";
-	}
-	return "unknown";
-}
-
-enum snapshot_health snapshot_health_of(uint32_t reasons)
-{
-	if (reasons & DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED)
-		return SNAPSHOT_HEALTH_FAILED;
-	return reasons ? SNAPSHOT_HEALTH_DEGRADED : SNAPSHOT_HEALTH_OK;
-}
-
-static const struct {
-	uint32_t bit;
-	const char *name;
-} snapshot_reason_names[] = {
-	{ DRM_TERN_HEALTH_REASON_LINK_DOWN, "link_down" },
-	{ DRM_TERN_HEALTH_REASON_LINK_ERRORS, "link_errors" },
-	{ DRM_TERN_HEALTH_REASON_ENGINE_RESET, "engine_reset" },
-	{ DRM_TERN_HEALTH_REASON_ENGINE_HUNG, "engine_hung" },
-	{ DRM_TERN_HEALTH_REASON_MEM_UNCORRECTED, "mem_uncorrected" },
-};
-
 void snapshot_health_reasons(uint32_t reasons, char *buf, int len)
 {
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+#define TERN_HEALTH_REASON(bit, name, help) { bit, name },
+#include "tern_state_list.h"
+	};
 	int used = 0;
 
 	if (len <= 0)
 		return;
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(snapshot_reason_names) /
-			       sizeof(snapshot_reason_names[0]); i++) {
-		if (!(reasons & snapshot_reason_names[i].bit))
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(reasons & names[i].bit))
 			continue;
 		used += snprintf(buf + used, used < len ? (size_t)(len - used) : 0,
-				 "%s%s", used ? "," : "",
-				 snapshot_reason_names[i].name);
+				 "%s%s", used ? "," : "", names[i].name);
 		if (used >= len)
 			return;
 	}
@@ -162,7 +136,7 @@ void snapshot_health_reasons(uint32_t reasons, char *buf, int len)
 void snapshot_derive_link_health(const struct snapshot *snap,
 				 struct snapshot_device *dev)
 {
-	uint32_t reasons = 0;
+	struct tern_health_input in = { 0 };
 
 	for (int i = 0; i < snap->link_count; i++) {
 		const struct snapshot_link *link = &snap->links[i];
@@ -170,13 +144,11 @@ void snapshot_derive_link_health(const struct snapshot *snap,
 		if (link->device_a != dev->fabric_id &&
 		    link->device_b != dev->fabric_id)
 			continue;
-		if (!link->up)
-			reasons |= DRM_TERN_HEALTH_REASON_LINK_DOWN;
-		if (link->errors)
-			reasons |= DRM_TERN_HEALTH_REASON_LINK_ERRORS;
+		in.links_down += !link->up;
+		in.link_errors += link->errors;
 	}
-	dev->health_reasons = reasons;
-	dev->health = snapshot_health_of(reasons);
+	dev->health_reasons = tern_health_reasons(&in, NULL);
+	dev->health = tern_health_of(dev->health_reasons);
 }
 
 const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,

@@ -14,52 +14,38 @@
 #include <stdint.h>
 
 #include "tern.h"
+#include "tern_state.h"
 
 #define SNAPSHOT_MAX_ENGINES 16
 
-/* Same values as enum tern_health in tern_accel.h. */
-enum snapshot_health {
-	SNAPSHOT_HEALTH_OK = 0,
-	SNAPSHOT_HEALTH_DEGRADED = 1,
-	SNAPSHOT_HEALTH_FAILED = 2,
-};
+/*
+ * The values of a message of the "tern" family, by the names of the
+ * model's list (model/tern_state_list.h) and, the same bytes, as the
+ * model's struct (@values) that tern_state_get() fills, as the kernel's
+ * struct_group() does; snapshot.c checks that both agree.
+ */
+#define SNAPSHOT_CTYPE_U32	uint32_t
+#define SNAPSHOT_CTYPE_U64	uint64_t
+#define SNAPSHOT_FIELD(name, type, attr, unit, metric, text, help) \
+	SNAPSHOT_CTYPE_##type name;
 
-struct snapshot_engine {
-	uint32_t index;
-	bool busy;
-	bool hung;
-	uint64_t busy_ns;
-	uint32_t jobs_queued;
-	uint64_t jobs_completed, jobs_failed, timeouts, resets;
-	uint64_t hang_resets;		/* of resets, those after a hang */
-};
-
+/* A device: its message's values, names, engines, and what follows. */
 struct snapshot_device {
-	uint32_t index;
-	uint32_t fabric_id;
+	union {
+		struct tern_state_device values;
+		struct {
+#define TERN_DEVICE_VALUE SNAPSHOT_FIELD
+#include "tern_state_list.h"
+		};
+	};
 	char name[64];			/* "tern.0" */
 	char node[64];			/* "/dev/accel/accel0" or "sim:0" */
 	char bus_id[96];		/* "platform:tern.0" */
 	char driver_version[32];	/* "" on the simulator */
-	uint64_t capabilities;		/* DRM_TERN_CAP_* */
+	bool health_given;		/* an older tern.ko sends none */
 	uint64_t clock_hz;
-	uint64_t mem_total, mem_used, mem_host_used;
-	uint32_t buffer_count;
-	uint32_t engine_count, engines_busy, port_count;
-	/* Open files, every user's (the driver counts them all). */
-	uint32_t client_count;
-	/*
-	 * Of those, the ones this process may not see: other users' clients,
-	 * which tern.ko lists only to root or CAP_PERFMON.
-	 */
-	uint32_t clients_hidden;
 	uint32_t links_up;		/* of port_count, from the links */
-	enum snapshot_health health;
-	uint32_t health_reasons;	/* DRM_TERN_HEALTH_REASON_* */
-	uint64_t mem_errors_corrected, mem_errors_uncorrected;
-	uint64_t jobs_completed, jobs_failed, job_timeouts, engine_resets;
-	uint64_t engine_hang_resets;	/* of engine_resets, after a hang */
-	struct snapshot_engine engines[SNAPSHOT_MAX_ENGINES];
+	struct tern_state_engine engines[SNAPSHOT_MAX_ENGINES];
 	/*
 	 * errno from opening the node to read what netlink does not give
 	 * (the engine clock): EACCES when this user may not open it; 0 when
@@ -70,24 +56,26 @@ struct snapshot_device {
 
 /* One link: end A (device, port) to end B; counters since load. */
 struct snapshot_link {
-	uint32_t index;
-	uint32_t device_a, port_a, device_b, port_b;	/* fabric ids */
-	bool up;
-	uint64_t bytes_a_to_b, bytes_b_to_a;
-	uint64_t packets_a_to_b, packets_b_to_a;
-	uint64_t errors;
-	uint64_t bandwidth;		/* nominal bytes/s each way */
-	uint32_t latency_ns;
+	union {
+		struct tern_state_link values;
+		struct {
+#define TERN_LINK_VALUE SNAPSHOT_FIELD
+#include "tern_state_list.h"
+		};
+	};
+	bool up;			/* state is DRM_TERN_PORT_UP */
 };
 
+/* A client, one open file of a device. */
 struct snapshot_client {
-	uint32_t device;		/* device index */
-	uint64_t id;
-	uint32_t pid;
+	union {
+		struct tern_state_client values;
+		struct {
+#define TERN_CLIENT_VALUE SNAPSHOT_FIELD
+#include "tern_state_list.h"
+		};
+	};
 	char comm[32];
-	uint64_t mem_device, mem_host;
-	uint32_t buffers, queues, jobs_active;
-	uint64_t jobs_submitted, busy_ns;
 };
 
 enum snapshot_source {
@@ -153,15 +141,11 @@ const struct snapshot_device *snapshot_find_device(const struct snapshot *snap,
 const struct snapshot_device *snapshot_device_by_fabric_id(
 	const struct snapshot *snap, uint32_t fabric_id);
 
-/* "ok", "degraded", "failed". */
-const char *snapshot_health_name(enum snapshot_health health);
-/* The health @reasons (DRM_TERN_HEALTH_REASON_*) make, as tern.ko ranks them. */
-enum snapshot_health snapshot_health_of(uint32_t reasons);
-
 /*
  * Writes the names of @reasons ("link_down", "link_errors",
- * "engine_reset", "engine_hung", "mem_uncorrected"), comma-separated, to
- * @buf; "" when none.
+ * "engine_reset", "engine_hung", "mem_uncorrected": the model's list),
+ * comma-separated, to @buf; "" when none. A device's health and its name
+ * are the model's (tern_health_of(), tern_health_name()).
  */
 void snapshot_health_reasons(uint32_t reasons, char *buf, int len);
 
@@ -187,12 +171,44 @@ const struct snapshot_link *snapshot_link_between(const struct snapshot *snap,
 						  uint32_t a, uint32_t b,
 						  int nth);
 
+/* ---- the one parser (snapshot_parse.c), for both sources and events ---- */
+
+struct nlmsghdr;
+
+/* What a device message says besides its values: events' own. */
+struct snapshot_extra {
+	bool has_reasons;		/* DRM_TERN_A_DEV_HEALTH_REASONS came */
+	bool has_mem_error;		/* a memory error event's */
+	uint32_t mem_error_kind;	/* enum tern_mem_error_kind */
+	uint64_t mem_error_addr;
+	int engine;			/* the last engine nest's index, or -1 */
+	bool has_guilty_comm;		/* an engine reset's */
+	char guilty_comm[64];
+	uint64_t guilty_client_id;
+	uint32_t guilty_pid;		/* 0: not sent (tern.ko sends none) */
+	char topology[64];
+};
+
+/*
+ * One message into @dev, @link or @client (zeroed first), and @extra (may
+ * be NULL). 0 or a negative libnl error for a malformed message.
+ */
+int snapshot_parse_device(struct nlmsghdr *nlh, struct snapshot_device *dev,
+			  struct snapshot_extra *extra);
+int snapshot_parse_link(struct nlmsghdr *nlh, struct snapshot_link *link);
+int snapshot_parse_client(struct nlmsghdr *nlh, struct snapshot_client *client);
+
+/*
+ * A dump's message added to @snap: a device, link or client by its
+ * command (another command's is skipped). 0 or a negative libnl error.
+ */
+int snapshot_add(struct snapshot *snap, struct nlmsghdr *nlh);
+
 /* ---- for the sources (snapshot_kernel.c, snapshot_sim.c) and tests ---- */
 
 /*
- * Sets @dev's health from its links alone (link down: degraded with
- * DRM_TERN_HEALTH_REASON_LINK_DOWN; link errors: DRM_TERN_HEALTH_REASON_LINK_ERRORS),
- * for sources that report no health of their own.
+ * Sets @dev's health from its links alone, by the model's rule, for
+ * sources that report no health of their own.
  */
 void snapshot_derive_link_health(const struct snapshot *snap,
 				 struct snapshot_device *dev);

@@ -102,8 +102,9 @@ static int top_client_order(const void *a, const void *b)
 
 	if (x->busy_ns != y->busy_ns)
 		return x->busy_ns < y->busy_ns ? 1 : -1;
-	if (x->client->mem_device != y->client->mem_device)
-		return x->client->mem_device < y->client->mem_device ? 1 : -1;
+	if (x->client->memory_device_bytes != y->client->memory_device_bytes)
+		return x->client->memory_device_bytes <
+		       y->client->memory_device_bytes ? 1 : -1;
 	if (x->client->pid != y->client->pid)
 		return x->client->pid < y->client->pid ? -1 : 1;
 	return x->client->device < y->client->device ? -1 :
@@ -147,11 +148,11 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 					       frame->interval_ns * dev->engine_count);
 		frame->engines += dev->engine_count;
 		frame->engines_busy += dev->engines_busy;
-		frame->mem_used += dev->mem_used;
-		frame->mem_total += dev->mem_total;
+		frame->mem_used += dev->memory_used_bytes;
+		frame->mem_total += dev->memory_total_bytes;
 		frame->busy_ns += row->busy_ns;
 		frame->clients_hidden += dev->clients_hidden;
-		if (dev->health <= SNAPSHOT_HEALTH_FAILED)
+		if (dev->health <= DRM_TERN_HEALTH_FAILED)
 			frame->health_count[dev->health]++;
 	}
 	frame->utilisation = top_percent(frame->busy_ns,
@@ -274,9 +275,9 @@ static void top_print_header(struct print *p, const struct top_frame *frame,
 	print_object(p, "totals");
 	print_u64(p, "devices", "devices: %llu ", (uint64_t)frame->device_count);
 	print_text(p, "(%d ok, %d degraded, %d failed)  ",
-		   frame->health_count[SNAPSHOT_HEALTH_OK],
-		   frame->health_count[SNAPSHOT_HEALTH_DEGRADED],
-		   frame->health_count[SNAPSHOT_HEALTH_FAILED]);
+		   frame->health_count[DRM_TERN_HEALTH_OK],
+		   frame->health_count[DRM_TERN_HEALTH_DEGRADED],
+		   frame->health_count[DRM_TERN_HEALTH_FAILED]);
 	print_u64(p, "engines_busy", "engines busy: %llu of ",
 		  frame->engines_busy);
 	print_u64(p, "engines", "%llu  ", frame->engines);
@@ -309,8 +310,8 @@ static void top_print_devices(struct print *p, const struct top_frame *frame)
 		char used[32], total[32], memory[72], in[40], out[40];
 		char engines[24], util[16];
 
-		cli_format_bytes(dev->mem_used, used, sizeof(used));
-		cli_format_bytes(dev->mem_total, total, sizeof(total));
+		cli_format_bytes(dev->memory_used_bytes, used, sizeof(used));
+		cli_format_bytes(dev->memory_total_bytes, total, sizeof(total));
 		snprintf(memory, sizeof(memory), "%s / %s", used, total);
 		snprintf(engines, sizeof(engines), "%u/%u", dev->engines_busy,
 			 dev->engine_count);
@@ -327,8 +328,8 @@ static void top_print_devices(struct print *p, const struct top_frame *frame)
 		print_u64(p, "engines", NULL, dev->engine_count);
 		print_u64(p, "engines_busy", NULL, dev->engines_busy);
 		print_string(p, NULL, "%5s  ", engines);
-		print_u64(p, "memory_used_bytes", NULL, dev->mem_used);
-		print_u64(p, "memory_total_bytes", NULL, dev->mem_total);
+		print_u64(p, "memory_used_bytes", NULL, dev->memory_used_bytes);
+		print_u64(p, "memory_total_bytes", NULL, dev->memory_total_bytes);
 		print_string(p, NULL, "%-21s ", memory);
 		print_u64(p, "link_in_bytes_per_second", NULL,
 			  top_per_second(row->in_bytes, frame->interval_ns));
@@ -337,7 +338,7 @@ static void top_print_devices(struct print *p, const struct top_frame *frame)
 			  top_per_second(row->out_bytes, frame->interval_ns));
 		print_string(p, NULL, "%11s  ", out);
 		print_string(p, "health", "%s",
-			     snapshot_health_name(dev->health));
+			     tern_health_name(dev->health));
 		print_reasons(p, "health_reasons",
 			      dev->health_reasons ? " (%s)" : NULL,
 			      dev->health_reasons);
@@ -376,8 +377,9 @@ static void top_print_clients(struct print *p, const struct top_frame *frame)
 			     text_printable(client->comm, comm, sizeof(comm)));
 		print_u64(p, "device", "%4llu ", client->device);
 		print_bytes(p, "memory_device_bytes", "%10s ",
-			    client->mem_device);
-		print_u64(p, "memory_host_bytes", NULL, client->mem_host);
+			    client->memory_device_bytes);
+		print_u64(p, "memory_host_bytes", NULL,
+			  client->memory_host_bytes);
 		print_u64(p, "busy_ns", NULL, row->busy_ns);
 		print_u64(p, "utilisation_percent", NULL,
 			  top_rounded(row->utilisation));

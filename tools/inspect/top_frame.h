@@ -39,7 +39,7 @@ struct top_frame {
 	uint32_t engines, engines_busy;
 	uint64_t mem_used, mem_total, busy_ns, fabric_bytes;
 	double utilisation;
-	int health_count[3];		/* by enum snapshot_health */
+	int health_count[3];		/* by enum tern_health */
 };
 
 /*
