@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# make install       libtern, tern.h, tern_accel.h, tern.pc, the tools, the
-#                    man pages, Documentation/*.rst (DOCDIR) and the udev
-#                    rule, under DESTDIR + PREFIX
+# make install       libtern, tern.h, tern_sim.h, tern_accel.h, tern.pc, the
+#                    tools, the man pages, Documentation/*.rst (DOCDIR) and
+#                    the udev rule, under DESTDIR + PREFIX
 # make uninstall     removes exactly those files
 # make install-dkms  tern.ko's sources and dkms.conf into
 #                    $(DESTDIR)$(DKMSSRCDIR)/tern-$(TERN_VERSION)/, for dkms
@@ -64,6 +64,7 @@ I_INSTALLED := \
 	$(I_LIBDIR)/libtern.a \
 	$(DESTDIR)$(PKGCONFIGDIR)/tern.pc \
 	$(DESTDIR)$(INCLUDEDIR)/tern.h \
+	$(DESTDIR)$(INCLUDEDIR)/tern_sim.h \
 	$(DESTDIR)$(INCLUDEDIR)/drm/tern_accel.h \
 	$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS_PROGRAMS) $(TERN_SIMD))) \
 	$(foreach page,$(TERN_MAN_PAGES), \
@@ -90,12 +91,14 @@ install-lib: $(LIBTERN_SO) $(LIBTERN_A) libruntime/tern.pc.in
 		libruntime/tern.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tern.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/tern.pc
 
-# tern.h stands alone; tern_accel.h includes "drm.h", which a program finds
+# tern.h stands alone, tern_sim.h (the simulator's administration, for
+# tools) beside it; tern_accel.h includes "drm.h", which a program finds
 # next to it in /usr/include/drm or through libdrm's Cflags (tern.pc's
 # Requires.private).
 install-headers:
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/drm
-	$(INSTALL_DATA) libruntime/tern.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL_DATA) libruntime/tern.h libruntime/tern_sim.h \
+		$(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL_DATA) uapi/drm/tern_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
 
 # tern-simd goes with the tools: libtern finds it on PATH.

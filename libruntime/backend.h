@@ -129,13 +129,6 @@ struct tern_backend_ops {
 	tern_status_t (*ports)(struct tern_be_device *dev,
 			       tern_port_info_t *ports, uint32_t capacity,
 			       uint32_t *count);
-	/*
-	 * Fault injection (debugfs @file gets @line); NULL where the backend
-	 * has none.
-	 */
-	tern_status_t (*fault)(int device_index, const char *file,
-			       const char *line);
-
 	tern_status_t (*queue_create)(struct tern_be_device *dev,
 				      uint32_t engine,
 				      struct tern_be_queue **queue);

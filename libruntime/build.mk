@@ -12,7 +12,7 @@ LIBTERN_SONAME := libtern.so.0
 LIBTERN_SRCS := $(addprefix libruntime/, \
 	status.c debug.c handle.c backend.c \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
-	packets.c fabric.c simulated.c dtype.c submit.c) \
+	packets.c fabric.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c simd/netlink.c \
 	$(sort $(wildcard libruntime/coll/*.c)) \

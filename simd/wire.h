@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "tern.h"
+#include "tern_sim.h"
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"

@@ -301,33 +301,6 @@ static tern_status_t sim_ports(struct tern_be_device *bdev,
 	return status;
 }
 
-static tern_status_t sim_fault(int device_index, const char *file,
-			       const char *line)
-{
-	struct sim_fault req = { .device = (uint32_t)device_index };
-	struct sim_reason_reply reply;
-	tern_status_t status;
-
-	if (device_index < 0 ||
-	    device_index >= (int)sim_conn.machine.shape.devices)
-		return TERN_ERROR_INVALID_DEVICE;
-	if (strlen(file) >= sizeof(req.file) ||
-	    strlen(line) >= sizeof(req.line)) {
-		tern_set_last_error("no fault file '%.40s' takes '%.40s'",
-				    file, line);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	snprintf(req.file, sizeof(req.file), "%s", file);
-	snprintf(req.line, sizeof(req.line), "%s", line);
-	status = sim_call(SIM_MSG_FAULT, &req, sizeof(req), -1, &reply,
-			  sizeof(reply), NULL);
-	if (status) {
-		reply.reason[sizeof(reply.reason) - 1] = '\0';
-		tern_set_last_error("%s", reply.reason);
-	}
-	return status;
-}
-
 tern_status_t sim_backend_chosen(const char *instead)
 {
 	const struct tern_backend_ops *ops;
@@ -369,7 +342,6 @@ const struct tern_backend_ops tern_sim_backend = {
 	.buffer_export = sim_buffer_export,
 	.buffer_import = sim_buffer_import,
 	.ports = sim_ports,
-	.fault = sim_fault,
 	.queue_create = sim_queue_create,
 	.queue_destroy = sim_queue_destroy,
 	.submit = sim_submit,

@@ -6,8 +6,8 @@
  * backend is chosen; a sim_context is one tern_device_open() of a device,
  * the counterpart of an open file of tern.ko.
  */
-#ifndef TERN_SIM_H
-#define TERN_SIM_H
+#ifndef TERN_SIM_BACKEND_H
+#define TERN_SIM_BACKEND_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "internal.h"
+#include "tern_sim.h"
 #include "wire.h"
 
 #define SIM_DEFAULT_DEVICES	4
@@ -192,4 +193,4 @@ tern_status_t sim_submit(struct tern_be_device *bdev,
 			 uint32_t size, struct tern_fence *const *waits,
 			 uint32_t wait_count, struct tern_fence **out);
 
-#endif /* TERN_SIM_H */
+#endif /* TERN_SIM_BACKEND_H */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "conformance.h"
+#include "tern_sim.h"
 
 #define FABRIC_MAX_DEVICES	64
 #define FABRIC_MAX_PORTS	16

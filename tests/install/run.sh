@@ -71,6 +71,7 @@ usr/bin/tern-inspect
 usr/bin/tern-simd
 usr/include/drm/tern_accel.h
 usr/include/tern.h
+usr/include/tern_sim.h
 usr/lib/libtern.a
 usr/lib/libtern.so
 usr/lib/libtern.so.0
@@ -105,8 +106,9 @@ check "exported symbols carry version LIBTERN_0" \
 	sh -c "[ \$(nm -D --defined-only '$lib/libtern.so.$version' | grep -c '@@LIBTERN_0\$') -eq $(echo "$map_symbols" | wc -l) ]"
 check "libtern.a holds tern_device_open" \
 	sh -c "nm '$lib/libtern.a' 2>/dev/null | grep -q ' T tern_device_open\$'"
-check "tern.h and tern_accel.h installed unchanged" \
+check "tern.h, tern_sim.h and tern_accel.h installed unchanged" \
 	sh -c "cmp '$top/libruntime/tern.h' '$stage/usr/include/tern.h' &&
+		cmp '$top/libruntime/tern_sim.h' '$stage/usr/include/tern_sim.h' &&
 		cmp '$top/uapi/drm/tern_accel.h' '$stage/usr/include/drm/tern_accel.h'"
 check "udev rule installed unchanged" \
 	cmp "$top/dist/udev/70-tern.rules" "$stage$rulesdir/70-tern.rules"
@@ -221,6 +223,11 @@ if mk install PREFIX="$opt" UDEVRULESDIR="$opt/udev" >"$tmp/install.log" 2>&1; t
 		sh -c "cc -std=c11 -Wall -Werror -DTERN_INSTALL_UAPI -o '$tmp/prog-uapi' '$here/prog.c' \
 			\$(PKG_CONFIG_PATH='$opt/lib/pkgconfig' pkg-config --cflags --libs tern) &&
 			PATH='$opt/bin':\$PATH LD_LIBRARY_PATH='$opt/lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-uapi' | grep -q '^ok '"
+	mkdir -m 700 "$tmp/machines"
+	check "tern_sim.h builds from tern.pc: a tool lists the simulated machines" \
+		sh -c "printf '%s\\n' '#include <tern_sim.h>' 'int main(void) { tern_sim_machine_t m[4]; uint32_t n; return tern_sim_machine_list(m, 4, &n) != TERN_SUCCESS || n; }' |
+			cc -std=c11 -Wall -Werror -x c -o '$tmp/prog-sim' - \$(PKG_CONFIG_PATH='$opt/lib/pkgconfig' pkg-config --cflags --libs tern) &&
+			TERN_SIM_DIR='$tmp/machines' LD_LIBRARY_PATH='$opt/lib' '$tmp/prog-sim'"
 	check "make install again over the same tree" \
 		mk install PREFIX="$opt" UDEVRULESDIR="$opt/udev"
 	mk uninstall PREFIX="$opt" UDEVRULESDIR="$opt/udev" >"$tmp/uninstall.log" 2>&1

@@ -27,6 +27,7 @@
 #include "elements.h"
 #include "sim_child.h"
 #include "tern.h"
+#include "tern_sim.h"
 
 #define MAX_RANKS	64
 /* libtern's COLL_CHUNK_BYTES: the most the one-step path takes. */

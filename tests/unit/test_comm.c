@@ -30,6 +30,7 @@
 
 #include "sim_child.h"
 #include "tern.h"
+#include "tern_sim.h"
 
 #define MAX_RANKS	16
 #define MAX_STREAMS	3

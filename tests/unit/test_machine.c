@@ -38,6 +38,7 @@
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
+#include "tern_sim.h"
 #include "tern_accel.h"
 
 #define BUF_BYTES	(1u << 20)

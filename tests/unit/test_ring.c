@@ -32,6 +32,7 @@
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
+#include "tern_sim.h"
 
 /* Jobs of the order test: every third too large for the ring. */
 #define ORDER_JOBS	60

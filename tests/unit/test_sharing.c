@@ -50,6 +50,7 @@
 #include "tern_model.h"
 #include "tern_reduce.h"
 #include "tern.h"
+#include "tern_sim.h"
 
 #define COUNT		4096		/* floats per all-reduce */
 /* No progress for this long, with a 600 s job timeout: a deadlock. */

@@ -27,6 +27,7 @@
 #include "snapshot.h"
 #include "text.h"
 #include "tern_accel.h"
+#include "tern_sim.h"
 
 #define EVENTS_PROG "tern-inspect events"
 /* Room for a burst (every link of a fabric going down) without loss. */

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "tern_sim.h"
 
 #define FAULT_PROG "tern-inspect fault"
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "tern_sim.h"
 #include "json.h"
 
 #define SIM_PROG "tern-inspect sim"

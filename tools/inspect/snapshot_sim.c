@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "snapshot.h"
 #include "tern_accel.h"
+#include "tern_sim.h"
 #include <netlink/msg.h>
 
 #define SIM_MAX_PORTS 64
