@@ -11,6 +11,10 @@
  * unknown TERN_BACKEND, or a malformed TERN_SIM_* value when the simulator
  * is chosen, makes every call that needs a backend return
  * TERN_ERROR_INVALID_ARGUMENT.
+ *
+ * The rule is decided apart from starting the backend, so that tools can
+ * ask which and why (tern_get_backend_reason()) without starting a
+ * simulated machine, and need not copy the rule.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,6 +22,14 @@
 
 #include "internal.h"
 
+/* The rule's answer, once: which backend and why, or why none. */
+static pthread_once_t tern_backend_decided = PTHREAD_ONCE_INIT;
+static const struct tern_backend_ops *tern_backend_choice;
+static tern_backend_reason_t tern_backend_why;
+static tern_status_t tern_backend_choice_status;
+static bool tern_backend_choice_ready;	/* found by its own init */
+
+/* The chosen backend, started, once. */
 static pthread_once_t tern_backend_once = PTHREAD_ONCE_INIT;
 static const struct tern_backend_ops *tern_backend;
 static tern_status_t tern_backend_status;
@@ -39,25 +51,42 @@ static bool tern_kernel_has_devices(void)
 	return status == TERN_SUCCESS || status == TERN_ERROR_PERMISSION;
 }
 
-static void tern_backend_select(void)
+/* The rule: the only place that reads TERN_BACKEND. */
+static void tern_backend_decide(void)
 {
 	const char *name = getenv("TERN_BACKEND");
 
 	if (name && strcmp(name, "kernel") == 0) {
-		tern_backend_status = tern_backend_try(&tern_kernel_backend);
+		tern_backend_choice = &tern_kernel_backend;
+		tern_backend_why = TERN_BACKEND_REASON_SETTING;
 	} else if (name && strcmp(name, "sim") == 0) {
-		tern_backend_status = tern_backend_try(&tern_sim_backend);
+		tern_backend_choice = &tern_sim_backend;
+		tern_backend_why = TERN_BACKEND_REASON_SETTING;
 	} else if (name && *name) {
 		tern_debug("unknown TERN_BACKEND=\"%s\" (want kernel or sim)",
 			   name);
-		tern_backend_status = TERN_ERROR_INVALID_ARGUMENT;
+		tern_backend_choice_status = TERN_ERROR_INVALID_ARGUMENT;
 	} else if (tern_kernel_backend.init() == TERN_SUCCESS &&
 		   tern_kernel_has_devices()) {
-		tern_backend = &tern_kernel_backend;
+		tern_backend_choice = &tern_kernel_backend;
+		tern_backend_why = TERN_BACKEND_REASON_NODE_FOUND;
+		tern_backend_choice_ready = true;
 	} else {
 		tern_debug("no Tern device node found, using the simulator");
-		tern_backend_status = tern_backend_try(&tern_sim_backend);
+		tern_backend_choice = &tern_sim_backend;
+		tern_backend_why = TERN_BACKEND_REASON_NO_NODE;
 	}
+}
+
+static void tern_backend_select(void)
+{
+	pthread_once(&tern_backend_decided, tern_backend_decide);
+	if (!tern_backend_choice)
+		tern_backend_status = tern_backend_choice_status;
+	else if (tern_backend_choice_ready)
+		tern_backend = tern_backend_choice;
+	else
+		tern_backend_status = tern_backend_try(tern_backend_choice);
 	if (tern_backend)
 		tern_debug("backend: %s", tern_backend_name(tern_backend->kind));
 }
@@ -67,6 +96,36 @@ tern_status_t tern_backend_ops_get(const struct tern_backend_ops **ops)
 	pthread_once(&tern_backend_once, tern_backend_select);
 	*ops = tern_backend;
 	return tern_backend ? TERN_SUCCESS : tern_backend_status;
+}
+
+TERN_API tern_status_t tern_get_backend_reason(tern_backend_t *backend,
+					       tern_backend_reason_t *reason)
+{
+	if (!backend || !reason)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	pthread_once(&tern_backend_decided, tern_backend_decide);
+	if (!tern_backend_choice)
+		return tern_backend_choice_status;
+	*backend = tern_backend_choice->kind;
+	*reason = tern_backend_why;
+	return TERN_SUCCESS;
+}
+
+TERN_API const char *tern_backend_reason_string(tern_backend_t backend,
+						tern_backend_reason_t reason)
+{
+	switch (reason) {
+	case TERN_BACKEND_REASON_SETTING:
+		return backend == TERN_BACKEND_SIM ? "TERN_BACKEND=sim" :
+		       backend == TERN_BACKEND_KERNEL ? "TERN_BACKEND=kernel" :
+							"TERN_BACKEND";
+	case TERN_BACKEND_REASON_NODE_FOUND:
+		return "Tern device node found";
+	case TERN_BACKEND_REASON_NO_NODE:
+		return "no Tern device node found";
+	default:
+		return "unknown";
+	}
 }
 
 TERN_API tern_status_t tern_get_backend(tern_backend_t *backend)

@@ -86,6 +86,30 @@ tern_status_t tern_get_backend(tern_backend_t *backend);
 /* "kernel" or "sim"; "unknown" for anything else. */
 const char *tern_backend_name(tern_backend_t backend);
 
+/* Why libtern chooses the backend it does. */
+typedef enum tern_backend_reason {
+	TERN_BACKEND_REASON_SETTING = 1,	/* TERN_BACKEND names it */
+	TERN_BACKEND_REASON_NODE_FOUND = 2,	/* a Tern device node exists */
+	TERN_BACKEND_REASON_NO_NODE = 3,	/* none does: the simulator */
+} tern_backend_reason_t;
+
+/*
+ * The backend this process uses, or will, and why: the rule
+ * tern_get_backend() applies, decided (once) without starting the backend,
+ * so that no simulated machine is started by asking. For tools that say
+ * which backend they show. TERN_ERROR_INVALID_ARGUMENT for a TERN_BACKEND
+ * libtern does not know; a backend that then fails to start is
+ * tern_get_backend()'s to report.
+ */
+tern_status_t tern_get_backend_reason(tern_backend_t *backend,
+				      tern_backend_reason_t *reason);
+/*
+ * @reason in words, for @backend: "TERN_BACKEND=sim", "Tern device node
+ * found", "no Tern device node found"; "unknown" for anything else.
+ */
+const char *tern_backend_reason_string(tern_backend_t backend,
+				       tern_backend_reason_t reason);
+
 /* ---- devices ---- */
 
 typedef struct tern_device *tern_device_t;

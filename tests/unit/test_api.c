@@ -25,6 +25,7 @@
 
 #include "submit.h"
 #include "tern.h"
+#include "tern_sim.h"
 #include "tern_accel.h"
 
 #define SIM_DEVICES	2
@@ -169,10 +170,10 @@ static void test_backend_is_sim(void **state)
 }
 
 /*
- * Runs this program with --probe in @env; returns what it printed on
- * stdout and checks that it printed nothing on stderr.
+ * Runs this program with @mode (--probe, --probe-reason) in @env; returns
+ * what it printed on stdout and checks that it printed nothing on stderr.
  */
-static char *run_probe(char *const env[])
+static char *run_probe_mode(const char *mode, char *const env[])
 {
 	static char out[512];
 	int out_pipe[2], err_pipe[2], status;
@@ -190,7 +191,7 @@ static char *run_probe(char *const env[])
 			"TERN_SIM_DIR", "TERN_SIM_MACHINE", "TERN_SIM_DAEMON",
 			"TERN_SIM_IDLE_MS",
 		};
-		char *argv[] = { "test_api", "--probe", NULL };
+		char *argv[] = { "test_api", (char *)mode, NULL };
 		char *full[32], kept[4][512];
 		int n = 0;
 
@@ -227,6 +228,11 @@ static char *run_probe(char *const env[])
 	return out;
 }
 
+static char *run_probe(char *const env[])
+{
+	return run_probe_mode("--probe", env);
+}
+
 static int probe_main(void)
 {
 	tern_backend_t backend = 0;
@@ -242,6 +248,67 @@ static int probe_main(void)
 	if (o == TERN_SUCCESS)
 		tern_device_close(dev);
 	return 0;
+}
+
+/*
+ * Which backend libtern would choose and why; then whether the machine
+ * TERN_SIM_MACHINE names runs (asking must not have started it).
+ */
+static int probe_reason_main(void)
+{
+	tern_backend_reason_t reason = 0;
+	tern_backend_t backend = 0;
+	tern_sim_machine_t machines[64];
+	tern_status_t r = tern_get_backend_reason(&backend, &reason);
+	const char *name = getenv("TERN_SIM_MACHINE");
+	uint32_t count = 0;
+	int running = 0;
+
+	if (tern_sim_machine_list(machines, 64, &count) == TERN_SUCCESS)
+		for (uint32_t i = 0; i < count && i < 64; i++)
+			running |= name && strcmp(machines[i].name, name) == 0;
+	printf("reason=%s:%s:%s running=%d\n", tern_status_name(r),
+	       r ? "-" : tern_backend_name(backend),
+	       r ? "-" : tern_backend_reason_string(backend, reason), running);
+	return 0;
+}
+
+/*
+ * tern_get_backend_reason(): TERN_BACKEND's choice named as such, an
+ * unknown one refused, and no simulated machine started by asking; with
+ * none, a node decides.
+ */
+static void test_backend_reason(void **state)
+{
+	char *sim[] = { "TERN_BACKEND=sim", "TERN_SIM_MACHINE=reason-probe",
+			NULL };
+	char *kernel[] = { "TERN_BACKEND=kernel",
+			   "TERN_SIM_MACHINE=reason-probe", NULL };
+	char *bogus[] = { "TERN_BACKEND=bogus",
+			  "TERN_SIM_MACHINE=reason-probe", NULL };
+	char *unset[] = { "TERN_SIM_MACHINE=reason-probe", NULL };
+	tern_backend_reason_t reason;
+	tern_backend_t backend;
+	const char *out;
+
+	(void)state;
+	assert_status(tern_get_backend_reason(NULL, &reason), EINVAL_);
+	assert_status(tern_get_backend_reason(&backend, NULL), EINVAL_);
+	assert_ok(tern_get_backend_reason(&backend, &reason));
+	assert_int_equal(backend, TERN_BACKEND_SIM);
+	assert_int_equal(reason, TERN_BACKEND_REASON_SETTING);
+	assert_string_equal(tern_backend_reason_string(TERN_BACKEND_KERNEL, 0),
+			    "unknown");
+	assert_string_equal(run_probe_mode("--probe-reason", sim),
+		"reason=TERN_SUCCESS:sim:TERN_BACKEND=sim running=0\n");
+	assert_string_equal(run_probe_mode("--probe-reason", kernel),
+		"reason=TERN_SUCCESS:kernel:TERN_BACKEND=kernel running=0\n");
+	assert_string_equal(run_probe_mode("--probe-reason", bogus),
+		"reason=TERN_ERROR_INVALID_ARGUMENT:-:- running=0\n");
+	out = run_probe_mode("--probe-reason", unset);
+	if (strcmp(out, "reason=TERN_SUCCESS:kernel:Tern device node found running=0\n"))
+		assert_string_equal(out,
+			"reason=TERN_SUCCESS:sim:no Tern device node found running=0\n");
 }
 
 static void test_backend_unknown_name(void **state)
@@ -721,6 +788,7 @@ int main(int argc, char **argv)
 		T(test_status_names),
 		T(test_backend_is_sim),
 		T(test_backend_unknown_name),
+		T(test_backend_reason),
 		T(test_backend_sim_by_name),
 		T(test_backend_sim_bad_config),
 		T(test_sim_devices),
@@ -743,6 +811,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--probe") == 0)
 		return probe_main();
+	if (argc == 2 && strcmp(argv[1], "--probe-reason") == 0)
+		return probe_reason_main();
 
 	snprintf(devices, sizeof(devices), "%d", SIM_DEVICES);
 	snprintf(memory, sizeof(memory), "%d", SIM_MEM_MB);

@@ -87,14 +87,15 @@ void cli_format_bytes(uint64_t bytes, char *buf, int len)
 
 const char *cli_backend_reason(tern_backend_t backend)
 {
-	const char *forced = getenv("TERN_BACKEND");
+	tern_backend_reason_t reason;
+	tern_backend_t chosen;
 
-	/* Mirrors libtern's rule: TERN_BACKEND wins, else a node decides. */
-	if (forced && strcmp(forced, tern_backend_name(backend)) == 0)
-		return backend == TERN_BACKEND_SIM ? "TERN_BACKEND=sim"
-						   : "TERN_BACKEND=kernel";
-	return backend == TERN_BACKEND_SIM ? "no Tern device node found"
-					   : "Tern device node found";
+	if (tern_get_backend_reason(&chosen, &reason) == TERN_SUCCESS &&
+	    chosen == backend)
+		return tern_backend_reason_string(backend, reason);
+	/* tern-inspect reads tern.ko's family where libtern finds no node. */
+	return backend == TERN_BACKEND_KERNEL ? "tern.ko's netlink family found"
+					      : "unknown";
 }
 
 const char *cli_backend_description(tern_backend_t backend)

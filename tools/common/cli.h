@@ -33,8 +33,10 @@ bool cli_parse_long(const char *text, long min, long max, long *value);
 void cli_format_bytes(uint64_t bytes, char *buf, int len);
 
 /*
- * Why libtern chose @backend, in words: "TERN_BACKEND=sim",
- * "no Tern device node found" or "Tern device node found". Never NULL.
+ * Why @backend is the one shown, in libtern's words
+ * (tern_backend_reason_string()): "TERN_BACKEND=sim", "no Tern device
+ * node found" or "Tern device node found"; for tern.ko where libtern
+ * would choose the simulator, "tern.ko's netlink family found". Never NULL.
  */
 const char *cli_backend_reason(tern_backend_t backend);
 

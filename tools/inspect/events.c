@@ -293,17 +293,18 @@ struct events_source {
 
 static int events_open(struct events_state *state, struct events_source *src)
 {
-	const char *forced = getenv("TERN_BACKEND");
+	tern_backend_reason_t reason;
 	tern_backend_t backend;
 	tern_status_t status;
 	int ret;
 
 	src->sock = NULL;
 	src->sim_fd = -1;
-	if (forced && *forced && strcmp(forced, "kernel") != 0 &&
-	    strcmp(forced, "sim") != 0)
+	if (tern_get_backend_reason(&backend, &reason))
 		return cli_get_backend(EVENTS_PROG, &backend);	/* explains */
-	if (!forced || strcmp(forced, "sim") != 0) {
+	/* tern.ko's group, if it is there, unless TERN_BACKEND=sim. */
+	if (backend == TERN_BACKEND_KERNEL ||
+	    reason != TERN_BACKEND_REASON_SETTING) {
 		ret = events_subscribe(&src->sock);
 		if (!ret && nl_socket_modify_cb(src->sock, NL_CB_VALID,
 						NL_CB_CUSTOM, events_on_message,
@@ -317,7 +318,7 @@ static int events_open(struct events_state *state, struct events_source *src)
 		state->from_driver = false;
 		nl_socket_free(src->sock);
 		src->sock = NULL;
-		if (forced && strcmp(forced, "kernel") == 0) {
+		if (reason == TERN_BACKEND_REASON_SETTING) {
 			fprintf(stderr,
 				EVENTS_PROG ": tern.ko is not loaded (no \"%s\" netlink family): load it with 'sudo tern-inspect module load' (or 'sudo modprobe tern mock_devices=N' for mock devices), or unset TERN_BACKEND to follow the simulator\n",
 				DRM_TERN_GENL_NAME);

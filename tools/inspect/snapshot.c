@@ -14,19 +14,20 @@
 
 int snapshot_take(const char *prog, struct snapshot *snap)
 {
-	const char *forced = getenv("TERN_BACKEND");
+	tern_backend_reason_t reason;
 	tern_backend_t backend;
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
-	if (forced && *forced && strcmp(forced, "kernel") != 0 &&
-	    strcmp(forced, "sim") != 0)
+	if (tern_get_backend_reason(&backend, &reason))
 		return cli_get_backend(prog, &backend);	/* explains, usage */
-	if (!forced || strcmp(forced, "sim") != 0) {
+	/* tern.ko's family, if it is there, unless TERN_BACKEND=sim. */
+	if (backend == TERN_BACKEND_KERNEL ||
+	    reason != TERN_BACKEND_REASON_SETTING) {
 		ret = snapshot_kernel_take(prog, NULL, NULL, snap);
 		if (ret != SNAPSHOT_NO_DRIVER)
 			return ret;
-		if (forced && strcmp(forced, "kernel") == 0) {
+		if (reason == TERN_BACKEND_REASON_SETTING) {
 			snap->backend = TERN_BACKEND_KERNEL;
 			fprintf(stderr,
 				"%s: tern.ko is not loaded (no \"%s\" netlink family): "
