@@ -54,8 +54,7 @@ static void tern_health_input_read(struct tern_drm_device *tdev,
 		struct tern_state_engine engine;
 
 		tern_engine_state_read(&tdev->engines[i], &engine);
-		in->engines_hung += engine.hung;
-		in->engine_hang_resets += engine.hang_resets;
+		tern_health_input_add_engine(in, &engine);
 	}
 	in->mem_errors_uncorrected =
 		atomic64_read(&tdev->mem_errors_uncorrected);

@@ -34,12 +34,7 @@ void tern_device_state_read(struct tern_drm_device *tdev,
 		struct tern_state_engine engine;
 
 		tern_engine_state_read(&tdev->engines[i], &engine);
-		state->jobs_completed += engine.jobs_completed;
-		state->jobs_failed += engine.jobs_failed;
-		state->job_timeouts += engine.timeouts;
-		state->engine_resets += engine.resets;
-		state->engine_hang_resets += engine.hang_resets;
-		state->engines_busy += engine.busy;
+		tern_state_device_add_engine(state, &engine);
 	}
 	state->memory_total_bytes = tdev->mem_size;
 	state->memory_used_bytes = tern_devmem_used(tdev);

@@ -112,6 +112,24 @@ int tern_state_get(const struct tern_state_set *set, void *state, u16 attr,
 	return 0;
 }
 
+void tern_state_device_add_engine(struct tern_state_device *dev,
+				  const struct tern_state_engine *engine)
+{
+	dev->engines_busy += engine->busy != 0;
+	dev->jobs_completed += engine->jobs_completed;
+	dev->jobs_failed += engine->jobs_failed;
+	dev->job_timeouts += engine->timeouts;
+	dev->engine_resets += engine->resets;
+	dev->engine_hang_resets += engine->hang_resets;
+}
+
+void tern_health_input_add_engine(struct tern_health_input *in,
+				  const struct tern_state_engine *engine)
+{
+	in->engines_hung += engine->hung != 0;
+	in->engine_hang_resets += engine->hang_resets;
+}
+
 u32 tern_health_reasons(const struct tern_health_input *now,
 			const struct tern_health_input *baseline)
 {

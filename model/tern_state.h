@@ -169,6 +169,13 @@ int tern_state_get(const struct tern_state_set *set, void *state, u16 attr,
 		   const void *payload, u32 len);
 
 /*
+ * Adds @engine's counters to its device's sums in @dev: jobs, timeouts,
+ * resets and whether it is busy. A device's counters are its engines'.
+ */
+void tern_state_device_add_engine(struct tern_state_device *dev,
+				  const struct tern_state_engine *engine);
+
+/*
  * What a device's health follows from: its links and engines now, and
  * the counters behind the lasting reasons (a device's baseline is these
  * counters as they were when its health was last cleared).
@@ -190,6 +197,10 @@ struct tern_health_input {
  */
 u32 tern_health_reasons(const struct tern_health_input *now,
 			const struct tern_health_input *baseline);
+
+/* Adds @engine to @in: whether it is hung, its resets while hung. */
+void tern_health_input_add_engine(struct tern_health_input *in,
+				  const struct tern_state_engine *engine);
 
 /* The enum tern_health @reasons make: FAILED for MEM_UNCORRECTED. */
 u32 tern_health_of(u32 reasons);

@@ -31,12 +31,10 @@ uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev)
 
 	tern_fabric_health_input(&m->fabric, (uint32_t)dev->index, &in);
 	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
-		struct machine_engine *engine = &dev->engines[e];
+		struct tern_state_engine engine;
 
-		in.engines_hung += atomic_load(&engine->hung);
-		pthread_mutex_lock(&engine->lock);
-		in.engine_hang_resets += engine->stats.hang_resets;
-		pthread_mutex_unlock(&engine->lock);
+		machine_engine_state(&dev->engines[e], &engine);
+		tern_health_input_add_engine(&in, &engine);
 	}
 	pthread_mutex_lock(&dev->lock);
 	in.mem_errors_uncorrected = dev->mem_errors_uncorrected;

@@ -93,12 +93,7 @@ void machine_device_state(struct machine *m, struct machine_device *dev,
 		struct tern_state_engine engine;
 
 		machine_engine_state(&dev->engines[e], &engine);
-		state->jobs_completed += engine.jobs_completed;
-		state->jobs_failed += engine.jobs_failed;
-		state->job_timeouts += engine.timeouts;
-		state->engine_resets += engine.resets;
-		state->engine_hang_resets += engine.hang_resets;
-		state->engines_busy += engine.busy;
+		tern_state_device_add_engine(state, &engine);
 	}
 	pthread_mutex_lock(&dev->lock);
 	state->memory_total_bytes = dev->mem_total;

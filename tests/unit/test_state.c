@@ -271,6 +271,37 @@ static void test_reason_list_covers_rule(void **state)
 	assert_int_equal(tern_health_reasons(&all, NULL), listed);
 }
 
+/* A device's counters are its engines'; so is what its health sees. */
+static void test_engines_add_up(void **state)
+{
+	struct tern_state_engine a = {
+		.busy = 1, .hung = 0, .jobs_completed = 5, .jobs_failed = 1,
+		.timeouts = 2, .resets = 3, .hang_resets = 1,
+	};
+	struct tern_state_engine b = {
+		.busy = 0, .hung = 1, .jobs_completed = 7, .timeouts = 1,
+		.resets = 1,
+	};
+	struct tern_health_input in = { 0 };
+	struct tern_state_device dev;
+
+	(void)state;
+	memset(&dev, 0, sizeof(dev));
+	tern_state_device_add_engine(&dev, &a);
+	tern_state_device_add_engine(&dev, &b);
+	assert_int_equal(dev.engines_busy, 1);
+	assert_true(dev.jobs_completed == 12 && dev.jobs_failed == 1);
+	assert_true(dev.job_timeouts == 3 && dev.engine_resets == 4);
+	assert_true(dev.engine_hang_resets == 1);
+	tern_health_input_add_engine(&in, &a);
+	tern_health_input_add_engine(&in, &b);
+	assert_int_equal(in.engines_hung, 1);
+	assert_true(in.engine_hang_resets == 1);
+	assert_int_equal(tern_health_reasons(&in, NULL),
+			 DRM_TERN_HEALTH_REASON_ENGINE_HUNG |
+			 DRM_TERN_HEALTH_REASON_ENGINE_RESET);
+}
+
 /* A fabric's links as the health rule and a link message see them. */
 static void test_fabric_input_and_link(void **state)
 {
@@ -327,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_health_states_and_baseline),
 		cmocka_unit_test(test_health_of_and_names),
 		cmocka_unit_test(test_reason_list_covers_rule),
+		cmocka_unit_test(test_engines_add_up),
 		cmocka_unit_test(test_fabric_input_and_link),
 	};
 
