@@ -15,7 +15,8 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	packets.c fabric.c simulated.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c \
-	$(sort $(wildcard libruntime/coll/*.c)) \
+	$(sort $(wildcard libruntime/coll/*.c libruntime/coll/*/*.c \
+		libruntime/coll/*/*/*.c)) \
 	libruntime/net/stats.c \
 	$(sort $(wildcard libruntime/net/ofi/*.c))
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) $(MODEL_OBJS)

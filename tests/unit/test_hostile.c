@@ -12,7 +12,7 @@
  * The ranks are this program again (--rank HEX RANK COUNT REPORT GO), a
  * process each on machine "hostile-PID", each writing what it saw to the
  * REPORT pipe. The hostile side is this process, speaking the wire with
- * coll/auth.c as a member that holds the secret could.
+ * coll/trust/auth.c as a member that holds the secret could.
  */
 #include <errno.h>
 #include <netinet/in.h>

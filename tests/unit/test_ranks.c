@@ -431,7 +431,10 @@ static void test_16_ranks(void **state) { (void)state; ranks_case(16); }
 
 /* ---- the bootstrap ---- */
 
-/* What the id carries (coll/id.c): its secret and tag, then rank 0's address. */
+/*
+ * What the id carries (coll/trust/id.c): its secret and tag, then rank 0's
+ * address.
+ */
 struct id_address {
 	char magic[8];
 	uint8_t secret[32], tag[16];

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 tern_status_t coll_team_create(struct tern_comm **comms, int n)
 {

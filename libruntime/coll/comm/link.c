@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 #define COLL_LINK_MAGIC		"ternlnk2"
 

@@ -31,7 +31,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 #define COLL_AUTH_MAGIC		"ternauth"
 #define COLL_AUTH_VERSION	1

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "submit.h"
 
 /* Room for any one packet. */

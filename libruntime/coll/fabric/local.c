@@ -5,7 +5,7 @@
  * that all-gather, all-to-all and a broadcast's root make whatever the
  * algorithm.
  */
-#include "coll.h"
+#include "coll/coll.h"
 
 void coll_local_run(struct coll_call *call)
 {

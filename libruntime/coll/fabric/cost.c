@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "tern_timing.h"
 
 #define COLL_FAR	UINT32_MAX

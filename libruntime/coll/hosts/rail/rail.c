@@ -30,7 +30,7 @@
  * device's REDUCE gives; IEEE sums commute, so both ends of an exchange
  * get the same bits.
  */
-#include "coll.h"
+#include "coll/coll.h"
 #include "tern_reduce.h"
 
 /* Posts a send (@send) or a receive, waiting while there is no room. */

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 bool coll_proxy_queue(struct coll_hosts *h, const struct coll_stage_chunk *c)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 static const char *const coll_algo_names[] = {
 	[COLL_ALGO_LOCAL] = "local",

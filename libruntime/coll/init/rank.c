@@ -36,7 +36,7 @@
 
 #include <openssl/crypto.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "submit.h"
 
 #define COLL_HANDOFF_MAGIC	"ternfds2"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "submit.h"
 
 /* Live communicators, so that a stale or bogus handle is refused. */

@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 #define COLL_EAST	0
 #define COLL_SOUTH	2

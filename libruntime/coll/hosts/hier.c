@@ -23,7 +23,7 @@
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "submit.h"
 
 /*

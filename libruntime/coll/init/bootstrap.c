@@ -35,7 +35,7 @@
 
 #include <openssl/evp.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 /* Where the init's timeout came from, for the messages that it ended. */
 #define COLL_INIT_TIMEOUT_HINT \

@@ -29,7 +29,7 @@
 
 #include <openssl/crypto.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "net/stats.h"
 #include "submit.h"
 
