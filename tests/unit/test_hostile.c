@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "coll/coll.h"
+#include "coll/init/internal.h"
 #include "sim_test.h"
 
 #define NRANKS		4

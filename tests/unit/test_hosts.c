@@ -31,7 +31,7 @@
 
 #include "elements.h"
 #include "tern.h"
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 #include "net/stats.h"
 
 /* Exit codes of a rank, so the parent says what went wrong. */

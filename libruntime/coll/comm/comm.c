@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Communicators: one per rank, each with its scratch and semaphore areas
- * and every peer's areas imported, and the ring orders planned from the
- * ranks' fabric ports; their errors, destruction and abort.
+ * (of the size and layout fabric/prog.c gives them) and every peer's
+ * imported; the registry of live ones, their errors, destruction and
+ * abort. Those who make them (init/) plan their rings.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/comm/comm.h"
 #include "submit.h"
 
 /* Live communicators, so that a stale or bogus handle is refused. */
@@ -94,7 +95,8 @@ void coll_comm_free(struct tern_comm *comm)
 	tern_fence_put(comm->last);
 	coll_team_leave(comm);
 	coll_link_close(comm);
-	coll_hosts_free(comm);
+	if (comm->free_hosts)
+		comm->free_hosts(comm);
 	if (comm->local)
 		coll_comm_free(comm->local);
 	for (int p = 0; comm->peers && p < comm->nranks; p++) {
@@ -115,10 +117,9 @@ void coll_comm_free(struct tern_comm *comm)
 }
 
 tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
-			       struct tern_comm **out)
+			       size_t scratch_bytes, struct tern_comm **out)
 {
 	struct tern_comm *comm = calloc(1, sizeof(*comm));
-	size_t scratch_bytes = coll_scratch_bytes(nranks);
 	tern_status_t status;
 	void *ctl = NULL;
 
@@ -135,11 +136,8 @@ tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 		coll_comm_free(comm);
 		return TERN_ERROR_OUT_OF_MEMORY;
 	}
-	if (nranks == 1)
-		scratch_bytes = 8;	/* nobody sends to a lone rank */
-	status = coll_forced_algo(&comm->forced_algo);
-	if (status == TERN_SUCCESS)
-		status = coll_monitor_start();
+	comm->forced_algo = -1;
+	status = coll_monitor_start();
 	if (status == TERN_SUCCESS)
 		status = tern_buffer_alloc_internal(dev, TERN_MEMORY_DEVICE,
 						    scratch_bytes,
@@ -189,121 +187,6 @@ void coll_comm_fail(struct tern_comm *comm, tern_status_t status,
 		coll_team_tell(comm);
 		coll_link_tell(comm, status);
 	}
-}
-
-tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node)
-{
-	tern_port_info_t ports[16];
-	uint32_t count = 0;
-	tern_status_t status;
-
-	memset(node, 0, sizeof(*node));
-	node->fabric_id = tern_device_fabric_id(dev);
-	coll_forced_algo(&node->algo);
-	if (!(dev->info.capabilities & TERN_DEVICE_CAP_FABRIC))
-		return TERN_SUCCESS;
-	status = tern_device_get_ports(dev, ports, 16, &count);
-	if (status)
-		return status;
-	node->port_count = count < 16 ? count : 16;
-	for (uint32_t p = 0; p < node->port_count; p++) {
-		node->neighbour[p] = ports[p].state == TERN_LINK_UNCONNECTED ?
-				     -1 : ports[p].peer_device;
-		node->latency_ns[p] = ports[p].latency_ns;
-		node->bandwidth[p] = ports[p].state == TERN_LINK_UP ?
-				     ports[p].bandwidth : 0;
-	}
-	return TERN_SUCCESS;
-}
-
-static tern_status_t coll_check_devices(int ndev, const tern_device_t *devices,
-					struct coll_node *nodes)
-{
-	for (int i = 0; i < ndev; i++) {
-		struct tern_device *dev = devices[i];
-		tern_status_t status;
-
-		if (!tern_handle_valid(dev, TERN_HANDLE_DEVICE))
-			return TERN_ERROR_INVALID_ARGUMENT;
-		status = coll_describe(dev, &nodes[i]);
-		if (status)
-			return status;
-		if (ndev > 1 &&
-		    (!(dev->info.capabilities & TERN_DEVICE_CAP_PEER_MEMORY) ||
-		     !(dev->info.capabilities & TERN_DEVICE_CAP_SEMAPHORE) ||
-		     nodes[i].fabric_id < 0))
-			return TERN_ERROR_NOT_SUPPORTED;
-		/* Two ranks on one chip would share its engines: refused. */
-		for (int j = 0; j < i; j++)
-			if (devices[j] == dev ||
-			    (ndev > 1 && nodes[j].fabric_id == nodes[i].fabric_id))
-				return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	return TERN_SUCCESS;
-}
-
-/* Imports every peer's scratch and semaphores into every rank. */
-static tern_status_t coll_connect(struct tern_comm **comms, int n)
-{
-	for (int r = 0; r < n; r++) {
-		for (int p = 0; p < n; p++) {
-			struct coll_peer *cp = &comms[r]->peers[p];
-			tern_status_t status;
-
-			if (p == r)
-				continue;
-			status = tern_buffer_import_peer(comms[r]->dev,
-							 comms[p]->scratch,
-							 &cp->scratch);
-			if (status == TERN_SUCCESS)
-				status = tern_buffer_import_peer(comms[r]->dev,
-								 comms[p]->sem,
-								 &cp->sem);
-			if (status)
-				return status;
-		}
-	}
-	return TERN_SUCCESS;
-}
-
-tern_status_t coll_init_team(struct tern_comm **comms, int n,
-			     struct tern_device *const *devices)
-{
-	struct coll_node nodes[COLL_MAX_RANKS];
-	struct tern_comm *made[COLL_MAX_RANKS] = { NULL };
-	tern_status_t status;
-	int i;
-
-	status = coll_check_devices(n, (const tern_device_t *)devices, nodes);
-	if (status)
-		return status;
-	for (i = 0; i < n && status == TERN_SUCCESS; i++)
-		status = coll_comm_create(devices[i], i, n, &made[i]);
-	if (status == TERN_SUCCESS)
-		status = coll_connect(made, n);
-	if (status == TERN_SUCCESS)
-		status = coll_team_create(made, n);
-	if (status) {
-		for (i = 0; i < n; i++)
-			if (made[i])
-				coll_comm_free(made[i]);
-		return status;
-	}
-	for (i = 0; i < n; i++) {
-		coll_plan_rings(made[i], nodes);
-		coll_measure_fabric(made[i], nodes);
-		coll_register(made[i]);
-		comms[i] = made[i];
-	}
-	return TERN_SUCCESS;
-}
-
-TERN_API tern_status_t tern_comm_init_all(tern_comm_t *comms, int ndev,
-					  const tern_device_t *devices)
-{
-	if (!comms || !devices || ndev < 1 || ndev > COLL_MAX_RANKS)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	return coll_init_team(comms, ndev, (struct tern_device *const *)devices);
 }
 
 /* Waits for a call of another thread that is still enqueueing. */

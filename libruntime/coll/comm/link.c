@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
+#include "coll/comm/comm.h"
 
 #define COLL_LINK_MAGIC		"ternlnk2"
 

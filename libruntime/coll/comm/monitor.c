@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "coll/coll.h"
+#include "coll/comm/comm.h"
 
 #define COLL_DETECT_MS_DEFAULT	50
 #define COLL_DETECT_MS_MAX	60000

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "coll/coll.h"
+#include "coll/comm/comm.h"
 
 tern_status_t coll_team_create(struct tern_comm **comms, int n)
 {

@@ -6,7 +6,7 @@
  * ways, half goes each way round) and cut into slot-sized chunks, so
  * chunk j+1 leaves while chunk j is still travelling down the chain.
  */
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 
 /* Chunks of ring @c's part of @bytes; *@start is the part's first byte. */
 static uint64_t coll_chain_chunks(uint64_t bytes, int nch, int c,

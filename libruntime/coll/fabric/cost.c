@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 #include "tern_timing.h"
 
 #define COLL_FAR	UINT32_MAX
@@ -139,9 +139,14 @@ static double coll_bytes_factor(enum coll_kind kind, int n)
 	}
 }
 
-tern_status_t coll_cost_bound(const struct tern_comm *comm,
-			      enum coll_kind kind, uint64_t bytes, int root,
-			      double *ns)
+/*
+ * The least time, in ns, any schedule of @kind over @bytes (the whole
+ * message, as tern-bench counts it) can take on the comm's fabric.
+ * TERN_ERROR_NO_ROUTE if some rank reaches no other.
+ */
+static tern_status_t coll_cost_bound(const struct tern_comm *comm,
+				     enum coll_kind kind, uint64_t bytes,
+				     int root, double *ns)
 {
 	const struct coll_fabric *f = &comm->fabric;
 	const int n = comm->nranks;
@@ -409,48 +414,6 @@ double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
 				  3 * blocks * COLL_COST_PACKET_NS);
 	default:
 		return 0;
-	}
-}
-
-/*
- * A chunk along the rail, alpha-beta: a step costs the network's latency
- * plus its bytes at the network's bandwidth, and its reduction at the
- * host's (the proxy reduces on its CPU).
- */
-#define COLL_COST_HOST_REDUCE	(4e9)	/* bytes/s */
-
-double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
-		      uint64_t bytes, bool scatter)
-{
-	const double n = h->nhosts, b = (double)bytes;
-	const double alpha = h->net_latency_ns;
-	const double beta = 1e9 / h->net_bandwidth;
-	const double gamma = 1e9 / COLL_COST_HOST_REDUCE;
-	const bool pow2 = (h->nhosts & (h->nhosts - 1)) == 0;
-	double steps = 0;
-
-	for (int m = 1; m < h->nhosts; m *= 2)
-		steps++;
-	/* a reduce-scatter is the all-reduce's first half */
-	const double halves = scatter ? 1 : 2;
-
-	switch (algo) {
-	case COLL_RAIL_RING:
-		return halves * (n - 1) * alpha +
-		       halves * (n - 1) / n * b * beta +
-		       (n - 1) / n * b * gamma;
-	case COLL_RAIL_HALVING:
-		if (!pow2)
-			return -1;
-		return halves * steps * alpha +
-		       halves * (n - 1) / n * b * beta +
-		       (n - 1) / n * b * gamma;
-	case COLL_RAIL_DOUBLING:
-		if (!pow2 || scatter)
-			return -1;
-		return steps * (alpha + b * beta + b * gamma);
-	default:
-		return -1;
 	}
 }
 

@@ -11,7 +11,7 @@
  * bits; our own piece is staged in our spare slot first when the result
  * overwrites it (in place).
  */
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 
 /*
  * dst = src[0] op src[1] op ... op src[m-1] over the @m ranks of @group in

@@ -5,7 +5,7 @@
  * that all-gather, all-to-all and a broadcast's root make whatever the
  * algorithm.
  */
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 
 void coll_local_run(struct coll_call *call)
 {

@@ -20,7 +20,7 @@
  */
 #include <stdlib.h>
 
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 
 static uint64_t coll_chunk_len(uint64_t bytes, uint64_t j)
 {

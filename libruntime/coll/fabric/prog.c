@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 #include "submit.h"
 
 /* Room for any one packet. */
@@ -146,6 +146,8 @@ static uint64_t coll_credit_offset(const struct tern_comm *comm, int peer)
 
 size_t coll_scratch_bytes(int nranks)
 {
+	if (nranks == 1)
+		return 8;	/* nobody sends to a lone rank */
 	return COLL_SLOTS * ((size_t)nranks * COLL_CHUNK_BYTES +
 			     COLL_MAX_CHANNELS *
 			     (size_t)(COLL_RING_CHUNK_BYTES - COLL_CHUNK_BYTES));

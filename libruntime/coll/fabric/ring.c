@@ -31,7 +31,7 @@
  * earlier wave, and there is no deadlock. coll_plan_rings() picks the
  * blocks in flight to keep it so (comm->ring_overlap).
  */
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
 
 enum coll_ring_kind { RING_ALL_REDUCE, RING_REDUCE_SCATTER, RING_ALL_GATHER };
 

@@ -16,13 +16,42 @@
  *
  * Torus ports are numbered east, west, south, north (model/
  * tern_fabric.h), which is how the grid is recovered from the ports.
+ * What the planner knows of each rank's device is its coll_node
+ * (coll_describe), which the bootstrap carries between processes.
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/fabric/internal.h"
+#include "submit.h"
 
 #define COLL_EAST	0
 #define COLL_SOUTH	2
+
+tern_status_t coll_describe(struct tern_device *dev, struct coll_node *node)
+{
+	tern_port_info_t ports[16];
+	uint32_t count = 0;
+	tern_status_t status;
+
+	memset(node, 0, sizeof(*node));
+	node->fabric_id = tern_device_fabric_id(dev);
+	coll_forced_algo(&node->algo);
+	if (!(dev->info.capabilities & TERN_DEVICE_CAP_FABRIC))
+		return TERN_SUCCESS;
+	status = tern_device_get_ports(dev, ports, 16, &count);
+	if (status)
+		return status;
+	node->port_count = count < 16 ? count : 16;
+	for (uint32_t p = 0; p < node->port_count; p++) {
+		node->neighbour[p] = ports[p].state == TERN_LINK_UNCONNECTED ?
+				     -1 : ports[p].peer_device;
+		node->latency_ns[p] = ports[p].latency_ns;
+		node->bandwidth[p] = ports[p].state == TERN_LINK_UP ?
+				     ports[p].bandwidth : 0;
+	}
+	return TERN_SUCCESS;
+}
+
 
 /* Rank of fabric id @id in the comm, or -1. */
 static int coll_rank_of(const struct tern_comm *comm,

@@ -23,7 +23,7 @@
  */
 #include <stdlib.h>
 
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 #include "submit.h"
 
 /*
@@ -303,7 +303,7 @@ static void coll_hier_reduce_scatter(struct coll_call *call,
 
 /*
  * Sends and recvs launched together: those between our host's ranks as
- * on one host (p2p.c), the others over the network, chunk by chunk
+ * on one host (fabric/p2p.c), the others over the network, chunk by chunk
  * across the operations in call order (chunk k of each in turn), as many
  * at once as the stage holds. Returns false where there are more of
  * those than the proxy keeps in flight: they might wait on each other.

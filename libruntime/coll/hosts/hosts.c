@@ -29,7 +29,7 @@
 
 #include <openssl/crypto.h>
 
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 #include "net/stats.h"
 #include "submit.h"
 
@@ -67,7 +67,8 @@ static void coll_net_put(struct coll_hosts *h)
 	h->net = NULL;
 }
 
-void coll_hosts_free(struct tern_comm *top)
+/* Stops the proxy and closes the network side of @top (its free_hosts). */
+static void coll_hosts_free(struct tern_comm *top)
 {
 	struct coll_hosts *h = top->hosts;
 
@@ -167,6 +168,15 @@ static void coll_host_name(char *buf, size_t len)
 	}
 }
 
+int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
+		     int local_rank)
+{
+	for (int r = 0; r < nranks; r++)
+		if (map->host_of[r] == host && map->local_rank[r] == local_rank)
+			return r;
+	return -1;
+}
+
 tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 				const struct coll_hostmap *map,
 				struct coll_net_card *card,
@@ -191,6 +201,7 @@ tern_status_t coll_hosts_create(struct tern_comm *local, int rank, int nranks,
 	top->forced_algo = local->forced_algo;
 	top->local = local;
 	top->hosts = h;
+	top->free_hosts = coll_hosts_free;
 	local->parent = top;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->cond, NULL);

@@ -11,7 +11,7 @@
  * it. The proxy takes the chunks in the order the programs were built
  * (every rank builds its collectives in one order), each once the staged
  * word has reached it: an all-reduce or reduce-scatter of the rail
- * (rail.c) runs alone, on the spot; sends and receives to other ranks
+ * (rail/rail.c) runs alone, on the spot; sends and receives to other ranks
  * are posted and tested, up to a slot's worth each, so that an exchange
  * whose two sides are both in the window moves. The done word passes the chunks seen through, in
  * order. A chunk is queued while its program is built and published once
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 
 bool coll_proxy_queue(struct coll_hosts *h, const struct coll_stage_chunk *c)
 {

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 
 void coll_stage_begin(struct coll_stager *st, struct coll_call *call,
 		      struct coll_hosts *h)

@@ -2,17 +2,17 @@
 /*
  * Bootstrap: where the ranks of a communicator made by tern_comm_init_rank
  * meet, over TCP (like NCCL's bootstrap), at the address the id carries
- * (id.c).
+ * (trust/id.c).
  *
  * Rank 0 listens; every other rank connects, and before either says
  * anything else, rank 0 proves it holds the id's secret and then the rank
- * does (auth.c): a connection that cannot is closed and counted. Each
+ * does (trust/auth.c): a connection that cannot is closed and counted. Each
  * rank then says who it is and where (its host, its devices' ports), and
  * rank 0 answers each with everyone's and its verdict, every message
  * under the connection's MAC. Ranks with the same host share memory and
  * the chip fabric; a communicator may span hosts that each hold as many
  * ranks. The connections stay, a star around rank 0, to carry failures
- * (link.c).
+ * (comm/link.c).
  *
  * Rank 0 reads all connections at once, none blocking it, so one that
  * says nothing (a port scanner, a flood) delays no one; past
@@ -30,12 +30,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
 
-#include "coll/coll.h"
+#include "coll/init/internal.h"
 
 /* Where the init's timeout came from, for the messages that it ended. */
 #define COLL_INIT_TIMEOUT_HINT \
@@ -53,32 +52,6 @@ struct coll_hello {
 	int32_t reserved;
 	struct coll_rank_info info;
 };
-
-int64_t coll_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool coll_wait_fd(int fd, short events, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = fd, .events = events };
-
-	for (;;) {
-		int64_t left = deadline - coll_now_ms();
-		int ret;
-
-		if (left <= 0)
-			return false;
-		ret = poll(&pfd, 1, (int)left);
-		if (ret > 0)
-			return true;
-		if (ret < 0 && errno != EINTR)
-			return false;
-	}
-}
 
 /* ---- who is where ---- */
 
@@ -468,15 +441,6 @@ void coll_map_hosts(int nranks, const struct coll_rank_info *info,
 	for (int h = 1; h < map->nhosts; h++)
 		if (count[h] != map->local_size)
 			map->local_size = 0;
-}
-
-int coll_host_member(const struct coll_hostmap *map, int nranks, int host,
-		     int local_rank)
-{
-	for (int r = 0; r < nranks; r++)
-		if (map->host_of[r] == host && map->local_rank[r] == local_rank)
-			return r;
-	return -1;
 }
 
 /*

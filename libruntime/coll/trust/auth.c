@@ -14,9 +14,9 @@
  * bits to forge. The comm's key is derived from the secret and the id's
  * address and tag, so one secret (TERN_COMM_SECRET) serves many ids apart.
  *
- * A network connection between hosts (a rail's, hosts.c) cannot wait for
- * a round trip: its first message carries a MAC over both ranks and
- * nonces each rank drew for this comm and sent through rank 0, so it
+ * A network connection between hosts (a rail's, hosts/hosts.c) cannot
+ * wait for a round trip: its first message carries a MAC over both ranks
+ * and nonces each rank drew for this comm and sent through rank 0, so it
  * proves its sender for this comm and this receiver alone.
  */
 #include <errno.h>
@@ -25,13 +25,14 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "coll/coll.h"
+#include "coll/trust/trust.h"
 
 #define COLL_AUTH_MAGIC		"ternauth"
 #define COLL_AUTH_VERSION	1
@@ -221,6 +222,32 @@ bool coll_auth_rail_check(const uint8_t key[COLL_KEY_BYTES], int32_t from,
 }
 
 /* ---- blocking sends and receives, for a stream or a packet socket ---- */
+
+int64_t coll_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool coll_wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	for (;;) {
+		int64_t left = deadline - coll_now_ms();
+		int ret;
+
+		if (left <= 0)
+			return false;
+		ret = poll(&pfd, 1, (int)left);
+		if (ret > 0)
+			return true;
+		if (ret < 0 && errno != EINTR)
+			return false;
+	}
+}
 
 bool coll_send_all(int fd, const void *buf, size_t len)
 {

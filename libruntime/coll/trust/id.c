@@ -36,7 +36,7 @@
 
 #include <openssl/crypto.h>
 
-#include "coll/coll.h"
+#include "coll/trust/trust.h"
 #include "net/stats.h"
 
 _Static_assert(sizeof(struct coll_id) <= TERN_UNIQUE_ID_BYTES,

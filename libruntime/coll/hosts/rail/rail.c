@@ -19,7 +19,8 @@
  *   chunk with the host one bit away and reducing it: fewest steps, the
  *   most bytes; for small chunks.
  *
- * A reduce-scatter along the rail (hier.c's reduce-scatter across hosts)
+ * A reduce-scatter along the rail (hosts/hier.c's reduce-scatter across
+ * hosts)
  * is the first half of the ring's, turned one piece so that host q ends
  * with piece q, or of halving-doubling's; doubling has none.
  *
@@ -30,7 +31,7 @@
  * device's REDUCE gives; IEEE sums commute, so both ends of an exchange
  * get the same bits.
  */
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 #include "tern_reduce.h"
 
 /* Posts a send (@send) or a receive, waiting while there is no room. */
