@@ -122,7 +122,7 @@ struct tern_comm {
 	 * along each): rank at (x, y, z) is grid[x + side[0] * (y +
 	 * side[1] * z)]; each dimension's slowest link (bytes/s each way)
 	 * and latency. torus_chunk: the bytes its rings by dimension send
-	 * at a time (coll_torus_run), 0 where they cannot run. slow_last:
+	 * at a time (fabric/torus.c), 0 where they cannot run. slow_last:
 	 * the last dimension's links are the slowest (the UltraServer's
 	 * between instances), so the all-reduce goes hierarchical.
 	 */

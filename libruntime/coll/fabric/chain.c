@@ -99,7 +99,7 @@ static void coll_chain_steps(struct coll_chain_job *job)
 				coll_chain_step(job, c, j);
 }
 
-void coll_chain_run(struct coll_call *call, int nch)
+static void coll_chain_run(struct coll_call *call, int nch)
 {
 	const struct coll_op *op = &call->op;
 	struct coll_chain_job job = {
@@ -110,3 +110,38 @@ void coll_chain_run(struct coll_call *call, int nch)
 
 	coll_chain_steps(&job);
 }
+
+static bool coll_chain_can_run(const struct tern_comm *comm,
+			       enum coll_kind kind, uint64_t bytes)
+{
+	(void)comm;
+	(void)bytes;
+	return kind == COLL_BROADCAST || kind == COLL_REDUCE;
+}
+
+/* n-1 hops to fill the chain, then a chunk per slot's turn. */
+static double coll_chain_estimate(const struct tern_comm *comm,
+				  enum coll_kind kind, uint64_t bytes)
+{
+	const int n = comm->nranks;
+	const int nch = comm->nchannels > 0 ? comm->nchannels : 1;
+	const double hop = coll_ring_hop_ns(comm), link = coll_cost_link(comm);
+	const double per_ch = (double)bytes / nch;
+	const double chunk = per_ch < COLL_CHUNK_BYTES ? per_ch :
+						       COLL_CHUNK_BYTES;
+	const double blocks = coll_div_up(per_ch, COLL_CHUNK_BYTES);
+	const double step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+	const double turn = chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
+	const double credit = (2 * hop + chunk / link * 1e9) / COLL_SLOTS;
+
+	(void)kind;	/* broadcast and reduce alike */
+	return (n - 1) * step + (blocks - 1) * (turn > credit ? turn : credit);
+}
+
+const struct coll_algo coll_algo_chain = {
+	.name = "chain",
+	.can_run = coll_chain_can_run,
+	.estimate = coll_chain_estimate,
+	.run = coll_chain_run,
+	.rings = true,
+};

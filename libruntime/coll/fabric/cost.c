@@ -5,9 +5,10 @@
  * reports them and the timing model charges them), and the least time any
  * schedule of a collective can take on it.
  *
- * Each algorithm's estimate follows its schedule: the steps it takes in
- * sequence, each a latency, a chunk over a link and the packets an engine
- * runs for it, and the bytes it sends in all.
+ * Each algorithm's estimate (in the algorithm's own file) follows its
+ * schedule: the steps it takes in sequence, each a latency, a chunk over
+ * a link and the packets an engine runs for it, and the bytes it sends in
+ * all; the terms it is made of are here.
  *
  * The bound is the alpha-beta one (Documentation/collectives.rst): the
  * bytes every rank must send, over the fewest bytes per second a rank's
@@ -169,11 +170,22 @@ static tern_status_t coll_cost_bound(const struct tern_comm *comm,
 	return TERN_SUCCESS;
 }
 
-/* An engine's cost per packet, as the timing model charges it. */
-#define COLL_COST_PACKET_NS	((double)TERN_TIMING_PACKET_NS)
-
-static double coll_min_out(const struct coll_fabric *f, int n)
+double coll_cost_far_ns(const struct tern_comm *comm)
 {
+	double far = coll_reach_ns(&comm->fabric, comm->nranks, -1);
+
+	return far >= (double)COLL_FAR ? 1e9 : far;
+}
+
+double coll_cost_link(const struct tern_comm *comm)
+{
+	return comm->fabric.link ? (double)comm->fabric.link : 1.0;
+}
+
+double coll_cost_out(const struct tern_comm *comm)
+{
+	const struct coll_fabric *f = &comm->fabric;
+	const int n = comm->nranks;
 	uint64_t out = UINT64_MAX;
 
 	for (int r = 0; r < n; r++)
@@ -182,8 +194,7 @@ static double coll_min_out(const struct coll_fabric *f, int n)
 	return out && out != UINT64_MAX ? (double)out : 1.0;
 }
 
-/* The slowest hop of any of the comm's rings. */
-static double coll_ring_hop_ns(const struct tern_comm *comm)
+double coll_ring_hop_ns(const struct tern_comm *comm)
 {
 	const struct coll_fabric *f = &comm->fabric;
 	uint32_t far = 0;
@@ -199,7 +210,7 @@ static double coll_ring_hop_ns(const struct tern_comm *comm)
 	return far == COLL_FAR ? 1e9 : (double)far;
 }
 
-static double coll_div_up(double a, double b)
+double coll_div_up(double a, double b)
 {
 	double q = a / b;
 	double whole = (double)(uint64_t)q;
@@ -207,18 +218,9 @@ static double coll_div_up(double a, double b)
 	return whole < q ? whole + 1 : whole;
 }
 
-/*
- * A ring's blocks through @steps steps each, @overlap of them in flight:
- * the first block's @chain steps that send (each a hop, a chunk over the
- * link and the packets), then a block for every turn of the busiest
- * resource: the
- * @steps/@overlap waves between one block's start and the next's, the
- * @sends chunks a block puts on one link, or the @local chunks the steps
- * of a block (on every ring) read and write in the engine's memory.
- */
-static double coll_pipeline_ns(double chain, double steps, double overlap,
-			       double blocks, double chunk, double hop,
-			       double link, double sends, double local)
+double coll_pipeline_ns(double chain, double steps, double overlap,
+			double blocks, double chunk, double hop, double link,
+			double sends, double local)
 {
 	double step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
 	double turn = coll_div_up(steps, overlap) * step;
@@ -233,8 +235,7 @@ static double coll_pipeline_ns(double chain, double steps, double overlap,
 	return chain * step + (blocks - 1) * turn;
 }
 
-/* Chunks a ring's block reads and writes here in @m steps of one half. */
-static double coll_half_local(int m, bool gather)
+double coll_half_local(int m, bool gather)
 {
 	/*
 	 * A step that sends a sum reads two, the one that completes it also
@@ -242,179 +243,6 @@ static double coll_half_local(int m, bool gather)
 	 * two and writes one, the last only keeps it.
 	 */
 	return gather ? 3.0 * (m - 1) + 2 : 2.0 * (m - 1) + 3;
-}
-
-/*
- * All-reduce by the torus's dimensions (ring.c): parts along one
- * dimension after another, each phase as long as its slowest part, a
- * pipeline of chunks on a ring of the dimension's side with as many
- * blocks in flight as the phase takes.
- */
-static double coll_torus_ns(const struct tern_comm *comm, double bytes)
-{
-	const int dims = comm->dims, parts = coll_torus_parts(comm);
-	const double chunk = (double)comm->torus_chunk;
-	double total = 0;
-
-	for (int k = 0; k < 2 * dims - 1; k++) {
-		/* reduce-scatter by the first D-1, all-reduce, gather back */
-		const int at = k < dims ? k : 2 * dims - 2 - k;
-		const int steps_of = k == dims - 1 ? 2 : 1;
-		double phase = 0;
-
-		for (int p = 0; p < parts; p++) {
-			const int d = coll_torus_dim(comm, p, at);
-			const int m = comm->side[d];
-			const int steps = steps_of * m;
-			double piece = bytes / parts, per_pos, c, blocks, ns;
-			double local = k < dims - 1 ? coll_half_local(m, false) :
-				       k > dims - 1 ? coll_half_local(m, true) :
-				       coll_half_local(m, false) +
-				       coll_half_local(m, true);
-			int o = (int)COLL_SLOTS, share = 0;
-
-			/* the parts on this part's ring, this way round */
-			for (int q = 0; q < parts; q++)
-				share += coll_torus_dim(comm, q, at) == d &&
-					 q % 2 == p % 2;
-			for (int j = 0; j < at; j++)
-				piece /= comm->side[coll_torus_dim(comm, p, j)];
-			per_pos = piece / m;
-			c = per_pos < chunk ? per_pos : chunk;
-			blocks = coll_div_up(per_pos, chunk);
-			while (o > 1 && !coll_phase_fits(steps, o, m,
-							 k > dims - 1 ? m : 0,
-							 steps, share))
-				o--;
-			if (blocks < o)
-				o = blocks < 1 ? 1 : (int)blocks;
-			ns = coll_pipeline_ns(steps_of * (m - 1.0), steps, o,
-					      blocks, c,
-					      comm->dim_latency_ns[d],
-					      (double)comm->dim_bandwidth[d],
-					      share * steps_of * (m - 1.0),
-					      parts * local);
-			if (ns > phase)
-				phase = ns;
-		}
-		total += phase;
-	}
-	return total;
-}
-
-/*
- * One step of the one-step path among @m ranks of @group: the farthest
- * of them, the bytes over the rank's links there (@out) or the busiest
- * link's share of every pair's (@every_pair_s), the fold, the packets.
- */
-static double coll_direct_step_ns(const struct tern_comm *comm,
-				  const int *group, int m, double bytes,
-				  double out, double every_pair_s)
-{
-	double far = 0, ns = (m - 1) * bytes / out * 1e9;
-
-	for (int i = 0; i < m; i++)
-		for (int j = 0; j < m; j++)
-			if (comm->fabric.latency_ns[group[i]][group[j]] > far)
-				far = comm->fabric.latency_ns[group[i]][group[j]];
-	if (every_pair_s * bytes * 1e9 > ns)
-		ns = every_pair_s * bytes * 1e9;
-	ns += 3.0 * (m - 1) * bytes / (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
-	return far + ns + 5.0 * (m - 1) * COLL_COST_PACKET_NS;
-}
-
-/*
- * The one-step all-reduce a step per dimension (direct.c): each along a
- * ring of the side's ranks, whose busiest directed link carries the pairs
- * of every distance up to half the side one way.
- */
-static double coll_direct_lines_ns(const struct tern_comm *comm,
-				   double bytes)
-{
-	int group[COLL_MAX_RANKS];
-	double ns = 0;
-
-	for (int d = 0; d < comm->dims; d++) {
-		const int m = coll_grid_line(comm, d, group), half = m / 2;
-		const double link = (double)comm->dim_bandwidth[d];
-
-		ns += coll_direct_step_ns(comm, group, m, bytes, 2.0 * link,
-					  half * (half + 1) / 2 / link);
-	}
-	return ns;
-}
-
-double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
-			  enum coll_algo algo, uint64_t bytes)
-{
-	const struct coll_fabric *f = &comm->fabric;
-	const int n = comm->nranks;
-	const int nch = comm->nchannels > 0 ? comm->nchannels : 1;
-	double far = coll_reach_ns(f, n, -1), hop = coll_ring_hop_ns(comm);
-	double link = f->link ? (double)f->link : 1.0, out = coll_min_out(f, n);
-	double b = (double)bytes, per_ch, chunk, blocks, step;
-	double segs, steps, overlap, local, bytes_ns;
-
-	if (far >= (double)COLL_FAR)
-		far = 1e9;
-	switch (algo) {
-	case COLL_ALGO_DIRECT:
-		if (comm->dims && kind == COLL_ALL_REDUCE)
-			return coll_direct_lines_ns(comm, b);
-		/*
-		 * every piece at once: the farthest, the bytes (the more of
-		 * the rank's own links or the busiest link's share of every
-		 * pair's), then the fold, n-1 reductions one after another
-		 * in the engine's memory (three operands each), the packets
-		 */
-		bytes_ns = (n - 1) * b / out * 1e9;
-		if (f->every_pair_s * b * 1e9 > bytes_ns)
-			bytes_ns = f->every_pair_s * b * 1e9;
-		bytes_ns += 3.0 * (n - 1) * b /
-			    (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
-		return far + bytes_ns + 5.0 * (n - 1) * COLL_COST_PACKET_NS;
-	case COLL_ALGO_RING:
-		/*
-		 * Blocks of n chunks per ring (one for all-gather and
-		 * reduce-scatter); 2(n-1) steps each for an all-reduce (n-1
-		 * for its halves), every step a hop, blocks overlapping.
-		 */
-		per_ch = b / nch;
-		segs = kind == COLL_ALL_REDUCE ? n : 1;
-		steps = kind == COLL_ALL_REDUCE ? 2.0 * (n - 1) : n - 1;
-		chunk = per_ch < segs * COLL_RING_CHUNK_BYTES ?
-			coll_div_up(per_ch, segs) : COLL_RING_CHUNK_BYTES;
-		blocks = coll_div_up(per_ch, segs * COLL_RING_CHUNK_BYTES);
-		overlap = blocks < comm->ring_overlap ? blocks :
-							comm->ring_overlap;
-		local = kind == COLL_ALL_GATHER ? 0 : coll_half_local(n, false);
-		if (kind != COLL_REDUCE_SCATTER)
-			local += coll_half_local(n, true);
-		return coll_pipeline_ns(steps, steps, overlap, blocks, chunk, hop,
-					link, steps, nch * local);
-	case COLL_ALGO_TORUS:
-		return coll_torus_ns(comm, b);
-	case COLL_ALGO_CHAIN:
-		/* n-1 hops to fill the chain, then a chunk per slot's turn */
-		per_ch = b / nch;
-		chunk = per_ch < COLL_CHUNK_BYTES ? per_ch : COLL_CHUNK_BYTES;
-		blocks = coll_div_up(per_ch, COLL_CHUNK_BYTES);
-		step = hop + chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-		{
-			double turn = chunk / link * 1e9 + 3 * COLL_COST_PACKET_NS;
-			double credit = (2 * hop + chunk / link * 1e9) / COLL_SLOTS;
-
-			return (n - 1) * step +
-			       (blocks - 1) * (turn > credit ? turn : credit);
-		}
-	case COLL_ALGO_PAIRWISE:
-		/* n-1 rounds, each a piece to one peer */
-		blocks = coll_div_up(b, COLL_CHUNK_BYTES);
-		return (n - 1) * (far + b / link * 1e9 +
-				  3 * blocks * COLL_COST_PACKET_NS);
-	default:
-		return 0;
-	}
 }
 
 TERN_API tern_status_t tern_comm_lower_bound(tern_comm_t comm,

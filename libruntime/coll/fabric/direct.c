@@ -163,8 +163,9 @@ static void coll_direct_rooted(struct coll_call *call)
 	coll_recv_done(&call->prog, op->root);
 }
 
-void coll_direct_run(struct coll_call *call)
+static void coll_direct_run(struct coll_call *call, int nch)
 {
+	(void)nch;	/* every piece straight to its rank: no rings */
 	switch (call->op.kind) {
 	case COLL_ALL_REDUCE:
 		coll_direct_all_reduce(call);
@@ -180,3 +181,82 @@ void coll_direct_run(struct coll_call *call)
 		break;
 	}
 }
+
+static bool coll_direct_can_run(const struct tern_comm *comm,
+				enum coll_kind kind, uint64_t bytes)
+{
+	(void)comm;
+	return kind != COLL_ALL_TO_ALL && bytes <= COLL_CHUNK_BYTES;
+}
+
+/*
+ * One step of the one-step path among @m ranks of @group: the farthest
+ * of them, the bytes over the rank's links there (@out) or the busiest
+ * link's share of every pair's (@every_pair_s), the fold, the packets.
+ */
+static double coll_direct_step_ns(const struct tern_comm *comm,
+				  const int *group, int m, double bytes,
+				  double out, double every_pair_s)
+{
+	double far = 0, ns = (m - 1) * bytes / out * 1e9;
+
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < m; j++)
+			if (comm->fabric.latency_ns[group[i]][group[j]] > far)
+				far = comm->fabric.latency_ns[group[i]][group[j]];
+	if (every_pair_s * bytes * 1e9 > ns)
+		ns = every_pair_s * bytes * 1e9;
+	ns += 3.0 * (m - 1) * bytes / (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
+	return far + ns + 5.0 * (m - 1) * COLL_COST_PACKET_NS;
+}
+
+/*
+ * The one-step all-reduce a step per dimension: each along a ring of the
+ * side's ranks, whose busiest directed link carries the pairs of every
+ * distance up to half the side one way.
+ */
+static double coll_direct_lines_ns(const struct tern_comm *comm,
+				   double bytes)
+{
+	int group[COLL_MAX_RANKS];
+	double ns = 0;
+
+	for (int d = 0; d < comm->dims; d++) {
+		const int m = coll_grid_line(comm, d, group), half = m / 2;
+		const double link = (double)comm->dim_bandwidth[d];
+
+		ns += coll_direct_step_ns(comm, group, m, bytes, 2.0 * link,
+					  half * (half + 1) / 2 / link);
+	}
+	return ns;
+}
+
+static double coll_direct_estimate(const struct tern_comm *comm,
+				   enum coll_kind kind, uint64_t bytes)
+{
+	const int n = comm->nranks;
+	const double b = (double)bytes, out = coll_cost_out(comm);
+	double bytes_ns;
+
+	if (comm->dims && kind == COLL_ALL_REDUCE)
+		return coll_direct_lines_ns(comm, b);
+	/*
+	 * every piece at once: the farthest, the bytes (the more of the
+	 * rank's own links or the busiest link's share of every pair's),
+	 * then the fold, n-1 reductions one after another in the engine's
+	 * memory (three operands each), the packets
+	 */
+	bytes_ns = (n - 1) * b / out * 1e9;
+	if (comm->fabric.every_pair_s * b * 1e9 > bytes_ns)
+		bytes_ns = comm->fabric.every_pair_s * b * 1e9;
+	bytes_ns += 3.0 * (n - 1) * b / (double)TERN_TIMING_MEM_BANDWIDTH * 1e9;
+	return coll_cost_far_ns(comm) + bytes_ns +
+	       5.0 * (n - 1) * COLL_COST_PACKET_NS;
+}
+
+const struct coll_algo coll_algo_direct = {
+	.name = "direct",
+	.can_run = coll_direct_can_run,
+	.estimate = coll_direct_estimate,
+	.run = coll_direct_run,
+};

@@ -3,10 +3,11 @@
  * What fabric/ gives the rest of the collectives: the collectives of one
  * host, over its chips' fabric. An operation (struct coll_op) of a call
  * (struct coll_call) is built into one rank's packet program (prog.c)
- * by the algorithm the tuner chooses (build.c, tune.c), on the rings the
- * planner found in the ranks' fabric ports (topo.c), by the figures of
- * the cost model (cost.c). The hierarchy across hosts (hosts/) builds
- * its fabric's part with the same.
+ * by the algorithm the tuner chooses (build.c, tune.c: a row of its
+ * table, each in a file of its own), on the rings the planner found in
+ * the ranks' fabric ports (topo.c), by the figures of the cost model
+ * (cost.c). The hierarchy across hosts (hosts/) builds its fabric's part
+ * with the same.
  */
 #ifndef TERN_COLL_FABRIC_FABRIC_H
 #define TERN_COLL_FABRIC_FABRIC_H
@@ -146,6 +147,9 @@ void coll_send_reduce(struct coll_prog *p, int peer, uint64_t src0,
  */
 uint64_t coll_recv_wait(struct coll_prog *p, int peer);
 void coll_recv_done(struct coll_prog *p, int peer);
+/* The next chunk from @peer, @bytes of it copied to @dst. */
+void coll_recv_copy(struct coll_prog *p, int peer, uint64_t dst,
+		    uint64_t bytes);
 /* A slot of our own scratch that nobody sends into: for staging. */
 uint64_t coll_self_slot(struct coll_prog *p);
 
@@ -192,23 +196,49 @@ void coll_p2p_run(struct coll_call *call, const struct coll_op *ops, size_t n);
  */
 void coll_ring_shards(struct coll_call *call, int nch, bool gather);
 
-/* ---- tune.c, cost.c: the tuner and the cost model ---- */
+/* ---- the algorithms, and the tuner that weighs them (tune.c) ---- */
 
-enum coll_algo {
-	COLL_ALGO_LOCAL,		/* one rank: a copy */
-	COLL_ALGO_DIRECT,		/* one step, every piece straight to its rank */
-	COLL_ALGO_RING,			/* pipelined rings, reduce-scatter + all-gather */
-	COLL_ALGO_TORUS,		/* all-reduce by the dimensions of a torus */
-	COLL_ALGO_CHAIN,		/* rooted: pipelined chains along the rings */
-	COLL_ALGO_PAIRWISE,		/* all-to-all: n-1 rounds of pairs */
-	COLL_ALGO_P2P,			/* send, recv: chunks through the slots */
-	COLL_ALGO_COUNT
+/*
+ * An algorithm of one host, described once, in its own file. The tuner
+ * runs, among the rows of its table (tune.c) that can run an operation,
+ * the one whose estimate is least; on a comm of one rank, the local copy.
+ */
+struct coll_algo {
+	/* As TERN_ALGO and tern_comm_algorithms() name it. */
+	const char *name;
+	/*
+	 * Whether it can run @kind (a collective) over @bytes (the call's
+	 * count, as bytes) on @comm.
+	 */
+	bool (*can_run)(const struct tern_comm *comm, enum coll_kind kind,
+			uint64_t bytes);
+	/* The ns the cost model (cost.c) expects it to take for that. */
+	double (*estimate)(const struct tern_comm *comm, enum coll_kind kind,
+			   uint64_t bytes);
+	/*
+	 * Emits our rank's part of @call->op, our own piece of the output
+	 * already in place where it can run, on the comm's first @nch rings.
+	 */
+	void (*run)(struct coll_call *call, int nch);
+	/* It spreads the message over all the comm's rings (else @nch 1). */
+	bool rings;
 };
+
+/* The ring, whose estimate the tuner across hosts builds on. */
+extern const struct coll_algo coll_algo_ring;
 
 /* tern.h's @coll as the tuner's kind; false if it is none. */
 bool coll_public_kind(tern_collective_t coll, enum coll_kind *kind);
-/* TERN_ALGO: the algorithm forced, -1 for none, or INVALID_ARGUMENT. */
+/*
+ * TERN_ALGO: the row of the tuner's table it forces, -1 for none, or
+ * INVALID_ARGUMENT where it names no row.
+ */
 tern_status_t coll_forced_algo(int *algo);
+/* Whether @algo is a TERN_ALGO a rank may have: -1, or a row. */
+bool coll_forced_fits(int algo);
+/* @names as "a, b or c", for a message, in @buf of @len bytes; @buf. */
+const char *coll_names_join(const char *const *names, int n, char *buf,
+			    size_t len);
 /*
  * tern_comm_algorithms() on one host: every algorithm that can run
  * @kind over @bytes (the whole message, as tern-bench counts it) and
@@ -218,11 +248,5 @@ tern_status_t coll_fabric_algorithms(const struct tern_comm *comm,
 				     enum coll_kind kind, uint64_t bytes,
 				     tern_algo_estimate_t *out,
 				     uint32_t capacity, uint32_t *count);
-/*
- * The time, in ns, the model expects @algo to take for @kind over @bytes
- * (the call's count, as bytes, as the tuner sees it).
- */
-double coll_cost_estimate(const struct tern_comm *comm, enum coll_kind kind,
-			  enum coll_algo algo, uint64_t bytes);
 
 #endif /* TERN_COLL_FABRIC_FABRIC_H */

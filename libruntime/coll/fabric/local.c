@@ -7,10 +7,11 @@
  */
 #include "coll/fabric/internal.h"
 
-void coll_local_run(struct coll_call *call)
+static void coll_local_run(struct coll_call *call, int nch)
 {
 	const struct coll_op *op = &call->op;
 
+	(void)nch;
 	if (op->kind == COLL_ALL_GATHER || op->kind == COLL_ALL_TO_ALL)
 		coll_own_piece(call);
 	else
@@ -39,3 +40,28 @@ void coll_own_piece(struct coll_call *call)
 		break;
 	}
 }
+
+static bool coll_local_can_run(const struct tern_comm *comm,
+			       enum coll_kind kind, uint64_t bytes)
+{
+	(void)kind;
+	(void)bytes;
+	return comm->nranks == 1;
+}
+
+/* A copy on the device, which the model does not charge. */
+static double coll_local_estimate(const struct tern_comm *comm,
+				  enum coll_kind kind, uint64_t bytes)
+{
+	(void)comm;
+	(void)kind;
+	(void)bytes;
+	return 0;
+}
+
+const struct coll_algo coll_algo_local = {
+	.name = "local",
+	.can_run = coll_local_can_run,
+	.estimate = coll_local_estimate,
+	.run = coll_local_run,
+};

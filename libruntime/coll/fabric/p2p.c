@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Point to point: send, recv and all-to-all, chunk by chunk through the
- * receiver's slots for the sender. Routes may take several hops; the
- * fabric forwards them.
- *
- * All-to-all runs n-1 rounds: in round j every rank sends to rank + j and
- * takes from rank - j, so each pair's chunks come in one order and a
- * rank's wait in round j only needs sends of round j.
+ * Point to point: send and recv, chunk by chunk through the receiver's
+ * slots for the sender. Routes may take several hops; the fabric forwards
+ * them. They are no algorithm the tuner weighs: the sends and recvs
+ * launched together are built together, here.
  *
  * Sends and recvs launched together (one, or a group's) are interleaved.
  * The chunks for one peer form a lane: the chunks of our sends to it, in
@@ -21,44 +18,6 @@
 #include <stdlib.h>
 
 #include "coll/fabric/internal.h"
-
-static uint64_t coll_chunk_len(uint64_t bytes, uint64_t j)
-{
-	uint64_t left = bytes - j * COLL_CHUNK_BYTES;
-
-	return left < COLL_CHUNK_BYTES ? left : COLL_CHUNK_BYTES;
-}
-
-static void coll_take(struct coll_call *call, int peer, uint64_t dst,
-		      uint64_t bytes)
-{
-	uint64_t in = coll_recv_wait(&call->prog, peer);
-
-	coll_emit_copy(&call->prog, dst, in, bytes);
-	coll_recv_done(&call->prog, peer);
-}
-
-void coll_pairwise_run(struct coll_call *call)
-{
-	const struct coll_op *op = &call->op;
-	const int n = call->comm->nranks, r = call->comm->rank;
-	const uint64_t piece = op->count * call->esize;
-	const uint64_t chunks = (piece + COLL_CHUNK_BYTES - 1) / COLL_CHUNK_BYTES;
-
-	for (int j = 1; j < n; j++) {
-		int to = coll_mod(r + j, n), from = coll_mod(r - j, n);
-
-		for (uint64_t k = 0; k < chunks; k++) {
-			uint64_t at = k * COLL_CHUNK_BYTES;
-			uint64_t len = coll_chunk_len(piece, k);
-
-			coll_send_copy(&call->prog, to,
-				       op->send + (uint64_t)to * piece + at, len);
-			coll_take(call, from,
-				  op->recv + (uint64_t)from * piece + at, len);
-		}
-	}
-}
 
 static uint64_t coll_op_bytes(const struct coll_op *op)
 {
@@ -138,7 +97,8 @@ void coll_p2p_run(struct coll_call *call, const struct coll_op *ops, size_t n)
 				continue;
 			more = true;
 			if (p != me) {
-				coll_take(call, p, ops[op].recv + at, len);
+				coll_recv_copy(&call->prog, p, ops[op].recv + at,
+					       len);
 				continue;
 			}
 			/* Sizes were matched before building: same chunks. */

@@ -264,6 +264,15 @@ void coll_recv_done(struct coll_prog *p, int peer)
 			 cp->received);
 }
 
+void coll_recv_copy(struct coll_prog *p, int peer, uint64_t dst,
+		    uint64_t bytes)
+{
+	uint64_t in = coll_recv_wait(p, peer);
+
+	coll_emit_copy(p, dst, in, bytes);
+	coll_recv_done(p, peer);
+}
+
 uint64_t coll_self_slot(struct coll_prog *p)
 {
 	return p->scratch_va + p->comm->peers[p->comm->rank].slots_here;

@@ -8,7 +8,7 @@
  * into chunks of at most a slot; block b is chunk b of every piece, its
  * segments named by position. So the sums a reduce-scatter leaves at
  * position q are one piece, in one place, whatever the blocks (as the
- * torus's phases need, coll_torus_run). All-gather and reduce-scatter cut
+ * torus's phases need, torus.c). All-gather and reduce-scatter cut
  * each rank's part into blocks of a slot. Reduce-scatter step s
  * (0..n-1) at position q: step 0 sends segment q-1; steps 1..n-2 take the
  * partial of segment q-1-s from the previous rank, reduce it with our own
@@ -32,36 +32,6 @@
  * blocks in flight to keep it so (comm->ring_overlap).
  */
 #include "coll/fabric/internal.h"
-
-enum coll_ring_kind { RING_ALL_REDUCE, RING_REDUCE_SCATTER, RING_ALL_GATHER };
-
-/* The comm's rings, or a torus's one a part (coll_torus_run). */
-#define COLL_RING_JOB_CHANNELS	COLL_TORUS_PARTS
-
-/* One ring of a job: its members, its share of the data, its steps. */
-struct coll_ring_chan {
-	const int *order;		/* ranks by position */
-	int m, pos;			/* members, and our position */
-	uint64_t send, recv;		/* device addresses of the data */
-	uint64_t start, len;		/* elements: all-reduce's range; else per rank */
-	int first, steps;		/* the kind's steps it runs */
-	bool final;			/* its reduce-scatter completes the sums */
-};
-
-struct coll_ring_job {
-	struct coll_call *call;
-	enum coll_ring_kind kind;
-	uint64_t count;			/* reduce-scatter, all-gather: per rank */
-	uint64_t chunk;			/* elements: the most a segment holds */
-	int overlap;			/* blocks in flight (topo.c) */
-	int nch;
-	/*
-	 * All-reduce's pieces named by rank, not position: the shard of
-	 * [0, count) a rank's host peers hold too (coll_ring_shards).
-	 */
-	bool shards;
-	struct coll_ring_chan ch[COLL_RING_JOB_CHANNELS];
-};
 
 struct coll_seg {
 	uint64_t send, recv;		/* addresses of the segment */
@@ -285,7 +255,7 @@ static void coll_ring_steps(struct coll_ring_job *job)
 	}
 }
 
-void coll_ring_run(struct coll_call *call, int nch)
+static void coll_ring_run(struct coll_call *call, int nch)
 {
 	const struct coll_op *op = &call->op;
 	const struct tern_comm *comm = call->comm;
@@ -313,8 +283,7 @@ void coll_ring_run(struct coll_call *call, int nch)
 	coll_ring_steps(&job);
 }
 
-/* One phase of a torus's all-reduce, as many blocks in flight as it may. */
-static void coll_phase_run(struct coll_ring_job *job)
+void coll_ring_phase(struct coll_ring_job *job)
 {
 	job->overlap = coll_phase_overlap(job);
 	coll_ring_steps(job);
@@ -341,127 +310,49 @@ void coll_ring_shards(struct coll_call *call, int nch, bool gather)
 		ch->steps = ch->m;
 		ch->final = false;
 	}
-	coll_phase_run(&job);
+	coll_ring_phase(&job);
 }
 
-/* The torus's rings through us: +1 and -1 along each dimension. */
-struct coll_torus_rings {
-	int order[COLL_TORUS_PARTS][COLL_MAX_RANKS];
-	int m[COLL_TORUS_PARTS], pos[COLL_TORUS_PARTS];
-};
-
-static void coll_torus_rings(const struct tern_comm *comm,
-			     struct coll_torus_rings *t)
+static bool coll_ring_can_run(const struct tern_comm *comm,
+			      enum coll_kind kind, uint64_t bytes)
 {
-	/*
-	 * The members of a ring must agree on its order (a segment is named
-	 * by position): along the dimension from index 0, and reversed as
-	 * coll_plan_rings reverses.
-	 */
-	for (int d = 0; d < comm->dims; d++) {
-		const int m = coll_grid_line(comm, d, t->order[2 * d]);
-		int at = 0;
-
-		for (int i = 0; i < m; i++) {
-			t->order[2 * d + 1][i] = t->order[2 * d][(m - i) % m];
-			if (t->order[2 * d][i] == comm->rank)
-				at = i;
-		}
-		t->m[2 * d] = t->m[2 * d + 1] = m;
-		t->pos[2 * d] = at;
-		t->pos[2 * d + 1] = (m - at) % m;
-	}
-}
-
-/* Ring @r of @t as channel @ch of a job over elements [@start, +@len). */
-static void coll_torus_chan(struct coll_ring_chan *ch,
-			    const struct coll_torus_rings *t, int r,
-			    uint64_t send, uint64_t recv, uint64_t start,
-			    uint64_t len)
-{
-	ch->order = t->order[r];
-	ch->m = t->m[r];
-	ch->pos = t->pos[r];
-	ch->send = send;
-	ch->recv = recv;
-	ch->start = start;
-	ch->len = len;
+	(void)comm;
+	(void)bytes;
+	return kind == COLL_ALL_REDUCE || kind == COLL_REDUCE_SCATTER ||
+	       kind == COLL_ALL_GATHER;
 }
 
 /*
- * All-reduce by dimensions on a torus of D dimensions: a part of the
- * message on each of the 2D rings through us (+1 and -1 along each
- * dimension). Part p takes the dimensions in turn from its own (d, d+1,
- * ...): it is reduce-scattered along the first D-1, each narrowing it to
- * the piece the ring leaves us, all-reduced along the last, and gathered
- * back along the first D-1 in reverse. In every phase each part is on a
- * ring of its own, so every directed link carries one part. Steps: twice
- * the sum of (side - 1), against 2(n-1) round the whole torus, for the
- * same bytes: 12 on a 4x4 torus (30 round it), 18 on a 4x4x4 (126).
- * Within a phase blocks overlap as round the comm's rings; as each
- * directed link carries one part, a wave sends a peer a chunk per block
- * in flight.
+ * Blocks of n chunks per ring (one for all-gather and reduce-scatter);
+ * 2(n-1) steps each for an all-reduce (n-1 for its halves), every step a
+ * hop, blocks overlapping.
  */
-void coll_torus_run(struct coll_call *call)
+static double coll_ring_estimate(const struct tern_comm *comm,
+				 enum coll_kind kind, uint64_t bytes)
 {
-	const struct tern_comm *comm = call->comm;
-	const struct coll_op *op = &call->op;
-	const int dims = comm->dims, parts = coll_torus_parts(comm);
-	struct coll_ring_job job = {
-		.call = call, .kind = RING_ALL_REDUCE, .nch = parts,
-		.chunk = comm->torus_chunk / call->esize,
-	};
-	uint64_t start[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
-	uint64_t len[COLL_TORUS_PARTS][COLL_TORUS_DIMS];
-	struct coll_torus_rings t;
+	const int n = comm->nranks;
+	const int nch = comm->nchannels > 0 ? comm->nchannels : 1;
+	const double hop = coll_ring_hop_ns(comm), link = coll_cost_link(comm);
+	const double per_ch = (double)bytes / nch;
+	double segs, steps, chunk, blocks, overlap, local;
 
-	coll_torus_rings(comm, &t);
-	for (int p = 0; p < parts; p++)
-		coll_split(op->count, (uint64_t)parts, (uint64_t)p, &start[p][0],
-			   &len[p][0]);
-	/* phase k of part p runs on its dimension's ring, p's way */
-#define COLL_TORUS_RING(p, k)	(2 * coll_torus_dim(comm, p, k) + (p) % 2)
-	/* Reduce-scatter along the first D-1: partial sums, narrowing. */
-	for (int k = 0; k < dims - 1; k++) {
-		for (int p = 0; p < parts; p++) {
-			const int r = COLL_TORUS_RING(p, k);
-			uint64_t ss, sl;
-
-			coll_torus_chan(&job.ch[p], &t, r,
-					k ? op->recv : op->send, op->recv,
-					start[p][k], len[p][k]);
-			job.ch[p].first = 0;
-			job.ch[p].steps = t.m[r];
-			job.ch[p].final = false;
-			coll_split(len[p][k], (uint64_t)t.m[r],
-				   (uint64_t)t.pos[r], &ss, &sl);
-			start[p][k + 1] = start[p][k] + ss;
-			len[p][k + 1] = sl;
-		}
-		coll_phase_run(&job);
-	}
-	/* All-reduce what is left along the last. */
-	for (int p = 0; p < parts; p++) {
-		const int r = COLL_TORUS_RING(p, dims - 1);
-
-		coll_torus_chan(&job.ch[p], &t, r, op->recv, op->recv,
-				start[p][dims - 1], len[p][dims - 1]);
-		job.ch[p].first = 0;
-		job.ch[p].steps = 2 * t.m[r];
-		job.ch[p].final = true;
-	}
-	coll_phase_run(&job);
-	/* Gather back along the first D-1, in reverse. */
-	for (int k = dims - 2; k >= 0; k--) {
-		for (int p = 0; p < parts; p++) {
-			const int r = COLL_TORUS_RING(p, k);
-
-			coll_torus_chan(&job.ch[p], &t, r, op->recv, op->recv,
-					start[p][k], len[p][k]);
-			job.ch[p].first = t.m[r];
-			job.ch[p].steps = t.m[r];
-		}
-		coll_phase_run(&job);
-	}
-#undef COLL_TORUS_RING
+	segs = kind == COLL_ALL_REDUCE ? n : 1;
+	steps = kind == COLL_ALL_REDUCE ? 2.0 * (n - 1) : n - 1;
+	chunk = per_ch < segs * COLL_RING_CHUNK_BYTES ?
+		coll_div_up(per_ch, segs) : COLL_RING_CHUNK_BYTES;
+	blocks = coll_div_up(per_ch, segs * COLL_RING_CHUNK_BYTES);
+	overlap = blocks < comm->ring_overlap ? blocks : comm->ring_overlap;
+	local = kind == COLL_ALL_GATHER ? 0 : coll_half_local(n, false);
+	if (kind != COLL_REDUCE_SCATTER)
+		local += coll_half_local(n, true);
+	return coll_pipeline_ns(steps, steps, overlap, blocks, chunk, hop,
+				link, steps, nch * local);
 }
+
+const struct coll_algo coll_algo_ring = {
+	.name = "ring",
+	.can_run = coll_ring_can_run,
+	.estimate = coll_ring_estimate,
+	.run = coll_ring_run,
+	.rings = true,
+};

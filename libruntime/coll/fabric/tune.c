@@ -2,18 +2,18 @@
 /*
  * The tuner: which algorithm a collective runs, and on how many rings.
  * Every entry point comes through here, so this is the one place the
- * choice is made: among the algorithms that can run the operation, the
- * one the cost model (cost.c) expects to finish first on the comm's
- * fabric. TERN_ALGO forces one where it can run.
+ * choice is made: among the rows of the table below that can run the
+ * operation, the one whose estimate (by the cost model, cost.c) is least
+ * on the comm's fabric. TERN_ALGO forces a row where it can run.
  *
- * - One rank: a local copy; send and recv: chunks through the peer's
- *   slots. Nothing to choose.
- * - The candidates: direct (one step, every piece straight to every rank
- *   that needs it; only while a rank's piece fits one slot), rings
- *   (all-reduce, reduce-scatter, all-gather), on a torus an all-reduce
- *   by its dimensions, or chains along the rings
- *   (broadcast, reduce) on all of the comm's rings, and pairwise rounds
- *   (all-to-all).
+ * - One rank: a local copy (local.c). Nothing to weigh.
+ * - The rows: direct (one step, every piece straight to every rank that
+ *   needs it; only while a rank's piece fits one slot), ring (all-reduce,
+ *   reduce-scatter, all-gather), torus (on a torus, an all-reduce by its
+ *   dimensions), chain (broadcast, reduce), the last two on all of the
+ *   comm's rings, and pairwise rounds (all-to-all).
+ * - Send and recv are no choice: the sends and recvs launched together
+ *   are built together (p2p.c).
  *
  * Across hosts, the rail's tuner (hosts/tune.c) chooses for the network.
  */
@@ -23,101 +23,104 @@
 
 #include "coll/fabric/internal.h"
 
-static const char *const coll_algo_names[] = {
-	[COLL_ALGO_LOCAL] = "local",
-	[COLL_ALGO_DIRECT] = "direct",
-	[COLL_ALGO_RING] = "ring",
-	[COLL_ALGO_TORUS] = "torus",
-	[COLL_ALGO_CHAIN] = "chain",
-	[COLL_ALGO_PAIRWISE] = "pairwise",
-	[COLL_ALGO_P2P] = "p2p",
+/*
+ * The algorithms the tuner weighs, each described in its own file, in
+ * the order it weighs them: the first of equals wins. A new algorithm is
+ * a file and a row here (and its name in internal.h).
+ */
+static const struct coll_algo *const coll_algos[] = {
+	&coll_algo_direct, &coll_algo_ring, &coll_algo_torus,
+	&coll_algo_chain, &coll_algo_pairwise,
 };
 
-const char *coll_algo_name(enum coll_algo algo)
+#define COLL_ALGOS	((int)(sizeof(coll_algos) / sizeof(coll_algos[0])))
+
+const char *coll_names_join(const char *const *names, int n, char *buf,
+			    size_t len)
 {
-	return (unsigned int)algo < sizeof(coll_algo_names) /
-				    sizeof(coll_algo_names[0]) ?
-	       coll_algo_names[algo] : "unknown";
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				       names[i]);
+	return buf;
 }
 
 tern_status_t coll_forced_algo(int *algo)
 {
 	const char *name = getenv("TERN_ALGO");
+	const char *names[COLL_ALGOS];
+	char list[128];
 
 	*algo = -1;
 	if (!name || !*name)
 		return TERN_SUCCESS;
-	for (int a = COLL_ALGO_DIRECT; a <= COLL_ALGO_PAIRWISE; a++) {
-		if (strcmp(name, coll_algo_names[a]) == 0) {
+	for (int a = 0; a < COLL_ALGOS; a++) {
+		if (strcmp(name, coll_algos[a]->name) == 0) {
 			*algo = a;
 			return TERN_SUCCESS;
 		}
+		names[a] = coll_algos[a]->name;
 	}
-	tern_set_last_error("TERN_ALGO=\"%s\" is none of direct, ring, torus, chain or pairwise",
-			    name);
+	tern_set_last_error("TERN_ALGO=\"%s\" is none of %s", name,
+			    coll_names_join(names, COLL_ALGOS, list,
+					    sizeof(list)));
 	return TERN_ERROR_INVALID_ARGUMENT;
 }
 
-/* Whether @algo can run @kind over @bytes (the call's count, as bytes). */
-static bool coll_algo_fits(const struct tern_comm *comm, enum coll_algo algo,
-			   enum coll_kind kind, uint64_t bytes)
+bool coll_forced_fits(int algo)
 {
-	bool rooted = kind == COLL_BROADCAST || kind == COLL_REDUCE;
-
-	switch (algo) {
-	case COLL_ALGO_DIRECT:
-		return kind != COLL_ALL_TO_ALL && bytes <= COLL_CHUNK_BYTES;
-	case COLL_ALGO_RING:
-		return kind != COLL_ALL_TO_ALL && !rooted;
-	case COLL_ALGO_TORUS:
-		return kind == COLL_ALL_REDUCE && comm->torus_chunk;
-	case COLL_ALGO_CHAIN:
-		return rooted;
-	case COLL_ALGO_PAIRWISE:
-		return kind == COLL_ALL_TO_ALL;
-	default:
-		return false;
-	}
+	return algo >= -1 && algo < COLL_ALGOS;
 }
 
-int coll_tune_candidates(const struct tern_comm *comm, enum coll_kind kind,
-			 uint64_t bytes, struct coll_candidate *out)
+/* An algorithm that can run an operation, and what the model expects. */
+struct coll_candidate {
+	const struct coll_algo *algo;
+	double ns;
+};
+
+/*
+ * Fills @out (COLL_ALGOS entries) with the rows that can run @kind over
+ * @bytes (the call's count, as bytes), in the table's order; their count.
+ */
+static int coll_tune_candidates(const struct tern_comm *comm,
+				enum coll_kind kind, uint64_t bytes,
+				struct coll_candidate *out)
 {
 	int count = 0;
 
-	for (int a = COLL_ALGO_DIRECT; a <= COLL_ALGO_PAIRWISE; a++) {
-		if (!coll_algo_fits(comm, (enum coll_algo)a, kind, bytes))
+	for (int a = 0; a < COLL_ALGOS; a++) {
+		if (!coll_algos[a]->can_run(comm, kind, bytes))
 			continue;
-		out[count].algo = (enum coll_algo)a;
-		out[count].ns = coll_cost_estimate(comm, kind,
-						   (enum coll_algo)a, bytes);
+		out[count].algo = coll_algos[a];
+		out[count].ns = coll_algos[a]->estimate(comm, kind, bytes);
 		count++;
 	}
 	return count;
 }
 
-struct coll_plan coll_tune_kind(const struct tern_comm *comm,
-				enum coll_kind kind, uint64_t bytes)
+/* The tuner's choice for @kind (a collective) over @bytes (the call's). */
+static struct coll_plan coll_tune_kind(const struct tern_comm *comm,
+				       enum coll_kind kind, uint64_t bytes)
 {
-	struct coll_candidate cand[COLL_ALGO_COUNT];
-	struct coll_plan plan = { COLL_ALGO_LOCAL, 1 };
+	struct coll_candidate cand[COLL_ALGOS];
+	struct coll_plan plan = { &coll_algo_local, 1 };
 	int count, best = 0;
 
-	if (coll_kind_is_p2p(kind)) {
-		plan.algo = COLL_ALGO_P2P;
-		return plan;
-	}
-	if (comm->nranks == 1)
+	if (coll_algo_local.can_run(comm, kind, bytes))
 		return plan;
 	count = coll_tune_candidates(comm, kind, bytes, cand);
 	for (int i = 1; i < count; i++)
 		if (cand[i].ns < cand[best].ns)
 			best = i;
 	for (int i = 0; i < count; i++)
-		if ((int)cand[i].algo == comm->forced_algo)
+		if (comm->forced_algo >= 0 &&
+		    cand[i].algo == coll_algos[comm->forced_algo])
 			best = i;
 	plan.algo = cand[best].algo;
-	if (plan.algo == COLL_ALGO_RING || plan.algo == COLL_ALGO_CHAIN)
+	if (plan.algo->rings)
 		plan.nch = comm->nchannels;
 	return plan;
 }
@@ -152,7 +155,7 @@ tern_status_t coll_fabric_algorithms(const struct tern_comm *comm,
 				     tern_algo_estimate_t *out,
 				     uint32_t capacity, uint32_t *count)
 {
-	struct coll_candidate cand[COLL_ALGO_COUNT];
+	struct coll_candidate cand[COLL_ALGOS];
 	struct coll_plan plan;
 	uint64_t call_bytes = bytes;
 	int n, first = 0;
@@ -162,9 +165,9 @@ tern_status_t coll_fabric_algorithms(const struct tern_comm *comm,
 	    kind == COLL_ALL_TO_ALL)
 		call_bytes = bytes / (uint64_t)comm->nranks;
 	plan = coll_tune_kind(comm, kind, call_bytes);
-	if (plan.algo == COLL_ALGO_LOCAL) {
-		cand[0].algo = COLL_ALGO_LOCAL;
-		cand[0].ns = 0;
+	if (plan.algo == &coll_algo_local) {
+		cand[0].algo = plan.algo;
+		cand[0].ns = plan.algo->estimate(comm, kind, call_bytes);
 		n = 1;
 	} else {
 		n = coll_tune_candidates(comm, kind, call_bytes, cand);
@@ -178,7 +181,7 @@ tern_status_t coll_fabric_algorithms(const struct tern_comm *comm,
 		int from = i == 0 ? first : (i <= first ? i - 1 : i);
 
 		snprintf(out[i].name, sizeof(out[i].name), "%s",
-			 coll_algo_name(cand[from].algo));
+			 cand[from].algo->name);
 		out[i].us = cand[from].ns / 1000.0;
 	}
 	return TERN_SUCCESS;

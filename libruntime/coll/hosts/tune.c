@@ -76,8 +76,7 @@ static double coll_hosts_estimate(const struct tern_comm *top,
 	if (coll_cost_rail(top->hosts, algo, COLL_STAGE_BYTES, false) < 0)
 		return -1;
 	if (local->nranks > 1)
-		ns = coll_cost_estimate(local, COLL_ALL_REDUCE, COLL_ALGO_RING,
-					bytes);
+		ns = coll_algo_ring.estimate(local, COLL_ALL_REDUCE, bytes);
 	for (uint64_t at = 0; at < shard; at += COLL_STAGE_BYTES)
 		ns += coll_cost_rail(top->hosts, algo,
 				     shard - at < COLL_STAGE_BYTES ?

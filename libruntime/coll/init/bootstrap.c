@@ -88,7 +88,7 @@ static void coll_host_key(uint8_t key[COLL_HOST_BYTES])
 bool coll_node_fits(const struct coll_node *node)
 {
 	if (node->fabric_id < 0 || node->port_count > 16 ||
-	    node->algo < -1 || node->algo > COLL_ALGO_PAIRWISE)
+	    !coll_forced_fits(node->algo))
 		return false;
 	for (uint32_t p = 0; p < node->port_count; p++)
 		if (node->neighbour[p] < -1)
