@@ -248,8 +248,7 @@ tern_status_t coll_cards_fit(struct coll_net_card *cards, int nranks)
 	for (int r = 0; r < nranks; r++) {
 		/* a name for the tools, whatever the peer sent */
 		cards[r].host[sizeof(cards[r].host) - 1] = 0;
-		if (cards[r].rail_algo < -1 ||
-		    cards[r].rail_algo >= COLL_RAIL_COUNT ||
+		if (!coll_forced_rail_fits(cards[r].rail_algo) ||
 		    cards[r].net_bandwidth == 0) {
 			tern_set_last_error("bootstrap: rank %d's network card is not one a rank makes",
 					    r);

@@ -17,13 +17,7 @@
 #define COLL_STAGE_BYTES	(1u << 20)
 #define COLL_STAGE_SLOTS	4u
 
-/* How a chunk is all-reduced along the rail (rail/rail.c; tune.c chooses). */
-enum coll_rail_algo {
-	COLL_RAIL_RING,			/* reduce-scatter, all-gather round the hosts */
-	COLL_RAIL_HALVING,		/* recursive halving, then doubling */
-	COLL_RAIL_DOUBLING,		/* recursive doubling of the whole chunk */
-	COLL_RAIL_COUNT
-};
+struct coll_rail_algo;
 
 /* What the proxy does with a staged chunk's slot. */
 enum coll_stage_kind {
@@ -40,7 +34,7 @@ struct coll_stage_chunk {
 	tern_dtype_t dtype;
 	tern_redop_t redop;
 	int peer;			/* send, recv: the rank */
-	enum coll_rail_algo algo;	/* along the rail how */
+	const struct coll_rail_algo *algo;	/* along the rail how */
 };
 
 /* Whether a chunk of @kind runs along the rail (rail/rail.c), alone. */
@@ -160,47 +154,95 @@ void coll_proxy_stop(struct tern_comm *top);
 bool coll_proxy_queue(struct coll_hosts *h, const struct coll_stage_chunk *c);
 void coll_proxy_publish(struct coll_hosts *h, bool keep);
 
-/*
- * rail/rail.c: all-reduces @count elements at @buf (in the stage) with the
- * rail over the network by @algo; the last reduction of an average
- * divides by @divisor.
- */
-tern_status_t coll_rail_all_reduce(struct tern_comm *top, uint8_t *buf,
-				   uint64_t count, tern_dtype_t dtype,
-				   tern_redop_t op, uint32_t divisor,
-				   enum coll_rail_algo algo);
-/*
- * Reduce-scatters @count elements at @buf, one piece a host (coll_split),
- * along the rail by @algo (ring or halving): host q's piece q holds the
- * sums after it.
- */
-tern_status_t coll_rail_reduce_scatter(struct tern_comm *top, uint8_t *buf,
-				       uint64_t count, tern_dtype_t dtype,
-				       tern_redop_t op, uint32_t divisor,
-				       enum coll_rail_algo algo);
+/* ---- rail/: a chunk's all-reduce along the rail ---- */
 
-/* ---- tune.c: the rail's algorithm ---- */
+/*
+ * An algorithm along the rail, described once, in its own file in rail/;
+ * the rail's tuner (tune.c) runs, among the rows of its table that can
+ * run, the one whose estimate is least, chunk by chunk.
+ */
+struct coll_rail_algo {
+	/* As TERN_NET_ALGO names it. */
+	const char *name;
+	/* As tern_comm_algorithms() lists it, apart from the fabric's. */
+	const char *listed_as;
+	/* Whether it can run on @h's hosts, to reduce-scatter (@scatter). */
+	bool (*can_run)(const struct coll_hosts *h, bool scatter);
+	/*
+	 * The ns the model expects it to take over a chunk of @bytes,
+	 * all-reducing it or (@scatter) reduce-scattering it.
+	 */
+	double (*estimate)(const struct coll_hosts *h, uint64_t bytes,
+			   bool scatter);
+	/*
+	 * All-reduces @count elements at @buf (in the stage) with the rail
+	 * over the network; the last reduction of an average divides by
+	 * @divisor.
+	 */
+	tern_status_t (*all_reduce)(struct tern_comm *top, uint8_t *buf,
+				    uint64_t count, tern_dtype_t dtype,
+				    tern_redop_t op, uint32_t divisor);
+	/*
+	 * Reduce-scatters them, one piece a host (coll_split): host q's
+	 * piece q holds the sums after it. NULL where it has none.
+	 */
+	tern_status_t (*reduce_scatter)(struct tern_comm *top, uint8_t *buf,
+					uint64_t count, tern_dtype_t dtype,
+					tern_redop_t op, uint32_t divisor);
+};
+
+/* The rows of the rail's tuner's table, each in its file in rail/. */
+extern const struct coll_rail_algo coll_rail_ring, coll_rail_halving,
+	coll_rail_doubling;
+
+/*
+ * One step (rail/rail.c): @rlen bytes from host @from into @rbuf (of
+ * @rmr), @slen from @sbuf (in the stage) to host @to (hosts by number;
+ * their ranks on our rail).
+ */
+tern_status_t coll_rail_step(struct tern_comm *top, int to,
+			     const void *sbuf, size_t slen, int from,
+			     void *rbuf, size_t rlen, struct tern_net_mr *rmr);
+/* @dst = @dst op @in, the last reduction of an average dividing. */
+void coll_rail_reduce(uint8_t *dst, const uint8_t *in, uint64_t count,
+		      tern_dtype_t dtype, tern_redop_t op, bool last,
+		      uint32_t divisor);
+/* Pieces [@a, @b) of the chunk's @n: where they start and their elements. */
+void coll_rail_range(uint64_t count, int n, int a, int b, uint64_t *start,
+		     uint64_t *len);
+
+/* What an estimate along the rail is made of, for a chunk. */
+struct coll_rail_cost {
+	double n, b;			/* hosts, and the chunk's bytes */
+	double alpha;			/* ns a message takes */
+	double beta, gamma;		/* ns a byte takes to send, to reduce */
+	double steps;			/* log2 of the hosts, rounded up */
+	double halves;			/* 1 to reduce-scatter, 2 to all-reduce */
+};
+
+void coll_rail_cost(const struct coll_hosts *h, uint64_t bytes, bool scatter,
+		    struct coll_rail_cost *c);
+/* Whether the hosts are a power of two. */
+bool coll_rail_pow2(const struct coll_hosts *h);
+
+/* ---- tune.c: the rail's tuner ---- */
 
 /*
  * The rail's algorithm for a chunk of @bytes (to reduce-scatter if
  * @scatter, else all-reduce): the cheapest that can run on the comm's
  * hosts, or TERN_NET_ALGO's where it can.
  */
-enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h,
-				   uint64_t bytes, bool scatter);
-const char *coll_rail_algo_name(enum coll_rail_algo algo);
-/* TERN_NET_ALGO: the rail's algorithm forced, -1, or INVALID_ARGUMENT. */
+const struct coll_rail_algo *coll_tune_rail(const struct coll_hosts *h,
+					    uint64_t bytes, bool scatter);
+/*
+ * TERN_NET_ALGO: the row of the rail's table it forces, -1, or
+ * INVALID_ARGUMENT where it names no row.
+ */
 tern_status_t coll_forced_rail(int *algo);
+/* Whether @algo is a TERN_NET_ALGO a rank may say: -1, or a row. */
+bool coll_forced_rail_fits(int algo);
 /* What this process takes the network to be (TERN_NET_GBPS, ..._US). */
 tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 			       uint32_t *latency_ns);
 
-/*
- * The ns the model expects the rail's @algo to take over a chunk of
- * @bytes, all-reducing it or (@scatter) reduce-scattering it; a negative
- * figure where it cannot run (hosts not a power of two; doubling has no
- * reduce-scatter).
- */
-double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
-		      uint64_t bytes, bool scatter);
 #endif /* TERN_COLL_HOSTS_INTERNAL_H */

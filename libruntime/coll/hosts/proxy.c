@@ -161,18 +161,16 @@ static bool coll_proxy_turn(struct tern_comm *top, struct coll_window *w)
 		w->posted[i] = w->done[i] = false;
 		moved = true;
 		if (c.kind == COLL_STAGE_ALL_REDUCE)
-			status = coll_rail_all_reduce(top,
-						      coll_proxy_slot(h, c.seq),
-						      c.count, c.dtype, c.redop,
-						      (uint32_t)top->nranks,
-						      c.algo);
+			status = c.algo->all_reduce(top,
+						    coll_proxy_slot(h, c.seq),
+						    c.count, c.dtype, c.redop,
+						    (uint32_t)top->nranks);
 		else if (c.kind == COLL_STAGE_REDUCE_SCATTER)
-			status = coll_rail_reduce_scatter(top,
-							  coll_proxy_slot(h, c.seq),
-							  c.count, c.dtype,
-							  c.redop,
-							  (uint32_t)top->nranks,
-							  c.algo);
+			status = c.algo->reduce_scatter(top,
+							coll_proxy_slot(h, c.seq),
+							c.count, c.dtype,
+							c.redop,
+							(uint32_t)top->nranks);
 		w->done[i] = coll_stage_on_rail(c.kind);
 	}
 	for (unsigned int k = 0; k < w->count && status == TERN_SUCCESS; k++) {

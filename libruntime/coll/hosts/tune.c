@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tuner across hosts: each chunk's all-reduce along the rail by ring,
- * halving-doubling or doubling (rail/rail.c), whichever the model expects
- * to finish first on the network's latency and bandwidth
- * (TERN_NET_LATENCY_US, TERN_NET_GBPS, else the provider's figures
- * below); TERN_NET_ALGO forces one where it can run. The fabric's part
- * of a collective across hosts is the fabric's tuner's (fabric/tune.c).
+ * The tuner across hosts: each chunk's all-reduce along the rail by the
+ * row of the table below (ring, halving-doubling or doubling, each in
+ * its file in rail/) the model expects to finish first on the network's
+ * latency and bandwidth (TERN_NET_LATENCY_US, TERN_NET_GBPS, else the
+ * provider's figures below); TERN_NET_ALGO forces one where it can run.
+ * The fabric's part of a collective across hosts is the fabric's tuner's
+ * (fabric/tune.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,52 +15,15 @@
 #include "coll/hosts/internal.h"
 
 /*
- * A chunk along the rail, alpha-beta: a step costs the network's latency
- * plus its bytes at the network's bandwidth, and its reduction at the
- * host's (the proxy reduces on its CPU).
+ * The algorithms along the rail, each described in its own file in
+ * rail/, in the order the tuner weighs them: the ring, which runs on any
+ * hosts, first. A rank's TERN_NET_ALGO travels to the others as its row.
  */
-#define COLL_COST_HOST_REDUCE	(4e9)	/* bytes/s */
-
-double coll_cost_rail(const struct coll_hosts *h, enum coll_rail_algo algo,
-		      uint64_t bytes, bool scatter)
-{
-	const double n = h->nhosts, b = (double)bytes;
-	const double alpha = h->net_latency_ns;
-	const double beta = 1e9 / h->net_bandwidth;
-	const double gamma = 1e9 / COLL_COST_HOST_REDUCE;
-	const bool pow2 = (h->nhosts & (h->nhosts - 1)) == 0;
-	double steps = 0;
-
-	for (int m = 1; m < h->nhosts; m *= 2)
-		steps++;
-	/* a reduce-scatter is the all-reduce's first half */
-	const double halves = scatter ? 1 : 2;
-
-	switch (algo) {
-	case COLL_RAIL_RING:
-		return halves * (n - 1) * alpha +
-		       halves * (n - 1) / n * b * beta +
-		       (n - 1) / n * b * gamma;
-	case COLL_RAIL_HALVING:
-		if (!pow2)
-			return -1;
-		return halves * steps * alpha +
-		       halves * (n - 1) / n * b * beta +
-		       (n - 1) / n * b * gamma;
-	case COLL_RAIL_DOUBLING:
-		if (!pow2 || scatter)
-			return -1;
-		return steps * (alpha + b * beta + b * gamma);
-	default:
-		return -1;
-	}
-}
-
-static const char *const coll_rail_public[COLL_RAIL_COUNT] = {
-	[COLL_RAIL_RING] = "rail-ring",
-	[COLL_RAIL_HALVING] = "rail-halving",
-	[COLL_RAIL_DOUBLING] = "rail-doubling",
+static const struct coll_rail_algo *const coll_rails[] = {
+	&coll_rail_ring, &coll_rail_halving, &coll_rail_doubling,
 };
+
+#define COLL_RAILS	((int)(sizeof(coll_rails) / sizeof(coll_rails[0])))
 
 /*
  * An all-reduce across hosts of @bytes, all its chunks along the rail by
@@ -67,34 +31,31 @@ static const char *const coll_rail_public[COLL_RAIL_COUNT] = {
  * through the stage, and the rail. Negative where @algo cannot run.
  */
 static double coll_hosts_estimate(const struct tern_comm *top,
-				  enum coll_rail_algo algo, uint64_t bytes)
+				  const struct coll_rail_algo *algo,
+				  uint64_t bytes)
 {
 	const struct tern_comm *local = top->local;
 	const uint64_t shard = bytes / (uint64_t)local->nranks;
 	double ns = 0;
 
-	if (coll_cost_rail(top->hosts, algo, COLL_STAGE_BYTES, false) < 0)
+	if (!algo->can_run(top->hosts, false))
 		return -1;
 	if (local->nranks > 1)
 		ns = coll_algo_ring.estimate(local, COLL_ALL_REDUCE, bytes);
 	for (uint64_t at = 0; at < shard; at += COLL_STAGE_BYTES)
-		ns += coll_cost_rail(top->hosts, algo,
+		ns += algo->estimate(top->hosts,
 				     shard - at < COLL_STAGE_BYTES ?
 				     shard - at : COLL_STAGE_BYTES, false);
 	return ns;
 }
 
-/*
- * tern_comm_algorithms() across hosts: all-reduce's candidates along the
- * rail, the one its first chunk runs first (the tuner chooses per chunk).
- */
 tern_status_t coll_hosts_algorithms(const struct tern_comm *top,
 				    enum coll_kind kind, uint64_t bytes,
 				    tern_algo_estimate_t *out,
 				    uint32_t capacity, uint32_t *count)
 {
 	const uint64_t first = bytes / (uint64_t)top->local->nranks;
-	enum coll_rail_algo chosen;
+	const struct coll_rail_algo *chosen;
 	uint32_t n = 0;
 
 	if (kind != COLL_ALL_REDUCE) {
@@ -103,16 +64,16 @@ tern_status_t coll_hosts_algorithms(const struct tern_comm *top,
 	}
 	chosen = coll_tune_rail(top->hosts, first < COLL_STAGE_BYTES ?
 					    first : COLL_STAGE_BYTES, false);
-	for (int i = -1; i < COLL_RAIL_COUNT; i++) {
+	for (int i = -1; i < COLL_RAILS; i++) {
 		/* the chosen first, then the others that can run */
-		enum coll_rail_algo a = i < 0 ? chosen : (enum coll_rail_algo)i;
+		const struct coll_rail_algo *a = i < 0 ? chosen : coll_rails[i];
 		double ns = coll_hosts_estimate(top, a, bytes);
 
 		if ((i >= 0 && a == chosen) || ns < 0)
 			continue;
 		if (n < capacity) {
 			snprintf(out[n].name, sizeof(out[n].name), "%s",
-				 coll_rail_public[a]);
+				 a->listed_as);
 			out[n].us = ns / 1000.0;
 		}
 		n++;
@@ -121,52 +82,51 @@ tern_status_t coll_hosts_algorithms(const struct tern_comm *top,
 	return TERN_SUCCESS;
 }
 
-static const char *const coll_rail_names[COLL_RAIL_COUNT] = {
-	[COLL_RAIL_RING] = "ring",
-	[COLL_RAIL_HALVING] = "halving-doubling",
-	[COLL_RAIL_DOUBLING] = "doubling",
-};
-
-const char *coll_rail_algo_name(enum coll_rail_algo algo)
-{
-	return (unsigned int)algo < COLL_RAIL_COUNT ? coll_rail_names[algo] :
-						       "unknown";
-}
-
 tern_status_t coll_forced_rail(int *algo)
 {
 	const char *name = getenv("TERN_NET_ALGO");
+	const char *names[COLL_RAILS];
+	char list[128];
 
 	*algo = -1;
 	if (!name || !*name)
 		return TERN_SUCCESS;
-	for (int a = 0; a < COLL_RAIL_COUNT; a++) {
-		if (strcmp(name, coll_rail_names[a]) == 0) {
+	for (int a = 0; a < COLL_RAILS; a++) {
+		if (strcmp(name, coll_rails[a]->name) == 0) {
 			*algo = a;
 			return TERN_SUCCESS;
 		}
+		names[a] = coll_rails[a]->name;
 	}
-	tern_set_last_error("TERN_NET_ALGO=\"%s\" is none of ring, halving-doubling or doubling",
-			    name);
+	tern_set_last_error("TERN_NET_ALGO=\"%s\" is none of %s", name,
+			    coll_names_join(names, COLL_RAILS, list,
+					    sizeof(list)));
 	return TERN_ERROR_INVALID_ARGUMENT;
 }
 
-enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h, uint64_t bytes,
-				   bool scatter)
+bool coll_forced_rail_fits(int algo)
 {
-	enum coll_rail_algo best = COLL_RAIL_RING;
-	double best_ns = coll_cost_rail(h, COLL_RAIL_RING, bytes, scatter);
+	return algo >= -1 && algo < COLL_RAILS;
+}
+
+const struct coll_rail_algo *coll_tune_rail(const struct coll_hosts *h,
+					    uint64_t bytes, bool scatter)
+{
+	const struct coll_rail_algo *best = NULL;
+	double best_ns = 0;
 
 	if (h->forced_rail >= 0 &&
-	    coll_cost_rail(h, (enum coll_rail_algo)h->forced_rail, bytes,
-			   scatter) >= 0)
-		return (enum coll_rail_algo)h->forced_rail;
-	for (int a = 1; a < COLL_RAIL_COUNT; a++) {
-		double ns = coll_cost_rail(h, (enum coll_rail_algo)a, bytes,
-					   scatter);
+	    coll_rails[h->forced_rail]->can_run(h, scatter))
+		return coll_rails[h->forced_rail];
+	for (int a = 0; a < COLL_RAILS; a++) {
+		const struct coll_rail_algo *r = coll_rails[a];
+		double ns;
 
-		if (ns >= 0 && ns < best_ns) {
-			best = (enum coll_rail_algo)a;
+		if (!r->can_run(h, scatter))
+			continue;
+		ns = r->estimate(h, bytes, scatter);
+		if (!best || ns < best_ns) {
+			best = r;
 			best_ns = ns;
 		}
 	}
