@@ -145,7 +145,12 @@ enum { COLL_WORD_STAGED, COLL_WORD_DONE, COLL_WORDS };
  * need be: NOT_READY while the peer's has not come in yet (the proxy).
  */
 tern_status_t coll_hosts_reach(struct tern_comm *top, int peer, bool send);
-/* Brings @top's counters' file up to date (the proxy, as it moves). */
+/*
+ * The counters' file (counters.c): opened once @top is connected, named
+ * by the hosts' @cards; brought up to date by the proxy, as it moves.
+ */
+void coll_hosts_counters_open(struct tern_comm *top,
+			      const struct coll_net_card *cards);
 void coll_hosts_count(struct tern_comm *top);
 
 /* The proxy (proxy.c): starts it; queues chunks; publishes or drops them. */
