@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define TERN_VERSION_MAJOR 0
-#define TERN_VERSION_MINOR 4
+#define TERN_VERSION_MINOR 5
 #define TERN_VERSION_PATCH 0
 
 typedef enum tern_status {
