@@ -8,6 +8,8 @@
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
+#   docs              every Documentation/*.rst parses without a warning
+#                     (tests/docs/check_rst.py, docutils)
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
 #                     test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
@@ -258,6 +260,7 @@ step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
 	.ci/run .ci/install-deps || true
+step docs python3 tests/docs/check_rst.py Documentation/*.rst || true
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----
