@@ -6,9 +6,8 @@
  * directory only its user can enter: TERN_SIM_DIR, else
  * $XDG_RUNTIME_DIR/tern, else /tmp/tern-UID. There, NAME.sock is its
  * socket and NAME.lock the lock it holds while it lives. A process that
- * finds no machine starts one (tern-simd: TERN_SIM_DAEMON, else next to
- * the program, else on PATH) with the shape its TERN_SIM_* settings ask
- * for; one that finds a machine of another shape, of another version, or
+ * finds no machine starts one (tern-simd, as daemon.c finds it) with the
+ * shape its TERN_SIM_* settings ask for; one that finds a machine of another shape, of another version, or
  * a directory or socket it cannot trust is refused with a sentence saying
  * what to do (tern_get_last_error()), never served by a guess.
  */
@@ -227,38 +226,6 @@ static void sim_path(const struct sim_settings *s, const char *suffix,
 		out[0] = '\0';
 }
 
-/* tern-simd: TERN_SIM_DAEMON, next to this program, or on PATH. */
-static bool sim_find_daemon(char *out, size_t len)
-{
-	const char *env = getenv("TERN_SIM_DAEMON"), *path = getenv("PATH");
-	char self[4096];
-	ssize_t n;
-
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		if (strrchr(self, '/'))
-			*strrchr(self, '/') = '\0';
-		if (snprintf(out, len, "%.4000s/tern-simd", self) < (int)len &&
-		    access(out, X_OK) == 0)
-			return true;
-	}
-	while (path && *path) {
-		size_t dir_len = strcspn(path, ":");
-
-		if (dir_len && snprintf(out, len, "%.*s/tern-simd",
-					(int)dir_len, path) < (int)len &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += dir_len + (path[dir_len] == ':');
-	}
-	return false;
-}
-
 /* Starts tern-simd; what it said on its ready descriptor in @said. */
 static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 			       char *said, size_t said_len)
@@ -274,10 +241,12 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 	size_t got = 0;
 	pid_t pid;
 
-	if (!sim_find_daemon(daemon, sizeof(daemon))) {
-		tern_set_last_error("no simulated machine runs and tern-simd "
-				    "was not found (next to the program, on "
-				    "PATH, or TERN_SIM_DAEMON)");
+	if (!sim_daemon_find(daemon, sizeof(daemon))) {
+		char searched[512];
+
+		sim_daemon_searched(searched, sizeof(searched));
+		tern_set_last_error("no simulated machine runs, and %s",
+				    searched);
 		return TERN_ERROR_NO_DEVICE;
 	}
 	if (pipe2(pipefd, O_CLOEXEC))

@@ -105,6 +105,12 @@ tern_status_t sim_connect(const struct sim_settings *s, bool start,
 			  bool persistent, struct sim_conn *conn);
 void sim_disconnect(struct sim_conn *conn);
 
+/* daemon.c: which tern-simd to start */
+/* Its path in @out; false when there is none to start. */
+bool sim_daemon_find(char *out, size_t len);
+/* Where sim_daemon_find() looked, as the end of a sentence. */
+void sim_daemon_searched(char *out, size_t len);
+
 /* device.c */
 /* This process's pid, without a system call. */
 pid_t sim_self_pid(void);
