@@ -7,8 +7,15 @@
  * $XDG_RUNTIME_DIR/tern, else /tmp/tern-UID. There, NAME.sock is its
  * socket and NAME.lock the lock it holds while it lives. A process that
  * finds no machine starts one (tern-simd, as daemon.c finds it) with the
- * shape its TERN_SIM_* settings ask for; one that finds a machine of another shape, of another version, or
- * a directory or socket it cannot trust is refused with a sentence saying
+ * shape its TERN_SIM_* settings ask for.
+ *
+ * A process that named no machine takes whichever fits: "default" when
+ * its shape does; if not, an idle "default" gives way to it (ends, and
+ * the process starts its own), and a busy or persistent one is left
+ * alone for a machine of the process's shape, named as
+ * TERN_SIM_MACHINE=auto names it. A process that named its machine and
+ * finds it of another shape, or finds a machine of another version, or a
+ * directory or socket it cannot trust, is refused with a sentence saying
  * what to do (tern_get_last_error()), never served by a guess.
  */
 #include <errno.h>
@@ -158,7 +165,9 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	if (n)
 		goto bad_topology;
 
-	if (!name || !*name)
+	/* Unnamed, the machine is whichever fits (sim_connect()). */
+	s->anywhere = !name || !*name;
+	if (s->anywhere)
 		name = "default";
 	if (strcmp(name, "auto") == 0) {
 		sim_auto_name(&s->shape, s->name, sizeof(s->name));
@@ -341,8 +350,12 @@ static int sim_dial(const struct sim_settings *s)
 	return fd;
 }
 
+/*
+ * HELLO and its reply. NOT_READY: the machine went or is going, try
+ * again; *@other_shape when it refused this process's shape.
+ */
 static tern_status_t sim_hello(const struct sim_settings *s,
-			       struct sim_conn *conn)
+			       struct sim_conn *conn, bool *other_shape)
 {
 	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
 	struct sim_hello_reply *reply = &conn->machine;
@@ -355,6 +368,7 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
 	hello.want = s->want;
 	hello.shape = s->shape;
+	hello.flags = s->anywhere ? SIM_HELLO_GIVE_WAY : 0;
 	status = sim_fences_init(conn, &shared[0]);
 	if (status)
 		return status;
@@ -384,8 +398,16 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 		return TERN_ERROR_NOT_SUPPORTED;
 	}
 	reply->reason[sizeof(reply->reason) - 1] = '\0';
-	if (reply->status == TERN_ERROR_INVALID_ARGUMENT ||
-	    reply->status == TERN_ERROR_NOT_SUPPORTED)
+	*other_shape = reply->status == TERN_ERROR_INVALID_ARGUMENT;
+	if (reply->status == TERN_ERROR_NOT_READY)
+		tern_debug("the simulated machine '%s' (pid %d) is going: %s",
+			   s->name, (int)reply->pid, reply->reason);
+	else if (*other_shape && s->anywhere)
+		tern_debug("the simulated machine '%s' (pid %d) is not of "
+			   "this shape: %s", s->name, (int)reply->pid,
+			   reply->reason);
+	else if (reply->status == TERN_ERROR_INVALID_ARGUMENT ||
+		 reply->status == TERN_ERROR_NOT_SUPPORTED)
 		tern_set_last_error("the simulated machine '%s' (pid %d) does "
 				    "not fit this process: %s; stop it "
 				    "(tern-inspect sim stop %s) or pick "
@@ -412,25 +434,36 @@ static tern_status_t sim_not_a_machine(const struct sim_settings *s)
 	return TERN_SUCCESS;
 }
 
-tern_status_t sim_connect(const struct sim_settings *s, bool start,
-			  bool persistent, struct sim_conn *conn)
+/* A pause before trying again, for a machine starting or going. */
+static void sim_pause(void)
 {
-	tern_status_t status = sim_dir_check(s);
+	struct timespec pause = { 0, 20000000 };
+
+	nanosleep(&pause, NULL);
+}
+
+/* sim_connect() to the machine @s names, and that one only. */
+static tern_status_t sim_connect_named(const struct sim_settings *s,
+				       bool start, bool persistent,
+				       struct sim_conn *conn,
+				       bool *other_shape)
+{
+	tern_status_t status = TERN_ERROR_NOT_READY;
 	char said[256];
 	int attempt, fd;
 
-	if (status)
-		return status;
+	*other_shape = false;
 	memset(conn, 0, sizeof(*conn));
 	conn->sock = -1;
 	for (attempt = 0; attempt < 20; attempt++) {
 		fd = sim_dial(s);
 		if (fd >= 0) {
 			conn->sock = fd;
-			status = sim_hello(s, conn);
+			status = sim_hello(s, conn, other_shape);
 			if (status != TERN_ERROR_NOT_READY)
 				break;
 			sim_disconnect(conn);
+			sim_pause();
 			continue;
 		}
 		if (fd == -EACCES || fd == -EPERM) {
@@ -457,21 +490,44 @@ tern_status_t sim_connect(const struct sim_settings *s, bool start,
 					    "start: %s", said + 7);
 			return TERN_ERROR_INVALID_ARGUMENT;
 		}
-		if (strncmp(said, "busy", 4) == 0) {
-			struct timespec pause = { 0, 50000000 };
-
-			nanosleep(&pause, NULL);
-		}
+		if (strncmp(said, "busy", 4) == 0)
+			sim_pause();
+		status = TERN_ERROR_NOT_READY;
 	}
 	if (status == TERN_ERROR_NOT_READY) {
 		tern_set_last_error("the simulated machine '%s' did not answer",
 				    s->name);
 		status = TERN_ERROR_BACKEND;
 	}
-	if (status) {
+	if (status)
 		sim_disconnect(conn);
+	return status;
+}
+
+tern_status_t sim_connect(struct sim_settings *s, bool start,
+			  bool persistent, struct sim_conn *conn)
+{
+	tern_status_t status = sim_dir_check(s);
+	bool other_shape = false;
+	char busy[sizeof(s->name)];
+
+	if (status)
 		return status;
+	status = sim_connect_named(s, start, persistent, conn, &other_shape);
+	if (s->anywhere && other_shape) {
+		/* It stays, not to be disturbed: this shape gets its own. */
+		memcpy(busy, s->name, sizeof(busy));
+		sim_auto_name(&s->shape, s->name, sizeof(s->name));
+		s->anywhere = false;
+		tern_debug("the simulated machine '%s' stays (in use, "
+			   "persistent or new): this process uses '%s'",
+			   busy, s->name);
+		status = sim_connect_named(s, start, persistent, conn,
+					   &other_shape);
 	}
+	if (status)
+		return status;
+	s->anywhere = false;	/* a fork child joins this machine */
 	conn->pid = sim_self_pid();
 	pthread_mutex_init(&conn->call_lock, NULL);
 	pthread_mutex_init(&conn->send_lock, NULL);
