@@ -16,7 +16,9 @@
  * TERN_SIM_MACHINE=auto names it. A process that named its machine and
  * finds it of another shape, or finds a machine of another version, or a
  * directory or socket it cannot trust, is refused with a sentence saying
- * what to do (tern_get_last_error()), never served by a guess.
+ * what to do (tern_get_last_error()), never served by a guess. Sentences
+ * about a machine begin "the simulated machine ": the tools tell them so
+ * from a malformed setting.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -146,6 +146,7 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		"TERN_SIM_CLIENT_JOB_MB", "TERN_SIM_CLIENT_BUFFERS",
 	};
 	tern_status_t status = tern_get_backend(backend);
+	const char *why;
 
 	if (status == TERN_SUCCESS)
 		return 0;
@@ -153,9 +154,17 @@ int cli_get_backend(const char *prog, tern_backend_t *backend)
 		cli_report_error(prog, "choosing a backend", status);
 		return 1;
 	}
+	why = tern_get_last_error();
+	if (why[0])
+		fprintf(stderr, "%s: %s\n", prog, why);
+	/*
+	 * A machine of another shape refuses settings that are well formed
+	 * (libtern's sentences about a machine begin so): its sentence says
+	 * what to do, and the forms below would mislead.
+	 */
+	if (strncmp(why, "the simulated machine ", 22) == 0)
+		return EXIT_USAGE;
 	/* libtern refuses a configuration it cannot honour: show it. */
-	if (tern_get_last_error()[0])
-		fprintf(stderr, "%s: %s\n", prog, tern_get_last_error());
 	fprintf(stderr, "%s: libtern refused the backend configuration:", prog);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *value = getenv(vars[i]);
