@@ -50,6 +50,8 @@ const char *cli_backend_description(tern_backend_t backend);
  * returns the exit status: EXIT_USAGE for a configuration libtern refuses
  * (TERN_BACKEND or a TERN_SIM_* value malformed, a machine named with
  * TERN_SIM_MACHINE of another shape), 1 otherwise. Returns 0 on success.
+ * libtern's own report of the refusal is silenced (TERN_DEBUG=0, unless
+ * set): this is it.
  */
 int cli_get_backend(const char *prog, tern_backend_t *backend);
 
