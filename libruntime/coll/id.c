@@ -268,9 +268,9 @@ static int coll_socket(int family)
 	return fd;
 }
 
+/* Random bits, an address and a port: no device, so no backend, needed. */
 TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 {
-	const struct tern_backend_ops *ops;
 	struct sockaddr_storage ss;
 	struct coll_id cid = { 0 };
 	socklen_t len;
@@ -279,8 +279,6 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 
 	if (!id)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (tern_backend_ops_get(&ops))
-		return TERN_ERROR_NOT_SUPPORTED;
 	memcpy(cid.magic, COLL_ID_MAGIC, sizeof(cid.magic));
 	if (getrandom(cid.secret, sizeof(cid.secret), 0) !=
 	    sizeof(cid.secret) ||

@@ -5,9 +5,10 @@
  * another version and another user are each refused with a sentence
  * saying why; a process that named no machine is not: an idle machine of
  * another shape gives way to it, a busy one leaves it a machine of its
- * own; a process killed at any point leaves nothing held and the others
- * go on; a process cannot reach another's buffers; a job waiting on a
- * semaphore holds no CPU of the machine's.
+ * own; a process refused still makes unique ids; a process killed at any
+ * point leaves nothing held and the others go on; a process cannot reach
+ * another's buffers; a job waiting on a semaphore holds no CPU of the
+ * machine's.
  *
  * This program holds machine "m-PID" (2 devices) open for the whole run;
  * the cases that need a process of their own run this program again as a
@@ -254,6 +255,24 @@ static int child_hold_default(void)
 	return child_stop("default");
 }
 
+/* The backend refused, an id is made all the same. */
+static int child_unique_id(void)
+{
+	tern_backend_t backend;
+	tern_unique_id_t id;
+	tern_status_t status;
+
+	if (tern_get_backend(&backend) != TERN_ERROR_INVALID_ARGUMENT)
+		return 1;
+	status = tern_get_unique_id(&id);
+	if (status) {
+		fprintf(stderr, "tern_get_unique_id: %s (%s)\n",
+			tern_status_name(status), tern_get_last_error());
+		return 1;
+	}
+	return 0;
+}
+
 static int child_main(const char *name)
 {
 	if (strcmp(name, "shape") == 0)
@@ -285,6 +304,8 @@ static int child_main(const char *name)
 		return child_own_machine();
 	if (strcmp(name, "hold-default") == 0)
 		return child_hold_default();
+	if (strcmp(name, "unique-id") == 0)
+		return child_unique_id();
 	if (strcmp(name, "victim") == 0)
 		return child_victim();
 	return 1;
@@ -479,6 +500,17 @@ static void test_busy_machine_stays(void **state)
 	assert_int_equal(child_wait(hold), 0);
 	close(fds[0]);
 	unnamed_dir_remove(&u);
+}
+
+/* An id needs no device: a process whose backend is refused makes one. */
+static void test_unique_id_needs_no_device(void **state)
+{
+	char machine[96];
+	const char *env[] = { machine, "TERN_SIM_DEVICES=3", NULL };
+
+	(void)state;
+	machine_env(machine, sizeof(machine), machine_name);
+	child_run("unique-id", env);
 }
 
 /* ---- processes that die ---- */
@@ -838,6 +870,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_idle_machine_gives_way),
 		cmocka_unit_test(test_busy_machine_stays),
+		cmocka_unit_test(test_unique_id_needs_no_device),
 		cmocka_unit_test(test_killed_process_leaves_nothing),
 		cmocka_unit_test(test_cannot_reach_other_process),
 		cmocka_unit_test(test_waiting_job_holds_no_cpu),
