@@ -6,10 +6,10 @@
 # and static linking (a program built from the installed tree only), a
 # user's program on the simulator with nothing set (installed, or built
 # against the build tree, shared or static), the installed tools and man
-# pages, the udev rule, and a dkms build and install of tern.ko into a
-# scratch tree. Nothing outside a temporary directory is written. TAP
-# output, then cmocka-style summary lines for tests/suite-lib.sh; exits 1
-# if any test failed.
+# pages, the udev rule, a dkms build and install of tern.ko into a scratch
+# tree, and .ci/install-deps as root or not. Nothing outside a temporary
+# directory is written. TAP output, then cmocka-style summary lines for
+# tests/suite-lib.sh; exits 1 if any test failed.
 #
 # Usage: tests/install/run.sh [BUILD_DIR]      (default: build)
 #
@@ -279,6 +279,56 @@ fi
 check "make uninstall DESTDIR leaves no file" \
 	sh -c "'$make' -s -C '$top' BUILD='$build' uninstall DESTDIR='$stage' PREFIX=/usr &&
 		[ -z \"\$(find '$stage' ! -type d)\" ]"
+
+# ---- .ci/install-deps: one command, as root or not ----
+
+# Stubs stand for the system: every package is installed but tcpdump; id
+# says FAKE_UID; apt-get writes who ran it; sudo runs as uid 0. With the
+# stubs alone on PATH, there is no sudo unless with-sudo/ is on it too.
+stubs=$tmp/stubs
+mkdir -p "$stubs/bin" "$stubs/with-sudo"
+for tool in grep env; do
+	ln -s "$(command -v "$tool")" "$stubs/bin/$tool"
+done
+cat >"$stubs/bin/dpkg-query" <<'STUB'
+#!/bin/sh
+for package; do :; done
+[ "$package" = tcpdump ] || printf 'install ok installed'
+STUB
+cat >"$stubs/bin/id" <<'STUB'
+#!/bin/sh
+echo "$FAKE_UID"
+STUB
+cat >"$stubs/bin/apt-get" <<'STUB'
+#!/bin/sh
+echo "uid $FAKE_UID: apt-get $* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >>"$DEPS_LOG"
+STUB
+cat >"$stubs/with-sudo/sudo" <<'STUB'
+#!/bin/sh
+FAKE_UID=0 exec "$@"
+STUB
+chmod +x "$stubs/bin/dpkg-query" "$stubs/bin/id" "$stubs/bin/apt-get" \
+	"$stubs/with-sudo/sudo"
+# deps UID PATH: .ci/install-deps as user UID; what apt-get did in $tmp/deps.log.
+deps() {
+	: >"$tmp/deps.log"
+	FAKE_UID=$1 DEPS_LOG=$tmp/deps.log PATH=$2 run /bin/sh "$top/.ci/install-deps"
+}
+installed_as_root="uid 0: apt-get update -qq (DEBIAN_FRONTEND=noninteractive)
+uid 0: apt-get install -y -qq --no-install-recommends tcpdump (DEBIAN_FRONTEND=noninteractive)"
+deps 0 "$stubs/bin"
+check "install-deps as root, no sudo there: apt-get itself" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/deps.log')\" = '$installed_as_root' ]"
+deps 1000 "$stubs/with-sudo:$stubs/bin"
+check "install-deps as a user: apt-get through sudo" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/deps.log')\" = '$installed_as_root' ]"
+deps 1000 "$stubs/bin"
+check "install-deps as a user without sudo: says it needs root" \
+	sh -c "[ $rc -eq 1 ] && grep -qx 'install-deps: need root to install: tcpdump' '$err' &&
+		[ ! -s '$tmp/deps.log' ]"
+check "README's Quick start: its first command runs without sudo" \
+	sh -c "sed -n '/^## Quick start/,/^## /p' '$top/README.md' |
+		sed -n '/^\`\`\`sh/{n;p;q}' | grep -q '^\.ci/install-deps && '"
 
 # ---- dkms ----
 
