@@ -42,7 +42,9 @@ class TocTree(Directive):
 
 
 def main(files):
-    pages.update(os.path.splitext(os.path.basename(f))[0] for f in files)
+    for d in {os.path.dirname(f) or '.' for f in files}:
+        pages.update(os.path.splitext(n)[0] for n in os.listdir(d)
+                     if n.endswith('.rst'))
     roles.register_local_role('doc', doc_role)
     directives.register_directive('toctree', TocTree)
     bad = 0
