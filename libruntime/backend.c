@@ -15,10 +15,10 @@
  * status codes still tells its user why.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "settings.h"
 
 static pthread_once_t tern_backend_once = PTHREAD_ONCE_INIT;
 static const struct tern_backend_ops *tern_backend;
@@ -43,16 +43,14 @@ static bool tern_kernel_has_devices(void)
 
 static void tern_backend_select(void)
 {
-	const char *name = getenv("TERN_BACKEND");
+	const char *name = NULL;
 
-	if (name && strcmp(name, "kernel") == 0) {
-		tern_backend_status = tern_backend_try(&tern_kernel_backend);
-	} else if (name && strcmp(name, "sim") == 0) {
-		tern_backend_status = tern_backend_try(&tern_sim_backend);
-	} else if (name && *name) {
-		tern_set_last_error("TERN_BACKEND=\"%s\" is neither 'kernel' "
-				    "nor 'sim'", name);
+	if (tern_setting_choice("TERN_BACKEND", &name)) {
 		tern_backend_status = TERN_ERROR_INVALID_ARGUMENT;
+	} else if (name && strcmp(name, "kernel") == 0) {
+		tern_backend_status = tern_backend_try(&tern_kernel_backend);
+	} else if (name) {
+		tern_backend_status = tern_backend_try(&tern_sim_backend);
 	} else if (tern_kernel_backend.init() == TERN_SUCCESS &&
 		   tern_kernel_has_devices()) {
 		tern_backend = &tern_kernel_backend;

@@ -18,7 +18,7 @@ endif
 LIBTERN_SONAME := libtern.so.0
 
 LIBTERN_SRCS := $(addprefix libruntime/, \
-	status.c debug.c handle.c backend.c \
+	status.c debug.c settings.c handle.c backend.c \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
 	packets.c fabric.c simulated.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \

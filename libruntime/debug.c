@@ -9,10 +9,10 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "settings.h"
 
 enum tern_say { TERN_SAY_NOTHING, TERN_SAY_REFUSALS, TERN_SAY_ALL };
 
@@ -21,7 +21,7 @@ static enum tern_say tern_say;
 
 static void tern_debug_init(void)
 {
-	const char *value = getenv("TERN_DEBUG");
+	const char *value = tern_setting_text("TERN_DEBUG");
 
 	if (value && strcmp(value, "1") == 0)
 		tern_say = TERN_SAY_ALL;
