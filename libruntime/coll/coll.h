@@ -207,11 +207,6 @@ struct coll_node;
 struct coll_id;
 
 bool coll_comm_valid(const struct tern_comm *comm);
-/*
- * The milliseconds environment variable @name says, @def where unset;
- * -1 (and why, in the last error) where it is no number from @min to @max.
- */
-int64_t coll_env_ms(const char *name, int64_t def, int64_t min, int64_t max);
 /* A communicator with its own areas allocated, peers not yet imported. */
 tern_status_t coll_comm_create(struct tern_device *dev, int rank, int nranks,
 			       struct tern_comm **out);
@@ -493,10 +488,9 @@ int64_t coll_init_timeout_ms(void);
  * A link whose keepalives or data go unanswered this long is closed by
  * the kernel (TCP keepalive and TCP_USER_TIMEOUT), which fails the comm
  * as a peer gone: a host cut off from the network is found within it
- * (TERN_COMM_CUT_MS, 1000 to COLL_CUT_MAX_MS). -1: the setting is bad.
+ * (TERN_COMM_CUT_MS). -1: the setting is bad.
  */
 #define COLL_CUT_MS		10000
-#define COLL_CUT_MAX_MS		600000
 int64_t coll_cut_ms(void);
 
 /* ---- split.c ---- */

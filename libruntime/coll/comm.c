@@ -4,7 +4,6 @@
  * and every peer's areas imported, and the ring orders planned from the
  * ranks' fabric ports; their errors, destruction and abort.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,24 +13,6 @@
 /* Live communicators, so that a stale or bogus handle is refused. */
 static pthread_mutex_t coll_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tern_comm *coll_registry;
-
-int64_t coll_env_ms(const char *name, int64_t def, int64_t min, int64_t max)
-{
-	const char *env = getenv(name);
-	char *end;
-	long long ms;
-
-	if (!env)
-		return def;
-	errno = 0;
-	ms = strtoll(env, &end, 10);
-	if (errno || end == env || *end || ms < min || ms > max) {
-		tern_set_last_error("%s=%s: want a number of ms from %lld to %lld",
-				    name, env, (long long)min, (long long)max);
-		return -1;
-	}
-	return ms;
-}
 
 bool coll_comm_valid(const struct tern_comm *comm)
 {

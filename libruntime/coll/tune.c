@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "settings.h"
 
 static const char *const coll_algo_names[] = {
 	[COLL_ALGO_LOCAL] = "local",
@@ -44,20 +45,14 @@ const char *coll_algo_name(enum coll_algo algo)
 
 tern_status_t coll_forced_algo(int *algo)
 {
-	const char *name = getenv("TERN_ALGO");
+	const char *name = NULL;
+	tern_status_t status = tern_setting_choice("TERN_ALGO", &name);
 
 	*algo = -1;
-	if (!name || !*name)
-		return TERN_SUCCESS;
-	for (int a = COLL_ALGO_DIRECT; a <= COLL_ALGO_PAIRWISE; a++) {
-		if (strcmp(name, coll_algo_names[a]) == 0) {
+	for (int a = COLL_ALGO_DIRECT; name && a <= COLL_ALGO_PAIRWISE; a++)
+		if (strcmp(name, coll_algo_names[a]) == 0)
 			*algo = a;
-			return TERN_SUCCESS;
-		}
-	}
-	tern_set_last_error("TERN_ALGO=\"%s\" is none of direct, ring, torus, chain or pairwise",
-			    name);
-	return TERN_ERROR_INVALID_ARGUMENT;
+	return status;
 }
 
 /* Whether @algo can run @kind over @bytes (the call's count, as bytes). */
@@ -274,20 +269,14 @@ const char *coll_rail_algo_name(enum coll_rail_algo algo)
 
 tern_status_t coll_forced_rail(int *algo)
 {
-	const char *name = getenv("TERN_NET_ALGO");
+	const char *name = NULL;
+	tern_status_t status = tern_setting_choice("TERN_NET_ALGO", &name);
 
 	*algo = -1;
-	if (!name || !*name)
-		return TERN_SUCCESS;
-	for (int a = 0; a < COLL_RAIL_COUNT; a++) {
-		if (strcmp(name, coll_rail_names[a]) == 0) {
+	for (int a = 0; name && a < COLL_RAIL_COUNT; a++)
+		if (strcmp(name, coll_rail_names[a]) == 0)
 			*algo = a;
-			return TERN_SUCCESS;
-		}
-	}
-	tern_set_last_error("TERN_NET_ALGO=\"%s\" is none of ring, halving-doubling or doubling",
-			    name);
-	return TERN_ERROR_INVALID_ARGUMENT;
+	return status;
 }
 
 enum coll_rail_algo coll_tune_rail(const struct coll_hosts *h, uint64_t bytes,
@@ -326,25 +315,6 @@ static const struct {
 	{ "tcp", 25, 30 },
 };
 
-static tern_status_t coll_env_number(const char *name, double max,
-				     double *value)
-{
-	const char *text = getenv(name);
-	char *end;
-	double v;
-
-	if (!text || !*text)
-		return TERN_SUCCESS;
-	v = strtod(text, &end);
-	if (*end || !(v > 0) || v > max) {
-		tern_set_last_error("%s=\"%s\": want a number above 0, at most %g",
-				    name, text, max);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	*value = v;
-	return TERN_SUCCESS;
-}
-
 tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 			       uint32_t *latency_ns)
 {
@@ -360,9 +330,9 @@ tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 			break;
 		}
 	}
-	status = coll_env_number("TERN_NET_GBPS", 100000, &gbps);
+	status = tern_setting_real("TERN_NET_GBPS", &gbps);
 	if (status == TERN_SUCCESS)
-		status = coll_env_number("TERN_NET_LATENCY_US", 1000000, &us);
+		status = tern_setting_real("TERN_NET_LATENCY_US", &us);
 	*bandwidth = (uint64_t)(gbps * 1e9 / 8);
 	*latency_ns = (uint32_t)(us * 1000);
 	return status;
