@@ -155,6 +155,35 @@ static void test_status_names(void **state)
 	}
 }
 
+/* Each element type's size and name, as torch and numpy spell it. */
+static void test_dtype_names(void **state)
+{
+	static const struct {
+		tern_dtype_t dtype;
+		size_t size;
+		const char *name;
+	} types[] = {
+		{ TERN_FLOAT32, 4, "float32" }, { TERN_FLOAT16, 2, "float16" },
+		{ TERN_BFLOAT16, 2, "bfloat16" }, { TERN_INT32, 4, "int32" },
+		{ TERN_UINT32, 4, "uint32" }, { TERN_INT8, 1, "int8" },
+		{ TERN_UINT8, 1, "uint8" }, { TERN_INT64, 8, "int64" },
+		{ TERN_UINT64, 8, "uint64" },
+	};
+	size_t size = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(types) / sizeof(types[0]), TERN_DTYPE_COUNT);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_ok(tern_dtype_size(types[i].dtype, &size));
+		assert_int_equal(size, types[i].size);
+		assert_string_equal(tern_dtype_name(types[i].dtype),
+				    types[i].name);
+	}
+	assert_status(tern_dtype_size(TERN_DTYPE_COUNT, &size), EINVAL_);
+	assert_string_equal(tern_dtype_name(TERN_DTYPE_COUNT), "unknown");
+	assert_string_equal(tern_dtype_name((tern_dtype_t)-1), "unknown");
+}
+
 static void test_backend_is_sim(void **state)
 {
 	tern_backend_t backend = 0;
@@ -755,6 +784,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_status_names),
+		T(test_dtype_names),
 		T(test_backend_is_sim),
 		T(test_backend_unknown_name),
 		T(test_backend_refusal_silenced),
