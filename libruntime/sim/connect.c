@@ -35,36 +35,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "settings.h"
 #include "sim.h"
 #include "tern_fabric.h"
 
 extern char **environ;
 
-/* Reads @name as a decimal in [@min, @max]; false if set but malformed. */
-static bool sim_env_number(const char *name, unsigned long min,
-			   unsigned long max, uint32_t bit, uint32_t *want,
-			   uint64_t *value)
+/*
+ * Reads the number @name (settings.c: its range and default) into
+ * *@value; marks @bit wanted when the user set it. False if malformed.
+ */
+static bool sim_setting_number(const char *name, uint32_t bit,
+			       uint32_t *want, uint64_t *value)
 {
-	const char *text = getenv(name);
-	unsigned long v = 0;
-	const char *p;
+	int64_t v = 0;
 
-	if (!text || !*text)
-		return true;
-	for (p = text; *p; p++) {
-		if (*p < '0' || *p > '9' || v > max)
-			goto bad;
-		v = v * 10 + (unsigned long)(*p - '0');
-	}
-	if (v < min || v > max)
-		goto bad;
-	*value = v;
-	*want |= bit;
+	if (tern_setting_number(name, &v) != TERN_SUCCESS)
+		return false;
+	*value = (uint64_t)v;
+	if (tern_setting_is_set(name))
+		*want |= bit;
 	return true;
-bad:
-	tern_set_last_error("%s=\"%s\" is not a number in %lu..%lu", name,
-			    text, min, max);
-	return false;
+}
+
+/* @name's value if the user set it, else NULL (not its default). */
+static const char *sim_setting_given(const char *name)
+{
+	return tern_setting_is_set(name) ? tern_setting_text(name) : NULL;
 }
 
 bool sim_name_ok(const char *name)
@@ -92,66 +89,60 @@ static void sim_auto_name(const struct sim_shape *shape, char *out,
 		 shape->mem_mb, shape->job_timeout_ms, hash);
 }
 
-/* The machine's limits a process may set when it starts one (limits.c). */
+/*
+ * The machine's limits a process may set when it starts one (limits.c);
+ * their ranges are in settings.c.
+ */
 static const struct {
 	const char *env, *option;
-	unsigned long max;
 } sim_limits[] = {
-	{ "TERN_SIM_HOST_MEM_MB", "--host-mem-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_HOST_MB", "--client-host-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_JOBS", "--client-jobs", 0xfffffffful },
-	{ "TERN_SIM_CLIENT_JOB_MB", "--client-job-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_BUFFERS", "--client-buffers", 0xfffffffful },
+	{ "TERN_SIM_HOST_MEM_MB", "--host-mem-mb" },
+	{ "TERN_SIM_CLIENT_HOST_MB", "--client-host-mb" },
+	{ "TERN_SIM_CLIENT_JOBS", "--client-jobs" },
+	{ "TERN_SIM_CLIENT_JOB_MB", "--client-job-mb" },
+	{ "TERN_SIM_CLIENT_BUFFERS", "--client-buffers" },
 };
 #define SIM_LIMITS	(int)(sizeof(sim_limits) / sizeof(sim_limits[0]))
 
 tern_status_t sim_settings_read(struct sim_settings *s)
 {
-	uint64_t devices = SIM_DEFAULT_DEVICES, mem = SIM_DEFAULT_MEM_MB;
-	uint64_t timeout = SIM_DEFAULT_TIMEOUT_MS, idle = SIM_DEFAULT_IDLE_MS;
-	const char *topology = getenv("TERN_SIM_TOPOLOGY");
-	const char *name = getenv("TERN_SIM_MACHINE");
-	const char *dir = getenv("TERN_SIM_DIR");
-	const char *clock = getenv("TERN_SIM_CLOCK");
-	const char *data = getenv("TERN_SIM_DATA");
+	const char *topology = sim_setting_given("TERN_SIM_TOPOLOGY");
+	const char *name = sim_setting_given("TERN_SIM_MACHINE");
+	const char *dir = sim_setting_given("TERN_SIM_DIR");
+	uint64_t devices, mem, timeout, idle;
 	struct tern_fabric *fabric;
+	const char *clock = NULL;
 	uint32_t unused = 0;
+	bool data = true;
 	int n;
 
 	memset(s, 0, sizeof(*s));
-	/* A preset names its machine: its device count is the default. */
-	if (tern_fabric_preset_devices(topology))
-		devices = tern_fabric_preset_devices(topology);
-	if (clock && *clock && strcmp(clock, "wall") &&
-	    strcmp(clock, "model")) {
-		tern_set_last_error("TERN_SIM_CLOCK=\"%s\" is neither 'wall' "
-				    "nor 'model'", clock);
+	if (tern_setting_choice("TERN_SIM_CLOCK", &clock) ||
+	    tern_setting_on("TERN_SIM_DATA", &data))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	s->model_clock = clock && strcmp(clock, "model") == 0;
-	if (data && *data && strcmp(data, "on") && strcmp(data, "off")) {
-		tern_set_last_error("TERN_SIM_DATA=\"%s\" is neither 'on' "
-				    "nor 'off'", data);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	s->skip_data = data && strcmp(data, "off") == 0;
-	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES,
-			    SIM_WANT_DEVICES, &s->want, &devices) ||
-	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, SIM_WANT_MEM_MB,
-			    &s->want, &mem) ||
-	    !sim_env_number("TERN_SIM_JOB_TIMEOUT_MS", 1, 3600000,
-			    SIM_WANT_TIMEOUT, &s->want, &timeout) ||
-	    !sim_env_number("TERN_SIM_IDLE_MS", 0, 86400000, 0, &unused, &idle))
+	s->model_clock = strcmp(clock, "model") == 0;
+	s->skip_data = !data;
+	if (!sim_setting_number("TERN_SIM_DEVICES", SIM_WANT_DEVICES,
+				&s->want, &devices) ||
+	    !sim_setting_number("TERN_SIM_MEM_MB", SIM_WANT_MEM_MB,
+				&s->want, &mem) ||
+	    !sim_setting_number("TERN_SIM_JOB_TIMEOUT_MS", SIM_WANT_TIMEOUT,
+				&s->want, &timeout) ||
+	    !sim_setting_number("TERN_SIM_IDLE_MS", 0, &unused, &idle))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	for (n = 0; n < SIM_LIMITS; n++)
-		if (!sim_env_number(sim_limits[n].env, 0, sim_limits[n].max, 0,
-				    &unused, &s->limits[n]))
+		if (!sim_setting_number(sim_limits[n].env, 0, &unused,
+					&s->limits[n]))
 			return TERN_ERROR_INVALID_ARGUMENT;
+	/* A preset names its machine: its device count is the default. */
+	if (!(s->want & SIM_WANT_DEVICES) &&
+	    tern_fabric_preset_devices(topology))
+		devices = tern_fabric_preset_devices(topology);
 	s->shape.devices = (uint32_t)devices;
 	s->shape.mem_mb = (uint32_t)mem;
 	s->shape.job_timeout_ms = (uint32_t)timeout;
 	s->idle_ms = idle;
-	if (topology && *topology) {
+	if (topology) {
 		if (strlen(topology) >= sizeof(s->shape.topology))
 			goto bad_topology;
 		sim_wire_strcpy(s->shape.topology, topology,
@@ -161,14 +152,13 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	fabric = malloc(sizeof(*fabric));
 	if (!fabric)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	n = tern_fabric_init(fabric, (u32)devices,
-			     topology && *topology ? topology : NULL);
+	n = tern_fabric_init(fabric, (u32)devices, topology);
 	free(fabric);
 	if (n)
 		goto bad_topology;
 
 	/* Unnamed, the machine is whichever fits (sim_connect()). */
-	s->anywhere = !name || !*name;
+	s->anywhere = !name;
 	if (s->anywhere)
 		name = "default";
 	if (strcmp(name, "auto") == 0) {
@@ -183,7 +173,7 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	}
 	if (name != s->name)
 		snprintf(s->name, sizeof(s->name), "%s", name);
-	if (dir && *dir)
+	if (dir)
 		n = snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	else if (getenv("XDG_RUNTIME_DIR") && *getenv("XDG_RUNTIME_DIR"))
 		n = snprintf(s->dir, sizeof(s->dir), "%s/tern",

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "settings.h"
 #include "sim.h"
 
 /* Both come from the build (install.mk); these are for any other. */
@@ -88,7 +89,7 @@ static bool sim_libtern_dir(char dir[PATH_MAX])
 
 bool sim_daemon_find(char *out, size_t len)
 {
-	const char *env = getenv("TERN_SIM_DAEMON");
+	const char *env = tern_setting_text("TERN_SIM_DAEMON");
 	char dir[PATH_MAX], installed[PATH_MAX + sizeof(TERN_SIMD_FROM_LIBDIR)];
 
 	if (env && *env) {
@@ -111,7 +112,7 @@ bool sim_daemon_find(char *out, size_t len)
 
 void sim_daemon_searched(char *out, size_t len)
 {
-	const char *env = getenv("TERN_SIM_DAEMON");
+	const char *env = tern_setting_text("TERN_SIM_DAEMON");
 	char dirs[sizeof(TERN_SIMD_DIRS) + 1];
 
 	if (env && *env) {

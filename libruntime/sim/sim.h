@@ -17,11 +17,6 @@
 #include "internal.h"
 #include "wire.h"
 
-#define SIM_DEFAULT_DEVICES	4
-#define SIM_DEFAULT_MEM_MB	256
-#define SIM_DEFAULT_TIMEOUT_MS	5000	/* tern.ko's job_timeout_ms default */
-#define SIM_DEFAULT_IDLE_MS	30000
-#define SIM_MAX_DEVICES		64
 
 /* This process's connection to the machine. */
 struct sim_conn {

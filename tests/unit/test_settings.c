@@ -173,7 +173,7 @@ static void test_unset_and_empty(void **state)
 			setenv("TERN_NET_GBPS", "", 1);
 			setenv("TERN_ALGO", "", 1);
 			setenv("TERN_KERNEL_RINGS", "", 1);
-			setenv("TERN_SIM_MACHINE", "", 1);
+			setenv("TERN_SIM_TOPOLOGY", "", 1);
 			setenv("TERN_SOCKET_IFNAME", "", 1);
 		}
 		assert_int_equal(tern_setting_number("TERN_COMM_DETECT_MS",
@@ -185,16 +185,16 @@ static void test_unset_and_empty(void **state)
 		assert_string_equal(choice, "mine");
 		assert_int_equal(tern_setting_on("TERN_KERNEL_RINGS", &on), 0);
 		assert_true(on);
-		assert_string_equal(tern_setting_text("TERN_SIM_MACHINE"),
-				    "default");
-		assert_false(tern_setting_is_set("TERN_SIM_MACHINE"));
+		assert_string_equal(tern_setting_text("TERN_SIM_TOPOLOGY"),
+				    "auto");
+		assert_false(tern_setting_is_set("TERN_SIM_TOPOLOGY"));
 		assert_null(tern_setting_text("TERN_SOCKET_IFNAME"));
 	}
 	unsetenv("TERN_COMM_DETECT_MS");
 	unsetenv("TERN_NET_GBPS");
 	unsetenv("TERN_ALGO");
 	unsetenv("TERN_KERNEL_RINGS");
-	unsetenv("TERN_SIM_MACHINE");
+	unsetenv("TERN_SIM_TOPOLOGY");
 	unsetenv("TERN_SOCKET_IFNAME");
 }
 
