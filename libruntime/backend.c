@@ -10,13 +10,15 @@
  * A configuration that cannot be honoured is never replaced by a guess: an
  * unknown TERN_BACKEND, or a malformed TERN_SIM_* value when the simulator
  * is chosen, makes every call that needs a backend return
- * TERN_ERROR_INVALID_ARGUMENT.
+ * TERN_ERROR_INVALID_ARGUMENT. Whatever the refusal, its sentence goes to
+ * stderr once, here (debug.c), so that a program that only looks at
+ * status codes still tells its user why.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "settings.h"
 
 static pthread_once_t tern_backend_once = PTHREAD_ONCE_INIT;
 static const struct tern_backend_ops *tern_backend;
@@ -41,16 +43,14 @@ static bool tern_kernel_has_devices(void)
 
 static void tern_backend_select(void)
 {
-	const char *name = getenv("TERN_BACKEND");
+	const char *name = NULL;
 
-	if (name && strcmp(name, "kernel") == 0) {
-		tern_backend_status = tern_backend_try(&tern_kernel_backend);
-	} else if (name && strcmp(name, "sim") == 0) {
-		tern_backend_status = tern_backend_try(&tern_sim_backend);
-	} else if (name && *name) {
-		tern_debug("unknown TERN_BACKEND=\"%s\" (want kernel or sim)",
-			   name);
+	if (tern_setting_choice("TERN_BACKEND", &name)) {
 		tern_backend_status = TERN_ERROR_INVALID_ARGUMENT;
+	} else if (name && strcmp(name, "kernel") == 0) {
+		tern_backend_status = tern_backend_try(&tern_kernel_backend);
+	} else if (name) {
+		tern_backend_status = tern_backend_try(&tern_sim_backend);
 	} else if (tern_kernel_backend.init() == TERN_SUCCESS &&
 		   tern_kernel_has_devices()) {
 		tern_backend = &tern_kernel_backend;
@@ -60,6 +60,8 @@ static void tern_backend_select(void)
 	}
 	if (tern_backend)
 		tern_debug("backend: %s", tern_backend_name(tern_backend->kind));
+	else
+		tern_report_refusal(tern_backend_status);
 }
 
 tern_status_t tern_backend_ops_get(const struct tern_backend_ops **ops)

@@ -7,6 +7,8 @@
 #   test_modelled     modelled device time on the simulator: deterministic
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_api          libtern argument checking on the simulator
+#   test_settings     libtern's settings: nonsense refused, one wording;
+#                     --readme prints the README's settings table
 #   test_collectives  collectives on simulated machines, every case
 #   test_ring         the simulated machine's submission ring: order across
 #                     ring and socket, a ring of nonsense
@@ -45,6 +47,7 @@ TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
+TEST_SETTINGS_OBJS := $(BUILD)/tests/unit/test_settings.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
 TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
@@ -61,6 +64,7 @@ TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c)))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
+	$(TEST_BIN)/test_settings \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
@@ -87,6 +91,10 @@ $(TEST_BIN)/test_reduce: $(TEST_REDUCE_OBJS)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
 
 $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_settings: $(TEST_SETTINGS_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 

@@ -8,8 +8,10 @@
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   shell scripts     checked by shellcheck (step "shellcheck")
+#   docs              every Documentation/*.rst parses without a warning
+#                     (tests/docs/check_rst.py, docutils)
 #   unit/*            test_model, test_fabric, test_timing, test_reduce, test_api,
-#                     test_collectives, test_comm, test_modelled,
+#                     test_settings, test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
 #                     sharing the simulated machine), test_ranks,
 #                     test_hostile (hostile peers of the bootstrap), test_net
@@ -18,7 +20,7 @@
 #                     a second user against the job's sockets, a loopback
 #                     capture)
 #   asan/*            test_model, test_fabric, test_timing, test_reduce, test_api,
-#                     test_conformance, test_collectives (short: a shape
+#                     test_settings, test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (two jobs
 #                     for 5 s), test_ranks, test_hostile, test_net and
@@ -33,6 +35,8 @@
 #   sim/conformance   test_conformance on the simulator, native
 #   python/module     tests/python (pytest): the module tern, with numpy
 #                     and torch
+#   docs/settings     tests/settings/check.sh: the README's settings table
+#                     is libtern's, and every TERN_* variable read is in it
 #   tools/launch      tests/tools/launch.sh: tern-bench one rank per
 #                     process under torchrun's, Slurm's and mpirun's settings
 #   inspect/sim       tests/inspect/sim.sh: tern-inspect sim start, status
@@ -258,6 +262,7 @@ step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
 	.ci/run .ci/install-deps || true
+step docs python3 tests/docs/check_rst.py Documentation/*.rst || true
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----
@@ -279,6 +284,7 @@ suite unit/fabric "$BUILD/tests/test_fabric"
 suite unit/timing "$BUILD/tests/test_timing"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/api "$BUILD/tests/test_api"
+suite unit/settings "$BUILD/tests/test_settings"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
 suite unit/modelled "$BUILD/tests/test_modelled"
@@ -307,6 +313,7 @@ suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/api "$ASAN_BUILD/tests/test_api"
+suite asan/settings "$ASAN_BUILD/tests/test_settings"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives" short
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
@@ -325,6 +332,7 @@ suite tsan/api "$TSAN_BUILD/tests/test_api"
 suite tsan/comm "$TSAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
+suite docs/settings tests/settings/check.sh "$BUILD"
 suite tools/cli tests/tools/run.sh "$BUILD"
 suite tools/launch tests/tools/launch.sh "$BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"

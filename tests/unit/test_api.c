@@ -5,7 +5,8 @@
  * returns its documented status, enqueues nothing and does not crash.
  *
  * Backend selection happens once per process, so the environment cases run
- * this program again as a child ("--probe") with their own environment.
+ * this program again as a child ("--probe") with their own environment;
+ * a refused one says why on stderr, once, unless TERN_DEBUG=0.
  *
  * Last, what the simulator's engines do with a job that a CPU store calls
  * off (SEM_WAIT_ABORT), through libtern's internal submission (submit.h).
@@ -154,6 +155,35 @@ static void test_status_names(void **state)
 	}
 }
 
+/* Each element type's size and name, as torch and numpy spell it. */
+static void test_dtype_names(void **state)
+{
+	static const struct {
+		tern_dtype_t dtype;
+		size_t size;
+		const char *name;
+	} types[] = {
+		{ TERN_FLOAT32, 4, "float32" }, { TERN_FLOAT16, 2, "float16" },
+		{ TERN_BFLOAT16, 2, "bfloat16" }, { TERN_INT32, 4, "int32" },
+		{ TERN_UINT32, 4, "uint32" }, { TERN_INT8, 1, "int8" },
+		{ TERN_UINT8, 1, "uint8" }, { TERN_INT64, 8, "int64" },
+		{ TERN_UINT64, 8, "uint64" },
+	};
+	size_t size = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(types) / sizeof(types[0]), TERN_DTYPE_COUNT);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_ok(tern_dtype_size(types[i].dtype, &size));
+		assert_int_equal(size, types[i].size);
+		assert_string_equal(tern_dtype_name(types[i].dtype),
+				    types[i].name);
+	}
+	assert_status(tern_dtype_size(TERN_DTYPE_COUNT, &size), EINVAL_);
+	assert_string_equal(tern_dtype_name(TERN_DTYPE_COUNT), "unknown");
+	assert_string_equal(tern_dtype_name((tern_dtype_t)-1), "unknown");
+}
+
 static void test_backend_is_sim(void **state)
 {
 	tern_backend_t backend = 0;
@@ -170,9 +200,10 @@ static void test_backend_is_sim(void **state)
 
 /*
  * Runs this program with --probe in @env; returns what it printed on
- * stdout and checks that it printed nothing on stderr.
+ * stdout. Checks what it printed on stderr: nothing when @said is NULL,
+ * else libtern's one line, holding @said.
  */
-static char *run_probe(char *const env[])
+static char *run_probe(char *const env[], const char *said)
 {
 	static char out[512];
 	int out_pipe[2], err_pipe[2], status;
@@ -220,10 +251,13 @@ static char *run_probe(char *const env[])
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_true(n > 0);
 	out[n] = '\0';
-	if (e > 0) {
-		err[e] = '\0';
+	err[e > 0 ? e : 0] = '\0';
+	if (!said && e > 0)
 		fail_msg("the library wrote to stderr: %s", err);
-	}
+	if (said && (strncmp(err, "libtern: ", 9) || !strstr(err, said) ||
+		     strchr(err, '\n') != err + strlen(err) - 1))
+		fail_msg("stderr is not one line of libtern's saying '%s': "
+			 "'%s'", said, err);
 	return out;
 }
 
@@ -249,10 +283,39 @@ static void test_backend_unknown_name(void **state)
 	char *env[] = { "TERN_BACKEND=bogus", NULL };
 
 	(void)state;
-	assert_string_equal(run_probe(env),
+	assert_string_equal(run_probe(env, "TERN_BACKEND=\"bogus\""),
 		"backend=TERN_ERROR_INVALID_ARGUMENT:- "
 		"count=TERN_ERROR_INVALID_ARGUMENT:0 "
 		"open=TERN_ERROR_INVALID_ARGUMENT\n");
+}
+
+/* TERN_DEBUG=0: a refusal is only told through tern_get_last_error(). */
+static void test_backend_refusal_silenced(void **state)
+{
+	char *env[] = { "TERN_BACKEND=bogus", "TERN_DEBUG=0", NULL };
+
+	(void)state;
+	assert_string_equal(run_probe(env, NULL),
+		"backend=TERN_ERROR_INVALID_ARGUMENT:- "
+		"count=TERN_ERROR_INVALID_ARGUMENT:0 "
+		"open=TERN_ERROR_INVALID_ARGUMENT\n");
+}
+
+/* No machine and no tern-simd to start: said, once, with what to do. */
+static void test_backend_no_daemon(void **state)
+{
+	char machine[64];
+	char *env[] = { "TERN_BACKEND=sim", machine,
+			"TERN_SIM_DAEMON=/nonexistent/tern-simd", NULL };
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "TERN_SIM_MACHINE=none-%d",
+		 (int)getpid());
+	assert_string_equal(run_probe(env, "TERN_SIM_DAEMON=/nonexistent/"
+				      "tern-simd is not an executable file"),
+		"backend=TERN_ERROR_NO_DEVICE:- "
+		"count=TERN_ERROR_NO_DEVICE:0 "
+		"open=TERN_ERROR_NO_DEVICE\n");
 }
 
 static void test_backend_sim_by_name(void **state)
@@ -260,7 +323,7 @@ static void test_backend_sim_by_name(void **state)
 	char *env[] = { "TERN_BACKEND=sim", "TERN_SIM_DEVICES=3", NULL };
 
 	(void)state;
-	assert_string_equal(run_probe(env),
+	assert_string_equal(run_probe(env, NULL),
 		"backend=TERN_SUCCESS:sim count=TERN_SUCCESS:3 "
 		"open=TERN_SUCCESS\n");
 }
@@ -274,8 +337,10 @@ static void test_backend_sim_bad_config(void **state)
 		"open=TERN_ERROR_INVALID_ARGUMENT\n";
 
 	(void)state;
-	assert_string_equal(run_probe(devices), want);
-	assert_string_equal(run_probe(memory), want);
+	assert_string_equal(run_probe(devices, "TERN_SIM_DEVICES=\"four\""),
+			    want);
+	assert_string_equal(run_probe(memory, "TERN_SIM_MEM_MB=\"12x\""),
+			    want);
 }
 
 /* ---- devices ---- */
@@ -719,8 +784,11 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_status_names),
+		T(test_dtype_names),
 		T(test_backend_is_sim),
 		T(test_backend_unknown_name),
+		T(test_backend_refusal_silenced),
+		T(test_backend_no_daemon),
 		T(test_backend_sim_by_name),
 		T(test_backend_sim_bad_config),
 		T(test_sim_devices),

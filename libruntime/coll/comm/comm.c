@@ -5,7 +5,6 @@
  * imported; the registry of live ones, their errors, destruction and
  * abort. Those who make them (init/) plan their rings.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,24 +14,6 @@
 /* Live communicators, so that a stale or bogus handle is refused. */
 static pthread_mutex_t coll_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tern_comm *coll_registry;
-
-int64_t coll_env_ms(const char *name, int64_t def, int64_t min, int64_t max)
-{
-	const char *env = getenv(name);
-	char *end;
-	long long ms;
-
-	if (!env)
-		return def;
-	errno = 0;
-	ms = strtoll(env, &end, 10);
-	if (errno || end == env || *end || ms < min || ms > max) {
-		tern_set_last_error("%s=%s: want a number of ms from %lld to %lld",
-				    name, env, (long long)min, (long long)max);
-		return -1;
-	}
-	return ms;
-}
 
 bool coll_comm_valid(const struct tern_comm *comm)
 {

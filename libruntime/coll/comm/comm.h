@@ -158,11 +158,6 @@ struct tern_comm {
 
 bool coll_comm_valid(const struct tern_comm *comm);
 /*
- * The milliseconds environment variable @name says, @def where unset;
- * -1 (and why, in the last error) where it is no number from @min to @max.
- */
-int64_t coll_env_ms(const char *name, int64_t def, int64_t min, int64_t max);
-/*
  * A communicator with its own areas allocated (@scratch_bytes of scratch,
  * fabric/prog.c's coll_scratch_bytes), peers not yet imported, no
  * algorithm forced.

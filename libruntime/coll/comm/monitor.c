@@ -16,9 +16,7 @@
 #include <time.h>
 
 #include "coll/comm/comm.h"
-
-#define COLL_DETECT_MS_DEFAULT	50
-#define COLL_DETECT_MS_MAX	60000
+#include "settings.h"
 
 static pthread_mutex_t coll_monitor_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Waits on CLOCK_MONOTONIC (coll_monitor_cond_init), as the interval does. */
@@ -204,10 +202,9 @@ static void coll_monitor_atfork_child(void)
 
 static tern_status_t coll_monitor_read_config(void)
 {
-	int64_t ms = coll_env_ms("TERN_COMM_DETECT_MS", COLL_DETECT_MS_DEFAULT,
-				 1, COLL_DETECT_MS_MAX);
+	int64_t ms = 0;
 
-	if (ms < 0)
+	if (tern_setting_number("TERN_COMM_DETECT_MS", &ms))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	coll_interval_ns = ms * 1000000;
 	return TERN_SUCCESS;

@@ -231,14 +231,11 @@ extern const struct coll_algo coll_algo_ring;
 bool coll_public_kind(tern_collective_t coll, enum coll_kind *kind);
 /*
  * TERN_ALGO: the row of the tuner's table it forces, -1 for none, or
- * INVALID_ARGUMENT where it names no row.
+ * INVALID_ARGUMENT where it is none of the setting's choices.
  */
 tern_status_t coll_forced_algo(int *algo);
 /* Whether @algo is a TERN_ALGO a rank may have: -1, or a row. */
 bool coll_forced_fits(int algo);
-/* @names as "a, b or c", for a message, in @buf of @len bytes; @buf. */
-const char *coll_names_join(const char *const *names, int n, char *buf,
-			    size_t len);
 /*
  * tern_comm_algorithms() on one host: every algorithm that can run
  * @kind over @bytes (the whole message, as tern-bench counts it) and

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "coll/fabric/internal.h"
+#include "settings.h"
 
 /*
  * The algorithms the tuner weighs, each described in its own file, in
@@ -35,39 +36,17 @@ static const struct coll_algo *const coll_algos[] = {
 
 #define COLL_ALGOS	((int)(sizeof(coll_algos) / sizeof(coll_algos[0])))
 
-const char *coll_names_join(const char *const *names, int n, char *buf,
-			    size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	for (int i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s",
-				       i == 0 ? "" : i == n - 1 ? " or " : ", ",
-				       names[i]);
-	return buf;
-}
-
+/* TERN_ALGO's row of the table; its names are the setting's choices. */
 tern_status_t coll_forced_algo(int *algo)
 {
-	const char *name = getenv("TERN_ALGO");
-	const char *names[COLL_ALGOS];
-	char list[128];
+	const char *name = NULL;
+	tern_status_t status = tern_setting_choice("TERN_ALGO", &name);
 
 	*algo = -1;
-	if (!name || !*name)
-		return TERN_SUCCESS;
-	for (int a = 0; a < COLL_ALGOS; a++) {
-		if (strcmp(name, coll_algos[a]->name) == 0) {
+	for (int a = 0; name && a < COLL_ALGOS; a++)
+		if (strcmp(name, coll_algos[a]->name) == 0)
 			*algo = a;
-			return TERN_SUCCESS;
-		}
-		names[a] = coll_algos[a]->name;
-	}
-	tern_set_last_error("TERN_ALGO=\"%s\" is none of %s", name,
-			    coll_names_join(names, COLL_ALGOS, list,
-					    sizeof(list)));
-	return TERN_ERROR_INVALID_ARGUMENT;
+	return status;
 }
 
 bool coll_forced_fits(int algo)

@@ -241,7 +241,7 @@ const struct coll_rail_algo *coll_tune_rail(const struct coll_hosts *h,
 					    uint64_t bytes, bool scatter);
 /*
  * TERN_NET_ALGO: the row of the rail's table it forces, -1, or
- * INVALID_ARGUMENT where it names no row.
+ * INVALID_ARGUMENT where it is none of the setting's choices.
  */
 tern_status_t coll_forced_rail(int *algo);
 /* Whether @algo is a TERN_NET_ALGO a rank may say: -1, or a row. */

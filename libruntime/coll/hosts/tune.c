@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "coll/hosts/internal.h"
+#include "settings.h"
 
 /*
  * The algorithms along the rail, each described in its own file in
@@ -82,26 +83,17 @@ tern_status_t coll_hosts_algorithms(const struct tern_comm *top,
 	return TERN_SUCCESS;
 }
 
+/* TERN_NET_ALGO's row of the table; its names are the setting's choices. */
 tern_status_t coll_forced_rail(int *algo)
 {
-	const char *name = getenv("TERN_NET_ALGO");
-	const char *names[COLL_RAILS];
-	char list[128];
+	const char *name = NULL;
+	tern_status_t status = tern_setting_choice("TERN_NET_ALGO", &name);
 
 	*algo = -1;
-	if (!name || !*name)
-		return TERN_SUCCESS;
-	for (int a = 0; a < COLL_RAILS; a++) {
-		if (strcmp(name, coll_rails[a]->name) == 0) {
+	for (int a = 0; name && a < COLL_RAILS; a++)
+		if (strcmp(name, coll_rails[a]->name) == 0)
 			*algo = a;
-			return TERN_SUCCESS;
-		}
-		names[a] = coll_rails[a]->name;
-	}
-	tern_set_last_error("TERN_NET_ALGO=\"%s\" is none of %s", name,
-			    coll_names_join(names, COLL_RAILS, list,
-					    sizeof(list)));
-	return TERN_ERROR_INVALID_ARGUMENT;
+	return status;
 }
 
 bool coll_forced_rail_fits(int algo)
@@ -147,25 +139,6 @@ static const struct {
 	{ "tcp", 25, 30 },
 };
 
-static tern_status_t coll_env_number(const char *name, double max,
-				     double *value)
-{
-	const char *text = getenv(name);
-	char *end;
-	double v;
-
-	if (!text || !*text)
-		return TERN_SUCCESS;
-	v = strtod(text, &end);
-	if (*end || !(v > 0) || v > max) {
-		tern_set_last_error("%s=\"%s\": want a number above 0, at most %g",
-				    name, text, max);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	*value = v;
-	return TERN_SUCCESS;
-}
-
 tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 			       uint32_t *latency_ns)
 {
@@ -181,9 +154,9 @@ tern_status_t coll_net_figures(const char *provider, uint64_t *bandwidth,
 			break;
 		}
 	}
-	status = coll_env_number("TERN_NET_GBPS", 100000, &gbps);
+	status = tern_setting_real("TERN_NET_GBPS", &gbps);
 	if (status == TERN_SUCCESS)
-		status = coll_env_number("TERN_NET_LATENCY_US", 1000000, &us);
+		status = tern_setting_real("TERN_NET_LATENCY_US", &us);
 	*bandwidth = (uint64_t)(gbps * 1e9 / 8);
 	*latency_ns = (uint32_t)(us * 1000);
 	return status;

@@ -26,11 +26,8 @@
 #include <openssl/crypto.h>
 
 #include "coll/init/internal.h"
+#include "settings.h"
 #include "submit.h"
-
-/* How long ranks wait for each other to arrive (TERN_COMM_INIT_TIMEOUT_MS). */
-#define COLL_RANK_TIMEOUT_MS	30000
-#define COLL_RANK_TIMEOUT_MAX_MS	TERN_COMM_INIT_TIMEOUT_MAX_MS
 
 /* Meets the others (bootstrap.c) and learns who shares our host. */
 static tern_status_t coll_meet(struct coll_table *t, const struct coll_id *cid,
@@ -131,14 +128,16 @@ static tern_status_t coll_check_areas(struct coll_table *t, int rank,
 
 int64_t coll_init_timeout_ms(void)
 {
-	return coll_env_ms("TERN_COMM_INIT_TIMEOUT_MS", COLL_RANK_TIMEOUT_MS, 1,
-			   COLL_RANK_TIMEOUT_MAX_MS);
+	int64_t ms = 0;
+
+	return tern_setting_number("TERN_COMM_INIT_TIMEOUT_MS", &ms) ? -1 : ms;
 }
 
 int64_t coll_cut_ms(void)
 {
-	return coll_env_ms("TERN_COMM_CUT_MS", COLL_CUT_MS, 1000,
-			   COLL_CUT_MAX_MS);
+	int64_t ms = 0;
+
+	return tern_setting_number("TERN_COMM_CUT_MS", &ms) ? -1 : ms;
 }
 
 /* Moves the channels the star keeps from @t into @c's link. */

@@ -37,6 +37,7 @@
 #include <openssl/crypto.h>
 
 #include "coll/trust/trust.h"
+#include "settings.h"
 #include "net/stats.h"
 
 _Static_assert(sizeof(struct coll_id) <= TERN_UNIQUE_ID_BYTES,
@@ -180,12 +181,10 @@ static void coll_address_copy(struct coll_id *cid, const struct sockaddr *sa)
  */
 static tern_status_t coll_pick_address(struct coll_id *cid)
 {
-	const char *spec = getenv("TERN_SOCKET_IFNAME");
+	const char *spec = tern_setting_text("TERN_SOCKET_IFNAME");
 	struct ifaddrs *ifs, *ifa;
 	bool found = false;
 
-	if (spec && !*spec)
-		spec = NULL;
 	if (getifaddrs(&ifs)) {
 		tern_set_last_error("bootstrap: cannot list the network interfaces: %s",
 				    strerror(errno));
@@ -268,9 +267,9 @@ static int coll_socket(int family)
 	return fd;
 }
 
+/* Random bits, an address and a port: no device, so no backend, needed. */
 TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 {
-	const struct tern_backend_ops *ops;
 	struct sockaddr_storage ss;
 	struct coll_id cid = { 0 };
 	socklen_t len;
@@ -279,8 +278,6 @@ TERN_API tern_status_t tern_get_unique_id(tern_unique_id_t *id)
 
 	if (!id)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (tern_backend_ops_get(&ops))
-		return TERN_ERROR_NOT_SUPPORTED;
 	memcpy(cid.magic, COLL_ID_MAGIC, sizeof(cid.magic));
 	if (getrandom(cid.secret, sizeof(cid.secret), 0) !=
 	    sizeof(cid.secret) ||
@@ -348,7 +345,7 @@ int coll_id_listen(const struct coll_id *cid)
 static tern_status_t coll_secret_env(uint8_t secret[COLL_SECRET_BYTES],
 				     size_t *len)
 {
-	const char *env = getenv("TERN_COMM_SECRET");
+	const char *env = tern_setting_text("TERN_COMM_SECRET");
 	size_t digits = env ? strlen(env) : 0;
 
 	if (!env) {
@@ -495,7 +492,7 @@ TERN_API tern_status_t tern_unique_id_public(const tern_unique_id_t *id,
 		tern_set_last_error("tern_unique_id_public: want an id from tern_get_unique_id");
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
-	if (getenv("TERN_COMM_SECRET")) {
+	if (tern_setting_is_set("TERN_COMM_SECRET")) {
 		status = coll_secret_env(secret, &len);
 		OPENSSL_cleanse(secret, sizeof(secret));
 		cid.secret_from = COLL_SECRET_ENV;

@@ -169,11 +169,10 @@ void coll_chan_close(struct coll_chan *ch);
  * A connection whose keepalives or data go unanswered this long is closed
  * by the kernel (TCP keepalive and TCP_USER_TIMEOUT), which fails the
  * comm as a peer gone: a host cut off from the network is found within it
- * (TERN_COMM_CUT_MS, 1000 to COLL_CUT_MAX_MS). A send gives up on a peer
+ * (TERN_COMM_CUT_MS). A send gives up on a peer
  * that stops reading after as long.
  */
 #define COLL_CUT_MS		10000
-#define COLL_CUT_MAX_MS		600000
 
 /* The clock deadlines are counted in, in ms (CLOCK_MONOTONIC). */
 int64_t coll_now_ms(void);

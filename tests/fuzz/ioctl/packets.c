@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "tern_reduce.h"
 
 struct builder {
 	struct fuzz_stream *s;
@@ -111,21 +112,12 @@ static uint64_t pick_addr(struct builder *b, uint64_t len, uint64_t align)
 	return b->unmapped;
 }
 
+/* The model's size of @dtype; 4 for a type it does not know. */
 static uint32_t dtype_size(uint16_t dtype)
 {
-	switch (dtype) {
-	case DRM_TERN_DTYPE_FLOAT16:
-	case DRM_TERN_DTYPE_BFLOAT16:
-		return 2;
-	case DRM_TERN_DTYPE_INT8:
-	case DRM_TERN_DTYPE_UINT8:
-		return 1;
-	case DRM_TERN_DTYPE_INT64:
-	case DRM_TERN_DTYPE_UINT64:
-		return 8;
-	default:
-		return 4;
-	}
+	uint32_t size = tern_model_dtype_size(dtype);
+
+	return size ? size : 4;
 }
 
 static bool emit_nop(struct builder *b, uint16_t length)
