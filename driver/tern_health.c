@@ -136,7 +136,7 @@ const char *tern_health_name(u32 health)
 	return tern_health_names[health];
 }
 
-/* Announces @tdev's reasons if they changed. Called with health_lock. */
+/* Announces @tdev's reasons if they changed. */
 static void tern_health_announce(struct tern_drm_device *tdev)
 {
 	u32 reasons;
