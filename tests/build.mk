@@ -72,7 +72,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
-$(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
+$(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS) -Itests/common
 
 $(TEST_BIN)/test_model: $(TEST_MODEL_OBJS)
 	@mkdir -p $(dir $@)

@@ -89,7 +89,7 @@ static void test_packets_all_valid(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
 		emit_valid(ops[i]);
 	uapi_emit_sem(&p.s, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD, slot_va(), 5);
 	uapi_emit_sem(&p.s, DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ, slot_va(), 5);
@@ -117,7 +117,7 @@ static void test_packet_opcode_unknown(void **state)
 
 	(void)state;
 	p.bad = emit_valid(DRM_TERN_OP_COPY);
-	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(unknown); i++) {
 		bad_header()->opcode = unknown[i];
 		assert_rejected();
 	}
@@ -129,7 +129,7 @@ static void test_packet_opcode_reserved(void **state)
 
 	(void)state;
 	p.bad = emit_valid(DRM_TERN_OP_COPY);
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
 		bad_header()->opcode = reserved[i];
 		assert_rejected();
 	}
@@ -151,7 +151,7 @@ static void test_packet_length_wrong(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
 		uint16_t right;
 
 		reset_stream();

@@ -12,8 +12,6 @@
  * off (SEM_WAIT_ABORT), through libtern's internal submission (submit.h).
  */
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "status.h"
 #include "submit.h"
 #include "tern.h"
 #include "tern_accel.h"
@@ -32,17 +30,6 @@
 #define SIM_MEM_MB	16
 #define BUF_BYTES	4097	/* not a page multiple: bounds are the requested size */
 
-static void check_status(tern_status_t got, tern_status_t want,
-			 const char *call, int line)
-{
-	if (got != want)
-		fail_msg("line %d: %s returned %s, want %s", line, call,
-			 tern_status_name(got), tern_status_name(want));
-}
-
-#define assert_status(call, want) \
-	check_status((call), (want), #call, __LINE__)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
 #define EINVAL_ TERN_ERROR_INVALID_ARGUMENT
 #define ERANGE_ TERN_ERROR_OUT_OF_RANGE
 
@@ -125,7 +112,7 @@ static void test_status_names(void **state)
 		"TERN_ERROR_NOT_SUPPORTED", "TERN_ERROR_BACKEND",
 		"TERN_ERROR_OUT_OF_RANGE",
 	};
-	const int count = sizeof(names) / sizeof(names[0]);
+	const int count = ARRAY_SIZE(names);
 	static const int unknown[] = { 13, 100, -1, INT_MAX };
 
 	(void)state;
@@ -139,7 +126,7 @@ static void test_status_names(void **state)
 			assert_string_not_equal(text,
 				tern_status_string((tern_status_t)j));
 	}
-	for (size_t u = 0; u < sizeof(unknown) / sizeof(unknown[0]); u++) {
+	for (size_t u = 0; u < ARRAY_SIZE(unknown); u++) {
 		tern_status_t s = (tern_status_t)unknown[u];
 		const char *name = tern_status_name(s);
 		const char *text = tern_status_string(s);
@@ -373,7 +360,7 @@ static void test_device_open_args(void **state)
 	tern_device_t dev;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_status(tern_device_open(bad[i], &dev),
 			      TERN_ERROR_INVALID_DEVICE);
 	assert_status(tern_device_open(0, NULL), EINVAL_);
@@ -456,7 +443,7 @@ static void test_buffer_alloc_args(void **state)
 	assert_status(tern_buffer_alloc(g.dev[0], (tern_memory_kind_t)2, 64, &buf), EINVAL_);
 	assert_status(tern_buffer_alloc(g.dev[0], (tern_memory_kind_t)-1, 64, &buf), EINVAL_);
 	assert_status(tern_buffer_alloc(g.dev[0], TERN_MEMORY_DEVICE, 0, &buf), EINVAL_);
-	for (size_t i = 0; i < sizeof(too_big) / sizeof(too_big[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(too_big); i++)
 		assert_status(tern_buffer_alloc(g.dev[0], TERN_MEMORY_DEVICE,
 						too_big[i], &buf),
 			      TERN_ERROR_OUT_OF_MEMORY);
@@ -663,14 +650,6 @@ static void test_event_args(void **state)
 }
 
 /* ---- the simulator's engines: SEM_WAIT_ABORT ---- */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
 
 /* The words of the host buffer the abort tests use, and their addresses. */
 enum { SEM_WORD, ABORT_WORD, AFTER_WORD };

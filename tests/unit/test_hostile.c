@@ -17,9 +17,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,8 +30,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "coll/init/internal.h"
 #include "sim_test.h"
 

@@ -18,9 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,9 +31,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "packets.h"
+#include "sim_child.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
@@ -47,49 +46,6 @@ static char machine_name[64];
 static tern_device_t dev[2];
 static tern_stream_t stream;
 static tern_buffer_t scratch;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * Runs this program as --child @name with @env (NAME=VALUE, NULL-ended)
- * added; @fd, when >= 0, is the child's fd 3. Returns its pid.
- */
-static pid_t child_start(const char *name, const char *const *env, int fd)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		/* A child outlives no failed test. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (const char *const *e = env; e && *e; e++)
-			putenv((char *)*e);
-		if (fd >= 0 && fd != 3) {
-			dup2(fd, 3);
-			close(fd);
-		}
-		execl("/proc/self/exe", "test_machine", "--child", name,
-		      (char *)NULL);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	return pid;
-}
-
-static int child_wait(pid_t pid)
-{
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 static void child_run(const char *name, const char *const *env)
 {

@@ -4,14 +4,12 @@
  * tern_model_run() over a fake memory of a few buffers and a fake clock.
  */
 #include <pthread.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "tern_model.h"
 
 #define SMALL_BYTES	(64u << 10)
@@ -323,7 +321,7 @@ static void test_validate_opcode_unknown(void **state)
 	(void)state;
 	emit_nop(1);
 	emit_nop(1);
-	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(unknown); i++) {
 		header_at(8)->opcode = unknown[i];
 		assert_stream_invalid_at(8);
 	}
@@ -337,7 +335,7 @@ static void test_validate_opcode_reserved(void **state)
 	(void)state;
 	emit_nop(1);
 	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
 		header_at(8)->opcode = reserved[i];
 		assert_stream_invalid_at(8);
 	}
@@ -360,7 +358,7 @@ static void test_validate_length_wrong(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
 		u16 right;
 
 		reset_stream(NULL);
@@ -422,7 +420,7 @@ static void test_validate_unknown_flags(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
 		reset_stream(NULL);
 		emit_nop(1);
 		switch (ops[i].opcode) {
@@ -780,7 +778,7 @@ static void test_run_fill_byte_order(void **state)
 
 	(void)state;
 	for (u64 offset = 0; offset < 8; offset++) {
-		for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+		for (size_t l = 0; l < ARRAY_SIZE(lengths); l++) {
 			u64 bytes = lengths[l];
 
 			reset_all(NULL);
