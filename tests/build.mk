@@ -39,8 +39,13 @@ TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
 
+# The malformed packet streams (tests/common/bad_packets.h), built with
+# libtern's packet builders.
+BAD_PACKETS_OBJS := $(BUILD)/tests/common/bad_packets.o \
+	$(BUILD)/libruntime/packets.o
 TEST_MODEL_LIB := $(MODEL_OBJS)
-TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(TEST_MODEL_LIB)
+TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(BAD_PACKETS_OBJS) \
+	$(TEST_MODEL_LIB)
 TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
 	$(BUILD)/libruntime/packets.o $(TEST_MODEL_LIB)
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
@@ -159,7 +164,7 @@ $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
 # The model's REDUCE kernels are the reference tern.ko's results must match.
-$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) \
+$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) \
 		$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
