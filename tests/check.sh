@@ -7,6 +7,10 @@
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
+#   fuzz-corpus       tests/fuzz/model/gen_corpus.py --check: the model
+#                     fuzzer's seeds are what it writes, and run every
+#                     opcode of the uapi header; the malformed ones are
+#                     those of tests/common/bad_packets.c
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   docs              every Documentation/*.rst parses without a warning
 #                     (tests/docs/check_rst.py, docutils)
@@ -259,6 +263,7 @@ step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
 step build-tsan "$MAKE" -k -j"$JOBS" SAN=thread BUILD="$TSAN_BUILD" \
 	"$TSAN_BUILD/tests/test_api" "$TSAN_BUILD/tests/test_comm" || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
+step fuzz-corpus python3 tests/fuzz/model/gen_corpus.py --check || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
 	.ci/run .ci/install-deps || true

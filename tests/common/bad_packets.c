@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The table of malformed packet streams (bad_packets.h). Adding a way to
- * break a packet is one row here; the model's unit test and the uapi
- * test then both have it.
+ * break a packet is one row here; the model's unit test, the uapi test
+ * and the fuzzer's corpus then all have it.
  */
 #include <stddef.h>
 #include <stdio.h>

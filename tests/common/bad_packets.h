@@ -3,7 +3,9 @@
  * Malformed packet streams: each way a packet can break the format of
  * uapi/drm/tern_accel.h, in one table read by the device model's unit
  * test (tests/unit/test_model.c, tern_model_validate()), the uapi test
- * (tests/uapi/packets.c, SUBMIT) and tern-fuzz's damaged opcodes.
+ * (tests/uapi/packets.c, SUBMIT), the model fuzzer's seed corpus
+ * (tests/fuzz/model/gen_corpus.py, through bad_seeds.c) and tern-fuzz's
+ * damaged opcodes.
  *
  * Every stream starts with a valid FILL of the 4 KiB buffer at the
  * address the caller gives, so that a stream that ran even in part shows
@@ -27,7 +29,7 @@
 
 /**
  * struct bad_packet - one way to break a packet, in @variants streams
- * @name: lower case and dashes
+ * @name: lower case and dashes, fit for a file name (a corpus seed's)
  * @opcode: the packet broken (0 where the variants go through several)
  * @field: the 8-byte field broken, 0 the first after the header, for the
  *	kinds that break one
