@@ -40,6 +40,17 @@ endif
 # dkms looks for sources in /usr/src/<name>-<version>, whatever the prefix.
 DKMSSRCDIR ?= /usr/src
 
+# Where libtern looks for tern-simd (libruntime/sim/daemon.c), fixed when
+# it is built: its build tree and BINDIR, for a program linked with
+# libtern.a or living in a folder of its own; and BINDIR as seen from
+# LIBDIR, for libtern.so wherever the tree is installed. A packager whose
+# build tree goes away may set TERN_SIMD_DIRS=$(BINDIR).
+TERN_SIMD_DIRS ?= $(abspath $(BUILD)):$(BINDIR)
+TERN_SIMD_FROM_LIBDIR := $(shell realpath -m --relative-to=$(LIBDIR) $(BINDIR))
+$(BUILD)/libruntime/sim/daemon.o: CFLAGS_COMMON += \
+	-DTERN_SIMD_DIRS='"$(TERN_SIMD_DIRS)"' \
+	-DTERN_SIMD_FROM_LIBDIR='"$(TERN_SIMD_FROM_LIBDIR)"'
+
 INSTALL ?= install
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
 INSTALL_DATA ?= $(INSTALL) -m 0644
@@ -101,7 +112,7 @@ install-headers:
 		$(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL_DATA) uapi/drm/tern_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
 
-# tern-simd goes with the tools: libtern finds it on PATH.
+# tern-simd goes with the tools, where libtern looks for it (above).
 install-tools: $(TOOLS_PROGRAMS) $(TERN_SIMD)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL_PROGRAM) $(TOOLS_PROGRAMS) $(TERN_SIMD) $(DESTDIR)$(BINDIR)/

@@ -228,7 +228,7 @@ void tern_runnable_init(struct tern_runnable *run,
 
 /*
  * @run has work on @engine: its file and user join the engine's turns if
- * they were not in them. True if @run was not linked. Engine lock held.
+ * they were not in them. True if @run was not linked.
  */
 bool tern_engine_link(struct tern_engine *engine, struct tern_runnable *run)
 {
@@ -247,7 +247,7 @@ bool tern_engine_link(struct tern_engine *engine, struct tern_runnable *run)
 	return true;
 }
 
-/* @run has no more work on @engine. Engine lock held. */
+/* @run has no more work on @engine. */
 void tern_engine_unlink(struct tern_engine *engine, struct tern_runnable *run)
 {
 	struct tern_engine_client *client = run->client;

@@ -75,7 +75,7 @@ u32 tern_device_health_reasons(struct tern_drm_device *tdev)
 	return tern_health_reasons(&now, &cleared);
 }
 
-/* Announces @tdev's reasons if they changed. Called with health_lock. */
+/* Announces @tdev's reasons if they changed. */
 static void tern_health_announce(struct tern_drm_device *tdev)
 {
 	u32 reasons;

@@ -5,6 +5,7 @@
  * and the engine and health attributes, so that a dump and an event say
  * the same thing the same way.
  */
+#include <linux/lockdep.h>
 #include <net/genetlink.h>
 
 #include "tern_fabric.h"
@@ -150,6 +151,7 @@ int tern_nl_fill_client(struct sk_buff *msg, struct tern_drm_device *tdev,
 	char comm[TASK_COMM_LEN];
 	void *hdr;
 
+	lockdep_assert_held(&tdev->clients.xa_lock);
 	hdr = genlmsg_put(msg, portid, seq, &tern_nl_family, flags,
 			  DRM_TERN_CMD_CLIENT_GET);
 	if (!hdr)

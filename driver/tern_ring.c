@@ -39,6 +39,7 @@
  * waited for every ring (they count in its live jobs).
  */
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -160,9 +161,10 @@ static void tern_ring_want(struct tern_ring *ring)
 	tern_engine_kick(engine);
 }
 
-/* Stops the ring for good with @error. Run lock held. */
+/* Stops the ring for good with @error. */
 static void tern_ring_stop(struct tern_ring *ring, int error)
 {
+	lockdep_assert_held(&ring->run_lock);
 	if (!ring->error) {
 		/* After has_job's store: RING_WAIT reads them in turn. */
 		smp_store_release(&ring->error, error);
@@ -184,8 +186,7 @@ static bool tern_ring_record_ok(const struct drm_tern_ring_record *rec)
  * Takes the next record as the ring's job: 1 when it did, 0 when there is
  * none (or the ring is stopped), -EBUSY when the file's limits are
  * reached. When there is none it asks for a kick, then looks once more,
- * so a record written meanwhile is either seen here or kicked for. Run
- * lock held.
+ * so a record written meanwhile is either seen here or kicked for.
  */
 static int tern_ring_take(struct tern_ring *ring)
 {
@@ -193,6 +194,7 @@ static int tern_ring_take(struct tern_ring *ring)
 	struct drm_tern_ring_record rec;
 	u64 tail, at, left;
 
+	lockdep_assert_held(&ring->run_lock);
 	for (;;) {
 		if (ring->error || ring->closed)
 			return 0;
@@ -269,6 +271,7 @@ static void tern_ring_fence(struct tern_ring *ring, int error)
 	u32 owner;
 	u64 *word;
 
+	lockdep_assert_held(&ring->run_lock);
 	if (!job->fence_va)
 		return;
 	if (error)
@@ -291,6 +294,7 @@ static void tern_ring_end(struct tern_ring *ring, int error)
 {
 	struct tern_engine *engine = ring->engine;
 
+	lockdep_assert_held(&ring->run_lock);
 	tern_ring_fence(ring, error);
 	atomic64_inc(error ? &engine->jobs_failed : &engine->jobs_completed);
 	tern_usage_release(&ring->vm->usage, ring->job.size);
@@ -309,13 +313,14 @@ static void tern_ring_end(struct tern_ring *ring, int error)
  * The job ran past the job timeout: it fails with -ETIMEDOUT, and that is
  * all: the engine is not reset (a hang stays for the scheduler's timeout
  * to find), and only the job timeout is counted. The ring is banned at its
- * queue_ban_timeouts-th. Run lock held.
+ * queue_ban_timeouts-th.
  */
 static void tern_ring_timeout(struct tern_ring *ring)
 {
 	struct tern_engine *engine = ring->engine;
 	const struct tern_usage *owner = &ring->vm->usage;
 
+	lockdep_assert_held(&ring->run_lock);
 	atomic64_inc(&engine->timeouts);
 	/* A hung engine is reset; a job that waited fails alone. */
 	if (!tern_engine_reset_hung(engine, owner))
@@ -338,12 +343,13 @@ static void tern_ring_timeout(struct tern_ring *ring)
 /*
  * One step of the ring: takes a record if it has no job, then runs its
  * job for one step of the model, ending it when it is done or past the
- * job timeout. Run lock held.
+ * job timeout.
  */
 static enum tern_ring_state tern_ring_step(struct tern_ring *ring)
 {
 	int ret;
 
+	lockdep_assert_held(&ring->run_lock);
 	if (!ring->has_job) {
 		ret = tern_ring_take(ring);
 		if (ret == -EBUSY)

@@ -142,12 +142,12 @@ static void tern_vm_account(struct tern_vm *vm, struct tern_bo *bo, int sign,
 		atomic64_add(bytes, &usage->mem_device);
 }
 
-/* Called with bo->lock held. */
 static struct tern_mapping *tern_vm_find(struct tern_vm *vm,
 					 struct tern_bo *bo)
 {
 	struct tern_mapping *mapping;
 
+	lockdep_assert_held(&bo->lock);
 	list_for_each_entry(mapping, &bo->mappings, bo_link) {
 		if (mapping->vm == vm)
 			return mapping;

@@ -10,17 +10,19 @@
  * A configuration that cannot be honoured is never replaced by a guess: an
  * unknown TERN_BACKEND, or a malformed TERN_SIM_* value when the simulator
  * is chosen, makes every call that needs a backend return
- * TERN_ERROR_INVALID_ARGUMENT.
+ * TERN_ERROR_INVALID_ARGUMENT. Whatever the refusal, its sentence goes to
+ * stderr once, here (debug.c), so that a program that only looks at
+ * status codes still tells its user why.
  *
  * The rule is decided apart from starting the backend, so that tools can
  * ask which and why (tern_get_backend_reason()) without starting a
  * simulated machine, and need not copy the rule.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "settings.h"
 
 /* The rule's answer, once: which backend and why, or why none. */
 static pthread_once_t tern_backend_decided = PTHREAD_ONCE_INIT;
@@ -54,18 +56,14 @@ static bool tern_kernel_has_devices(void)
 /* The rule: the only place that reads TERN_BACKEND. */
 static void tern_backend_decide(void)
 {
-	const char *name = getenv("TERN_BACKEND");
+	const char *name = NULL;
 
-	if (name && strcmp(name, "kernel") == 0) {
-		tern_backend_choice = &tern_kernel_backend;
-		tern_backend_why = TERN_BACKEND_REASON_SETTING;
-	} else if (name && strcmp(name, "sim") == 0) {
-		tern_backend_choice = &tern_sim_backend;
-		tern_backend_why = TERN_BACKEND_REASON_SETTING;
-	} else if (name && *name) {
-		tern_debug("unknown TERN_BACKEND=\"%s\" (want kernel or sim)",
-			   name);
+	if (tern_setting_choice("TERN_BACKEND", &name)) {
 		tern_backend_choice_status = TERN_ERROR_INVALID_ARGUMENT;
+	} else if (name) {
+		tern_backend_choice = strcmp(name, "kernel") == 0 ?
+				      &tern_kernel_backend : &tern_sim_backend;
+		tern_backend_why = TERN_BACKEND_REASON_SETTING;
 	} else if (tern_kernel_backend.init() == TERN_SUCCESS &&
 		   tern_kernel_has_devices()) {
 		tern_backend_choice = &tern_kernel_backend;
@@ -89,6 +87,8 @@ static void tern_backend_select(void)
 		tern_backend_status = tern_backend_try(tern_backend_choice);
 	if (tern_backend)
 		tern_debug("backend: %s", tern_backend_name(tern_backend->kind));
+	else
+		tern_report_refusal(tern_backend_status);
 }
 
 tern_status_t tern_backend_ops_get(const struct tern_backend_ops **ops)

@@ -7,15 +7,24 @@
 # The file name follows the project's VERSION; the soname changes only
 # when the ABI (libtern.map) breaks.
 LIBTERN_VERSION := $(TERN_VERSION)
+
+# tern.h states the version for programs built against it; it must be
+# VERSION's, or a release would report two.
+TERN_H_VERSION := $(shell sed -n 's/^\#define TERN_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' \
+	libruntime/tern.h | paste -sd.)
+ifneq ($(TERN_H_VERSION),$(TERN_VERSION))
+$(error libruntime/tern.h says version $(TERN_H_VERSION), VERSION says $(TERN_VERSION))
+endif
 LIBTERN_SONAME := libtern.so.0
 
 LIBTERN_SRCS := $(addprefix libruntime/, \
-	status.c debug.c handle.c backend.c \
+	status.c debug.c settings.c handle.c backend.c \
 	device.c buffer.c stream.c transfer.c event.c worklog.c slots.c \
 	packets.c fabric.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c simd/netlink.c \
-	$(sort $(wildcard libruntime/coll/*.c)) \
+	$(sort $(wildcard libruntime/coll/*.c libruntime/coll/*/*.c \
+		libruntime/coll/*/*/*.c)) \
 	libruntime/net/stats.c \
 	$(sort $(wildcard libruntime/net/ofi/*.c))
 LIBTERN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIBTERN_SRCS)) $(MODEL_OBJS)

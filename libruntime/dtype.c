@@ -25,25 +25,17 @@ _Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
 	       (int)TERN_AVG == TERN_MODEL_REDOP_COUNT,
 	       "tern_redop_t follows enum drm_tern_redop; TERN_AVG is a dividing SUM");
 
+/* The model's table of element types is the one (tern_reduce.c). */
 size_t tern_dtype_bytes(tern_dtype_t dtype)
 {
-	switch (dtype) {
-	case TERN_INT8:
-	case TERN_UINT8:
-		return 1;
-	case TERN_FLOAT16:
-	case TERN_BFLOAT16:
-		return 2;
-	case TERN_FLOAT32:
-	case TERN_INT32:
-	case TERN_UINT32:
-		return 4;
-	case TERN_INT64:
-	case TERN_UINT64:
-		return 8;
-	default:
-		return 0;
-	}
+	return tern_model_dtype_size((u32)dtype);
+}
+
+TERN_API const char *tern_dtype_name(tern_dtype_t dtype)
+{
+	const char *name = tern_model_dtype_name((u32)dtype);
+
+	return name ? name : "unknown";
 }
 
 TERN_API tern_status_t tern_dtype_size(tern_dtype_t dtype, size_t *bytes)

@@ -54,8 +54,9 @@ static inline void tern_list_del(struct tern_list *node)
 	node->next = node;
 }
 
-/* ---- diagnostics (stderr, only with TERN_DEBUG=1) ---- */
+/* ---- diagnostics (stderr, as TERN_DEBUG asks: debug.c) ---- */
 
+/* A choice libtern made, with TERN_DEBUG=1. */
 void tern_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Records what tern_get_last_error() tells: why the backend refused the
@@ -63,6 +64,12 @@ void tern_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void tern_set_last_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+/*
+ * The backend refused the process with @status: its sentence (the last
+ * error's, else @status's) on stderr unless TERN_DEBUG=0. Once, where the
+ * backend is chosen.
+ */
+void tern_report_refusal(tern_status_t status);
 
 /* ---- handle registry (handle.c) ---- */
 

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define TERN_VERSION_MAJOR 0
-#define TERN_VERSION_MINOR 4
+#define TERN_VERSION_MINOR 5
 #define TERN_VERSION_PATCH 0
 
 typedef enum tern_status {
@@ -308,6 +308,13 @@ typedef enum tern_redop {
 
 /* Bytes of one element of @dtype. */
 tern_status_t tern_dtype_size(tern_dtype_t dtype, size_t *bytes);
+
+/*
+ * @dtype's name as torch and numpy spell it: "float32", "float16",
+ * "bfloat16", "int32", "uint32", "int8", "uint8", "int64", "uint64";
+ * "unknown" for a value that is none of them. Never NULL.
+ */
+const char *tern_dtype_name(tern_dtype_t dtype);
 
 /* A place in a buffer: collectives take these, like device pointers. */
 typedef struct tern_ptr {

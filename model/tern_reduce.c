@@ -11,25 +11,38 @@
 #include "tern_softfloat.h"
 #include "../../uapi/drm/tern_accel.h"
 
+/*
+ * Every element type, once: its size and its name as frameworks (torch,
+ * numpy) spell it. libtern, its tools and its Python module read both
+ * from here.
+ */
+static const struct {
+	u32 size;
+	const char *name;
+} tern_model_dtypes[TERN_MODEL_DTYPE_COUNT] = {
+	[DRM_TERN_DTYPE_FLOAT32] = { 4, "float32" },
+	[DRM_TERN_DTYPE_FLOAT16] = { 2, "float16" },
+	[DRM_TERN_DTYPE_BFLOAT16] = { 2, "bfloat16" },
+	[DRM_TERN_DTYPE_INT32] = { 4, "int32" },
+	[DRM_TERN_DTYPE_UINT32] = { 4, "uint32" },
+	[DRM_TERN_DTYPE_INT8] = { 1, "int8" },
+	[DRM_TERN_DTYPE_UINT8] = { 1, "uint8" },
+	[DRM_TERN_DTYPE_INT64] = { 8, "int64" },
+	[DRM_TERN_DTYPE_UINT64] = { 8, "uint64" },
+};
+
 u32 tern_model_dtype_size(u32 dtype)
 {
-	switch (dtype) {
-	case DRM_TERN_DTYPE_INT8:
-	case DRM_TERN_DTYPE_UINT8:
-		return 1;
-	case DRM_TERN_DTYPE_FLOAT16:
-	case DRM_TERN_DTYPE_BFLOAT16:
-		return 2;
-	case DRM_TERN_DTYPE_FLOAT32:
-	case DRM_TERN_DTYPE_INT32:
-	case DRM_TERN_DTYPE_UINT32:
-		return 4;
-	case DRM_TERN_DTYPE_INT64:
-	case DRM_TERN_DTYPE_UINT64:
-		return 8;
-	default:
+	if (dtype >= TERN_MODEL_DTYPE_COUNT)
 		return 0;
-	}
+	return tern_model_dtypes[dtype].size;
+}
+
+const char *tern_model_dtype_name(u32 dtype)
+{
+	if (dtype >= TERN_MODEL_DTYPE_COUNT)
+		return NULL;
+	return tern_model_dtypes[dtype].name;
 }
 
 u32 tern_model_reduce_cost(u32 dtype, u32 op, bool divide)

@@ -19,6 +19,12 @@
 /* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */
 u32 tern_model_dtype_size(u32 dtype);
 
+/*
+ * @dtype's name as frameworks spell it ("float32", "bfloat16"); NULL if
+ * unknown.
+ */
+const char *tern_model_dtype_name(u32 dtype);
+
 /* The most work one element of a REDUCE costs (tern_model_reduce_cost()). */
 #define TERN_MODEL_MAX_COST	1024u
 

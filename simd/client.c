@@ -99,9 +99,12 @@ static bool machine_same_topology(struct machine *m, const char *topology)
 	return same;
 }
 
-/* Why the machine cannot serve @hello, or "" when it can. */
+/*
+ * Why the machine cannot serve @hello, or "" when it can; *@other_shape
+ * when that is its shape.
+ */
 static void machine_hello_check(struct machine *m, const struct sim_hello *h,
-				char *reason, size_t len)
+				char *reason, size_t len, bool *other_shape)
 {
 	const struct sim_shape *want = &h->shape, *have = &m->shape;
 	char version[16];
@@ -109,14 +112,18 @@ static void machine_hello_check(struct machine *m, const struct sim_hello *h,
 	snprintf(version, sizeof(version), "%d.%d.%d", TERN_VERSION_MAJOR,
 		 TERN_VERSION_MINOR, TERN_VERSION_PATCH);
 	reason[0] = '\0';
+	*other_shape = false;
 	if (memcmp(h->magic, SIM_WIRE_MAGIC, sizeof(h->magic)) ||
 	    h->wire_version != SIM_WIRE_VERSION ||
-	    strncmp(h->lib_version, version, sizeof(h->lib_version)))
+	    strncmp(h->lib_version, version, sizeof(h->lib_version))) {
 		snprintf(reason, len,
 			 "the machine runs Tern %s (protocol %d), this process "
 			 "libtern %.15s (protocol %u)", version,
 			 SIM_WIRE_VERSION, h->lib_version, h->wire_version);
-	else if ((h->want & SIM_WANT_DEVICES) && want->devices != have->devices)
+		return;
+	}
+	*other_shape = true;
+	if ((h->want & SIM_WANT_DEVICES) && want->devices != have->devices)
 		snprintf(reason, len,
 			 "it has %u devices, TERN_SIM_DEVICES asks for %u",
 			 have->devices, want->devices);
@@ -135,6 +142,36 @@ static void machine_hello_check(struct machine *m, const struct sim_hello *h,
 		snprintf(reason, len,
 			 "its topology is '%.100s', TERN_SIM_TOPOLOGY asks for "
 			 "'%.100s'", m->fabric.spec, want->topology);
+	else
+		*other_shape = false;
+}
+
+/*
+ * Whether the machine ends for a process of another shape that lets it
+ * (SIM_HELLO_GIVE_WAY, wire.h): no other process uses it, it has served
+ * one (one nobody used yet was started for a process on its way), and it
+ * was not started to stay. Then no process is greeted any more.
+ */
+static bool machine_give_way(struct machine *m)
+{
+	bool going;
+
+	pthread_mutex_lock(&m->lock);
+	going = !m->persistent && m->served && m->client_count == 1 &&
+		!m->stopping;
+	if (going)
+		m->stopping = true;
+	pthread_mutex_unlock(&m->lock);
+	return going;
+}
+
+/* Once the reply is sent: machine_wait_until_done() returns. */
+static void machine_stop_now(struct machine *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->stopping = true;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
 }
 
 static int machine_hello(struct machine_client *client,
@@ -143,6 +180,7 @@ static int machine_hello(struct machine_client *client,
 {
 	struct machine *m = client->machine;
 	struct sim_hello_reply reply = { .status = TERN_SUCCESS };
+	bool other_shape, stopping, gave_way = false;
 
 	reply.wire_version = SIM_WIRE_VERSION;
 	snprintf(reply.lib_version, sizeof(reply.lib_version), "%d.%d.%d",
@@ -155,12 +193,17 @@ static int machine_hello(struct machine_client *client,
 	reply.started_ns = m->started_ns;
 	pthread_mutex_lock(&m->lock);
 	reply.processes = m->client_count - 1;
+	stopping = m->stopping;
 	pthread_mutex_unlock(&m->lock);
 	reply.idle_ms = (uint32_t)(m->idle_ns / 1000000);
 	if (client->uid != (uint32_t)geteuid()) {
 		reply.status = TERN_ERROR_PERMISSION;
 		snprintf(reply.reason, sizeof(reply.reason),
 			 "the machine belongs to uid %u", (unsigned)geteuid());
+	} else if (stopping) {
+		reply.status = TERN_ERROR_NOT_READY;
+		snprintf(reply.reason, sizeof(reply.reason),
+			 "the machine is stopping");
 	} else if (m->client_count > m->limits.clients) {
 		reply.status = TERN_ERROR_LIMIT;
 		snprintf(reply.reason, sizeof(reply.reason),
@@ -172,10 +215,16 @@ static int machine_hello(struct machine_client *client,
 			 "the machine runs another version of Tern");
 	} else {
 		machine_hello_check(m, hello, reply.reason,
-				    sizeof(reply.reason));
-		if (reply.reason[0])
+				    sizeof(reply.reason), &other_shape);
+		if (other_shape && (hello->flags & SIM_HELLO_GIVE_WAY) &&
+		    machine_give_way(m)) {
+			gave_way = true;
+			reply.status = TERN_ERROR_NOT_READY;
+			snprintf(reply.reason, sizeof(reply.reason),
+				 "it was idle and gives way to this process");
+		} else if (reply.reason[0]) {
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
-		else if (fds[0] < 0 || fds[1] < 0 ||
+		} else if (fds[0] < 0 || fds[1] < 0 ||
 			 !(client->fences = machine_fence_table_map(fds[0])) ||
 			 machine_ring_map(&client->ring, fds[1]))
 			reply.status = TERN_ERROR_INVALID_ARGUMENT;
@@ -185,8 +234,22 @@ static int machine_hello(struct machine_client *client,
 					 SIM_RING_BELL_SOCKET,
 					 __ATOMIC_SEQ_CST);
 	}
+	if (reply.status == TERN_SUCCESS) {
+		/* Again under the lock STOP and giving way take: none came. */
+		pthread_mutex_lock(&m->lock);
+		if (m->stopping) {
+			reply.status = TERN_ERROR_NOT_READY;
+			snprintf(reply.reason, sizeof(reply.reason),
+				 "the machine is stopping");
+		} else {
+			m->served = true;
+		}
+		pthread_mutex_unlock(&m->lock);
+	}
 	machine_reply(client, &reply, sizeof(reply),
 		      reply.status == TERN_SUCCESS ? m->sched.bell_fd : -1);
+	if (gave_way)
+		machine_stop_now(m);
 	return reply.status == TERN_SUCCESS ? 0 : -1;
 }
 
@@ -509,12 +572,8 @@ static void machine_machine_request(struct machine_client *client,
 	}
 	machine_reply(client, &reason, sizeof(reason), -1);
 	/* Only once answered: stopping closes every connection, this one too. */
-	if (stop) {
-		pthread_mutex_lock(&m->lock);
-		m->stopping = true;
-		pthread_cond_broadcast(&m->cond);
-		pthread_mutex_unlock(&m->lock);
-	}
+	if (stop)
+		machine_stop_now(m);
 }
 
 /*

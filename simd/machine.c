@@ -5,7 +5,8 @@
  * ends. A machine started on demand ends once it has had no client for
  * its idle time; one started with --persistent stays until
  * stopped. STOP ends it, refused while other processes use it unless
- * forced.
+ * forced; an idle machine also ends for a process of another shape that
+ * named no machine (client.c, SIM_HELLO_GIVE_WAY).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -327,6 +327,7 @@ struct machine {
 	unsigned int client_count;
 	uint64_t next_id;
 	uint64_t idle_since_ns;		/* CLOCK_MONOTONIC; 0 while clients */
+	bool served;			/* a process was greeted */
 	bool stopping;
 };
 

@@ -30,7 +30,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	9
+#define SIM_WIRE_VERSION	10
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -172,8 +172,17 @@ struct sim_shape {
 #define SIM_WANT_TOPOLOGY	(1u << 3)
 
 /*
+ * HELLO's flags. GIVE_WAY: a machine of another shape that no other
+ * process uses, that has served one before and was not started to stay
+ * (--persistent) ends for this process, which then starts its own: the
+ * process named no machine, so the one it asks for is whichever fits.
+ */
+#define SIM_HELLO_GIVE_WAY	(1u << 0)
+
+/*
  * HELLO, with the fence table's memfd and the submission ring's; its
- * reply carries the doorbell page's.
+ * reply carries the doorbell page's. A reply of TERN_ERROR_NOT_READY
+ * says the machine is going (stopped, or giving way): try again.
  */
 struct sim_hello {
 	char magic[8];
@@ -181,6 +190,8 @@ struct sim_hello {
 	uint32_t want;		/* SIM_WANT_* */
 	char lib_version[16];
 	struct sim_shape shape;
+	uint32_t flags;		/* SIM_HELLO_* */
+	uint32_t pad;
 };
 
 struct sim_hello_reply {

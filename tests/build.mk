@@ -10,6 +10,8 @@
 #   schema_dump       the lists as tern.yaml names them, for
 #                     tests/netlink/check_yaml.py
 #   test_api          libtern argument checking on the simulator
+#   test_settings     libtern's settings: nonsense refused, one wording;
+#                     --readme prints the README's settings table
 #   test_collectives  collectives on simulated machines, every case
 #   test_ring         the simulated machine's submission ring: order across
 #                     ring and socket, a ring of nonsense
@@ -40,8 +42,13 @@ TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
 
+# The malformed packet streams (tests/common/bad_packets.h), built with
+# libtern's packet builders.
+BAD_PACKETS_OBJS := $(BUILD)/tests/common/bad_packets.o \
+	$(BUILD)/libruntime/packets.o
 TEST_MODEL_LIB := $(MODEL_OBJS)
-TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(TEST_MODEL_LIB)
+TEST_MODEL_OBJS := $(BUILD)/tests/unit/test_model.o $(BAD_PACKETS_OBJS) \
+	$(TEST_MODEL_LIB)
 TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
 	$(BUILD)/libruntime/packets.o $(TEST_MODEL_LIB)
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
@@ -50,6 +57,7 @@ TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
 TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
+TEST_SETTINGS_OBJS := $(BUILD)/tests/unit/test_settings.o
 TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
 TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
@@ -66,6 +74,7 @@ TEST_CONFORMANCE_OBJS := $(patsubst %.c,$(BUILD)/%.o, \
 TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c)))
 
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
+	$(TEST_BIN)/test_settings \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
@@ -74,7 +83,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
-$(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS)
+$(BUILD)/tests/%.o: CFLAGS_COMMON += $(TEST_CFLAGS) -Itests/common
 
 $(TEST_BIN)/test_model: $(TEST_MODEL_OBJS)
 	@mkdir -p $(dir $@)
@@ -101,6 +110,10 @@ $(TEST_BIN)/schema_dump: $(BUILD)/tests/netlink/schema_dump.o
 	$(CC) $(LDFLAGS_SAN) -o $@ $^
 
 $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_settings: $(TEST_SETTINGS_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
@@ -165,7 +178,7 @@ $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
 # The model's REDUCE kernels are the reference tern.ko's results must match.
-$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) \
+$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) \
 		$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)

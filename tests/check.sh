@@ -9,9 +9,15 @@
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
 #   netlink/yaml      Documentation/netlink/tern.yaml against the device-state
 #                     lists of model/tern_state.h (tests/netlink/check_yaml.py)
+#   fuzz-corpus       tests/fuzz/model/gen_corpus.py --check: the model
+#                     fuzzer's seeds are what it writes, and run every
+#                     opcode of the uapi header; the malformed ones are
+#                     those of tests/common/bad_packets.c
 #   shell scripts     checked by shellcheck (step "shellcheck")
+#   docs              every Documentation/*.rst parses without a warning
+#                     (tests/docs/check_rst.py, docutils)
 #   unit/*            test_model, test_fabric, test_timing, test_reduce,
-#                     test_state, test_api,
+#                     test_state, test_api, test_settings,
 #                     test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
 #                     sharing the simulated machine), test_ranks,
@@ -21,7 +27,7 @@
 #                     a second user against the job's sockets, a loopback
 #                     capture)
 #   asan/*            test_model, test_fabric, test_timing, test_reduce,
-#                     test_state, test_api,
+#                     test_state, test_api, test_settings,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (two jobs
@@ -37,6 +43,8 @@
 #   sim/conformance   test_conformance on the simulator, native
 #   python/module     tests/python (pytest): the module tern, with numpy
 #                     and torch
+#   docs/settings     tests/settings/check.sh: the README's settings table
+#                     is libtern's, and every TERN_* variable read is in it
 #   tools/launch      tests/tools/launch.sh: tern-bench one rank per
 #                     process under torchrun's, Slurm's and mpirun's settings
 #   inspect/sim       tests/inspect/sim.sh: tern-inspect sim start, status
@@ -260,9 +268,11 @@ step build-tsan "$MAKE" -k -j"$JOBS" SAN=thread BUILD="$TSAN_BUILD" \
 	"$TSAN_BUILD/tests/test_api" "$TSAN_BUILD/tests/test_comm" || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
 step netlink/yaml tests/netlink/check_yaml.py "$BUILD/tests/schema_dump" || true
+step fuzz-corpus python3 tests/fuzz/model/gen_corpus.py --check || true
 # shellcheck disable=SC2046 # one file name per word
 step shellcheck shellcheck -x $(git ls-files '*.sh' 2>/dev/null || find tests tools -name '*.sh') \
 	.ci/run .ci/install-deps || true
+step docs python3 tests/docs/check_rst.py Documentation/*.rst || true
 [ "$built" = 1 ] || echo "check: the userspace build failed; its suites will fail too"
 
 # ---- native and sanitizer suites ----
@@ -285,6 +295,7 @@ suite unit/timing "$BUILD/tests/test_timing"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
+suite unit/settings "$BUILD/tests/test_settings"
 suite unit/collectives "$BUILD/tests/test_collectives"
 suite unit/comm "$BUILD/tests/test_comm"
 suite unit/modelled "$BUILD/tests/test_modelled"
@@ -314,6 +325,7 @@ suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/state "$ASAN_BUILD/tests/test_state"
 suite asan/api "$ASAN_BUILD/tests/test_api"
+suite asan/settings "$ASAN_BUILD/tests/test_settings"
 suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives" short
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
@@ -332,6 +344,7 @@ suite tsan/api "$TSAN_BUILD/tests/test_api"
 suite tsan/comm "$TSAN_BUILD/tests/test_comm"
 suite sim/conformance "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
+suite docs/settings tests/settings/check.sh "$BUILD"
 suite tools/cli tests/tools/run.sh "$BUILD"
 suite tools/launch tests/tools/launch.sh "$BUILD"
 suite inspect/args tests/inspect/args.sh "$BUILD"

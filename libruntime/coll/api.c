@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The collectives of tern.h: each checks its arguments, describes the
- * operation and hands it to coll_launch(). A call that fails a check
- * enqueues nothing and leaves the communicator as it was.
+ * The calls of tern.h that a group may keep: the collectives, send and
+ * recv, and tern_comm_split. Each checks its arguments and then, on a
+ * comm in error, fails; inside a group (group.c), is kept for the
+ * group's end; else goes on, to coll_launch() or coll_comm_split(). A
+ * call that fails a check enqueues nothing and leaves the communicator as
+ * it was.
  */
-#include "coll.h"
+#include "coll/coll.h"
+#include "coll/init/init.h"
 
 /* The checks every collective makes on the comm, stream, type and op. */
 static tern_status_t coll_check(struct coll_call *call, tern_comm_t comm,
@@ -91,7 +95,12 @@ static tern_status_t coll_go(struct coll_call *call, enum coll_kind kind,
 		return status;
 	call->op.kind = kind;
 	call->op.count = count;
-	return coll_launch(call->comm, call->stream, &call->op);
+	status = coll_comm_error(call->comm);
+	if (status)
+		return status;
+	if (coll_group_depth())
+		return coll_group_add(call->comm, call->stream, &call->op);
+	return coll_launch(call->comm, call->stream, &call->op, 1);
 }
 
 TERN_API tern_status_t tern_all_reduce(tern_ptr_t send, tern_ptr_t recv,
@@ -264,4 +273,22 @@ TERN_API tern_status_t tern_recv(tern_ptr_t recv, size_t count,
 				 tern_comm_t comm, tern_stream_t stream)
 {
 	return coll_p2p(recv, count, dtype, peer, false, comm, stream);
+}
+
+TERN_API tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
+				       tern_comm_t *newcomm)
+{
+	tern_status_t status;
+
+	if (!newcomm || !coll_comm_valid(comm) ||
+	    (color < 0 && color != TERN_SPLIT_NOCOLOR) ||
+	    coll_init_timeout_ms() < 0 || coll_cut_ms() < 0)
+		return TERN_ERROR_INVALID_ARGUMENT;
+	status = coll_comm_error(comm);
+	if (status)
+		return status;
+	/* Only a team's ranks wait for each other in this process. */
+	if (comm->team && coll_group_depth())
+		return coll_group_add_split(comm, color, key, newcomm);
+	return coll_comm_split(comm, color, key, newcomm);
 }

@@ -3,18 +3,19 @@
  * Groups (tern_group_start / tern_group_end, as ncclGroupStart/End): the
  * collectives a thread calls in between are kept, and launched together
  * at the outermost end, one program per communicator. Sends and recvs of
- * one communicator are interleaved there chunk by chunk (p2p.c), which is
- * what lets a pair exchange any amount both ways on one stream, and a rank
- * exchange with many peers at once (all-to-allv). Splits in a group happen
- * at its end too, so one thread can split every rank of a team. Groups
- * nest up to
- * TERN_GROUP_MAX_DEPTH; the state is the calling thread's own. A group
- * one of whose streams was destroyed before its end launches none of
- * its collectives (TERN_ERROR_INVALID_ARGUMENT).
+ * one communicator are interleaved there chunk by chunk (fabric/p2p.c),
+ * which is what lets a pair exchange any amount both ways on one stream,
+ * and a rank exchange with many peers at once (all-to-allv). Splits in a
+ * group happen at its end too (split.c), so one thread can split every
+ * rank of a team. Groups nest up to TERN_GROUP_MAX_DEPTH; the state is
+ * the calling thread's own. A group one of whose streams was destroyed
+ * before its end launches none of its collectives
+ * (TERN_ERROR_INVALID_ARGUMENT). The calls come here from api.c, which
+ * decides whether to keep them.
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 
 struct coll_deferred {
 	struct tern_comm *comm;
@@ -154,10 +155,7 @@ static tern_status_t coll_group_launch(size_t first, struct coll_op *scratch)
 	status = coll_comm_error(comm);
 	if (status)
 		return status;
-	pthread_mutex_lock(&comm->lock);
-	status = coll_run_locked(comm, stream, scratch, n);
-	pthread_mutex_unlock(&comm->lock);
-	return status;
+	return coll_launch(comm, stream, scratch, n);
 }
 
 TERN_API tern_status_t tern_group_end(void)

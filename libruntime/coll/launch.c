@@ -1,25 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * From a checked operation to jobs on a stream: the communicator's error
- * refuses it, a group defers it, else the tuner's algorithm builds the
- * program and prog.c submits it in the communicator's order.
+ * Where a comm's operations go: on one host, to the fabric's algorithms
+ * (fabric/build.c), whose programs fabric/prog.c submits in the comm's
+ * order; across hosts, to the hierarchy (hosts/hier.c). This is the one
+ * place that tells the two apart, for building (coll_launch) and for
+ * weighing (tern_comm_algorithms).
  */
-#include "coll.h"
-
-tern_status_t coll_launch(struct tern_comm *comm, struct tern_stream *stream,
-			  const struct coll_op *op)
-{
-	tern_status_t status = coll_comm_error(comm);
-
-	if (status)
-		return status;
-	if (coll_group_depth())
-		return coll_group_add(comm, stream, op);
-	pthread_mutex_lock(&comm->lock);
-	status = coll_run_locked(comm, stream, op, 1);
-	pthread_mutex_unlock(&comm->lock);
-	return status;
-}
+#include "coll/coll.h"
+#include "coll/hosts/hosts.h"
 
 /* A rank's sends to itself and recvs from itself pair up, sizes equal. */
 static bool coll_self_matched(const struct tern_comm *comm,
@@ -44,43 +32,14 @@ static bool coll_self_matched(const struct tern_comm *comm,
 	}
 }
 
-void coll_build(struct coll_call *call)
-{
-	struct coll_plan plan = coll_tune(call);
-
-	tern_debug("coll: rank %d/%d: kind %d, %llu elements: %s on %d ring(s)",
-		   call->comm->rank, call->comm->nranks, (int)call->op.kind,
-		   (unsigned long long)call->op.count,
-		   coll_algo_name(plan.algo), plan.nch);
-	if (plan.algo != COLL_ALGO_LOCAL)
-		coll_own_piece(call);
-	switch (plan.algo) {
-	case COLL_ALGO_LOCAL:
-		coll_local_run(call);
-		break;
-	case COLL_ALGO_DIRECT:
-		coll_direct_run(call);
-		break;
-	case COLL_ALGO_RING:
-		coll_ring_run(call, plan.nch);
-		break;
-	case COLL_ALGO_TORUS:
-		coll_torus_run(call);
-		break;
-	case COLL_ALGO_CHAIN:
-		coll_chain_run(call, plan.nch);
-		break;
-	case COLL_ALGO_PAIRWISE:
-		coll_pairwise_run(call);
-		break;
-	case COLL_ALGO_P2P:
-	case COLL_ALGO_COUNT:
-		break;		/* built together, below; not an algorithm */
-	}
-}
-
-tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream,
-			      const struct coll_op *ops, size_t n)
+/*
+ * Builds and submits @n operations of @comm on @stream as one program:
+ * collectives in order, then the point-to-point ones interleaved chunk by
+ * chunk so that any exchange between them makes progress. Comm lock held.
+ */
+static tern_status_t coll_run_locked(struct tern_comm *comm,
+				     struct tern_stream *stream,
+				     const struct coll_op *ops, size_t n)
 {
 	struct coll_call call = { .comm = comm, .stream = stream };
 	struct coll_seq_snapshot snap;
@@ -118,4 +77,32 @@ tern_status_t coll_run_locked(struct tern_comm *comm, struct tern_stream *stream
 		coll_comm_fail(comm, status, false);	/* half of it went */
 	coll_prog_free(&call.prog);
 	return status;
+}
+
+tern_status_t coll_launch(struct tern_comm *comm, struct tern_stream *stream,
+			  const struct coll_op *ops, size_t n)
+{
+	tern_status_t status;
+
+	pthread_mutex_lock(&comm->lock);
+	status = coll_run_locked(comm, stream, ops, n);
+	pthread_mutex_unlock(&comm->lock);
+	return status;
+}
+
+TERN_API tern_status_t tern_comm_algorithms(tern_comm_t comm,
+					    tern_collective_t coll,
+					    size_t bytes,
+					    tern_algo_estimate_t *out,
+					    uint32_t capacity, uint32_t *count)
+{
+	enum coll_kind kind;
+
+	if (!count || (!out && capacity) || !coll_comm_valid(comm) ||
+	    !coll_public_kind(coll, &kind))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	if (comm->hosts)
+		return coll_hosts_algorithms(comm, kind, bytes, out, capacity,
+					     count);
+	return coll_fabric_algorithms(comm, kind, bytes, out, capacity, count);
 }

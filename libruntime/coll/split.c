@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * tern_comm_split (like ncclCommSplit): every rank of a communicator calls
- * it with a color and a key; the ranks of one color form a new
- * communicator, ranked by key, ties broken by the old rank. A rank with
- * TERN_SPLIT_NOCOLOR gets none. The new communicator plans its rings from
+ * Splitting a communicator (tern_comm_split, like ncclCommSplit; api.c
+ * checks the call): every rank of a communicator calls it with a color
+ * and a key; the ranks of one color form a new communicator, ranked by
+ * key, ties broken by the old rank. A rank with TERN_SPLIT_NOCOLOR gets
+ * none. The new communicator plans its rings from
  * the fabric links between its own members, so a row of a torus is a
  * ring of its own and its traffic stays in the row.
  *
@@ -20,7 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "coll.h"
+#include "coll/coll.h"
+#include "coll/init/init.h"
 #include "submit.h"
 
 struct coll_member {
@@ -201,9 +203,7 @@ static tern_status_t coll_split_linked(struct tern_comm *comm, int color,
 	op.send = buf->be->va;
 	op.recv = buf->be->va + say_bytes;
 	op.count = COLL_SPLIT_WORDS;
-	pthread_mutex_lock(&comm->lock);
-	status = coll_run_locked(comm, stream, &op, 1);
-	pthread_mutex_unlock(&comm->lock);
+	status = coll_launch(comm, stream, &op, 1);
 	if (status == TERN_SUCCESS)
 		status = tern_stream_synchronize(stream);
 	for (int r = 0; r < n; r++) {
@@ -226,32 +226,23 @@ static tern_status_t coll_split_linked(struct tern_comm *comm, int color,
 	return status;
 }
 
-TERN_API tern_status_t tern_comm_split(tern_comm_t comm, int color, int key,
-				       tern_comm_t *newcomm)
+tern_status_t coll_comm_split(struct tern_comm *comm, int color, int key,
+			      tern_comm_t *out)
 {
 	tern_status_t status;
 	uint64_t round;
 
-	if (!newcomm || !coll_comm_valid(comm) ||
-	    (color < 0 && color != TERN_SPLIT_NOCOLOR) ||
-	    coll_init_timeout_ms() < 0 || coll_cut_ms() < 0)
-		return TERN_ERROR_INVALID_ARGUMENT;
-	status = coll_comm_error(comm);
-	if (status)
-		return status;
 	if (!comm->team && !comm->link) {
 		/* One rank: a comm of its own, or none. */
 		if (color == TERN_SPLIT_NOCOLOR) {
-			*newcomm = NULL;
+			*out = NULL;
 			return TERN_SUCCESS;
 		}
-		return coll_init_team(newcomm, 1, &comm->dev);
+		return coll_init_team(out, 1, &comm->dev);
 	}
 	if (comm->link)
-		return coll_split_linked(comm, color, key, newcomm);
-	if (coll_group_depth())
-		return coll_group_add_split(comm, color, key, newcomm);
-	status = coll_split_enter(comm, color, key, newcomm, &round);
+		return coll_split_linked(comm, color, key, out);
+	status = coll_split_enter(comm, color, key, out, &round);
 	if (status == TERN_SUCCESS)
 		status = coll_split_wait(comm, round);
 	return status;

@@ -21,6 +21,7 @@
 #include <xf86drm.h>
 
 #include "kernel.h"
+#include "settings.h"
 
 struct kbe_node {
 	char path[64];
@@ -167,15 +168,11 @@ static tern_status_t kbe_count(int *count)
  */
 static int kbe_rings_wanted(const struct drm_tern_info *info)
 {
-	const char *env = getenv("TERN_KERNEL_RINGS");
+	bool on = true;
 
-	if (env && *env && strcmp(env, "on") && strcmp(env, "off")) {
-		tern_set_last_error("TERN_KERNEL_RINGS=\"%s\" is neither 'on' "
-				    "nor 'off'", env);
+	if (tern_setting_on("TERN_KERNEL_RINGS", &on))
 		return -1;
-	}
-	return (info->capabilities & DRM_TERN_CAP_USER_RING) &&
-	       !(env && strcmp(env, "off") == 0);
+	return (info->capabilities & DRM_TERN_CAP_USER_RING) && on;
 }
 
 static void kbe_close(struct tern_be_device *bdev);

@@ -5,17 +5,17 @@
  * process can plant or read a file there.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "net/stats.h"
+#include "settings.h"
 
 int tern_net_stats_dir(char *buf, unsigned long len)
 {
-	const char *dir = getenv("TERN_RUN_DIR");
+	const char *dir = tern_setting_text("TERN_RUN_DIR");
 	int n;
 
-	if (dir && *dir)
+	if (dir)
 		n = snprintf(buf, len, "%s", dir);
 	else
 		n = snprintf(buf, len, "/tmp/tern-%u", (unsigned int)getuid());

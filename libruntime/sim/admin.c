@@ -57,6 +57,7 @@ static tern_status_t sim_admin_settings(const char *name,
 			return TERN_ERROR_INVALID_ARGUMENT;
 		}
 		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->anywhere = false;
 	}
 	return TERN_SUCCESS;
 }
@@ -115,6 +116,7 @@ TERN_API tern_status_t tern_sim_machine_stop(const char *name, int force,
 	if (status)
 		return status;
 	s.want = 0;
+	s.anywhere = false;
 	status = sim_connect(&s, false, false, &conn);
 	if (status)
 		return status;
@@ -173,6 +175,7 @@ TERN_API tern_status_t tern_sim_machine_list(tern_sim_machine_t *machines,
 		memcpy(s.name, entry->d_name, len - 5);
 		s.name[len - 5] = '\0';
 		s.want = 0;
+		s.anywhere = false;
 		if (!sim_name_ok(s.name) || sim_connect(&s, false, false, &conn))
 			continue;	/* stale, or not a machine of ours */
 		if (n < capacity)

@@ -6,11 +6,19 @@
  * directory only its user can enter: TERN_SIM_DIR, else
  * $XDG_RUNTIME_DIR/tern, else /tmp/tern-UID. There, NAME.sock is its
  * socket and NAME.lock the lock it holds while it lives. A process that
- * finds no machine starts one (tern-simd: TERN_SIM_DAEMON, else next to
- * the program, else on PATH) with the shape its TERN_SIM_* settings ask
- * for; one that finds a machine of another shape, of another version, or
- * a directory or socket it cannot trust is refused with a sentence saying
- * what to do (tern_get_last_error()), never served by a guess.
+ * finds no machine starts one (tern-simd, as daemon.c finds it) with the
+ * shape its TERN_SIM_* settings ask for.
+ *
+ * A process that named no machine takes whichever fits: "default" when
+ * its shape does; if not, an idle "default" gives way to it (ends, and
+ * the process starts its own), and a busy or persistent one is left
+ * alone for a machine of the process's shape, named as
+ * TERN_SIM_MACHINE=auto names it. A process that named its machine and
+ * finds it of another shape, or finds a machine of another version, or a
+ * directory or socket it cannot trust, is refused with a sentence saying
+ * what to do (tern_get_last_error()), never served by a guess. Sentences
+ * about a machine begin "the simulated machine ": the tools tell them so
+ * from a malformed setting.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,36 +35,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "settings.h"
 #include "sim.h"
 #include "tern_fabric.h"
 
 extern char **environ;
 
-/* Reads @name as a decimal in [@min, @max]; false if set but malformed. */
-static bool sim_env_number(const char *name, unsigned long min,
-			   unsigned long max, uint32_t bit, uint32_t *want,
-			   uint64_t *value)
+/*
+ * Reads the number @name (settings.c: its range and default) into
+ * *@value; marks @bit wanted when the user set it. False if malformed.
+ */
+static bool sim_setting_number(const char *name, uint32_t bit,
+			       uint32_t *want, uint64_t *value)
 {
-	const char *text = getenv(name);
-	unsigned long v = 0;
-	const char *p;
+	int64_t v = 0;
 
-	if (!text || !*text)
-		return true;
-	for (p = text; *p; p++) {
-		if (*p < '0' || *p > '9' || v > max)
-			goto bad;
-		v = v * 10 + (unsigned long)(*p - '0');
-	}
-	if (v < min || v > max)
-		goto bad;
-	*value = v;
-	*want |= bit;
+	if (tern_setting_number(name, &v) != TERN_SUCCESS)
+		return false;
+	*value = (uint64_t)v;
+	if (tern_setting_is_set(name))
+		*want |= bit;
 	return true;
-bad:
-	tern_set_last_error("%s=\"%s\" is not a number in %lu..%lu", name,
-			    text, min, max);
-	return false;
+}
+
+/* @name's value if the user set it, else NULL (not its default). */
+static const char *sim_setting_given(const char *name)
+{
+	return tern_setting_is_set(name) ? tern_setting_text(name) : NULL;
 }
 
 bool sim_name_ok(const char *name)
@@ -84,66 +89,60 @@ static void sim_auto_name(const struct sim_shape *shape, char *out,
 		 shape->mem_mb, shape->job_timeout_ms, hash);
 }
 
-/* The machine's limits a process may set when it starts one (limits.c). */
+/*
+ * The machine's limits a process may set when it starts one (limits.c);
+ * their ranges are in settings.c.
+ */
 static const struct {
 	const char *env, *option;
-	unsigned long max;
 } sim_limits[] = {
-	{ "TERN_SIM_HOST_MEM_MB", "--host-mem-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_HOST_MB", "--client-host-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_JOBS", "--client-jobs", 0xfffffffful },
-	{ "TERN_SIM_CLIENT_JOB_MB", "--client-job-mb", 1ul << 30 },
-	{ "TERN_SIM_CLIENT_BUFFERS", "--client-buffers", 0xfffffffful },
+	{ "TERN_SIM_HOST_MEM_MB", "--host-mem-mb" },
+	{ "TERN_SIM_CLIENT_HOST_MB", "--client-host-mb" },
+	{ "TERN_SIM_CLIENT_JOBS", "--client-jobs" },
+	{ "TERN_SIM_CLIENT_JOB_MB", "--client-job-mb" },
+	{ "TERN_SIM_CLIENT_BUFFERS", "--client-buffers" },
 };
 #define SIM_LIMITS	(int)(sizeof(sim_limits) / sizeof(sim_limits[0]))
 
 tern_status_t sim_settings_read(struct sim_settings *s)
 {
-	uint64_t devices = SIM_DEFAULT_DEVICES, mem = SIM_DEFAULT_MEM_MB;
-	uint64_t timeout = SIM_DEFAULT_TIMEOUT_MS, idle = SIM_DEFAULT_IDLE_MS;
-	const char *topology = getenv("TERN_SIM_TOPOLOGY");
-	const char *name = getenv("TERN_SIM_MACHINE");
-	const char *dir = getenv("TERN_SIM_DIR");
-	const char *clock = getenv("TERN_SIM_CLOCK");
-	const char *data = getenv("TERN_SIM_DATA");
+	const char *topology = sim_setting_given("TERN_SIM_TOPOLOGY");
+	const char *name = sim_setting_given("TERN_SIM_MACHINE");
+	const char *dir = sim_setting_given("TERN_SIM_DIR");
+	uint64_t devices, mem, timeout, idle;
 	struct tern_fabric *fabric;
+	const char *clock = NULL;
 	uint32_t unused = 0;
+	bool data = true;
 	int n;
 
 	memset(s, 0, sizeof(*s));
-	/* A preset names its machine: its device count is the default. */
-	if (tern_fabric_preset_devices(topology))
-		devices = tern_fabric_preset_devices(topology);
-	if (clock && *clock && strcmp(clock, "wall") &&
-	    strcmp(clock, "model")) {
-		tern_set_last_error("TERN_SIM_CLOCK=\"%s\" is neither 'wall' "
-				    "nor 'model'", clock);
+	if (tern_setting_choice("TERN_SIM_CLOCK", &clock) ||
+	    tern_setting_on("TERN_SIM_DATA", &data))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	s->model_clock = clock && strcmp(clock, "model") == 0;
-	if (data && *data && strcmp(data, "on") && strcmp(data, "off")) {
-		tern_set_last_error("TERN_SIM_DATA=\"%s\" is neither 'on' "
-				    "nor 'off'", data);
-		return TERN_ERROR_INVALID_ARGUMENT;
-	}
-	s->skip_data = data && strcmp(data, "off") == 0;
-	if (!sim_env_number("TERN_SIM_DEVICES", 1, SIM_MAX_DEVICES,
-			    SIM_WANT_DEVICES, &s->want, &devices) ||
-	    !sim_env_number("TERN_SIM_MEM_MB", 1, 1ul << 20, SIM_WANT_MEM_MB,
-			    &s->want, &mem) ||
-	    !sim_env_number("TERN_SIM_JOB_TIMEOUT_MS", 1, 3600000,
-			    SIM_WANT_TIMEOUT, &s->want, &timeout) ||
-	    !sim_env_number("TERN_SIM_IDLE_MS", 0, 86400000, 0, &unused, &idle))
+	s->model_clock = strcmp(clock, "model") == 0;
+	s->skip_data = !data;
+	if (!sim_setting_number("TERN_SIM_DEVICES", SIM_WANT_DEVICES,
+				&s->want, &devices) ||
+	    !sim_setting_number("TERN_SIM_MEM_MB", SIM_WANT_MEM_MB,
+				&s->want, &mem) ||
+	    !sim_setting_number("TERN_SIM_JOB_TIMEOUT_MS", SIM_WANT_TIMEOUT,
+				&s->want, &timeout) ||
+	    !sim_setting_number("TERN_SIM_IDLE_MS", 0, &unused, &idle))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	for (n = 0; n < SIM_LIMITS; n++)
-		if (!sim_env_number(sim_limits[n].env, 0, sim_limits[n].max, 0,
-				    &unused, &s->limits[n]))
+		if (!sim_setting_number(sim_limits[n].env, 0, &unused,
+					&s->limits[n]))
 			return TERN_ERROR_INVALID_ARGUMENT;
+	/* A preset names its machine: its device count is the default. */
+	if (!(s->want & SIM_WANT_DEVICES) &&
+	    tern_fabric_preset_devices(topology))
+		devices = tern_fabric_preset_devices(topology);
 	s->shape.devices = (uint32_t)devices;
 	s->shape.mem_mb = (uint32_t)mem;
 	s->shape.job_timeout_ms = (uint32_t)timeout;
 	s->idle_ms = idle;
-	if (topology && *topology) {
+	if (topology) {
 		if (strlen(topology) >= sizeof(s->shape.topology))
 			goto bad_topology;
 		sim_wire_strcpy(s->shape.topology, topology,
@@ -153,13 +152,14 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	fabric = malloc(sizeof(*fabric));
 	if (!fabric)
 		return TERN_ERROR_OUT_OF_MEMORY;
-	n = tern_fabric_init(fabric, (u32)devices,
-			     topology && *topology ? topology : NULL);
+	n = tern_fabric_init(fabric, (u32)devices, topology);
 	free(fabric);
 	if (n)
 		goto bad_topology;
 
-	if (!name || !*name)
+	/* Unnamed, the machine is whichever fits (sim_connect()). */
+	s->anywhere = !name;
+	if (s->anywhere)
 		name = "default";
 	if (strcmp(name, "auto") == 0) {
 		sim_auto_name(&s->shape, s->name, sizeof(s->name));
@@ -173,7 +173,7 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	}
 	if (name != s->name)
 		snprintf(s->name, sizeof(s->name), "%s", name);
-	if (dir && *dir)
+	if (dir)
 		n = snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	else if (getenv("XDG_RUNTIME_DIR") && *getenv("XDG_RUNTIME_DIR"))
 		n = snprintf(s->dir, sizeof(s->dir), "%s/tern",
@@ -227,38 +227,6 @@ static void sim_path(const struct sim_settings *s, const char *suffix,
 		out[0] = '\0';
 }
 
-/* tern-simd: TERN_SIM_DAEMON, next to this program, or on PATH. */
-static bool sim_find_daemon(char *out, size_t len)
-{
-	const char *env = getenv("TERN_SIM_DAEMON"), *path = getenv("PATH");
-	char self[4096];
-	ssize_t n;
-
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		if (strrchr(self, '/'))
-			*strrchr(self, '/') = '\0';
-		if (snprintf(out, len, "%.4000s/tern-simd", self) < (int)len &&
-		    access(out, X_OK) == 0)
-			return true;
-	}
-	while (path && *path) {
-		size_t dir_len = strcspn(path, ":");
-
-		if (dir_len && snprintf(out, len, "%.*s/tern-simd",
-					(int)dir_len, path) < (int)len &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += dir_len + (path[dir_len] == ':');
-	}
-	return false;
-}
-
 /* Starts tern-simd; what it said on its ready descriptor in @said. */
 static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 			       char *said, size_t said_len)
@@ -274,10 +242,12 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 	size_t got = 0;
 	pid_t pid;
 
-	if (!sim_find_daemon(daemon, sizeof(daemon))) {
-		tern_set_last_error("no simulated machine runs and tern-simd "
-				    "was not found (next to the program, on "
-				    "PATH, or TERN_SIM_DAEMON)");
+	if (!sim_daemon_find(daemon, sizeof(daemon))) {
+		char searched[512];
+
+		sim_daemon_searched(searched, sizeof(searched));
+		tern_set_last_error("no simulated machine runs, and %s",
+				    searched);
 		return TERN_ERROR_NO_DEVICE;
 	}
 	if (pipe2(pipefd, O_CLOEXEC))
@@ -372,8 +342,12 @@ static int sim_dial(const struct sim_settings *s)
 	return fd;
 }
 
+/*
+ * HELLO and its reply. NOT_READY: the machine went or is going, try
+ * again; *@other_shape when it refused this process's shape.
+ */
 static tern_status_t sim_hello(const struct sim_settings *s,
-			       struct sim_conn *conn)
+			       struct sim_conn *conn, bool *other_shape)
 {
 	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
 	struct sim_hello_reply *reply = &conn->machine;
@@ -386,6 +360,7 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 		 TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
 	hello.want = s->want;
 	hello.shape = s->shape;
+	hello.flags = s->anywhere ? SIM_HELLO_GIVE_WAY : 0;
 	status = sim_fences_init(conn, &shared[0]);
 	if (status)
 		return status;
@@ -415,8 +390,16 @@ static tern_status_t sim_hello(const struct sim_settings *s,
 		return TERN_ERROR_NOT_SUPPORTED;
 	}
 	reply->reason[sizeof(reply->reason) - 1] = '\0';
-	if (reply->status == TERN_ERROR_INVALID_ARGUMENT ||
-	    reply->status == TERN_ERROR_NOT_SUPPORTED)
+	*other_shape = reply->status == TERN_ERROR_INVALID_ARGUMENT;
+	if (reply->status == TERN_ERROR_NOT_READY)
+		tern_debug("the simulated machine '%s' (pid %d) is going: %s",
+			   s->name, (int)reply->pid, reply->reason);
+	else if (*other_shape && s->anywhere)
+		tern_debug("the simulated machine '%s' (pid %d) is not of "
+			   "this shape: %s", s->name, (int)reply->pid,
+			   reply->reason);
+	else if (reply->status == TERN_ERROR_INVALID_ARGUMENT ||
+		 reply->status == TERN_ERROR_NOT_SUPPORTED)
 		tern_set_last_error("the simulated machine '%s' (pid %d) does "
 				    "not fit this process: %s; stop it "
 				    "(tern-inspect sim stop %s) or pick "
@@ -443,25 +426,36 @@ static tern_status_t sim_not_a_machine(const struct sim_settings *s)
 	return TERN_SUCCESS;
 }
 
-tern_status_t sim_connect(const struct sim_settings *s, bool start,
-			  bool persistent, struct sim_conn *conn)
+/* A pause before trying again, for a machine starting or going. */
+static void sim_pause(void)
 {
-	tern_status_t status = sim_dir_check(s);
+	struct timespec pause = { 0, 20000000 };
+
+	nanosleep(&pause, NULL);
+}
+
+/* sim_connect() to the machine @s names, and that one only. */
+static tern_status_t sim_connect_named(const struct sim_settings *s,
+				       bool start, bool persistent,
+				       struct sim_conn *conn,
+				       bool *other_shape)
+{
+	tern_status_t status = TERN_ERROR_NOT_READY;
 	char said[256];
 	int attempt, fd;
 
-	if (status)
-		return status;
+	*other_shape = false;
 	memset(conn, 0, sizeof(*conn));
 	conn->sock = -1;
 	for (attempt = 0; attempt < 20; attempt++) {
 		fd = sim_dial(s);
 		if (fd >= 0) {
 			conn->sock = fd;
-			status = sim_hello(s, conn);
+			status = sim_hello(s, conn, other_shape);
 			if (status != TERN_ERROR_NOT_READY)
 				break;
 			sim_disconnect(conn);
+			sim_pause();
 			continue;
 		}
 		if (fd == -EACCES || fd == -EPERM) {
@@ -488,21 +482,44 @@ tern_status_t sim_connect(const struct sim_settings *s, bool start,
 					    "start: %s", said + 7);
 			return TERN_ERROR_INVALID_ARGUMENT;
 		}
-		if (strncmp(said, "busy", 4) == 0) {
-			struct timespec pause = { 0, 50000000 };
-
-			nanosleep(&pause, NULL);
-		}
+		if (strncmp(said, "busy", 4) == 0)
+			sim_pause();
+		status = TERN_ERROR_NOT_READY;
 	}
 	if (status == TERN_ERROR_NOT_READY) {
 		tern_set_last_error("the simulated machine '%s' did not answer",
 				    s->name);
 		status = TERN_ERROR_BACKEND;
 	}
-	if (status) {
+	if (status)
 		sim_disconnect(conn);
+	return status;
+}
+
+tern_status_t sim_connect(struct sim_settings *s, bool start,
+			  bool persistent, struct sim_conn *conn)
+{
+	tern_status_t status = sim_dir_check(s);
+	bool other_shape = false;
+	char busy[sizeof(s->name)];
+
+	if (status)
 		return status;
+	status = sim_connect_named(s, start, persistent, conn, &other_shape);
+	if (s->anywhere && other_shape) {
+		/* It stays, not to be disturbed: this shape gets its own. */
+		memcpy(busy, s->name, sizeof(busy));
+		sim_auto_name(&s->shape, s->name, sizeof(s->name));
+		s->anywhere = false;
+		tern_debug("the simulated machine '%s' stays (in use, "
+			   "persistent or new): this process uses '%s'",
+			   busy, s->name);
+		status = sim_connect_named(s, start, persistent, conn,
+					   &other_shape);
 	}
+	if (status)
+		return status;
+	s->anywhere = false;	/* a fork child joins this machine */
 	conn->pid = sim_self_pid();
 	pthread_mutex_init(&conn->call_lock, NULL);
 	pthread_mutex_init(&conn->send_lock, NULL);

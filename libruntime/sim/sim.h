@@ -18,11 +18,6 @@
 #include "tern_sim.h"
 #include "wire.h"
 
-#define SIM_DEFAULT_DEVICES	4
-#define SIM_DEFAULT_MEM_MB	256
-#define SIM_DEFAULT_TIMEOUT_MS	5000	/* tern.ko's job_timeout_ms default */
-#define SIM_DEFAULT_IDLE_MS	30000
-#define SIM_MAX_DEVICES		64
 
 /* This process's connection to the machine. */
 struct sim_conn {
@@ -91,6 +86,13 @@ struct sim_settings {
 	 * TERN_SIM_CLIENT_BUFFERS, in that order.
 	 */
 	uint64_t limits[5];
+	/*
+	 * TERN_SIM_MACHINE unset: an idle machine of another shape gives
+	 * way to this process, and a busy one leaves it to a machine of its
+	 * own shape (named as TERN_SIM_MACHINE=auto names it). Cleared once
+	 * connected, so that a fork child joins the same machine.
+	 */
+	bool anywhere;
 	bool model_clock;		/* TERN_SIM_CLOCK=model */
 	bool skip_data;			/* TERN_SIM_DATA=off */
 };
@@ -100,11 +102,18 @@ bool sim_name_ok(const char *name);
 /*
  * Connects @conn to the machine @s names, starting it when none runs and
  * @start (then it stays when @persistent). NO_DEVICE when none runs and
- * !@start.
+ * !@start. With @s->anywhere, the machine may be another than named
+ * (above): @s then names the one it is.
  */
-tern_status_t sim_connect(const struct sim_settings *s, bool start,
+tern_status_t sim_connect(struct sim_settings *s, bool start,
 			  bool persistent, struct sim_conn *conn);
 void sim_disconnect(struct sim_conn *conn);
+
+/* daemon.c: which tern-simd to start */
+/* Its path in @out; false when there is none to start. */
+bool sim_daemon_find(char *out, size_t len);
+/* Where sim_daemon_find() looked, as the end of a sentence. */
+void sim_daemon_searched(char *out, size_t len);
 
 /* device.c */
 /* This process's pid, without a system call. */

@@ -77,22 +77,24 @@ bool tern_py_size(PyObject *obj, const char *what, size_t *out)
 	return true;
 }
 
-/* Names as torch and numpy spell them. */
-static const char *const tern_py_dtype_names[TERN_DTYPE_COUNT] = {
-	[TERN_FLOAT32] = "float32", [TERN_FLOAT16] = "float16",
-	[TERN_BFLOAT16] = "bfloat16", [TERN_INT32] = "int32",
-	[TERN_UINT32] = "uint32", [TERN_INT8] = "int8",
-	[TERN_UINT8] = "uint8", [TERN_INT64] = "int64",
-	[TERN_UINT64] = "uint64",
-};
-
 static const char *const tern_py_redop_names[TERN_REDOP_COUNT] = {
 	[TERN_SUM] = "sum", [TERN_PROD] = "prod", [TERN_MIN] = "min",
 	[TERN_MAX] = "max", [TERN_AVG] = "avg",
 };
 
-/* @obj as an index into @names (@n of them): an int, or a name. */
-static bool tern_py_enum(PyObject *obj, const char *const *names, int n,
+/* Element types by libtern's names, as torch and numpy spell them. */
+static const char *tern_py_dtype_name(int i)
+{
+	return tern_dtype_name((tern_dtype_t)i);
+}
+
+static const char *tern_py_redop_name(int i)
+{
+	return tern_py_redop_names[i];
+}
+
+/* @obj as one of @n values (named by @name): an int, or a name. */
+static bool tern_py_enum(PyObject *obj, const char *(*name)(int), int n,
 			 const char *what, int *out)
 {
 	if (PyLong_Check(obj)) {
@@ -107,7 +109,7 @@ static bool tern_py_enum(PyObject *obj, const char *const *names, int n,
 		const char *s = PyUnicode_AsUTF8(obj);
 
 		for (int i = 0; s && i < n; i++) {
-			if (strcmp(s, names[i]) == 0) {
+			if (strcmp(s, name(i)) == 0) {
 				*out = i;
 				return true;
 			}
@@ -115,7 +117,7 @@ static bool tern_py_enum(PyObject *obj, const char *const *names, int n,
 		PyErr_Clear();
 	}
 	tern_py_invalid("%s must be one of tern's %ss (0 to %d, or a name such as '%s')",
-			what, what, n - 1, names[0]);
+			what, what, n - 1, name(0));
 	return false;
 }
 
@@ -123,7 +125,7 @@ bool tern_py_dtype(PyObject *obj, tern_dtype_t *out)
 {
 	int v;
 
-	if (!tern_py_enum(obj, tern_py_dtype_names, TERN_DTYPE_COUNT, "dtype",
+	if (!tern_py_enum(obj, tern_py_dtype_name, TERN_DTYPE_COUNT, "dtype",
 			  &v))
 		return false;
 	*out = (tern_dtype_t)v;
@@ -134,7 +136,7 @@ bool tern_py_redop(PyObject *obj, tern_redop_t *out)
 {
 	int v;
 
-	if (!tern_py_enum(obj, tern_py_redop_names, TERN_REDOP_COUNT, "op",
+	if (!tern_py_enum(obj, tern_py_redop_name, TERN_REDOP_COUNT, "op",
 			  &v))
 		return false;
 	*out = (tern_redop_t)v;
@@ -277,7 +279,7 @@ static int tern_py_add_constants(PyObject *m)
 	for (int i = 0; i < TERN_DTYPE_COUNT; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "%s", tern_py_dtype_names[i]);
+		snprintf(name, sizeof(name), "%s", tern_py_dtype_name(i));
 		for (char *c = name; *c; c++)
 			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
 		if (PyModule_AddIntConstant(m, name, i))

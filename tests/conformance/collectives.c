@@ -160,7 +160,7 @@ static void test_all_reduce(void **state)
 
 	(void)state;
 	need_collectives();
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
 		all_reduce_case(counts[i], false, TERN_FLOAT32, TERN_SUM);
 		all_reduce_case(counts[i], true, TERN_INT32, TERN_MAX);
 		all_reduce_case(counts[i], i % 2, TERN_INT32, TERN_AVG);

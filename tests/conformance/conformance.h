@@ -6,20 +6,10 @@
 #ifndef TERN_CONFORMANCE_H
 #define TERN_CONFORMANCE_H
 
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 
-#include "tern.h"
-
-void conformance_check_status(tern_status_t got, tern_status_t want,
-			      const char *call, const char *file, int line);
-
-#define assert_status(call, want) \
-	conformance_check_status((call), (want), #call, __FILE__, __LINE__)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
+#include "status.h"
 
 /* The device under test, opened for each group. */
 struct conformance {

@@ -18,7 +18,6 @@ static const size_t sizes[] = {
 };
 static const size_t offsets[] = { 0, 1, 7, 4093 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Checks @buf holds @want at @offset and the guard byte everywhere else. */
 static void assert_region(const uint8_t *buf, size_t buf_bytes, size_t offset,

@@ -233,7 +233,7 @@ static void test_sim_topologies(void **state)
 		print_message("skipped: TERN_SIM_TOPOLOGY is the simulator's\n");
 		skip();
 	}
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		run_topology_child(cases[i].devices, cases[i].topology, out,
 				   sizeof(out));
 		if (strcmp(out, cases[i].want))

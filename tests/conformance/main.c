@@ -18,14 +18,6 @@
 
 struct conformance conf;
 
-void conformance_check_status(tern_status_t got, tern_status_t want,
-			      const char *call, const char *file, int line)
-{
-	if (got != want)
-		fail_msg("%s:%d: %s returned %s, want %s", file, line, call,
-			 tern_status_name(got), tern_status_name(want));
-}
-
 static int conformance_device_index(void)
 {
 	const char *env = getenv("TERN_TEST_DEVICE");

@@ -166,14 +166,6 @@ int conformance_hold_memory_child(int ready_fd)
 		pause();
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void test_killed_process_releases_memory(void **state)
 {
 	const uint64_t base = conf_used_memory();
@@ -210,8 +202,8 @@ static void test_killed_process_releases_memory(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
-	deadline = seconds_now() + RELEASE_BOUND_SECONDS;
-	while (conf_used_memory() != base && seconds_now() < deadline)
+	deadline = now_s() + RELEASE_BOUND_SECONDS;
+	while (conf_used_memory() != base && now_s() < deadline)
 		usleep(10000);
 	if (conf_used_memory() != base)
 		fail_msg("device memory used is %llu, %llu before the child ran",

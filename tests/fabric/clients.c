@@ -629,7 +629,7 @@ static void test_client_capabilities_see_all(void **state)
 	uint32_t d = fabric.devices - 1;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct as_user how = { .caps = CAP_BIT(cases[i].cap) };
 		struct as_user_run run;
 
@@ -710,7 +710,7 @@ static void test_event_group_needs_sys_admin(void **state)
 		print_message("skipped: %s\n", why);
 		skip();
 	}
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct as_user how = { .caps = cases[i].caps };
 		struct as_user_run run;
 

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "fabric.h"
-#include "tern.h"
+#include "status.h"
 
 /* Elements of the all-reduces: 1 MiB of floats plus an uneven tail. */
 #define COLL_COUNT	(262144 + 37)
@@ -22,13 +22,6 @@
 /* Hang guard while waiting for rank 0's first bytes on the fabric. */
 #define COLL_START_BOUND_MS	60000
 
-#define assert_ok(call) assert_status((call), TERN_SUCCESS)
-#define assert_status(call, want) do { \
-	tern_status_t got_ = (call); \
-	if (got_ != (want)) \
-		fail_msg("%s: %s, want %s", #call, tern_status_name(got_), \
-			 tern_status_name(want)); \
-} while (0)
 
 /* Rank r is the device whose fabric id is r: the comm follows the ring. */
 static struct {

@@ -181,7 +181,7 @@ static void test_mem_error_bad_writes(void **state)
 		"", "\n", "sideways", "correctable -1", "correctable 12abc",
 		"uncorrectable 1 2", too_far, "Correctable",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = debugfs_write(d, "mem_error", bad[i]);
 
 		if (err != EINVAL)
@@ -206,7 +206,7 @@ static void test_engine_hang_bad_writes(void **state)
 
 	(void)state;
 	snprintf(count, sizeof(count), "%u", uapi_get_info(fabric.fd[d]).engine_count);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = debugfs_write(d, "engine_hang", bad[i]);
 
 		if (err != EINVAL)

@@ -95,7 +95,7 @@ static void assert_counters_kept(const struct nl_reply *before,
 		DRM_TERN_A_DEV_ENGINE_HANG_RESETS,
 	};
 
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		assert_int_equal(after->attr[counters[i]], before->attr[counters[i]]);
 }
 
@@ -183,7 +183,7 @@ static void test_health_clear_bad_writes(void **state)
 
 	(void)state;
 	netlink_device(sock, family, d, &before);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = health_clear(d, bad[i]);
 
 		if (err != EINVAL)

@@ -146,7 +146,7 @@ static void test_link_bad_commands(void **state)
 
 	(void)state;
 	ports_read(&before);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = link_write(0, bad[i]);
 
 		if (err != EINVAL)

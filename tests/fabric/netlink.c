@@ -68,7 +68,7 @@ static int on_message(struct nl_msg *msg, void *arg)
 	struct nlattr *tb[NL_MAX_ATTR + 1];
 	struct nl_reply *reply;
 
-	if (out->count == sizeof(out->msg) / sizeof(out->msg[0]) ||
+	if (out->count == ARRAY_SIZE(out->msg) ||
 	    genlmsg_parse(nlh, 0, tb, NL_MAX_ATTR, NULL) < 0)
 		return NL_STOP;
 	reply = &out->msg[out->count++];
@@ -519,7 +519,7 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 	uint64_t sum[DRM_TERN_A_ENGINE_MAX + 1] = { 0 };
 	char want[64], version[32];
 
-	for (size_t i = 0; i < sizeof(device_attrs) / sizeof(device_attrs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(device_attrs); i++)
 		if (!dev->has[device_attrs[i]])
 			fail_msg("device %u: no attribute %d", index, device_attrs[i]);
 	/* event-only attributes stay out of a dump */
@@ -539,7 +539,7 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 	for (uint32_t e = 0; e < dev->engines; e++) {
 		const struct nl_engine *engine = &dev->engine[e];
 
-		for (size_t i = 0; i < sizeof(engine_attrs) / sizeof(engine_attrs[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(engine_attrs); i++)
 			if (!engine->has[engine_attrs[i]])
 				fail_msg("device %u engine %u: no attribute %d",
 					 index, e, engine_attrs[i]);

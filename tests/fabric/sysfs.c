@@ -121,7 +121,7 @@ static void test_sysfs_matches_netlink(void **state)
 		char health[32];
 
 		netlink_device(sock, family, d, &dev);
-		for (size_t i = 0; i < sizeof(device_files) / sizeof(device_files[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(device_files); i++) {
 			uint64_t value = sysfs_number(d, device_files[i].file);
 
 			if (value != dev.attr[device_files[i].attr])

@@ -8,7 +8,8 @@
 #                              FUZZ_KERNELS)
 
 TERN_FUZZ_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/fuzz/ioctl/*.c))) \
-	$(BUILD)/tests/uapi/nodes.o
+	$(BUILD)/tests/uapi/nodes.o $(BAD_PACKETS_OBJS) \
+	$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 USERSPACE_TARGETS += $(TEST_BIN)/tern-fuzz
 
 $(BUILD)/tests/fuzz/ioctl/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)

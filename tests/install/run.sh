@@ -3,10 +3,12 @@
 #
 # Tests of `make install`, `make uninstall` and `make install-dkms`: the
 # installed files, libtern's soname and exported symbols, tern.pc for shared
-# and static linking (a program built from the installed tree only), the
-# installed tools and man pages, the udev rule, and a dkms build and install
-# of tern.ko into a scratch tree. Nothing outside a temporary directory is
-# written. TAP output, then cmocka-style summary lines for
+# and static linking (a program built from the installed tree only), a
+# user's program on the simulator with nothing set (installed, or built
+# against the build tree, shared or static), the installed tools and man
+# pages, the udev rule, a dkms build and install of tern.ko into a scratch
+# tree, and .ci/install-deps as root or not. Nothing outside a temporary
+# directory is written. TAP output, then cmocka-style summary lines for
 # tests/suite-lib.sh; exits 1 if any test failed.
 #
 # Usage: tests/install/run.sh [BUILD_DIR]      (default: build)
@@ -32,6 +34,19 @@ same() { [ "$1" = "$2" ] || { printf 'expected: %s\n     got: %s\n' "$2" "$1"; r
 
 # mk ARGS...: make in the top directory with the build tree under test.
 mk() { "$make" -s -C "$top" BUILD="$build" "$@"; }
+
+# alone PROG...: runs PROG as a user would, from its folder ($tmp), with
+# nothing set: no tern-simd on PATH, no TERN_SIM_DAEMON, no machine
+# running yet (a directory of machines of its own), so that libtern must
+# find tern-simd and start it by itself. Its output in $out, $err.
+user_path=/usr/bin:/bin
+alone() {
+	machines=$(mktemp -d "$tmp/machines.XXXXXX")
+	(cd "$tmp" && run env -u TERN_SIM_DAEMON -u TERN_SIM_MACHINE \
+		-u TERN_BACKEND PATH="$user_path" TERN_SIM_DIR="$machines" \
+		TERN_SIM_MEM_MB=16 TERN_SIM_IDLE_MS=1000 "$@"; exit "$rc")
+	rc=$?
+}
 
 # files DIR: every file and link below DIR, relative, sorted.
 files() { (cd "$1" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort); }
@@ -163,6 +178,35 @@ else
 	fail "program links statically with pkg-config --static" "$(cat "$tmp/cc.log")"
 fi
 
+# ---- a user's program, nothing set: libtern finds tern-simd ----
+
+if PATH=$user_path command -v tern-simd >/dev/null 2>&1; then
+	skip "programs start the simulator with nothing set" \
+		"a tern-simd is on $user_path already"
+else
+	alone env LD_LIBRARY_PATH="$lib" "$tmp/prog-shared"
+	check "installed libtern.so finds tern-simd from where it is" \
+		same "$(cat "$out")" ok
+	# shellcheck disable=SC2046 # pkg-config output is a list of flags
+	if cc -std=c11 -Wall -Werror -I"$top/libruntime" -o "$tmp/prog-build-shared" \
+		"$here/prog.c" -L"$build" -ltern -Wl,-rpath,"$build" >"$tmp/cc.log" 2>&1 &&
+		cc -std=c11 -Wall -Werror -I"$top/libruntime" -o "$tmp/prog-build-static" \
+		"$here/prog.c" "$build/libtern.a" $(pkg-config --libs libdrm) \
+		-lcrypto -ldl -lpthread >>"$tmp/cc.log" 2>&1; then
+		alone "$tmp/prog-build-shared"
+		check "a program built against the build tree's libtern.so runs from its folder" \
+			same "$(cat "$out")" ok
+		alone "$tmp/prog-build-static"
+		check "a program linked with the build tree's libtern.a runs from its folder" \
+			same "$(cat "$out")" ok
+	else
+		fail "programs build against the build tree" "$(cat "$tmp/cc.log")"
+	fi
+	alone "$tmp/prog-static"
+	check "a static program of the installed libtern.a runs from its folder" \
+		same "$(cat "$out")" ok
+fi
+
 check "installed tern-inspect --help" \
 	sh -c "'$stage/usr/bin/tern-inspect' --help | grep -q '^Usage: tern-inspect'"
 check "installed tern-bench --help" \
@@ -223,6 +267,9 @@ if mk install PREFIX="$opt" UDEVRULESDIR="$opt/udev" >"$tmp/install.log" 2>&1; t
 		sh -c "cc -std=c11 -Wall -Werror -DTERN_INSTALL_UAPI -o '$tmp/prog-uapi' '$here/prog.c' \
 			\$(PKG_CONFIG_PATH='$opt/lib/pkgconfig' pkg-config --cflags --libs tern) &&
 			PATH='$opt/bin':\$PATH LD_LIBRARY_PATH='$opt/lib' TERN_BACKEND=sim TERN_SIM_MEM_MB=16 '$tmp/prog-uapi' | grep -q '^ok '"
+	alone env LD_LIBRARY_PATH="$opt/lib" "$tmp/prog-uapi"
+	check "libtern.so installed under another prefix finds its tern-simd" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^ok ' '$out'"
 	mkdir -m 700 "$tmp/machines"
 	check "tern_sim.h builds from tern.pc: a tool lists the simulated machines" \
 		sh -c "printf '%s\\n' '#include <tern_sim.h>' 'int main(void) { tern_sim_machine_t m[4]; uint32_t n; return tern_sim_machine_list(m, 4, &n) != TERN_SUCCESS || n; }' |
@@ -239,6 +286,56 @@ fi
 check "make uninstall DESTDIR leaves no file" \
 	sh -c "'$make' -s -C '$top' BUILD='$build' uninstall DESTDIR='$stage' PREFIX=/usr &&
 		[ -z \"\$(find '$stage' ! -type d)\" ]"
+
+# ---- .ci/install-deps: one command, as root or not ----
+
+# Stubs stand for the system: every package is installed but tcpdump; id
+# says FAKE_UID; apt-get writes who ran it; sudo runs as uid 0. With the
+# stubs alone on PATH, there is no sudo unless with-sudo/ is on it too.
+stubs=$tmp/stubs
+mkdir -p "$stubs/bin" "$stubs/with-sudo"
+for tool in grep env; do
+	ln -s "$(command -v "$tool")" "$stubs/bin/$tool"
+done
+cat >"$stubs/bin/dpkg-query" <<'STUB'
+#!/bin/sh
+for package; do :; done
+[ "$package" = tcpdump ] || printf 'install ok installed'
+STUB
+cat >"$stubs/bin/id" <<'STUB'
+#!/bin/sh
+echo "$FAKE_UID"
+STUB
+cat >"$stubs/bin/apt-get" <<'STUB'
+#!/bin/sh
+echo "uid $FAKE_UID: apt-get $* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >>"$DEPS_LOG"
+STUB
+cat >"$stubs/with-sudo/sudo" <<'STUB'
+#!/bin/sh
+FAKE_UID=0 exec "$@"
+STUB
+chmod +x "$stubs/bin/dpkg-query" "$stubs/bin/id" "$stubs/bin/apt-get" \
+	"$stubs/with-sudo/sudo"
+# deps UID PATH: .ci/install-deps as user UID; what apt-get did in $tmp/deps.log.
+deps() {
+	: >"$tmp/deps.log"
+	FAKE_UID=$1 DEPS_LOG=$tmp/deps.log PATH=$2 run /bin/sh "$top/.ci/install-deps"
+}
+installed_as_root="uid 0: apt-get update -qq (DEBIAN_FRONTEND=noninteractive)
+uid 0: apt-get install -y -qq --no-install-recommends tcpdump (DEBIAN_FRONTEND=noninteractive)"
+deps 0 "$stubs/bin"
+check "install-deps as root, no sudo there: apt-get itself" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/deps.log')\" = '$installed_as_root' ]"
+deps 1000 "$stubs/with-sudo:$stubs/bin"
+check "install-deps as a user: apt-get through sudo" \
+	sh -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/deps.log')\" = '$installed_as_root' ]"
+deps 1000 "$stubs/bin"
+check "install-deps as a user without sudo: says it needs root" \
+	sh -c "[ $rc -eq 1 ] && grep -qx 'install-deps: need root to install: tcpdump' '$err' &&
+		[ ! -s '$tmp/deps.log' ]"
+check "README's Quick start: its first command runs without sudo" \
+	sh -c "sed -n '/^## Quick start/,/^## /p' '$top/README.md' |
+		sed -n '/^\`\`\`sh/{n;p;q}' | grep -q '^\.ci/install-deps && '"
 
 # ---- dkms ----
 

@@ -506,6 +506,24 @@ if [ "$mode" = sim ]; then
 	check "inspect with trn2-ultra on 16 devices: names both" \
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='trn2-ultra'\" '$err' &&
 			grep -q 'does not fit 16 devices' '$err'"
+
+	# Machines of another shape, in a directory of their own.
+	machines=$tmp/machines
+	TERN_SIM_DIR=$machines TERN_SIM_MACHINE=named TERN_SIM_DEVICES=2 \
+		"$inspect" sim start >/dev/null
+	run env TERN_SIM_DIR="$machines" TERN_SIM_MACHINE=named "$bench" copy -n 1
+	check "bench on a named machine of another shape: its one sentence, exit 2" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s '$out' ] && [ \$(wc -l <'$err') -eq 1 ] &&
+			grep -q \"^tern-bench copy: the simulated machine 'named' (pid [0-9]*) does not fit this process: it has 2 devices, TERN_SIM_DEVICES asks for 3; stop it\" '$err'"
+	TERN_SIM_DIR=$machines TERN_SIM_MACHINE=named "$inspect" sim stop --force >/dev/null
+	# Named none: runs of two shapes, one right after the other.
+	run env -u TERN_SIM_MACHINE TERN_SIM_DIR="$machines" "$bench" copy -e 1K -n 1
+	check "bench copy on 3 devices, no machine named" rc_is 0
+	run env -u TERN_SIM_MACHINE TERN_SIM_DIR="$machines" TERN_SIM_DEVICES=4 \
+		"$bench" all-reduce -b 1K -e 1K -n 1
+	check "bench of another shape right after a run: the idle machine gives way" \
+		sh -c "[ $rc -eq 0 ] && [ ! -s '$err' ] && grep -q '^#  Rank  3: device  3' '$out'"
+	TERN_SIM_DIR=$machines TERN_SIM_MACHINE=default "$inspect" sim stop --force >/dev/null
 fi
 
 if [ "$mode" = kernel ] || ls /dev/accel/accel* /dev/dri/renderD* >/dev/null 2>&1; then

@@ -6,15 +6,12 @@
  * drawing, health reasons, Prometheus label escaping, and what is said of
  * the clients of other users this process may not see.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
-
+#include "test.h"
 #include "cli.h"
 #include "inspect.h"
 #include "pattern.h"
@@ -49,7 +46,7 @@ static void test_size_rejects_malformed(void **state)
 	uint64_t v = 42;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_false(cli_parse_size(bad[i], 0, UINT64_MAX, &v));
 		assert_int_equal(v, 42);	/* untouched on failure */
 	}
@@ -112,7 +109,7 @@ static const size_t pattern_sizes[] = { 1, 7, 8, 9, 63, 64, 1000, 4099 };
 static void test_pattern_fill_then_count(void **state)
 {
 	(void)state;
-	for (size_t s = 0; s < sizeof(pattern_sizes) / sizeof(size_t); s++) {
+	for (size_t s = 0; s < ARRAY_SIZE(pattern_sizes); s++) {
 		size_t n = pattern_sizes[s];
 		uint8_t *buf = malloc(n);
 		uint64_t seed = pattern_seed(n, 1);
@@ -135,7 +132,7 @@ static void test_pattern_counts_each_wrong_byte(void **state)
 
 	(void)state;
 	pattern_fill(buf, N, seed);
-	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(flips); i++) {
 		buf[flips[i]] ^= 0x01;
 		assert_int_equal(pattern_count_wrong(buf, N, seed), i + 1);
 	}
@@ -231,7 +228,7 @@ static void test_torus_found(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+	for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
 		snap_torus(t, shapes[s][0], shapes[s][1]);
 		assert_int_equal(t->snap.link_count, 2 * shapes[s][0] * shapes[s][1]);
 		assert_true(snapshot_find_torus(&t->snap, &rows, &cols));
@@ -529,7 +526,7 @@ static void test_prometheus_label_escaping(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *text = label(cases[i][0]);
 
 		assert_string_equal(text, cases[i][1]);
@@ -550,7 +547,7 @@ static void test_printable(void **state)
 	char buf[TEXT_PRINTABLE_MAX], small[4];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		assert_string_equal(text_printable(cases[i][0], buf, sizeof(buf)),
 				    cases[i][1]);
 	assert_string_equal(text_printable("abcdef", small, sizeof(small)),
@@ -598,7 +595,7 @@ static void test_json_strings_always_valid(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *text = json_text(cases[i][0]);
 
 		assert_string_equal(text, cases[i][1]);
@@ -691,7 +688,7 @@ static void test_clients_hidden(void **state)
 	assert_int_equal(t->devices[1].client_count, 1);
 	assert_int_equal(t->devices[2].clients_hidden, 1);
 
-	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
 		inspect_hidden_note(notes[i].hidden, note, sizeof(note));
 		assert_string_equal(note, notes[i].note);
 	}

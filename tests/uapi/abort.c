@@ -63,17 +63,17 @@ static void check_abort_while_stalled(uint32_t placement, uint32_t flags,
 	uapi_bo_create(uapi.fd, placement, 4096, &bo);
 	emit_abortable_wait(&s, &bo, flags);
 	assert_ioctl_ok(uapi_submit(uapi.fd, q, &s, out));
-	submitted = monotonic_ns();
+	submitted = now_ns();
 
 	/* still stalled: neither passed nor failed */
 	ret = drmSyncobjWait(uapi.fd, &out, 1, submitted + timeout / 20,
 			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	assert_int_equal(ret, -ETIME);
 
-	stored = monotonic_ns();
+	stored = now_ns();
 	__atomic_store_n(&words(&bo)[ABORT_WORD], word, __ATOMIC_SEQ_CST);
 	assert_int_equal(uapi_fence_status(uapi.fd, out), -want);
-	ended = monotonic_ns();
+	ended = now_ns();
 	print_message("abort word %#llx: the job ended %.1f ms after the store "
 		      "(job timeout %lld ms)\n", (unsigned long long)word,
 		      (double)(ended - stored) / 1e6,

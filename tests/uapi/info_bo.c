@@ -163,7 +163,7 @@ static void test_bo_create_placement(void **state)
 	static const uint32_t bad[] = { 2, 3, 0x80000000u, 0xffffffffu };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct drm_tern_bo_create args = { .size = 4096, .placement = bad[i] };
 
 		assert_errno(bo_create(&args), EINVAL);
@@ -190,7 +190,7 @@ static void test_bo_create_too_big_device(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		struct drm_tern_bo_create args = {
 			.size = sizes[i], .placement = DRM_TERN_PLACEMENT_DEVICE,
 		};
@@ -204,7 +204,7 @@ static void test_bo_create_too_big_host(void **state)
 	static const uint64_t sizes[] = { 1ull << 60, UINT64_MAX - 4094, UINT64_MAX };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		struct drm_tern_bo_create args = {
 			.size = sizes[i], .placement = DRM_TERN_PLACEMENT_HOST,
 		};

@@ -278,14 +278,6 @@ static void test_in_syncobj_orders_jobs(void **state)
 	assert_filled(&dst, 0, BIG_BYTES, 0x01, "copy made after the fills");
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Closing a file with jobs queued gives its device memory back. */
 static void test_close_with_jobs_in_flight(void **state)
 {
@@ -316,9 +308,9 @@ static void test_close_with_jobs_in_flight(void **state)
 	munmap(b.cpu, b.size);
 	close(other);
 	/* a bound longer than any job timeout, not a timing requirement */
-	deadline = seconds_now() + 60;
+	deadline = now_s() + 60;
 	while (uapi_get_info(uapi.fd).device_memory_used != base &&
-	       seconds_now() < deadline)
+	       now_s() < deadline)
 		usleep(10000);
 	assert_true(uapi_get_info(uapi.fd).device_memory_used == base);
 }

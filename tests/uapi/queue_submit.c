@@ -67,7 +67,7 @@ static void test_queue_create_engine(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct drm_tern_queue_create args = { .engine = bad[i] };
 
 		assert_errno(queue_create(&args), EINVAL);
@@ -227,7 +227,7 @@ static void test_submit_size_not_multiple_of_8(void **state)
 
 	(void)state;
 	submit_fixture(&f);
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		f.args.packets_size = sizes[i];
 		assert_errno(submit(&f), EINVAL);
 	}

@@ -173,7 +173,7 @@ static void test_reduce_divide_bits(void **state)
 	for (uint16_t dtype = 0; dtype <= DRM_TERN_DTYPE_UINT64; dtype++) {
 		uint32_t size = tern_model_dtype_size(dtype);
 
-		for (size_t k = 0; k < sizeof(divisors) / sizeof(divisors[0]); k++) {
+		for (size_t k = 0; k < ARRAY_SIZE(divisors); k++) {
 			uint8_t *src0 = bo.cpu, *src1 = bo.cpu + REGION;
 			uint8_t *dst = bo.cpu + 2 * REGION;
 

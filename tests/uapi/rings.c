@@ -129,7 +129,7 @@ static void ring_job(struct ring *r, const struct uapi_stream *s,
 static void ring_run(struct ring *r, uint64_t done)
 {
 	assert_ioctl_ok(ring_kick(r->id, 0));
-	assert_ioctl_ok(ring_wait(r->id, done, monotonic_ns() + 10000000000ll));
+	assert_ioctl_ok(ring_wait(r->id, done, now_ns() + 10000000000ll));
 	assert_int_equal(r->ctl->done, done);
 }
 
@@ -188,7 +188,7 @@ static void test_ring_create_engine(void **state)
 	(void)state;
 	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
 		       DRM_TERN_RING_DATA_OFFSET + RING_SIZE, &bo);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct drm_tern_ring_create args = {
 			.engine = bad[i], .handle = bo.handle,
 			.size = RING_SIZE,
@@ -211,7 +211,7 @@ static void test_ring_create_size(void **state)
 	(void)state;
 	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST,
 		       DRM_TERN_RING_DATA_OFFSET + 4 * RING_SIZE, &bo);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct drm_tern_ring_create args = {
 			.handle = bo.handle, .size = bad[i],
 		};
@@ -442,7 +442,7 @@ static void test_ring_destroy_args(void **state)
 	assert_ioctl_ok(ring_destroy(r.id, 0));
 	assert_errno(ring_destroy(r.id, 0), ENOENT);
 	assert_errno(ring_kick(r.id, 0), ENOENT);
-	assert_errno(ring_wait(r.id, 0, monotonic_ns()), ENOENT);
+	assert_errno(ring_wait(r.id, 0, now_ns()), ENOENT);
 	uapi_bo_close(uapi.fd, &r.bo);
 }
 
@@ -468,7 +468,7 @@ static void test_ring_wait_args(void **state)
 	(void)state;
 	ring_make(&r, RING_SIZE);
 	args.ring_id = r.id;
-	args.timeout_ns = monotonic_ns();
+	args.timeout_ns = now_ns();
 	args.flags = 1;
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &args),
 		     EINVAL);
@@ -476,14 +476,14 @@ static void test_ring_wait_args(void **state)
 	args.pad = 1;
 	assert_errno(uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_WAIT, &args),
 		     EINVAL);
-	assert_errno(ring_wait(r.id + 1, 0, monotonic_ns()), ENOENT);
+	assert_errno(ring_wait(r.id + 1, 0, now_ns()), ENOENT);
 	/* Nothing will end: the deadline passes, now and a little later. */
-	assert_errno(ring_wait(r.id, 1, monotonic_ns()), ETIME);
-	assert_errno(ring_wait(r.id, 1, monotonic_ns() + 20000000), ETIME);
+	assert_errno(ring_wait(r.id, 1, now_ns()), ETIME);
+	assert_errno(ring_wait(r.id, 1, now_ns() + 20000000), ETIME);
 	assert_errno(ring_wait(r.id, 1, -1), ETIME);
 	/* far in the past: no wrap into a wait without end */
 	assert_errno(ring_wait(r.id, 1, INT64_MIN), ETIME);
-	assert_ioctl_ok(ring_wait(r.id, 0, monotonic_ns()));
+	assert_ioctl_ok(ring_wait(r.id, 0, now_ns()));
 	uapi_bo_close(uapi.fd, &r.bo);
 }
 
@@ -594,10 +594,10 @@ static void test_ring_stalled_job_ends_later(void **state)
 	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
 	ring_job(&tc.r, &s, tc.bo.va + 8, 0x40000);
 	assert_ioctl_ok(ring_kick(tc.r.id, 0));
-	assert_errno(ring_wait(tc.r.id, 1, monotonic_ns() + 20000000), ETIME);
+	assert_errno(ring_wait(tc.r.id, 1, now_ns() + 20000000), ETIME);
 	assert_int_equal(tc.r.ctl->kick, 0);
 	__atomic_store_n(&tc.words[0], 1, __ATOMIC_SEQ_CST);
-	assert_ioctl_ok(ring_wait(tc.r.id, 1, monotonic_ns() + 10000000000ll));
+	assert_ioctl_ok(ring_wait(tc.r.id, 1, now_ns() + 10000000000ll));
 	assert_int_equal(tc.words[1], 0x40000);
 }
 
@@ -677,16 +677,16 @@ static void *waiter(void *arg)
 	int *got = arg;
 
 	for (;;) {
-		int64_t until;
+		uint64_t until;
 
 		pthread_barrier_wait(&waiters.start);
 		if (waiters.stop)
 			return NULL;
-		until = monotonic_ns() + 10000000000ll;
+		until = now_ns() + 10000000000ll;
 		do
 			*got = ring_wait(waiters.ring, 1, waiters.poll ?
-					 monotonic_ns() : until);
-		while (*got == ETIME && monotonic_ns() < until);
+					 now_ns() : until);
+		while (*got == ETIME && now_ns() < until);
 		pthread_barrier_wait(&waiters.end);
 	}
 }
@@ -790,11 +790,11 @@ static void test_ring_close_with_stalled_job(void **state)
 	assert_ioctl_ok(ring_kick(r.id, 0));
 	munmap(bo.cpu, bo.size);
 	munmap(r.bo.cpu, r.bo.size);
-	start = monotonic_ns();
+	start = now_ns();
 	close(uapi.fd);
 	uapi.fd = uapi_open();
 	/* well within a job timeout (2 s in the suites) */
-	assert_true(monotonic_ns() - start < 1000000000ll);
+	assert_true(now_ns() - start < 1000000000ll);
 	ring_make(&r, RING_SIZE);
 	uapi_bo_close(uapi.fd, &r.bo);
 }
@@ -902,7 +902,7 @@ static void test_ring_refuses_bad_records(void **state)
 		write_bad(&r, (enum bad_record)bad, bo.va + 24);
 		/* The kick may stop it at once, or its work soon after. */
 		if (ring_kick(r.id, 0) == 0)
-			assert_errno(ring_wait(r.id, 2, monotonic_ns() +
+			assert_errno(ring_wait(r.id, 2, now_ns() +
 					       10000000000ll), EIO);
 		if (ring_kick(r.id, 0) != EIO)
 			fail_msg("%s: KICK did not fail with EIO",
@@ -914,7 +914,7 @@ static void test_ring_refuses_bad_records(void **state)
 				 (unsigned long long)r.ctl->done);
 		assert_int_equal(words[2], tail ? 0 : 0xa0000);
 		assert_int_equal(words[3], 0);	/* the refused one: no fence */
-		assert_errno(ring_wait(r.id, 2, monotonic_ns() + 10000000000ll),
+		assert_errno(ring_wait(r.id, 2, now_ns() + 10000000000ll),
 			     EIO);
 		uapi_bo_close(uapi.fd, &r.bo);
 	}
@@ -930,7 +930,7 @@ static void test_ring_fence_outside_buffers(void **state)
 	uapi_emit_fill(&s, tc.bo.va, 8, 9);
 	ring_job(&tc.r, &s, uapi_unmapped_va() & ~7ull, 0xb0000);
 	if (ring_kick(tc.r.id, 0) == 0)	/* its end, then the stop */
-		assert_ioctl_ok(ring_wait(tc.r.id, 1, monotonic_ns() +
+		assert_ioctl_ok(ring_wait(tc.r.id, 1, now_ns() +
 					  10000000000ll));
 	assert_errno(ring_kick(tc.r.id, 0), EIO);
 	assert_int_equal(tc.r.ctl->error, -EFAULT);

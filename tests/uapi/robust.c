@@ -267,7 +267,7 @@ static void test_fault_knobs_refuse_nonsense(void **state)
 		print_message("no fault knobs in debugfs\n");
 		skip();
 	}
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++) {
 		assert_int_equal(write_knob_text(knobs[i], "soon\n"), -EINVAL);
 		assert_int_equal(write_knob_text(knobs[i], "-1x\n"), -EINVAL);
 		assert_int_equal(read_knob(knobs[i]), 0);
@@ -391,7 +391,7 @@ static void test_timeout_after_slow_reset(void **state)
 	first = uapi_run(uapi.fd, queue, &s);
 	assert_ioctl_ok(uapi_submit(uapi.fd, queue, &s, next));
 	/* Five job timeouts: far more than it takes, far less than never. */
-	err = drmSyncobjWait(uapi.fd, &next, 1, monotonic_ns() +
+	err = drmSyncobjWait(uapi.fd, &next, 1, now_ns() +
 			     5ll * module_parameter("job_timeout_ms") * 1000000,
 			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	assert_int_equal(write_knob("timeout_delay_ms", 0), 0);

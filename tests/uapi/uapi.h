@@ -7,12 +7,7 @@
 #ifndef TERN_UAPI_TEST_H
 #define TERN_UAPI_TEST_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
+#include "test.h"
 #include "tern_accel.h"
 
 struct uapi {
@@ -84,8 +79,6 @@ int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
  * failed job.
  */
 int uapi_fence_status(int fd, uint32_t syncobj);
-/* CLOCK_MONOTONIC in nanoseconds, the clock of syncobj wait deadlines. */
-int64_t monotonic_ns(void);
 /* The path of the node under test's debugfs file @name. */
 void uapi_debugfs_path(const char *name, char *path, size_t size);
 /* The number a sysfs or debugfs file @path starts with, or -1. */

@@ -234,20 +234,12 @@ int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
 	return uapi_ioctl(fd, DRM_IOCTL_TERN_SUBMIT, &args);
 }
 
-int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 int uapi_fence_status(int fd, uint32_t syncobj)
 {
 	struct sync_file_info info;
 	int ret, sync_fd = -1;
 
-	ret = drmSyncobjWait(fd, &syncobj, 1, monotonic_ns() + FENCE_WAIT_BOUND_NS,
+	ret = drmSyncobjWait(fd, &syncobj, 1, now_ns() + FENCE_WAIT_BOUND_NS,
 			     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
 	if (ret)
 		fail_msg("waiting for the job's fence: %s", strerror(-ret));

@@ -2,16 +2,22 @@
 /*
  * The simulated machine is fixed per process, so a test program that needs
  * several runs itself again as a child (--child NAME) for each, on the
- * machine set by the environment. Shared by test_collectives and
- * test_comm.
+ * machine set by the environment: test_collectives and test_comm, one
+ * machine after another (sim_child_run()); test_machine and test_sharing,
+ * children beside the test on its own machine (child_start()).
  */
 #ifndef TERN_TEST_SIM_CHILD_H
 #define TERN_TEST_SIM_CHILD_H
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "test.h"
 
 struct sim_machine {
 	int devices;
@@ -53,6 +59,43 @@ static inline int sim_child_run(const char *group, const char *name,
 		return 1;
 	}
 	return WEXITSTATUS(status);
+}
+
+/*
+ * Starts this program as --child @name with @env (NAME=VALUE, NULL-ended)
+ * added and, when @fd >= 0, @fd as its fd 3. The child dies with the
+ * test: none outlives a failure. Returns its pid.
+ */
+static inline pid_t child_start(const char *name, const char *const *env,
+				int fd)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (const char *const *e = env; e && *e; e++)
+			putenv((char *)*e);
+		if (fd >= 0 && fd != 3) {
+			dup2(fd, 3);
+			close(fd);
+		}
+		execl("/proc/self/exe", program_invocation_short_name,
+		      "--child", name, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+/* The child's exit status; 128 if it did not exit (killed). */
+static inline int child_wait(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 #endif /* TERN_TEST_SIM_CHILD_H */

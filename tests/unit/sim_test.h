@@ -3,8 +3,8 @@
  * What test_machine and test_ring share: a simulated machine of the test
  * program's own, in TERN_SIM_DIR (a new directory when it is not set)
  * and named PREFIX-PID, so that nothing the program does to it (faults,
- * kills, stops) reaches another's; and asserts on a call's status that
- * say what the library said.
+ * kills, stops) reaches another's; and the asserts on a call's status
+ * (status.h).
  */
 #ifndef TERN_TEST_SIM_TEST_H
 #define TERN_TEST_SIM_TEST_H
@@ -13,16 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "tern.h"
-
-#define assert_status(call, want) do { \
-	tern_status_t s_ = (call); \
-	if (s_ != (want)) \
-		fail_msg("%s returned %s, want %s (%s)", #call, \
-			 tern_status_name(s_), tern_status_name(want), \
-			 tern_get_last_error()); \
-} while (0)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
+#include "status.h"
 
 /*
  * Sets the environment for machine @prefix-PID of @devices devices and

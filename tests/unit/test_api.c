@@ -5,14 +5,13 @@
  * returns its documented status, enqueues nothing and does not crash.
  *
  * Backend selection happens once per process, so the environment cases run
- * this program again as a child ("--probe") with their own environment.
+ * this program again as a child ("--probe") with their own environment;
+ * a refused one says why on stderr, once, unless TERN_DEBUG=0.
  *
  * Last, what the simulator's engines do with a job that a CPU store calls
  * off (SEM_WAIT_ABORT), through libtern's internal submission (submit.h).
  */
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,8 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "status.h"
 #include "submit.h"
 #include "tern.h"
 #include "tern_sim.h"
@@ -32,17 +31,6 @@
 #define SIM_MEM_MB	16
 #define BUF_BYTES	4097	/* not a page multiple: bounds are the requested size */
 
-static void check_status(tern_status_t got, tern_status_t want,
-			 const char *call, int line)
-{
-	if (got != want)
-		fail_msg("line %d: %s returned %s, want %s", line, call,
-			 tern_status_name(got), tern_status_name(want));
-}
-
-#define assert_status(call, want) \
-	check_status((call), (want), #call, __LINE__)
-#define assert_ok(call) assert_status(call, TERN_SUCCESS)
 #define EINVAL_ TERN_ERROR_INVALID_ARGUMENT
 #define ERANGE_ TERN_ERROR_OUT_OF_RANGE
 
@@ -125,7 +113,7 @@ static void test_status_names(void **state)
 		"TERN_ERROR_NOT_SUPPORTED", "TERN_ERROR_BACKEND",
 		"TERN_ERROR_OUT_OF_RANGE",
 	};
-	const int count = sizeof(names) / sizeof(names[0]);
+	const int count = ARRAY_SIZE(names);
 	static const int unknown[] = { 13, 100, -1, INT_MAX };
 
 	(void)state;
@@ -139,7 +127,7 @@ static void test_status_names(void **state)
 			assert_string_not_equal(text,
 				tern_status_string((tern_status_t)j));
 	}
-	for (size_t u = 0; u < sizeof(unknown) / sizeof(unknown[0]); u++) {
+	for (size_t u = 0; u < ARRAY_SIZE(unknown); u++) {
 		tern_status_t s = (tern_status_t)unknown[u];
 		const char *name = tern_status_name(s);
 		const char *text = tern_status_string(s);
@@ -153,6 +141,35 @@ static void test_status_names(void **state)
 				tern_status_string((tern_status_t)i));
 		}
 	}
+}
+
+/* Each element type's size and name, as torch and numpy spell it. */
+static void test_dtype_names(void **state)
+{
+	static const struct {
+		tern_dtype_t dtype;
+		size_t size;
+		const char *name;
+	} types[] = {
+		{ TERN_FLOAT32, 4, "float32" }, { TERN_FLOAT16, 2, "float16" },
+		{ TERN_BFLOAT16, 2, "bfloat16" }, { TERN_INT32, 4, "int32" },
+		{ TERN_UINT32, 4, "uint32" }, { TERN_INT8, 1, "int8" },
+		{ TERN_UINT8, 1, "uint8" }, { TERN_INT64, 8, "int64" },
+		{ TERN_UINT64, 8, "uint64" },
+	};
+	size_t size = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(types) / sizeof(types[0]), TERN_DTYPE_COUNT);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_ok(tern_dtype_size(types[i].dtype, &size));
+		assert_int_equal(size, types[i].size);
+		assert_string_equal(tern_dtype_name(types[i].dtype),
+				    types[i].name);
+	}
+	assert_status(tern_dtype_size(TERN_DTYPE_COUNT, &size), EINVAL_);
+	assert_string_equal(tern_dtype_name(TERN_DTYPE_COUNT), "unknown");
+	assert_string_equal(tern_dtype_name((tern_dtype_t)-1), "unknown");
 }
 
 static void test_backend_is_sim(void **state)
@@ -171,9 +188,11 @@ static void test_backend_is_sim(void **state)
 
 /*
  * Runs this program with @mode (--probe, --probe-reason) in @env; returns
- * what it printed on stdout and checks that it printed nothing on stderr.
+ * what it printed on stdout. Checks what it printed on stderr: nothing
+ * when @said is NULL, else libtern's one line, holding @said.
  */
-static char *run_probe_mode(const char *mode, char *const env[])
+static char *run_probe_mode(const char *mode, char *const env[],
+			    const char *said)
 {
 	static char out[512];
 	int out_pipe[2], err_pipe[2], status;
@@ -221,16 +240,19 @@ static char *run_probe_mode(const char *mode, char *const env[])
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_true(n > 0);
 	out[n] = '\0';
-	if (e > 0) {
-		err[e] = '\0';
+	err[e > 0 ? e : 0] = '\0';
+	if (!said && e > 0)
 		fail_msg("the library wrote to stderr: %s", err);
-	}
+	if (said && (strncmp(err, "libtern: ", 9) || !strstr(err, said) ||
+		     strchr(err, '\n') != err + strlen(err) - 1))
+		fail_msg("stderr is not one line of libtern's saying '%s': "
+			 "'%s'", said, err);
 	return out;
 }
 
-static char *run_probe(char *const env[])
+static char *run_probe(char *const env[], const char *said)
 {
-	return run_probe_mode("--probe", env);
+	return run_probe_mode("--probe", env, said);
 }
 
 static int probe_main(void)
@@ -299,13 +321,13 @@ static void test_backend_reason(void **state)
 	assert_int_equal(reason, TERN_BACKEND_REASON_SETTING);
 	assert_string_equal(tern_backend_reason_string(TERN_BACKEND_KERNEL, 0),
 			    "unknown");
-	assert_string_equal(run_probe_mode("--probe-reason", sim),
+	assert_string_equal(run_probe_mode("--probe-reason", sim, NULL),
 		"reason=TERN_SUCCESS:sim:TERN_BACKEND=sim running=0\n");
-	assert_string_equal(run_probe_mode("--probe-reason", kernel),
+	assert_string_equal(run_probe_mode("--probe-reason", kernel, NULL),
 		"reason=TERN_SUCCESS:kernel:TERN_BACKEND=kernel running=0\n");
-	assert_string_equal(run_probe_mode("--probe-reason", bogus),
+	assert_string_equal(run_probe_mode("--probe-reason", bogus, NULL),
 		"reason=TERN_ERROR_INVALID_ARGUMENT:-:- running=0\n");
-	out = run_probe_mode("--probe-reason", unset);
+	out = run_probe_mode("--probe-reason", unset, NULL);
 	if (strcmp(out, "reason=TERN_SUCCESS:kernel:Tern device node found running=0\n"))
 		assert_string_equal(out,
 			"reason=TERN_SUCCESS:sim:no Tern device node found running=0\n");
@@ -316,10 +338,39 @@ static void test_backend_unknown_name(void **state)
 	char *env[] = { "TERN_BACKEND=bogus", NULL };
 
 	(void)state;
-	assert_string_equal(run_probe(env),
+	assert_string_equal(run_probe(env, "TERN_BACKEND=\"bogus\""),
 		"backend=TERN_ERROR_INVALID_ARGUMENT:- "
 		"count=TERN_ERROR_INVALID_ARGUMENT:0 "
 		"open=TERN_ERROR_INVALID_ARGUMENT\n");
+}
+
+/* TERN_DEBUG=0: a refusal is only told through tern_get_last_error(). */
+static void test_backend_refusal_silenced(void **state)
+{
+	char *env[] = { "TERN_BACKEND=bogus", "TERN_DEBUG=0", NULL };
+
+	(void)state;
+	assert_string_equal(run_probe(env, NULL),
+		"backend=TERN_ERROR_INVALID_ARGUMENT:- "
+		"count=TERN_ERROR_INVALID_ARGUMENT:0 "
+		"open=TERN_ERROR_INVALID_ARGUMENT\n");
+}
+
+/* No machine and no tern-simd to start: said, once, with what to do. */
+static void test_backend_no_daemon(void **state)
+{
+	char machine[64];
+	char *env[] = { "TERN_BACKEND=sim", machine,
+			"TERN_SIM_DAEMON=/nonexistent/tern-simd", NULL };
+
+	(void)state;
+	snprintf(machine, sizeof(machine), "TERN_SIM_MACHINE=none-%d",
+		 (int)getpid());
+	assert_string_equal(run_probe(env, "TERN_SIM_DAEMON=/nonexistent/"
+				      "tern-simd is not an executable file"),
+		"backend=TERN_ERROR_NO_DEVICE:- "
+		"count=TERN_ERROR_NO_DEVICE:0 "
+		"open=TERN_ERROR_NO_DEVICE\n");
 }
 
 static void test_backend_sim_by_name(void **state)
@@ -327,7 +378,7 @@ static void test_backend_sim_by_name(void **state)
 	char *env[] = { "TERN_BACKEND=sim", "TERN_SIM_DEVICES=3", NULL };
 
 	(void)state;
-	assert_string_equal(run_probe(env),
+	assert_string_equal(run_probe(env, NULL),
 		"backend=TERN_SUCCESS:sim count=TERN_SUCCESS:3 "
 		"open=TERN_SUCCESS\n");
 }
@@ -341,8 +392,10 @@ static void test_backend_sim_bad_config(void **state)
 		"open=TERN_ERROR_INVALID_ARGUMENT\n";
 
 	(void)state;
-	assert_string_equal(run_probe(devices), want);
-	assert_string_equal(run_probe(memory), want);
+	assert_string_equal(run_probe(devices, "TERN_SIM_DEVICES=\"four\""),
+			    want);
+	assert_string_equal(run_probe(memory, "TERN_SIM_MEM_MB=\"12x\""),
+			    want);
 }
 
 /* ---- devices ---- */
@@ -375,7 +428,7 @@ static void test_device_open_args(void **state)
 	tern_device_t dev;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_status(tern_device_open(bad[i], &dev),
 			      TERN_ERROR_INVALID_DEVICE);
 	assert_status(tern_device_open(0, NULL), EINVAL_);
@@ -458,7 +511,7 @@ static void test_buffer_alloc_args(void **state)
 	assert_status(tern_buffer_alloc(g.dev[0], (tern_memory_kind_t)2, 64, &buf), EINVAL_);
 	assert_status(tern_buffer_alloc(g.dev[0], (tern_memory_kind_t)-1, 64, &buf), EINVAL_);
 	assert_status(tern_buffer_alloc(g.dev[0], TERN_MEMORY_DEVICE, 0, &buf), EINVAL_);
-	for (size_t i = 0; i < sizeof(too_big) / sizeof(too_big[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(too_big); i++)
 		assert_status(tern_buffer_alloc(g.dev[0], TERN_MEMORY_DEVICE,
 						too_big[i], &buf),
 			      TERN_ERROR_OUT_OF_MEMORY);
@@ -666,14 +719,6 @@ static void test_event_args(void **state)
 
 /* ---- the simulator's engines: SEM_WAIT_ABORT ---- */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* The words of the host buffer the abort tests use, and their addresses. */
 enum { SEM_WORD, ABORT_WORD, AFTER_WORD };
 
@@ -786,9 +831,12 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_status_names),
+		T(test_dtype_names),
 		T(test_backend_is_sim),
 		T(test_backend_unknown_name),
 		T(test_backend_reason),
+		T(test_backend_refusal_silenced),
+		T(test_backend_no_daemon),
 		T(test_backend_sim_by_name),
 		T(test_backend_sim_bad_config),
 		T(test_sim_devices),

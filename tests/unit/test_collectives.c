@@ -12,8 +12,6 @@
  * TERN_SIM_DEVICES and TERN_SIM_TOPOLOGY set. Inputs are small integers,
  * so every dtype's result is exact whatever order the ranks reduce in.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +20,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "status.h"
 #include "elements.h"
 #include "sim_child.h"
 #include "tern.h"
@@ -34,17 +32,6 @@
 #define SLOT_BYTES	(256u << 10)
 /* libtern's COLL_RING_CHUNK_BYTES: what a ring moves a step. */
 #define RING_CHUNK_BYTES	(512u << 10)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-static void check_status(tern_status_t got, tern_status_t want,
-			 const char *call, int line)
-{
-	if (got != want)
-		fail_msg("line %d: %s returned %s, want %s", line, call,
-			 tern_status_name(got), tern_status_name(want));
-}
-
-#define assert_ok(call) check_status((call), TERN_SUCCESS, #call, __LINE__)
 
 /* A simulated machine and the ranks (its first devices) a comm spans. */
 struct config {

@@ -14,8 +14,6 @@
  * detection, not the timeout, ended the work.
  */
 #include <pthread.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,42 +24,23 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "status.h"
 #include "sim_child.h"
 #include "tern.h"
 #include "tern_sim.h"
 
 #define MAX_RANKS	16
 #define MAX_STREAMS	3
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* Far below the 60 s job timeout, far above any scheduling noise. */
 #define COMM_PROMPT_S	20.0
 
-static void check_status(tern_status_t got, tern_status_t want,
-			 const char *call, int line)
-{
-	if (got != want)
-		fail_msg("line %d: %s returned %s, want %s", line, call,
-			 tern_status_name(got), tern_status_name(want));
-}
-
-#define assert_ok(call) check_status((call), TERN_SUCCESS, #call, __LINE__)
-#define assert_status(call, want) check_status((call), (want), #call, __LINE__)
 
 static struct {
 	int ndev;
 	tern_device_t dev[MAX_RANKS];
 	tern_stream_t stream[MAX_RANKS][MAX_STREAMS];
 } g;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- int32 buffers, one per rank ---- */
 
@@ -379,14 +358,12 @@ static void test_sticky_errors(void **state)
 		assert_ok(tern_comm_get_async_error(comm[r], &async));
 		expect_failure(async, "second async error", r);
 		/* A failed comm enqueues nothing and says why. */
-		check_status(tern_all_reduce(tern_ptr(send.buf[r], 0),
-					     tern_ptr(recv.buf[r], 0), 1,
-					     TERN_INT32, TERN_SUM, comm[r],
-					     g.stream[r][1]),
-			     async, "all-reduce on the failed comm", __LINE__);
+		assert_status(tern_all_reduce(tern_ptr(send.buf[r], 0),
+					      tern_ptr(recv.buf[r], 0), 1,
+					      TERN_INT32, TERN_SUM, comm[r],
+					      g.stream[r][1]), async);
 		assert_ok(tern_stream_query(g.stream[r][1]));
-		check_status(tern_comm_destroy(comm[r]), async, "destroy",
-			     __LINE__);
+		assert_status(tern_comm_destroy(comm[r]), async);
 		assert_ok(tern_event_destroy(event[r]));
 	}
 	set_links(1, 1);

@@ -3,14 +3,12 @@
  * Unit tests of the fabric model: the topologies tern_fabric_init() builds,
  * shortest routes over up links, traffic counters, link state and errors.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "tern_fabric.h"
 #include "tern_accel.h"
 
@@ -329,7 +327,7 @@ static void test_bad_specs(void **state)
 	char many[TERN_FABRIC_SPEC_MAX];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (tern_fabric_init(&fabric, bad[i].devices, bad[i].spec) !=
 		    -EINVAL)
 			fail_msg("\"%s\" for %u devices accepted", bad[i].spec,

@@ -12,14 +12,12 @@
  * The ranks are this program again (--rank HEX RANK COUNT REPORT GO), a
  * process each on machine "hostile-PID", each writing what it saw to the
  * REPORT pipe. The hostile side is this process, speaking the wire with
- * coll/auth.c as a member that holds the secret could.
+ * coll/trust/auth.c as a member that holds the secret could.
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,9 +30,9 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
-#include "coll/coll.h"
+#include "test.h"
+#include "coll/init/internal.h"
 #include "sim_test.h"
 
 #define NRANKS		4

@@ -12,7 +12,6 @@
  * for the sanitizer build. TEST_HOSTS_ONLY=PATTERN runs only the tests
  * whose names match (cmocka's pattern: * and ?).
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,12 +25,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "elements.h"
 #include "tern.h"
-#include "coll/coll.h"
+#include "coll/hosts/internal.h"
 #include "net/stats.h"
 
 /* Exit codes of a rank, so the parent says what went wrong. */
@@ -673,14 +671,6 @@ static void parse_id(const char *hex, tern_unique_id_t *id)
 		sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&id->internal[i]);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * The fault test's rank: all-reduces until one fails, having told the
  * parent (a byte on fd @ready) once the first passed. The parent kills
@@ -887,7 +877,7 @@ static int rank_main(const char *hex, int rank, int nranks, int device)
 	    nranks == 4 * atoi(getenv("TEST_HOSTS_H")))
 		code = check_fabric(comm, dev, stream, send, recv, send_cpu,
 				    recv_cpu, rank, nranks);
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && !code; k++)
+	for (size_t k = 0; k < ARRAY_SIZE(sizes) && !code; k++)
 		code = check_all_reduce(comm, stream, send, recv, send_cpu,
 					recv_cpu, rank, nranks, sizes[k],
 					TERN_INT32, TERN_SUM);
@@ -1273,7 +1263,7 @@ static void test_bad_net_settings(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		setenv(bad[i][0], bad[i][1], 1);
 		run_hosts(2, 1, RANK_INIT);
 		unsetenv(bad[i][0]);

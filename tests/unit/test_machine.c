@@ -3,21 +3,23 @@
  * The simulated machine as processes see it: a process of another shape,
  * a corrupt socket, a directory not the user's alone, a machine of
  * another version and another user are each refused with a sentence
- * saying why; a process killed at any point leaves nothing held and the
- * others go on; a process cannot reach another's buffers; a job waiting
- * on a semaphore holds no CPU of the machine's; it answers dumps and
- * sends events in the encoding of tern.ko's netlink family.
+ * saying why; a process that named no machine is not: an idle machine of
+ * another shape gives way to it, a busy one leaves it a machine of its
+ * own; a process refused still makes unique ids; a process killed at any
+ * point leaves nothing held and the others go on; a process cannot reach
+ * another's buffers; a job waiting on a semaphore holds no CPU of the
+ * machine's; it answers dumps and sends events in the encoding of
+ * tern.ko's netlink family.
  *
  * This program holds machine "m-PID" (2 devices) open for the whole run;
  * the cases that need a process of their own run this program again as a
  * child (--child NAME), in TERN_SIM_DIR (made here when not set).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,11 +32,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "test.h"
 #include "packets.h"
+#include "sim_child.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "tern.h"
@@ -48,49 +51,6 @@ static char machine_name[64];
 static tern_device_t dev[2];
 static tern_stream_t stream;
 static tern_buffer_t scratch;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * Runs this program as --child @name with @env (NAME=VALUE, NULL-ended)
- * added; @fd, when >= 0, is the child's fd 3. Returns its pid.
- */
-static pid_t child_start(const char *name, const char *const *env, int fd)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		/* A child outlives no failed test. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (const char *const *e = env; e && *e; e++)
-			putenv((char *)*e);
-		if (fd >= 0 && fd != 3) {
-			dup2(fd, 3);
-			close(fd);
-		}
-		execl("/proc/self/exe", "test_machine", "--child", name,
-		      (char *)NULL);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	return pid;
-}
-
-static int child_wait(pid_t pid)
-{
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 static void child_run(const char *name, const char *const *env)
 {
@@ -181,6 +141,99 @@ static int child_victim(void)
 	return 0;
 }
 
+/* Uses device 0 of whichever machine it gets, and goes. */
+static int child_use(void)
+{
+	return tern_device_open(0, &dev[0]) || tern_device_close(dev[0]);
+}
+
+/* The machines running, sorted by name, into @m; how many. */
+static uint32_t child_machines(tern_sim_machine_t m[4])
+{
+	uint32_t n = 0;
+
+	return tern_sim_machine_list(m, 4, &n) ? 0 : n;
+}
+
+/* Ends machine @name, its processes or not. */
+static int child_stop(const char *name)
+{
+	return tern_sim_machine_stop(name, 1, NULL) != TERN_SUCCESS;
+}
+
+/* 3 devices, on "default" alone: the idle one of 2 gave way. */
+static int child_gave_way(void)
+{
+	tern_sim_machine_t m[4];
+	int count = 0;
+	uint32_t n;
+
+	if (tern_device_count(&count) || count != 3) {
+		fprintf(stderr, "%d devices (%s)\n", count,
+			tern_get_last_error());
+		return 1;
+	}
+	n = child_machines(m);
+	if (n != 1 || strcmp(m[0].name, "default") ||
+	    m[0].device_count != 3) {
+		fprintf(stderr, "%u machines, the first '%s' of %u devices\n",
+			n, n ? m[0].name : "", n ? m[0].device_count : 0);
+		return 1;
+	}
+	return child_stop("default");
+}
+
+/* 3 devices, on a machine of its own: "default", busy, stays as it was. */
+static int child_own_machine(void)
+{
+	tern_sim_machine_t m[4];
+	int count = 0;
+	uint32_t n;
+
+	if (tern_device_count(&count) || count != 3) {
+		fprintf(stderr, "%d devices (%s)\n", count,
+			tern_get_last_error());
+		return 1;
+	}
+	n = child_machines(m);
+	if (n != 2 || strncmp(m[0].name, "auto-3-", 7) ||
+	    m[0].device_count != 3 || strcmp(m[1].name, "default") ||
+	    m[1].device_count != 2 || m[1].processes != 1) {
+		fprintf(stderr, "%u machines, not auto-3-* and default\n", n);
+		return 1;
+	}
+	return child_stop(m[0].name);
+}
+
+/* Holds "default" (2 devices) until told, then ends it. */
+static int child_hold_default(void)
+{
+	char go;
+
+	if (tern_device_open(0, &dev[0]) || write(3, "r", 1) != 1 ||
+	    read(3, &go, 1) != 1 || tern_device_close(dev[0]))
+		return 1;
+	return child_stop("default");
+}
+
+/* The backend refused, an id is made all the same. */
+static int child_unique_id(void)
+{
+	tern_backend_t backend;
+	tern_unique_id_t id;
+	tern_status_t status;
+
+	if (tern_get_backend(&backend) != TERN_ERROR_INVALID_ARGUMENT)
+		return 1;
+	status = tern_get_unique_id(&id);
+	if (status) {
+		fprintf(stderr, "tern_get_unique_id: %s (%s)\n",
+			tern_status_name(status), tern_get_last_error());
+		return 1;
+	}
+	return 0;
+}
+
 static int child_main(const char *name)
 {
 	if (strcmp(name, "shape") == 0)
@@ -204,6 +257,16 @@ static int child_main(const char *name)
 	}
 	if (strcmp(name, "hold") == 0)
 		return child_hold();
+	if (strcmp(name, "use") == 0)
+		return child_use();
+	if (strcmp(name, "gave-way") == 0)
+		return child_gave_way();
+	if (strcmp(name, "own-machine") == 0)
+		return child_own_machine();
+	if (strcmp(name, "hold-default") == 0)
+		return child_hold_default();
+	if (strcmp(name, "unique-id") == 0)
+		return child_unique_id();
 	if (strcmp(name, "victim") == 0)
 		return child_victim();
 	return 1;
@@ -313,6 +376,102 @@ static void test_other_user(void **state)
 		skip();
 	machine_env(machine, sizeof(machine), machine_name);
 	child_run("other-user", env);
+}
+
+/* ---- a process that named no machine ---- */
+
+/*
+ * The environment of a child that names no machine, in a directory of
+ * its own (@dir, made here) and asks for @devices: the machine it meets
+ * is then "default".
+ */
+struct unnamed_env {
+	char dir[32], dir_var[64], devices[32];
+	const char *env[6];
+};
+
+static void unnamed_env(struct unnamed_env *u, const char *devices)
+{
+	snprintf(u->dir_var, sizeof(u->dir_var), "TERN_SIM_DIR=%s", u->dir);
+	snprintf(u->devices, sizeof(u->devices), "TERN_SIM_DEVICES=%s",
+		 devices);
+	u->env[0] = "TERN_SIM_MACHINE=";
+	u->env[1] = u->dir_var;
+	u->env[2] = u->devices;
+	u->env[3] = "TERN_SIM_IDLE_MS=60000";	/* idle, not gone */
+	u->env[4] = NULL;
+}
+
+static void unnamed_dir_make(struct unnamed_env *u)
+{
+	snprintf(u->dir, sizeof(u->dir), "/tmp/tern-unnamed.XXXXXX");
+	assert_non_null(mkdtemp(u->dir));
+}
+
+/* The machines are stopped: their lock files are all that is left. */
+static void unnamed_dir_remove(struct unnamed_env *u)
+{
+	char path[sizeof(u->dir) + 256 + 2];
+	struct dirent *e;
+	DIR *d = opendir(u->dir);
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", u->dir,
+				 e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	assert_int_equal(rmdir(u->dir), 0);
+}
+
+/* An idle machine of another shape gives way: one machine, the new shape. */
+static void test_idle_machine_gives_way(void **state)
+{
+	struct unnamed_env u;
+
+	(void)state;
+	unnamed_dir_make(&u);
+	unnamed_env(&u, "2");
+	child_run("use", u.env);
+	unnamed_env(&u, "3");
+	child_run("gave-way", u.env);
+	unnamed_dir_remove(&u);
+}
+
+/* A busy one stays; the new shape gets a machine of its own. */
+static void test_busy_machine_stays(void **state)
+{
+	struct unnamed_env u;
+	int fds[2];
+	pid_t hold;
+	char ready;
+
+	(void)state;
+	unnamed_dir_make(&u);
+	unnamed_env(&u, "2");
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	hold = child_start("hold-default", u.env, fds[1]);
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &ready, 1), 1);
+	unnamed_env(&u, "3");
+	child_run("own-machine", u.env);
+	assert_int_equal(write(fds[0], "g", 1), 1);
+	assert_int_equal(child_wait(hold), 0);
+	close(fds[0]);
+	unnamed_dir_remove(&u);
+}
+
+/* An id needs no device: a process whose backend is refused makes one. */
+static void test_unique_id_needs_no_device(void **state)
+{
+	char machine[96];
+	const char *env[] = { machine, "TERN_SIM_DEVICES=3", NULL };
+
+	(void)state;
+	machine_env(machine, sizeof(machine), machine_name);
+	child_run("unique-id", env);
 }
 
 /* ---- processes that die ---- */
@@ -778,6 +937,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unsafe_dir),
 		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_other_user),
+		cmocka_unit_test(test_idle_machine_gives_way),
+		cmocka_unit_test(test_busy_machine_stays),
+		cmocka_unit_test(test_unique_id_needs_no_device),
 		cmocka_unit_test(test_killed_process_leaves_nothing),
 		cmocka_unit_test(test_cannot_reach_other_process),
 		cmocka_unit_test(test_waiting_job_holds_no_cpu),

@@ -4,14 +4,11 @@
  * tern_model_run() over a fake memory of a few buffers and a fake clock.
  */
 #include <pthread.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "test.h"
+#include "bad_packets.h"
 #include "tern_model.h"
 
 #define SMALL_BYTES	(64u << 10)
@@ -307,350 +304,47 @@ static void test_validate_all_opcodes_valid(void **state)
 			 -EINVAL);
 }
 
-static void test_validate_opcode_zero(void **state)
+/*
+ * Every malformed stream of the shared table (tests/common/bad_packets.c)
+ * is refused, naming the broken packet.
+ */
+static void test_validate_bad_packets(void **state)
 {
 	(void)state;
-	emit_nop(2);
-	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-	header_at(16)->opcode = 0;
-	assert_stream_invalid_at(16);
-}
+	for (size_t i = 0; i < bad_packet_count; i++) {
+		const struct bad_packet *bad = &bad_packets[i];
 
-static void test_validate_opcode_unknown(void **state)
-{
-	static const u16 unknown[] = { 0x08, 0x0f, 0x30, 0x100, 0xffff };
+		for (unsigned int v = 0; v < bad->variants; v++) {
+			u32 bad_offset = NO_OFFSET, size, offset;
+			int ret;
 
-	(void)state;
-	emit_nop(1);
-	emit_nop(1);
-	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		header_at(8)->opcode = unknown[i];
-		assert_stream_invalid_at(8);
-	}
-}
-
-static void test_validate_opcode_reserved(void **state)
-{
-	/* Reserved for compute (0x11-0x1f) and fabric (0x20-0x2f) packets. */
-	static const u16 reserved[] = { 0x11, 0x1f, 0x20, 0x2f };
-
-	(void)state;
-	emit_nop(1);
-	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
-		header_at(8)->opcode = reserved[i];
-		assert_stream_invalid_at(8);
-	}
-}
-
-static void test_validate_length_zero(void **state)
-{
-	(void)state;
-	emit_nop(1);
-	emit_nop(2);
-	header_at(8)->length = 0;
-	assert_stream_invalid_at(8);
-}
-
-static void test_validate_length_wrong(void **state)
-{
-	static const u16 fixed[] = {
-		DRM_TERN_OP_COPY, DRM_TERN_OP_FILL, DRM_TERN_OP_TIMESTAMP,
-		DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT,
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		u16 right;
-
-		reset_stream(NULL);
-		emit_nop(1);
-		switch (fixed[i]) {
-		case DRM_TERN_OP_COPY:
-			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-			break;
-		case DRM_TERN_OP_FILL:
-			emit_fill(va(BUF_A, 0), 8, 0);
-			break;
-		case DRM_TERN_OP_TIMESTAMP:
-			emit_timestamp(va(BUF_A, 0));
-			break;
-		case DRM_TERN_OP_SEM_WAIT_ABORT:
-			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
-			break;
-		default:
-			emit_sem(fixed[i], 0, va(BUF_A, 0), 0);
-			break;
-		}
-		emit_nop(4);	/* room for a longer packet to stay inside */
-		assert_stream_valid();
-		right = header_at(8)->length;
-		header_at(8)->length = right - 1;
-		assert_stream_invalid_at(8);
-		header_at(8)->length = right + 1;
-		assert_stream_invalid_at(8);
-	}
-}
-
-static void test_validate_length_overruns_stream(void **state)
-{
-	(void)state;
-	emit_nop(1);
-	emit_nop(2);
-	header_at(8)->length = 3;
-	assert_stream_invalid_at(8);
-	/* A fixed-size packet cut short by the end of the stream. */
-	reset_stream(NULL);
-	emit_nop(1);
-	emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-	assert_invalid_at(stream.size - 8, 8);
-}
-
-static void test_validate_unknown_flags(void **state)
-{
-	static const struct {
-		u16 opcode;
-		u32 defined;
-	} ops[] = {
-		{ DRM_TERN_OP_NOP, 0 },
-		{ DRM_TERN_OP_COPY, 0 },
-		{ DRM_TERN_OP_FILL, 0 },
-		{ DRM_TERN_OP_TIMESTAMP, 0 },
-		{ DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_SEM_SIGNAL_ADD },
-		{ DRM_TERN_OP_SEM_WAIT, DRM_TERN_SEM_WAIT_EQ },
-		{ DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_SEM_WAIT_EQ },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		reset_stream(NULL);
-		emit_nop(1);
-		switch (ops[i].opcode) {
-		case DRM_TERN_OP_NOP:
-			emit_nop(2);
-			break;
-		case DRM_TERN_OP_COPY:
-			emit_copy(va(BUF_A, 0), va(BUF_B, 0), 8);
-			break;
-		case DRM_TERN_OP_FILL:
-			emit_fill(va(BUF_A, 0), 8, 0);
-			break;
-		case DRM_TERN_OP_TIMESTAMP:
-			emit_timestamp(va(BUF_A, 0));
-			break;
-		case DRM_TERN_OP_SEM_WAIT_ABORT:
-			emit_sem_abort(0, va(BUF_A, 0), 0, va(BUF_A, 8));
-			break;
-		default:
-			emit_sem(ops[i].opcode, 0, va(BUF_A, 0), 0);
-			break;
-		}
-		for (int bit = 0; bit < 32; bit++) {
-			header_at(8)->flags = 1u << bit;
-			if (ops[i].defined & (1u << bit))
-				assert_stream_valid();
-			else
-				assert_stream_invalid_at(8);
+			offset = bad_packet_build(bad, v, va(BUF_A, 0),
+						  stream.words, &size);
+			ret = tern_model_validate(stream.words, size, &bad_offset);
+			if (ret != -EINVAL)
+				fail_msg("%s/%u: validation returns %d, want -EINVAL",
+					 bad->name, v, ret);
+			if (bad_offset != offset)
+				fail_msg("%s/%u: validation names offset %u, want %u",
+					 bad->name, v, bad_offset, offset);
 		}
 	}
 }
 
-static void test_validate_fill_pad(void **state)
-{
-	struct drm_tern_packet_fill *fill;
-	u32 offset;
-
-	(void)state;
-	emit_nop(1);
-	offset = emit_fill(va(BUF_A, 0), 8, 0x01020304);
-	assert_stream_valid();
-	fill = (void *)header_at(offset);
-	fill->pad = 1;
-	assert_stream_invalid_at(offset);
-	fill->pad = 0x80000000u;
-	assert_stream_invalid_at(offset);
-}
-
-static void test_validate_timestamp_misaligned(void **state)
-{
-	struct drm_tern_packet_timestamp *ts;
-	u32 offset;
-
-	(void)state;
-	emit_nop(1);
-	offset = emit_timestamp(va(BUF_A, 8));
-	ts = (void *)header_at(offset);
-	for (u64 misalign = 1; misalign < 8; misalign++) {
-		ts->dst = va(BUF_A, 8 + misalign);
-		assert_stream_invalid_at(offset);
-	}
-	ts->dst = va(BUF_A, 16);
-	assert_stream_valid();
-}
-
-static void test_validate_semaphore_misaligned(void **state)
-{
-	static const u16 ops[] = { DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT };
-
-	(void)state;
-	for (size_t i = 0; i < 2; i++) {
-		struct drm_tern_packet_sem_wait *sem;
-		u32 offset;
-
-		reset_stream(NULL);
-		emit_nop(1);
-		offset = emit_sem(ops[i], 0, va(BUF_A, 8), 1);
-		sem = (void *)header_at(offset);
-		for (u64 misalign = 1; misalign < 8; misalign++) {
-			sem->addr = va(BUF_A, 8 + misalign);
-			assert_stream_invalid_at(offset);
-		}
-		sem->addr = va(BUF_A, 24);
-		assert_stream_valid();
-	}
-}
-
-static void test_validate_sem_wait_abort_misaligned(void **state)
-{
-	struct drm_tern_packet_sem_wait_abort *p;
-	u32 offset;
-
-	(void)state;
-	emit_nop(1);
-	offset = emit_sem_abort(0, va(BUF_A, 8), 1, va(BUF_A, 16));
-	assert_stream_valid();
-	p = (void *)header_at(offset);
-	for (u64 misalign = 1; misalign < 8; misalign++) {
-		p->addr = va(BUF_A, 8 + misalign);
-		assert_stream_invalid_at(offset);
-		p->addr = va(BUF_A, 8);
-		p->abort = va(BUF_A, 16 + misalign);
-		assert_stream_invalid_at(offset);
-		p->abort = va(BUF_A, 16);
-		assert_stream_valid();
-	}
-}
-
-static void test_validate_copy_range_limit(void **state)
+/* Ranges that end exactly at DRM_TERN_VA_LIMIT are in range. */
+static void test_validate_ranges_reach_limit(void **state)
 {
 	const u64 limit = DRM_TERN_VA_LIMIT;
-	struct drm_tern_packet_copy *copy;
-	u32 offset;
 
 	(void)state;
-	emit_nop(1);
-	offset = emit_copy(0, 0, 0);
-	copy = (void *)header_at(offset);
-
-	/* Ending exactly at the limit is in range. */
-	copy->src = limit - 16;
-	copy->dst = limit - 32;
-	copy->bytes = 16;
+	emit_copy(limit - 16, limit - 32, 16);
+	emit_copy(limit, limit, 0);
+	emit_fill(limit - 3, 3, 0);
+	emit_timestamp(limit - 8);
+	emit_sem(DRM_TERN_OP_SEM_SIGNAL, 0, limit - 8, 1);
+	emit_sem(DRM_TERN_OP_SEM_WAIT, 0, limit - 8, 1);
+	emit_sem_abort(0, limit - 8, 1, limit - 8);
 	assert_stream_valid();
-	copy->src = limit;
-	copy->dst = limit;
-	copy->bytes = 0;
-	assert_stream_valid();
-
-	copy->src = limit - 8;		/* source crosses the limit */
-	copy->dst = 0x1000;
-	copy->bytes = 16;
-	assert_stream_invalid_at(offset);
-	copy->src = 0x1000;		/* destination crosses the limit */
-	copy->dst = limit - 8;
-	assert_stream_invalid_at(offset);
-	copy->dst = limit + 8;		/* starts above the limit */
-	copy->bytes = 0;
-	assert_stream_invalid_at(offset);
-	copy->src = 0x1000;		/* src + bytes overflows u64 */
-	copy->dst = 0x2000;
-	copy->bytes = UINT64_MAX - 0x800;
-	assert_stream_invalid_at(offset);
-	copy->src = UINT64_MAX - 7;	/* wraps around to a small end */
-	copy->bytes = 16;
-	assert_stream_invalid_at(offset);
-	copy->src = 0x1000;
-	copy->dst = UINT64_MAX - 7;
-	assert_stream_invalid_at(offset);
-}
-
-static void test_validate_fill_range_limit(void **state)
-{
-	struct drm_tern_packet_fill *fill;
-	u32 offset;
-
-	(void)state;
-	emit_nop(1);
-	offset = emit_fill(DRM_TERN_VA_LIMIT - 3, 3, 0);
-	assert_stream_valid();
-	fill = (void *)header_at(offset);
-	fill->bytes = 4;
-	assert_stream_invalid_at(offset);
-	fill->dst = UINT64_MAX - 1;
-	fill->bytes = 4;
-	assert_stream_invalid_at(offset);
-	fill->dst = 0x1000;
-	fill->bytes = UINT64_MAX;
-	assert_stream_invalid_at(offset);
-}
-
-static void test_validate_slot_range_limit(void **state)
-{
-	static const u16 ops[] = {
-		DRM_TERN_OP_TIMESTAMP, DRM_TERN_OP_SEM_SIGNAL, DRM_TERN_OP_SEM_WAIT,
-	};
-
-	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		u64 *addr;
-		u32 offset;
-
-		reset_stream(NULL);
-		emit_nop(1);
-		if (ops[i] == DRM_TERN_OP_TIMESTAMP)
-			offset = emit_timestamp(DRM_TERN_VA_LIMIT - 8);
-		else
-			offset = emit_sem(ops[i], 0, DRM_TERN_VA_LIMIT - 8, 1);
-		assert_stream_valid();
-		/* dst and addr are the first field after the header in all three */
-		addr = (u64 *)(void *)((u8 *)header_at(offset) + 8);
-		*addr = DRM_TERN_VA_LIMIT;
-		assert_stream_invalid_at(offset);
-		*addr = UINT64_MAX - 7;
-		assert_stream_invalid_at(offset);
-	}
-}
-
-static void test_validate_abort_range_limit(void **state)
-{
-	struct drm_tern_packet_sem_wait_abort *p;
-	u32 offset;
-
-	(void)state;
-	emit_nop(1);
-	offset = emit_sem_abort(0, DRM_TERN_VA_LIMIT - 8, 1, DRM_TERN_VA_LIMIT - 8);
-	assert_stream_valid();
-	p = (void *)header_at(offset);
-	p->abort = DRM_TERN_VA_LIMIT;
-	assert_stream_invalid_at(offset);
-	p->abort = UINT64_MAX - 7;
-	assert_stream_invalid_at(offset);
-	p->abort = va(BUF_A, 0);
-	p->addr = DRM_TERN_VA_LIMIT;
-	assert_stream_invalid_at(offset);
-}
-
-static void test_validate_reports_first_bad_packet(void **state)
-{
-	u32 first;
-
-	(void)state;
-	emit_nop(1);
-	emit_fill(va(BUF_A, 0), 8, 0);
-	first = emit_timestamp(va(BUF_A, 3));
-	emit_nop(1);
-	header_at(emit_nop(1))->opcode = 0;
-	assert_stream_invalid_at(first);
 }
 
 /* ---- execution ---- */
@@ -780,7 +474,7 @@ static void test_run_fill_byte_order(void **state)
 
 	(void)state;
 	for (u64 offset = 0; offset < 8; offset++) {
-		for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+		for (size_t l = 0; l < ARRAY_SIZE(lengths); l++) {
 			u64 bytes = lengths[l];
 
 			reset_all(NULL);
@@ -1217,22 +911,8 @@ int main(void)
 		VALIDATE(test_validate_size_not_multiple_of_8),
 		VALIDATE(test_validate_size_too_big),
 		VALIDATE(test_validate_all_opcodes_valid),
-		VALIDATE(test_validate_opcode_zero),
-		VALIDATE(test_validate_opcode_unknown),
-		VALIDATE(test_validate_opcode_reserved),
-		VALIDATE(test_validate_length_zero),
-		VALIDATE(test_validate_length_wrong),
-		VALIDATE(test_validate_length_overruns_stream),
-		VALIDATE(test_validate_unknown_flags),
-		VALIDATE(test_validate_fill_pad),
-		VALIDATE(test_validate_timestamp_misaligned),
-		VALIDATE(test_validate_semaphore_misaligned),
-		VALIDATE(test_validate_sem_wait_abort_misaligned),
-		VALIDATE(test_validate_copy_range_limit),
-		VALIDATE(test_validate_fill_range_limit),
-		VALIDATE(test_validate_slot_range_limit),
-		VALIDATE(test_validate_abort_range_limit),
-		VALIDATE(test_validate_reports_first_bad_packet),
+		VALIDATE(test_validate_bad_packets),
+		VALIDATE(test_validate_ranges_reach_limit),
 	};
 	const struct CMUnitTest run_tests[] = {
 		RUN(test_run_copy_between_buffers),

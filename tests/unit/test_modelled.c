@@ -13,8 +13,6 @@
  * link carries one engine's transfers. With TERN_SIM_DATA=off the
  * engines move no bytes, and the times are the same again.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,13 +21,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "tern.h"
 
 #define MAX_RANKS	16
 #define ITERS		3
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct machine {
 	const char *name;

@@ -9,8 +9,6 @@
  * the seam refuses, a receive too short for its message, a peer that has
  * gone, and a provider that does not exist.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "net/net.h"
 #include "tern.h"
 
@@ -37,14 +35,6 @@ struct pair {
 	struct tern_net_mr *src_mr, *dst_mr;
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Tests @req until it ends; its status, and its length in *@len. Both
  * endpoints live in this thread, so each wait drives the other too.
@@ -52,7 +42,7 @@ static int64_t now_ms(void)
 static tern_status_t finish2(struct tern_net *net, struct tern_net *other,
 			     struct tern_net_req *req, size_t *len)
 {
-	int64_t deadline = now_ms() + WAIT_MS;
+	uint64_t deadline = now_ms() + WAIT_MS;
 	bool done = false;
 	tern_status_t status;
 
@@ -77,7 +67,7 @@ static struct tern_net_comm *accept_one(struct tern_net *net,
 					struct tern_net *other,
 					struct tern_net_listen *listen)
 {
-	int64_t deadline = now_ms() + WAIT_MS;
+	uint64_t deadline = now_ms() + WAIT_MS;
 	struct tern_net_comm *comm = NULL;
 	tern_status_t status;
 
@@ -177,7 +167,7 @@ static void test_sizes(void **state)
 	struct tern_net_counters sc, rc;
 	uint64_t bytes = 0;
 
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		transfer(p, 1, sizes[i], true);
 		transfer(p, 0, sizes[i], false);
 		bytes += 2 * sizes[i];
@@ -347,7 +337,7 @@ static void test_peer_gone(void **state)
 	struct tern_net_req *s = NULL;
 	tern_status_t st;
 	int fds[2], status;
-	int64_t until;
+	uint64_t until;
 	pid_t child;
 	bool done = false;
 
@@ -535,7 +525,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2)		/* one provider's tests, in this process */
 		return run_group(argv[1]);
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(providers); i++) {
 		pid_t child;
 		int status;
 

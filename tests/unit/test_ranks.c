@@ -17,9 +17,7 @@
  */
 #include <netinet/in.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,8 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "tern.h"
 
 #define DEVICES		16
@@ -431,7 +429,10 @@ static void test_16_ranks(void **state) { (void)state; ranks_case(16); }
 
 /* ---- the bootstrap ---- */
 
-/* What the id carries (coll/id.c): its secret and tag, then rank 0's address. */
+/*
+ * What the id carries (coll/trust/id.c): its secret and tag, then rank 0's
+ * address.
+ */
 struct id_address {
 	char magic[8];
 	uint8_t secret[32], tag[16];
@@ -614,7 +615,7 @@ static void test_init_timeout_argument(void **state)
 
 	(void)state;
 	assert_int_equal(tern_get_unique_id(&id), 0);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_int_equal(tern_comm_init_rank_timeout(&comm, 2, &id, 0,
 							     all_dev[0], bad[i]),
 				 TERN_ERROR_INVALID_ARGUMENT);

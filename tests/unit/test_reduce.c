@@ -7,16 +7,14 @@
  * with operands in the executing device's memory and in peers' memory
  * reached over a fabric.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "tern_model.h"
 #include "tern_reduce.h"
 #include "tern_softfloat.h"
@@ -67,7 +65,7 @@ static const u32 f32_special[] = {
 	0x7fbfffff, 0xffc00001, 0x3eaaaaab, 0x3e800000, 0x00400000,
 };
 
-#define F32_SPECIAL_COUNT (sizeof(f32_special) / sizeof(f32_special[0]))
+#define F32_SPECIAL_COUNT (ARRAY_SIZE(f32_special))
 
 /* A random float32 pattern; half the time near @near's exponent. */
 static u32 random_f32(u32 near)
@@ -526,7 +524,7 @@ static const u32 divisors[] = {
 	0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu,
 };
 
-#define DIVISOR_COUNT (sizeof(divisors) / sizeof(divisors[0]))
+#define DIVISOR_COUNT (ARRAY_SIZE(divisors))
 
 /* A divisor: one of the edges, or a random one, mostly small. */
 static u32 random_divisor(void)
@@ -704,7 +702,7 @@ static void test_integers(void **state)
 
 	(void)state;
 	assert_int_equal(tern_model_dtype_size(TERN_MODEL_DTYPE_COUNT), 0);
-	for (size_t t = 0; t < sizeof(int_dtypes) / sizeof(int_dtypes[0]); t++) {
+	for (size_t t = 0; t < ARRAY_SIZE(int_dtypes); t++) {
 		u32 dtype = int_dtypes[t], size = tern_model_dtype_size(dtype);
 
 		for (u32 op = 0; op < TERN_MODEL_REDOP_COUNT; op++) {
@@ -783,7 +781,7 @@ static void test_divide_integers(void **state)
 	static u8 a[N * 8], b[N * 8], d[N * 8];
 
 	(void)state;
-	for (size_t t = 0; t < sizeof(int_dtypes) / sizeof(int_dtypes[0]); t++) {
+	for (size_t t = 0; t < ARRAY_SIZE(int_dtypes); t++) {
 		u32 dtype = int_dtypes[t], size = tern_model_dtype_size(dtype);
 
 		for (int round = 0; round < 60; round++) {

@@ -13,8 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +23,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "packets.h"
 #include "raw_client.h"
 #include "sim_test.h"
@@ -108,7 +106,7 @@ static void test_ring_nonsense_closes_only_its_connection(void **state)
 	struct tern_packet_builder b;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct raw_client c;
 
 		raw_connect(&c, machine_name);

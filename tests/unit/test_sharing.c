@@ -28,9 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,10 +39,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "packets.h"
 #include "raw_client.h"
+#include "sim_child.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "tern_model.h"
@@ -60,54 +59,6 @@ static char machine_name[64];
 /* A process killed beside a bystander, this many times (TERN_TEST_CYCLES). */
 static int kill_cycles = 100;
 static tern_device_t dev[2];
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * Runs this program as --child @name with @env (NAME=VALUE, NULL-ended)
- * added, its fd 3 @fd. Returns its pid.
- */
-static pid_t child_start_env(const char *name, const char *const *env,
-			     int fd)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (const char *const *e = env; e && *e; e++)
-			putenv((char *)*e);
-		if (fd != 3) {
-			dup2(fd, 3);
-			close(fd);
-		}
-		execl("/proc/self/exe", "test_sharing", "--child", name,
-		      (char *)NULL);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	return pid;
-}
-
-static pid_t child_start(const char *name, int fd)
-{
-	return child_start_env(name, NULL, fd);
-}
-
-static int child_wait(pid_t pid)
-{
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 /* ---- a pair of ranks on devices 0 and 1, in one process ---- */
 
@@ -483,7 +434,7 @@ static void test_two_jobs_on_the_same_devices(void **state)
 		setenv("TERN_TEST_SECONDS", "15", 1);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(pipe2(fds[i], O_CLOEXEC), 0);
-		pid[i] = child_start("reduce", fds[i][1]);
+		pid[i] = child_start("reduce", NULL, fds[i][1]);
 		close(fds[i][1]);
 		last[i] = now_ns();
 	}
@@ -572,7 +523,7 @@ static void test_killed_beside_bystander(void **state)
 		char ready;
 
 		assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-		pid = child_start("churn", fds[1]);
+		pid = child_start("churn", NULL, fds[1]);
 		close(fds[1]);
 		assert_int_equal(read(fds[0], &ready, 1), 1);
 		close(fds[0]);
@@ -714,7 +665,7 @@ static void test_buffers_made_at_once(void **state)
 	(void)state;
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < 8; i++)
-			pid[i] = child_start("many", 3);
+			pid[i] = child_start("many", NULL, 3);
 		for (int i = 0; i < 8; i++)
 			assert_int_equal(child_wait(pid[i]), 0);
 	}
@@ -819,7 +770,7 @@ static pid_t child_start_on(const char *name, const char *machine,
 	for (const char *const *e = env; e && *e && n < 7; e++)
 		all[n++] = *e;
 	all[n] = NULL;
-	return child_start_env(name, all, fd);
+	return child_start(name, all, fd);
 }
 
 /* As child_start_on(); its first line into @line. The caller kills it. */

@@ -6,14 +6,12 @@
  * wait passing when its semaphore was signalled, and the same modelled
  * times whatever order the host runs the engines in.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "packets.h"
 #include "tern_model.h"
 
@@ -360,7 +358,7 @@ static void test_adds_in_modelled_order(void **state)
 
 	(void)state;
 	/* lands: device 1 at 5000 + 1000, 2 at 3000 + 2 hops, 3 at 10000 */
-	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
 		assert_int_equal(adds_in_order(orders[i]), 6000 + PACKET);
 }
 

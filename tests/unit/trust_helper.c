@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
+#include "coll/trust/trust.h"
 #include "tern.h"
 
 #define ELEMS	1024

@@ -27,7 +27,7 @@ import tern.torch  # noqa: F401  (registers the backend)
 from tern import _torch
 
 KEY = "tern_unique_id"
-# struct coll_id (libruntime/coll/coll.h): magic, secret, tag, family, port,
+# struct coll_id (libruntime/coll/trust/trust.h): magic, secret, tag, family, port,
 # addr, then where the secret is.
 SECRET = slice(8, 40)
 FROM = struct.calcsize("=8s32s16sHH16s")

@@ -3,12 +3,10 @@
  * test_unload: the fence test first, which unloads tern.ko, then the
  * module parameter test, which needs it unloaded and leaves it so.
  */
-#include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "unload.h"
 
 int main(void)

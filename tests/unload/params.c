@@ -7,16 +7,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "test.h"
 #include "unload.h"
 
 /* finit_module(@params): 0 or its errno. */
@@ -59,7 +57,7 @@ static void test_bad_parameters_fail_the_load(void **state)
 	}
 	/* The fence test unloaded it. */
 	assert_int_equal(access("/sys/module/tern", F_OK), -1);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = load_tern(bad[i]);
 
 		if (err != EINVAL)

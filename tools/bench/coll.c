@@ -21,6 +21,7 @@
 #include "coll_fabric.h"
 #include "launch.h"
 #include "options.h"
+#include "settings.h"
 
 struct coll_kind {
 	enum coll_id id;
@@ -794,6 +795,7 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 	tern_unique_id_t uid;
 	char prog[64];
 	tern_status_t status;
+	bool data = true;
 	int ret;
 
 	switch (bench_parse_coll_options(argc, argv, &opts)) {
@@ -806,8 +808,11 @@ int bench_coll_main(enum coll_id id, int argc, char **argv)
 		break;
 	}
 	snprintf(prog, sizeof(prog), "tern-bench %s", kind->name);
-	b.skip_data = getenv("TERN_SIM_DATA") &&
-		      strcmp(getenv("TERN_SIM_DATA"), "off") == 0;
+	if (tern_setting_on("TERN_SIM_DATA", &data)) {
+		fprintf(stderr, "%s: %s\n", prog, tern_get_last_error());
+		return EXIT_USAGE;
+	}
+	b.skip_data = !data;
 	if (opts.check && b.skip_data) {
 		fprintf(stderr, "%s: TERN_SIM_DATA=off moves no data, so there is no result to check: add -c 0\n",
 			prog);

@@ -22,10 +22,10 @@
 #include "cli.h"
 #include "coll_fabric.h"
 #include "launch.h"
+#include "settings.h"
 
 #define LAUNCH_MAGIC		"ternbid1"
 #define LAUNCH_DEFAULT_PORT	29500	/* torchrun's */
-#define LAUNCH_TIMEOUT_MS	30000	/* as libtern's init */
 
 struct launch_vars {
 	const char *launcher, *rank, *size, *local_rank;
@@ -73,7 +73,8 @@ static void launch_default_port(char *port, size_t len)
 int bench_launch_detect(const char *prog, struct bench_launch *l)
 {
 	const struct launch_vars *v = NULL;
-	long rank, size, local = 0, port, timeout = LAUNCH_TIMEOUT_MS;
+	long rank, size, local = 0, port;
+	int64_t timeout = 0;
 	const char *addr = getenv("MASTER_ADDR");
 
 	memset(l, 0, sizeof(*l));
@@ -97,10 +98,11 @@ int bench_launch_detect(const char *prog, struct bench_launch *l)
 	} else {
 		launch_default_port(l->port, sizeof(l->port));
 	}
-	if (getenv("TERN_COMM_INIT_TIMEOUT_MS") &&
-	    launch_number(prog, "TERN_COMM_INIT_TIMEOUT_MS", 1, 3600000,
-			  &timeout))
+	/* The rendezvous waits as long as libtern's init would. */
+	if (tern_setting_number("TERN_COMM_INIT_TIMEOUT_MS", &timeout)) {
+		fprintf(stderr, "%s: %s\n", prog, tern_get_last_error());
 		return EXIT_USAGE;
+	}
 	if (addr && (!*addr || strlen(addr) >= sizeof(l->addr))) {
 		fprintf(stderr, "%s: MASTER_ADDR='%s': expected a host name or address\n",
 			prog, addr);
@@ -111,14 +113,14 @@ int bench_launch_detect(const char *prog, struct bench_launch *l)
 	l->rank = (int)rank;
 	l->size = (int)size;
 	l->local_rank = (int)local;
-	l->timeout_ms = timeout;
+	l->timeout_ms = (long)timeout;
 	return size > 1 ? 1 : 0;
 }
 
 int bench_launch_sim_hosts(const char *prog, struct bench_launch *l,
 			   long hosts)
 {
-	const char *base = getenv("TERN_SIM_MACHINE");
+	const char *base = tern_setting_text("TERN_SIM_MACHINE");
 	char name[128];
 	int per;
 
@@ -128,7 +130,8 @@ int bench_launch_sim_hosts(const char *prog, struct bench_launch *l,
 		return EXIT_USAGE;
 	}
 	per = l->size / (int)hosts;
-	if (!base || !*base || strcmp(base, "auto") == 0)
+	if (!tern_setting_is_set("TERN_SIM_MACHINE") ||
+	    strcmp(base, "auto") == 0)
 		base = "tern-bench";
 	snprintf(name, sizeof(name), "%.100s-host%d", base, l->rank / per);
 	setenv("TERN_SIM_MACHINE", name, 1);

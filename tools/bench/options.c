@@ -53,23 +53,48 @@ static const struct option bench_latency_long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const bench_dtype_names[TERN_DTYPE_COUNT] = {
-	[TERN_FLOAT32] = "float", [TERN_FLOAT16] = "half",
-	[TERN_BFLOAT16] = "bfloat16", [TERN_INT32] = "int32",
-	[TERN_UINT32] = "uint32", [TERN_INT8] = "int8",
-	[TERN_UINT8] = "uint8", [TERN_INT64] = "int64",
-	[TERN_UINT64] = "uint64",
-};
-
 static const char *const bench_redop_names[TERN_REDOP_COUNT] = {
 	[TERN_SUM] = "sum", [TERN_PROD] = "prod",
 	[TERN_MIN] = "min", [TERN_MAX] = "max", [TERN_AVG] = "avg",
 };
 
+/* libtern's names, but for the two nccl-tests spells its own way. */
 const char *bench_dtype_name(tern_dtype_t dtype)
 {
-	return (unsigned int)dtype < TERN_DTYPE_COUNT ?
-		bench_dtype_names[dtype] : "unknown";
+	switch (dtype) {
+	case TERN_FLOAT32:
+		return "float";
+	case TERN_FLOAT16:
+		return "half";
+	default:
+		return tern_dtype_name(dtype);
+	}
+}
+
+/*
+ * "float, half, ... or uint64"; with @width, broken before a name that
+ * would pass that column, the next line indented by @indent.
+ */
+static const char *bench_dtype_list(int indent, int width)
+{
+	static char list[512];
+	size_t used = 0;
+	int col = indent;
+
+	for (int d = 0; d < TERN_DTYPE_COUNT && used < sizeof(list); d++) {
+		const char *name = bench_dtype_name((tern_dtype_t)d);
+		const char *sep = d == 0 ? "" :
+				  d + 1 < TERN_DTYPE_COUNT ? "," : " or";
+		int len = (int)(strlen(sep) + strlen(name)) + (d > 0);
+		bool wrap = width && d > 0 && col + len > width;
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s%*s%s",
+				 sep, wrap ? "\n" : d > 0 ? " " : "",
+				 wrap ? indent : 0, "", name);
+
+		col = wrap ? indent + (int)strlen(name) : col + len;
+		used += n > 0 ? (size_t)n : 0;
+	}
+	return list;
 }
 
 const char *bench_redop_name(tern_redop_t op)
@@ -85,9 +110,13 @@ static const char *bench_wanted(int opt, bool coll)
 		switch (opt) {
 		case 'c':
 			return "0 (do not check results) or 1 (check them)";
-		case 'd':
-			return "a data type: float, half, bfloat16, int32, "
-			       "uint32, int8, uint8, int64 or uint64";
+		case 'd': {
+			static char wanted[300];
+
+			snprintf(wanted, sizeof(wanted), "a data type: %s",
+				 bench_dtype_list(0, 0));
+			return wanted;
+		}
 		case 'o':
 			return "a reduction: sum, prod, min, max or avg";
 		case 'r':
@@ -163,11 +192,13 @@ static bool bench_parse_coll_value(int opt, const char *text,
 	case 'c':
 		return cli_parse_long(text, 0, 1, &coll->check);
 	case 'd':
-		if (!bench_parse_name(text, bench_dtype_names,
-				      TERN_DTYPE_COUNT, &index))
-			return false;
-		coll->dtype = (tern_dtype_t)index;
-		return true;
+		for (int d = 0; d < TERN_DTYPE_COUNT; d++) {
+			if (strcmp(text, bench_dtype_name((tern_dtype_t)d)))
+				continue;
+			coll->dtype = (tern_dtype_t)d;
+			return true;
+		}
+		return false;
 	case 'o':
 		if (!bench_parse_name(text, bench_redop_names,
 				      TERN_REDOP_COUNT, &index))
@@ -349,8 +380,7 @@ void bench_print_coll_usage(const char *name, const char *summary)
 	       "\n"
 	       BENCH_SWEEP_USAGE
 	       "  -c, --check 0|1            check every result (default 1)\n"
-	       "  -d, --datatype TYPE        float, half, bfloat16, int32, uint32, int8,\n"
-	       "                             uint8, int64 or uint64 (default float)\n"
+	       "  -d, --datatype TYPE        %s (default float)\n"
 	       "  -o, --op OP                sum, prod, min, max or avg (default sum)\n"
 	       "  -r, --root N               root rank of broadcast and reduce (default 0)\n"
 	       "  -g, --ngpus N              devices, one rank each (default: all)\n"
@@ -362,7 +392,7 @@ void bench_print_coll_usage(const char *name, const char *summary)
 	       "or a device fails, 2 for a bad command line or TERN_* settings.\n"
 	       "Devices: tern.ko's, or simulated ones when there are none\n"
 	       "(TERN_BACKEND=kernel|sim, TERN_SIM_DEVICES, TERN_SIM_TOPOLOGY).\n",
-	       name, summary);
+	       name, summary, bench_dtype_list(29, 72));
 }
 
 uint64_t bench_next_size(const struct bench_options *opts, uint64_t size)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 bool cli_parse_size(const char *text, uint64_t min, uint64_t max,
 		    uint64_t *bytes)
@@ -138,43 +139,47 @@ static const char *cli_advice(tern_status_t status)
 
 int cli_get_backend(const char *prog, tern_backend_t *backend)
 {
-	static const char *const vars[] = {
-		"TERN_BACKEND", "TERN_SIM_DEVICES", "TERN_SIM_MEM_MB",
-		"TERN_SIM_JOB_TIMEOUT_MS", "TERN_SIM_TOPOLOGY",
-		"TERN_SIM_MACHINE", "TERN_SIM_DIR", "TERN_SIM_IDLE_MS",
-		"TERN_SIM_CLOCK", "TERN_SIM_DATA", "TERN_SIM_HOST_MEM_MB",
-		"TERN_SIM_CLIENT_HOST_MB", "TERN_SIM_CLIENT_JOBS",
-		"TERN_SIM_CLIENT_JOB_MB", "TERN_SIM_CLIENT_BUFFERS",
-	};
-	tern_status_t status = tern_get_backend(backend);
+	const struct tern_setting *s;
+	tern_status_t status;
+	char takes[512];
+	const char *sep = "";
+	const char *why;
 
+	/* The tools say why libtern refused, in their name: it need not. */
+	setenv("TERN_DEBUG", "0", 0);
+	status = tern_get_backend(backend);
 	if (status == TERN_SUCCESS)
 		return 0;
 	if (status != TERN_ERROR_INVALID_ARGUMENT) {
 		cli_report_error(prog, "choosing a backend", status);
 		return 1;
 	}
+	why = tern_get_last_error();
+	if (why[0])
+		fprintf(stderr, "%s: %s\n", prog, why);
+	/*
+	 * A machine of another shape refuses settings that are well formed
+	 * (libtern's sentences about a machine begin so): its sentence says
+	 * what to do, and the forms below would mislead.
+	 */
+	if (strncmp(why, "the simulated machine ", 22) == 0)
+		return EXIT_USAGE;
 	/* libtern refuses a configuration it cannot honour: show it. */
-	if (tern_get_last_error()[0])
-		fprintf(stderr, "%s: %s\n", prog, tern_get_last_error());
 	fprintf(stderr, "%s: libtern refused the backend configuration:", prog);
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *value = getenv(vars[i]);
-
-		if (value)
-			fprintf(stderr, " %s='%s'", vars[i], value);
+	for (size_t i = 0; (s = tern_setting_at(i)); i++)
+		if ((s->flags & TERN_SETTING_BACKEND) &&
+		    tern_setting_is_set(s->name))
+			fprintf(stderr, " %s='%s'", s->name, getenv(s->name));
+	/* What each takes, from libtern's own table. */
+	fprintf(stderr, "\n%s: they take:", prog);
+	for (size_t i = 0; (s = tern_setting_at(i)); i++) {
+		if (!(s->flags & TERN_SETTING_BACKEND))
+			continue;
+		tern_setting_takes(s, takes, sizeof(takes));
+		fprintf(stderr, "%s %s %s", sep, s->name, takes);
+		sep = ",";
 	}
-	fprintf(stderr,
-		"\n%s: TERN_BACKEND takes 'kernel' or 'sim' (or is unset); "
-		"TERN_SIM_DEVICES a whole number 1-64, TERN_SIM_MEM_MB "
-		"1-1048576, TERN_SIM_JOB_TIMEOUT_MS 1-3600000; "
-		"TERN_SIM_TOPOLOGY auto, ring, torus:RxC (R*C = the device "
-		"count), full (at most 17 devices), trn2 (16 devices), "
-		"trn2-ultra (64), none or custom:A-B[@GBPS[/NSns]],... "
-		"(devices that exist); TERN_SIM_CLOCK wall or model; "
-		"TERN_SIM_DATA on or off "
-		"(see Documentation/simulator.rst)\n",
-		prog);
+	fprintf(stderr, " (see README.md and Documentation/simulator.rst)\n");
 	return EXIT_USAGE;
 }
 

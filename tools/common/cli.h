@@ -50,7 +50,10 @@ const char *cli_backend_description(tern_backend_t backend);
  * Chooses the backend as libtern does (once per process). On failure prints
  * why, naming the environment variables when they are what is wrong, and
  * returns the exit status: EXIT_USAGE for a configuration libtern refuses
- * (TERN_BACKEND or a TERN_SIM_* value malformed), 1 otherwise. Returns 0 on success.
+ * (TERN_BACKEND or a TERN_SIM_* value malformed, a machine named with
+ * TERN_SIM_MACHINE of another shape), 1 otherwise. Returns 0 on success.
+ * libtern's own report of the refusal is silenced (TERN_DEBUG=0, unless
+ * set): this is it.
  */
 int cli_get_backend(const char *prog, tern_backend_t *backend);
 

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "tern.h"
-#include "coll/coll.h"
+#include "coll/init/internal.h"
 
 #define FZ_MAX_RANKS	3
 #define FZ_JOB_MS	1000		/* TERN_SIM_JOB_TIMEOUT_MS */

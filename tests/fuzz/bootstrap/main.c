@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_bootstrap: the bootstrap of tern_comm_init_rank (libruntime/coll/
- * auth.c, bootstrap.c, rank.c, link.c) under attack, for --seconds.
+ * trust/auth.c, init/bootstrap.c, init/rank.c, comm/link.c) under attack, for --seconds.
  *
  * Each run is a communicator of 2 or 3 real ranks, each a process of its
  * own on the slot's simulated machine, and one attacker: a stranger

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Copies of the bootstrap's messages, which libtern keeps private
- * (coll/bootstrap.c, rank.c, link.c). The proxy reports "drift" when what
- * it relays does not fit them: update them with the library's.
+ * (coll/init/bootstrap.c, init/rank.c, comm/link.c). The proxy reports
+ * "drift" when what it relays does not fit them: update them with the
+ * library's.
  */
 #ifndef FUZZ_BOOTSTRAP_WIRE_H
 #define FUZZ_BOOTSTRAP_WIRE_H

@@ -12,7 +12,10 @@
  */
 #include <string.h>
 
+#include "bad_packets.h"
 #include "fuzz.h"
+#include "tern_reduce.h"
+#include "util.h"
 
 struct builder {
 	struct fuzz_stream *s;
@@ -111,21 +114,12 @@ static uint64_t pick_addr(struct builder *b, uint64_t len, uint64_t align)
 	return b->unmapped;
 }
 
+/* The model's size of @dtype; 4 for a type it does not know. */
 static uint32_t dtype_size(uint16_t dtype)
 {
-	switch (dtype) {
-	case DRM_TERN_DTYPE_FLOAT16:
-	case DRM_TERN_DTYPE_BFLOAT16:
-		return 2;
-	case DRM_TERN_DTYPE_INT8:
-	case DRM_TERN_DTYPE_UINT8:
-		return 1;
-	case DRM_TERN_DTYPE_INT64:
-	case DRM_TERN_DTYPE_UINT64:
-		return 8;
-	default:
-		return 4;
-	}
+	uint32_t size = tern_model_dtype_size(dtype);
+
+	return size ? size : 4;
 }
 
 static bool emit_nop(struct builder *b, uint16_t length)
@@ -382,13 +376,23 @@ static uint32_t random_packet(struct builder *b)
 	return b->s->offset[rng_below(b->rng, n)];
 }
 
-static void mutate_once(struct builder *b, uint32_t max_bytes)
+/*
+ * A damaged opcode: mostly one no packet has (the tests' table), else a
+ * defined one whose length and fields then do not fit.
+ */
+static uint16_t bad_opcode(struct rng *rng)
 {
-	static const uint16_t opcodes[] = {
-		0, 0x08, 0x0f, 0x11, 0x1f, 0x20, 0x2f, 0x30, 0xff, 0x8001, 0xffff,
-		/* defined ones whose lengths and fields then do not fit */
+	static const uint16_t misfits[] = {
 		DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_OP_REDUCE,
 	};
+	const uint32_t n = (uint32_t)bad_opcode_count;
+	uint32_t pick = (uint32_t)rng_below(rng, n + ARRAY_SIZE(misfits));
+
+	return pick < n ? bad_opcodes[pick] : misfits[pick - n];
+}
+
+static void mutate_once(struct builder *b, uint32_t max_bytes)
+{
 	struct fuzz_stream *s = b->s;
 	/*
 	 * Word indexes, checked against the stream's size where a damaged
@@ -404,8 +408,7 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 		s->words[rng_below(b->rng, words)] ^= 1ull << rng_below(b->rng, 64);
 		break;
 	case 1:
-		h->opcode = rng_chance(b->rng, 80) ?
-			opcodes[rng_below(b->rng, sizeof(opcodes) / sizeof(opcodes[0]))] :
+		h->opcode = rng_chance(b->rng, 80) ? bad_opcode(b->rng) :
 			(uint16_t)rng_next(b->rng);
 		break;
 	case 2: {

@@ -7,35 +7,114 @@ packet stream: every opcode, every REDUCE dtype and op, dividing SUMs,
 accesses just inside and just outside buffers and DRM_TERN_VA_LIMIT, peer
 memory over links up and down, overlapping COPY and REDUCE, streams long
 enough to yield, semaphores that stall, SEM_WAIT_ABORTs called off before
-and during the wait, and streams that validation rejects.
+and during the wait, and the malformed streams of the table the model's
+unit test and the uapi test share (tests/common/bad_packets.c), which it
+compiles and runs (bad_seeds.c, with $CC).
+
+The opcodes, packet flags and address limit come from the uapi header.
+--check fails when the header defines an opcode this script has no packet
+of, or that no valid seed runs, an opcode the table counts as no packet's,
+or an element type or operation of REDUCE this script does not know.
 
     gen_corpus.py             rewrite tests/fuzz/model/corpus/ and the .dict
-    gen_corpus.py --check     exit 1 if they differ from what it would write
+    gen_corpus.py --check     exit 1 if they differ from what it would write,
+                              or the header has what the seeds miss
+    --header PATH             read this header instead of uapi/drm/tern_accel.h
 """
 import argparse
 import os
+import re
 import struct
+import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 CORPUS = os.path.join(HERE, "corpus")
 DICT = os.path.join(HERE, "fuzz_model.dict")
+HEADER = os.path.join(TOP, "uapi", "drm", "tern_accel.h")
 
-# uapi/drm/tern_accel.h
-OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP = 0x01, 0x02, 0x03, 0x04
-OP_SEM_SIGNAL, OP_SEM_WAIT, OP_SEM_WAIT_ABORT = 0x05, 0x06, 0x07
-OP_REDUCE = 0x10
-SEM_SIGNAL_ADD = SEM_WAIT_EQ = REDUCE_DIVIDE = 1
-SEM_ABORT_CANCEL = 1
+# The packets this script builds: opcode name in the header, the name in
+# the dictionary, the length in 8-byte units.
+PACKETS = {
+    "NOP": ("nop", 1), "COPY": ("copy", 4), "FILL": ("fill", 4),
+    "TIMESTAMP": ("timestamp", 2), "SEM_SIGNAL": ("sem_signal", 3),
+    "SEM_WAIT": ("sem_wait", 3), "SEM_WAIT_ABORT": ("sem_wait_abort", 4),
+    "REDUCE": ("reduce", 6),
+}
+# The element types and operations of REDUCE, in the header's order.
 DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64"]
 DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8]
 REDOPS = ["sum", "prod", "min", "max"]
-VA_LIMIT = 1 << 47
+# model/tern_model.h
 MODEL_BUDGET = 4 << 20
+
+
+def c_int(expr):
+    """A C integer constant of literals, shifts, | and +, or None."""
+    expr = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b", r"\1", expr.strip())
+    if not expr or not re.fullmatch(r"[\s0-9a-fA-FxX()<>|+]*", expr):
+        return None
+    return eval(expr, {"__builtins__": {}})  # digits and operators only
+
+
+class Uapi:
+    """What the seeds take from the uapi header, read from it."""
+
+    def __init__(self, path):
+        self.path = os.path.relpath(path, TOP)
+        if self.path.startswith(".."):
+            self.path = path
+        with open(path, encoding="utf-8") as f:
+            text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+        self.opcodes = self.enum(text, "drm_tern_opcode", "DRM_TERN_OP_")
+        self.dtypes = self.enum(text, "drm_tern_dtype", "DRM_TERN_DTYPE_")
+        self.redops = self.enum(text, "drm_tern_redop", "DRM_TERN_REDOP_")
+        self.defines = {}
+        for name, value in re.findall(r"^#define\s+DRM_TERN_(\w+)\s+(.+)$",
+                                      text, re.M):
+            if c_int(value) is not None:
+                self.defines[name] = c_int(value)
+
+    @staticmethod
+    def enum(text, name, prefix):
+        body = re.search(r"enum\s+%s\s*\{(.*?)\};" % name, text, re.S)
+        if not body:
+            sys.exit(f"gen_corpus: no enum {name} in the uapi header")
+        return {n: c_int(v) for n, v in
+                re.findall(r"\b%s(\w+)\s*=\s*([^,}]+)" % prefix, body.group(1))}
+
+
+def load(path):
+    """The header's opcodes, flags and limit, as this script's constants."""
+    global U, OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP, OP_SEM_SIGNAL
+    global OP_SEM_WAIT, OP_SEM_WAIT_ABORT, OP_REDUCE, SEM_SIGNAL_ADD
+    global SEM_WAIT_EQ, REDUCE_DIVIDE, SEM_ABORT_CANCEL, VA_LIMIT, T
+    U = Uapi(path)
+
+    def need(table, name, prefix=""):
+        if name not in table:
+            sys.exit(f"gen_corpus: {U.path} has no DRM_TERN_{prefix}{name}, "
+                     "which gen_corpus.py builds packets with")
+        return table[name]
+
+    op = {name: need(U.opcodes, name, "OP_") for name in PACKETS}
+    OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP = (op["NOP"], op["COPY"], op["FILL"],
+                                              op["TIMESTAMP"])
+    OP_SEM_SIGNAL, OP_SEM_WAIT = op["SEM_SIGNAL"], op["SEM_WAIT"]
+    OP_SEM_WAIT_ABORT, OP_REDUCE = op["SEM_WAIT_ABORT"], op["REDUCE"]
+    SEM_SIGNAL_ADD = need(U.defines, "SEM_SIGNAL_ADD")
+    SEM_WAIT_EQ = need(U.defines, "SEM_WAIT_EQ")
+    REDUCE_DIVIDE = need(U.defines, "REDUCE_DIVIDE")
+    SEM_ABORT_CANCEL = need(U.defines, "SEM_ABORT_CANCEL")
+    VA_LIMIT = need(U.defines, "VA_LIMIT")
+    T = VA_LIMIT - 4096
+
 
 # fuzz_model.c: header layout and fuzz_topologies[]
 MAX_BUFFERS = 6
+HEADER_BYTES = 16 + 16 * MAX_BUFFERS
 BUFFER_BYTES = 64 << 10
 TOPOLOGY = {
     "nofabric": 0, "ring": 1, "torus2x2": 2, "torus2x3": 3, "torus1x4": 4,
@@ -44,19 +123,23 @@ TOPOLOGY = {
 }
 
 # Buffers of the local seeds: A and B adjacent in VA, C guarded, D and E
-# 64 KiB for streams that yield, T ending at DRM_TERN_VA_LIMIT, O of a size
-# that is no multiple of 8.
+# 64 KiB for streams that yield, T (load()) ending at DRM_TERN_VA_LIMIT, O
+# of a size that is no multiple of 8.
 A, B, C, D, E = 0x100000000, 0x100001000, 0x200000000, 0x300000000, 0x310000000
-T, O = VA_LIMIT - 4096, 0x400000000
-LOCAL = [(A, 4096, 0, False), (B, 4096, 0, False), (C, 4096, 0, True),
-         (D, BUFFER_BYTES, 0, False), (E, BUFFER_BYTES, 0, True),
-         (T, 4096, 0, False)]
+O = 0x400000000
 ODD = [(A, 4096, 0, False), (O, 4092, 0, True)]
 # Peer seeds: device 0 runs; P1 is device 1's memory, P2 device 2's.
 P1, P2 = 0x500000000, 0x600000000
 PEERS = [(A, 4096, 0, False), (B, 4096, 0, False), (P1, 4096, 1, True),
          (P2, 4096, 2, False)]
 PEERS_LARGE = [(P1, BUFFER_BYTES, 1, False), (P2, BUFFER_BYTES, 2, True)]
+
+
+def local_buffers():
+    """The buffers of the local seeds (T needs the header's limit)."""
+    return [(A, 4096, 0, False), (B, 4096, 0, False), (C, 4096, 0, True),
+            (D, BUFFER_BYTES, 0, False), (E, BUFFER_BYTES, 0, True),
+            (T, 4096, 0, False)]
 
 
 def header(buffers, topology="nofabric", devices=1, device=0, releases=0,
@@ -128,14 +211,16 @@ def copies_leaving(left):
     return [copy(D, E, BUFFER_BYTES)] * whole + [copy(D, E, rest)]
 
 
-def seeds():
-    """(name, bytes) of every seed, in a fixed order."""
+def seeds(bad):
+    """(name, bytes) of every seed, in a fixed order; @bad, the table's
+    malformed streams (bad_streams())."""
     out = []
+    bufs = local_buffers()
 
     def add(name, head, *packets):
         out.append((name, head + b"".join(packets)))
 
-    local = header(LOCAL)
+    local = header(bufs)
     # every opcode, valid
     add("valid-nop", local, nop(1), nop(3))
     add("valid-copy-whole-buffer", local, copy(A, B, 4096))
@@ -172,8 +257,6 @@ def seeds():
     add("valid-reduce-dst-is-src1", local, reduce(A, B, B, 512, 7, 1))
     add("valid-reduce-all-same", local, reduce(C, C, C, 4096, 5, 3))
     add("valid-reduce-srcs-overlap", local, reduce(A, A + 8, B, 500, 3, 2))
-    add("invalid-reduce-dst-overlaps", local, reduce(A, B, A + 4, 100, 0, 0))
-    add("invalid-reduce-dst-overlaps-src1", local, reduce(A, B, B - 8, 4, 8, 0))
 
     # boundaries: just inside and just outside buffers
     add("edge-copy-last-byte", local, copy(A + 4095, B + 4095, 1))
@@ -199,9 +282,9 @@ def seeds():
     # semaphores: stalls that stay, and ones the harness releases
     add("sem-stall", local, signal(A, 0), wait(A, 1), fill(B, 8, 1))
     add("sem-stall-eq", local, signal(A, 5), wait(A, 4, eq=True))
-    add("sem-release-once", header(LOCAL, releases=1), signal(A, 0),
+    add("sem-release-once", header(bufs, releases=1), signal(A, 0),
         wait(A, 1), fill(B, 8, 1))
-    add("sem-release-twice", header(LOCAL, releases=2), signal(A, 0),
+    add("sem-release-twice", header(bufs, releases=2), signal(A, 0),
         wait(A, 7, eq=True), signal(A, 1, add=True), wait(A, 9, eq=True),
         wait(A, 10), timestamp(A + 8))
     add("sem-wait-unmapped", local, wait(0x1000, 1))
@@ -215,16 +298,16 @@ def seeds():
         signal(A, 5), wait_abort(A, 1, A + 16), fill(B, 8, 1))
     add("sem-abort-stall", local, signal(B + 8, 0), signal(A, 0),
         wait_abort(A, 1, B + 8), fill(B, 8, 1))
-    add("sem-abort-release-semaphore", header(LOCAL, releases=1),
+    add("sem-abort-release-semaphore", header(bufs, releases=1),
         signal(B + 8, 0), signal(A, 0), wait_abort(A, 1, B + 8, eq=True),
         fill(B, 8, 1))
-    add("sem-abort-release-cancel", header(LOCAL, releases=1, abort=1),
+    add("sem-abort-release-cancel", header(bufs, releases=1, abort=1),
         signal(B + 8, 0), signal(A, 0), wait_abort(A, 1, B + 8),
         fill(B, 8, 1))
-    add("sem-abort-release-peer", header(LOCAL, releases=2, abort=2),
+    add("sem-abort-release-peer", header(bufs, releases=2, abort=2),
         signal(A, 0), wait(A, 1), signal(B + 8, 0),
         wait_abort(A, 2, B + 8), fill(B, 8, 1))
-    add("sem-abort-same-word", header(LOCAL, releases=1), signal(A, 0),
+    add("sem-abort-same-word", header(bufs, releases=1), signal(A, 0),
         wait_abort(A, 0, A), wait_abort(A, 5, A), fill(B, 8, 1))
     add("sem-abort-unmapped-word", local, signal(A, 5),
         wait_abort(A, 1, 0x1000))
@@ -295,42 +378,13 @@ def seeds():
     add("peer-yield", header(PEERS_LARGE, "ring", devices=4),
         *[copy(P1, P2, BUFFER_BYTES)] * 65)
 
-    # streams validation rejects, and where
+    # streams whose framing the harness or validation rejects
     add("invalid-empty", local)
     add("invalid-short-header", local[:9])
     add("invalid-size-not-8", local, nop(1), b"\x01\x00\x01\x00")
-    add("invalid-opcode-zero", local, nop(1), packet_header(0, 1))
-    add("invalid-opcode-unknown", local, packet_header(0x08, 1))
-    add("invalid-opcode-reserved", local, nop(2), packet_header(0x11, 1))
-    add("invalid-opcode-fabric", local, packet_header(0x20, 1))
-    add("invalid-length-zero", local, packet_header(OP_NOP, 0))
-    add("invalid-length-wrong", local, packet_header(OP_COPY, 5) + bytes(32))
-    add("invalid-length-past-end", local, nop(1), packet_header(OP_NOP, 0xFFFF))
-    add("invalid-flags-nop", local, packet_header(OP_NOP, 1, 1))
-    add("invalid-flags-copy", local, copy(A, B, 8, flags=1))
-    add("invalid-flags-signal", local, signal(A, 1, flags=2))
-    add("invalid-flags-wait", local, wait(A, 1, flags=0x80000000))
-    add("invalid-fill-pad", local, fill(A, 8, 0, pad=1))
-    add("invalid-reduce-pad", local, reduce(A, B, C, 1, 0, 0, pad=1))
-    add("invalid-reduce-divide-zero", local, reduce_divide(A, B, C, 1, 0, 0))
-    add("invalid-reduce-divide-min", local,
-        reduce(A, B, C, 1, 0, 2, pad=2, flags=REDUCE_DIVIDE))
-    add("invalid-reduce-flags", local, reduce(A, B, C, 1, 0, 0, pad=2, flags=3))
-    add("invalid-sem-abort-unaligned", local, wait_abort(A, 1, A + 4))
-    add("invalid-sem-abort-flags", local, wait_abort(A, 1, A + 8, flags=2))
-    add("invalid-sem-abort-length", local,
-        packet_header(OP_SEM_WAIT_ABORT, 3) + struct.pack("<QQ", A, 1))
-    add("invalid-sem-abort-past-limit", local, wait_abort(A, 1, VA_LIMIT))
-    add("invalid-reduce-dtype", local, reduce(A, B, C, 1, len(DTYPES), 0))
-    add("invalid-reduce-op", local, reduce(A, B, C, 1, 0, len(REDOPS)))
-    add("invalid-reduce-unaligned", local, reduce(A + 2, B, C, 1, 0, 0))
-    add("invalid-reduce-count", local, reduce(A, B, C, 1 << 62, 8, 0))
-    add("invalid-reduce-past-limit", local, reduce(T, B, C, 4097, 6, 0))
-    add("invalid-timestamp-unaligned", local, timestamp(A + 4))
-    add("invalid-sem-unaligned", local, signal(A + 1, 1))
-    add("invalid-copy-past-limit", local, copy(VA_LIMIT, A, 1))
-    add("invalid-after-valid", local, copy(A, B, 8), fill(A, 8, 0), nop(1),
-        timestamp(A + 1))
+    # the malformed streams of the shared table, each of its kinds
+    for name, _, stream in bad:
+        add(f"invalid-{name}", local, stream)
     return out
 
 
@@ -341,14 +395,8 @@ def dictionary():
     def entry(name, data):
         lines.append(f'{name}="' + "".join(f"\\x{b:02x}" for b in data) + '"')
 
-    for name, opcode, length in [("nop", OP_NOP, 1), ("copy", OP_COPY, 4),
-                                 ("fill", OP_FILL, 4),
-                                 ("timestamp", OP_TIMESTAMP, 2),
-                                 ("sem_signal", OP_SEM_SIGNAL, 3),
-                                 ("sem_wait", OP_SEM_WAIT, 3),
-                                 ("sem_wait_abort", OP_SEM_WAIT_ABORT, 4),
-                                 ("reduce", OP_REDUCE, 6)]:
-        entry(f"hdr_{name}", packet_header(opcode, length))
+    for opcode, (name, length) in PACKETS.items():
+        entry(f"hdr_{name}", packet_header(U.opcodes[opcode], length))
     entry("hdr_sem_signal_add", packet_header(OP_SEM_SIGNAL, 3, SEM_SIGNAL_ADD))
     entry("hdr_sem_wait_eq", packet_header(OP_SEM_WAIT, 3, SEM_WAIT_EQ))
     entry("hdr_sem_wait_abort_eq",
@@ -364,10 +412,87 @@ def dictionary():
                      + lines) + "\n"
 
 
-def write(corpus, dict_path):
+def bad_streams(header_path):
+    """The shared table's malformed streams, naming buffer A: (name, offset
+    of the broken packet, bytes) of each kind, and the opcodes it counts as
+    no packet's. Compiled against @header_path's folder first."""
+    sources = [os.path.join(TOP, f) for f in (
+        "tests/fuzz/model/bad_seeds.c", "tests/common/bad_packets.c",
+        "libruntime/packets.c")]
+    includes = [os.path.dirname(os.path.abspath(header_path))] + [
+        os.path.join(TOP, d) for d in ("uapi/drm", "libruntime", "model",
+                                       "tests/common")]
+    # the header includes drm.h, as the Makefile finds it
+    drm = subprocess.run(["pkg-config", "--cflags", "libdrm"], text=True,
+                         stdout=subprocess.PIPE, check=False).stdout.split()
+    cc = os.environ.get("CC", "cc").split()
+    with tempfile.TemporaryDirectory() as tmp:
+        program = os.path.join(tmp, "bad_seeds")
+        try:
+            subprocess.run(cc + ["-std=c11", "-D_GNU_SOURCE", "-Wall",
+                                 "-Wextra", "-Werror", "-o", program]
+                           + ["-I" + d for d in includes] + drm + sources,
+                           check=True)
+            lines = subprocess.run([program, str(A)], check=True, text=True,
+                                   stdout=subprocess.PIPE).stdout.splitlines()
+        except (OSError, subprocess.CalledProcessError) as e:
+            sys.exit(f"gen_corpus: the malformed streams (bad_seeds.c): {e}")
+    streams, opcodes = [], []
+    for line in lines:
+        words = line.split()
+        if words[0] == "bad-opcodes":
+            opcodes = [int(w) for w in words[1:]]
+        else:
+            streams.append((words[0], int(words[1]), bytes.fromhex(words[2])))
+    return streams, opcodes
+
+
+def stream_opcodes(stream):
+    """The opcodes of the packets of @stream, as far as it is well framed."""
+    found, at = set(), 0
+    while at + 8 <= len(stream):
+        opcode, length = struct.unpack_from("<HH", stream, at)
+        if not length:
+            break
+        found.add(opcode)
+        at += 8 * length
+    return found
+
+
+def misses(all_seeds, bad_opcodes):
+    """What of the uapi header the seeds miss, a sentence each."""
+    said = []
+    names = {value: name for name, value in U.opcodes.items()}
+    for name, value in U.opcodes.items():
+        if name not in PACKETS:
+            said.append(f"{U.path} defines DRM_TERN_OP_{name} (0x{value:02x}), "
+                        "which gen_corpus.py has no packet of: add it to "
+                        "PACKETS and seeds that run it")
+    ran = set()
+    for name, data in all_seeds:
+        if name.startswith("valid-"):
+            ran |= stream_opcodes(data[HEADER_BYTES:])
+    for name, value in U.opcodes.items():
+        if name in PACKETS and value not in ran:
+            said.append(f"no valid seed runs DRM_TERN_OP_{name}")
+    for value in bad_opcodes:
+        if value in names:
+            said.append(f"tests/common/bad_packets.c counts opcode 0x{value:02x} "
+                        f"as no packet's, but {U.path} defines it "
+                        f"(DRM_TERN_OP_{names[value]})")
+    if len(U.dtypes) != len(DTYPES):
+        said.append(f"{U.path} has {len(U.dtypes)} REDUCE element types, "
+                    f"gen_corpus.py knows {len(DTYPES)} (DTYPES)")
+    if len(U.redops) != len(REDOPS):
+        said.append(f"{U.path} has {len(U.redops)} REDUCE operations, "
+                    f"gen_corpus.py knows {len(REDOPS)} (REDOPS)")
+    return said
+
+
+def write(corpus, dict_path, all_seeds):
     os.makedirs(corpus, exist_ok=True)
     names = set()
-    for name, data in seeds():
+    for name, data in all_seeds:
         assert name not in names, name
         names.add(name)
         with open(os.path.join(corpus, name), "wb") as f:
@@ -393,13 +518,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="compare instead of writing")
+    parser.add_argument("--header", default=HEADER,
+                        help="the uapi header (default: %(default)s)")
     args = parser.parse_args()
+    load(args.header)
+    bad, bad_opcodes = bad_streams(args.header)
+    all_seeds = seeds(bad)
+    said = misses(all_seeds, bad_opcodes)
+    for sentence in said:
+        print(f"gen_corpus: {sentence}", file=sys.stderr)
+    if said:
+        return 1
     if not args.check:
-        write(CORPUS, DICT)
+        write(CORPUS, DICT, all_seeds)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         corpus, dict_path = os.path.join(tmp, "corpus"), os.path.join(tmp, "dict")
-        write(corpus, dict_path)
+        write(corpus, dict_path, all_seeds)
         with open(dict_path, "rb") as x, open(DICT, "rb") as y:
             same = x.read() == y.read()
         if not (same and os.path.isdir(CORPUS) and same_tree(corpus, CORPUS)):
