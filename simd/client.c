@@ -213,6 +213,11 @@ static int machine_hello(struct machine_client *client,
 		reply.status = TERN_ERROR_NOT_SUPPORTED;
 		snprintf(reply.reason, sizeof(reply.reason),
 			 "the machine runs another version of Tern");
+	} else if ((hello->flags & ~SIM_HELLO_GIVE_WAY) || hello->pad) {
+		reply.status = TERN_ERROR_INVALID_ARGUMENT;
+		snprintf(reply.reason, sizeof(reply.reason),
+			 "HELLO with unknown flags 0x%x or pad 0x%x",
+			 hello->flags & ~SIM_HELLO_GIVE_WAY, hello->pad);
 	} else {
 		machine_hello_check(m, hello, reply.reason,
 				    sizeof(reply.reason), &other_shape);

@@ -176,6 +176,7 @@ struct sim_shape {
  * process uses, that has served one before and was not started to stay
  * (--persistent) ends for this process, which then starts its own: the
  * process named no machine, so the one it asks for is whichever fits.
+ * Any other flag, or a pad not zero, is refused (INVALID_ARGUMENT).
  */
 #define SIM_HELLO_GIVE_WAY	(1u << 0)
 

@@ -59,11 +59,17 @@ static inline tern_status_t raw_call(struct raw_client *c, uint32_t type,
 	return ((struct sim_reply *)reply)->status;
 }
 
-/* Connects to machine @machine in TERN_SIM_DIR and says HELLO. */
-static inline void raw_connect(struct raw_client *c, const char *machine)
+/*
+ * Connects to machine @machine in TERN_SIM_DIR and says HELLO with
+ * @flags and @pad; the reply's status.
+ */
+static inline tern_status_t raw_hello(struct raw_client *c,
+				      const char *machine, uint32_t flags,
+				      uint32_t pad)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION };
+	struct sim_hello hello = { .wire_version = SIM_WIRE_VERSION,
+				   .flags = flags, .pad = pad };
 	struct sim_hello_reply reply;
 	int fds[SIM_WIRE_MAX_FDS], shared[2];
 	uint32_t type, len;
@@ -95,7 +101,13 @@ static inline void raw_connect(struct raw_client *c, const char *machine)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	assert_int_equal(len, sizeof(reply));
-	assert_int_equal(reply.status, TERN_SUCCESS);
+	return reply.status;
+}
+
+/* Connects to machine @machine in TERN_SIM_DIR and says HELLO. */
+static inline void raw_connect(struct raw_client *c, const char *machine)
+{
+	assert_int_equal(raw_hello(c, machine, 0, 0), TERN_SUCCESS);
 }
 
 /*

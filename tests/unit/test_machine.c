@@ -161,18 +161,25 @@ static int child_stop(const char *name)
 	return tern_sim_machine_stop(name, 1, NULL) != TERN_SUCCESS;
 }
 
+/* Whether this process sees @want devices; says what it saw if not. */
+static bool child_sees_devices(int want)
+{
+	int count = 0;
+
+	if (tern_device_count(&count) == TERN_SUCCESS && count == want)
+		return true;
+	fprintf(stderr, "%d devices (%s)\n", count, tern_get_last_error());
+	return false;
+}
+
 /* 3 devices, on "default" alone: the idle one of 2 gave way. */
 static int child_gave_way(void)
 {
 	tern_sim_machine_t m[4];
-	int count = 0;
 	uint32_t n;
 
-	if (tern_device_count(&count) || count != 3) {
-		fprintf(stderr, "%d devices (%s)\n", count,
-			tern_get_last_error());
+	if (!child_sees_devices(3))
 		return 1;
-	}
 	n = child_machines(m);
 	if (n != 1 || strcmp(m[0].name, "default") ||
 	    m[0].device_count != 3) {
@@ -187,14 +194,10 @@ static int child_gave_way(void)
 static int child_own_machine(void)
 {
 	tern_sim_machine_t m[4];
-	int count = 0;
 	uint32_t n;
 
-	if (tern_device_count(&count) || count != 3) {
-		fprintf(stderr, "%d devices (%s)\n", count,
-			tern_get_last_error());
+	if (!child_sees_devices(3))
 		return 1;
-	}
 	n = child_machines(m);
 	if (n != 2 || strncmp(m[0].name, "auto-3-", 7) ||
 	    m[0].device_count != 3 || strcmp(m[1].name, "default") ||

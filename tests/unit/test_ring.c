@@ -152,11 +152,35 @@ static int close_fixture(void **state)
 	return 0;
 }
 
+/*
+ * A HELLO with flags the machine does not know, or a pad not zero, is
+ * refused; a good one after it is served.
+ */
+static void test_hello_nonsense_refused(void **state)
+{
+	static const struct {
+		uint32_t flags, pad;
+	} cases[] = { { 1u << 31, 0 }, { 2, 0 }, { 0, 1 },
+		      { SIM_HELLO_GIVE_WAY, 0xffffffffu } };
+	struct raw_client c;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(raw_hello(&c, machine_name, cases[i].flags,
+					   cases[i].pad),
+				 TERN_ERROR_INVALID_ARGUMENT);
+		raw_close(&c);
+	}
+	raw_connect(&c, machine_name);
+	raw_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_across_ring_and_socket),
 		cmocka_unit_test(test_ring_nonsense_closes_only_its_connection),
+		cmocka_unit_test(test_hello_nonsense_refused),
 	};
 
 	if (sim_own_machine("r", machine_name, sizeof(machine_name), "1",
