@@ -50,6 +50,18 @@ run() {
 	rc=$?
 }
 
+# excerpt FILE: its first 600 bytes and, if longer, its last 600, where
+# a tool's verdict usually is.
+excerpt() {
+	if [ "$(wc -c <"$1")" -le 1200 ]; then
+		cat "$1"
+	else
+		head -c 600 "$1"
+		printf '\n[...]\n'
+		tail -c 600 "$1"
+	fi
+}
+
 check() {
 	name=$1
 	shift
@@ -57,8 +69,8 @@ check() {
 		pass "$name"
 	else
 		fail "$name" "$(cat "$tmp/why")" "exit status $rc" \
-			"stdout: $(head -c 600 "$out")" \
-			"stderr: $(head -c 600 "$err")"
+			"stdout: $(excerpt "$out")" \
+			"stderr: $(excerpt "$err")"
 	fi
 }
 

@@ -585,7 +585,7 @@ static int coll_sweep(struct coll_bench *b)
 {
 	const struct bench_options *sweep = &b->opts->sweep;
 	double busbw_sum = 0;
-	uint64_t wrong = 0;
+	uint64_t wrong = 0, first_wrong = 0;
 	unsigned int measured = 0;
 
 	coll_print_table_header();
@@ -613,6 +613,8 @@ static int coll_sweep(struct coll_bench *b)
 				measured++;
 			}
 		}
+		if (wrong && !first_wrong)
+			first_wrong = s.size;
 		coll_print_row(b, &s, res);
 	}
 	printf("# Out of bounds values : %llu %s\n", (unsigned long long)wrong,
@@ -620,6 +622,8 @@ static int coll_sweep(struct coll_bench *b)
 	printf("# Avg bus bandwidth    : %g\n",
 	       measured ? busbw_sum / measured : 0.0);
 	printf("#\n");
+	if (wrong)
+		bench_report_wrong(b->kind->name, wrong, first_wrong);
 	return wrong ? 1 : 0;
 }
 

@@ -263,7 +263,7 @@ static void copy_print_row(uint64_t size,
 static int copy_sweep(struct copy_bench *b, const struct bench_options *opts)
 {
 	double gbps_sum[COPY_DIRECTIONS] = { 0 }, peer_sum = 0;
-	uint64_t wrong = 0;
+	uint64_t wrong = 0, first_wrong = 0;
 	unsigned int rows = 0;
 
 	copy_print_table_header();
@@ -292,6 +292,8 @@ static int copy_sweep(struct copy_bench *b, const struct bench_options *opts)
 		copy_run_peer(b, opts, size, &peer);
 		peer_sum += peer.gbps;
 		wrong += peer.wrong;
+		if (wrong && !first_wrong)
+			first_wrong = size;
 		copy_print_row(size, result, &peer);
 		rows++;
 	}

@@ -63,3 +63,12 @@ void bench_print_device(const struct bench_device *dev)
 	       (unsigned long long)dev->props.clock_hz);
 	printf("#\n");
 }
+
+void bench_report_wrong(const char *test, uint64_t wrong, uint64_t first_size)
+{
+	fflush(stdout);
+	fprintf(stderr,
+		"tern-bench %s: %llu value%s differ from the expected result, the first in the row of %llu bytes (column #wrong)\n",
+		test, (unsigned long long)wrong, wrong == 1 ? "" : "s",
+		(unsigned long long)first_size);
+}

@@ -29,4 +29,11 @@ void bench_print_header(const char *test, const struct bench_options *opts,
 /* The backend and device lines alone. */
 void bench_print_device(const struct bench_device *dev);
 
+/*
+ * Says on stderr that a sweep saw @wrong wrong values, the first in the
+ * row of @first_size bytes, so that its exit status 1 never comes alone.
+ */
+void bench_report_wrong(const char *test, uint64_t wrong,
+			uint64_t first_size);
+
 #endif /* TOOLS_BENCH_DEVICE_H */
