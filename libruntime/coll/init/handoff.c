@@ -38,8 +38,8 @@ struct coll_handoff {
  * from the id, and told only to the ranks, through rank 0. Hosts that are
  * simulated machines of one kernel share the names.
  */
-static socklen_t coll_address(const uint8_t name[COLL_TAG_BYTES],
-			      struct sockaddr_un *addr)
+socklen_t coll_handoff_address(const uint8_t name[COLL_TAG_BYTES],
+			       struct sockaddr_un *addr)
 {
 	int len;
 
@@ -163,7 +163,7 @@ tern_status_t coll_handoff_listen(struct coll_table *t, int rank)
 	if (getrandom(t->info[rank].handoff, COLL_TAG_BYTES, 0) !=
 	    COLL_TAG_BYTES)
 		return TERN_ERROR_BACKEND;
-	len = coll_address(t->info[rank].handoff, &addr);
+	len = coll_handoff_address(t->info[rank].handoff, &addr);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, len) ||
 	    listen(fd, COLL_MAX_RANKS)) {
@@ -272,7 +272,7 @@ static tern_status_t coll_handoff_join(struct coll_table *t, int first,
 				       int64_t deadline)
 {
 	struct sockaddr_un addr;
-	socklen_t len = coll_address(t->info[first].handoff, &addr);
+	socklen_t len = coll_handoff_address(t->info[first].handoff, &addr);
 	struct coll_handoff h;
 	struct coll_chan ch = { .fd = -1 };
 	tern_status_t status = TERN_ERROR_PEER_FAILED;

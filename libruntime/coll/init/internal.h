@@ -8,6 +8,9 @@
 #ifndef TERN_COLL_INIT_INTERNAL_H
 #define TERN_COLL_INIT_INTERNAL_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include "coll/hosts/hosts.h"
 #include "coll/init/init.h"
 
@@ -102,5 +105,8 @@ struct coll_table {
 tern_status_t coll_handoff_listen(struct coll_table *t, int rank);
 /* Trades the areas' fds among our host's ranks. */
 tern_status_t coll_handoff(struct coll_table *t, int64_t deadline);
+/* The abstract socket address of the hand-off socket named @name. */
+socklen_t coll_handoff_address(const uint8_t name[COLL_TAG_BYTES],
+			       struct sockaddr_un *addr);
 
 #endif /* TERN_COLL_INIT_INTERNAL_H */

@@ -165,7 +165,7 @@ static void fz_take_handoff(struct fz_proxy *p, uint8_t *body)
 	if (getrandom(p->ho_ours, sizeof(p->ho_ours), 0) !=
 	    (ssize_t)sizeof(p->ho_ours))
 		return;
-	alen = fz_unix_address(p->ho_ours, &addr);
+	alen = coll_handoff_address(p->ho_ours, &addr);
 	p->ho_listen = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (p->ho_listen < 0 ||
 	    bind(p->ho_listen, (struct sockaddr *)&addr, alen) ||

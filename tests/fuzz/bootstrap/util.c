@@ -174,27 +174,10 @@ int fz_connect_tcp(const struct coll_id *cid, int64_t deadline)
 	return fz_connect(cid->family, SOCK_STREAM, &ss, len, deadline);
 }
 
-socklen_t fz_unix_address(const uint8_t name[COLL_TAG_BYTES],
-			  struct sockaddr_un *addr)
-{
-	int len;
-
-	memset(addr, 0, sizeof(*addr));
-	addr->sun_family = AF_UNIX;
-	len = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
-		       "tern-handoff-");
-	for (int i = 0; i < COLL_TAG_BYTES; i++)
-		len += snprintf(addr->sun_path + 1 + len,
-				sizeof(addr->sun_path) - 1 - (size_t)len,
-				"%02x", name[i]);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-			   (size_t)len);
-}
-
 int fz_connect_unix(const uint8_t name[COLL_TAG_BYTES], int64_t deadline)
 {
 	struct sockaddr_un addr;
-	socklen_t len = fz_unix_address(name, &addr);
+	socklen_t len = coll_handoff_address(name, &addr);
 
 	return fz_connect(AF_UNIX, SOCK_SEQPACKET, &addr, len, deadline);
 }

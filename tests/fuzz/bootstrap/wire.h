@@ -94,8 +94,5 @@ enum fz_expect fz_judge_change(const struct fz_plan *p, enum fz_where where,
 			       int index, const void *sent, const void *got,
 			       size_t len, char *what, size_t wlen);
 
-/* util.c: rank.c's abstract name of a hand-off socket. */
-socklen_t fz_unix_address(const uint8_t name[COLL_TAG_BYTES],
-			  struct sockaddr_un *addr);
 
 #endif
