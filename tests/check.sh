@@ -130,7 +130,7 @@ step() {
 }
 
 step_run() {
-	local name=$1 log="$TERN_TEST_LOGS/$1.log" rc=0
+	local name=$1 log="$TERN_TEST_LOGS/${1//\//-}.log" rc=0
 	shift
 	echo "check: $name: $*"
 	"$@" >"$log" 2>&1 || rc=$?
