@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Integer-only IEEE 754 binary32 add, multiply and divide, min and max,
- * and the conversions between binary32, binary16, bfloat16 and u32.
+ * Integer-only IEEE 754 binary32 add, multiply, fused multiply-add and
+ * divide, min and max, and the conversions between binary32, binary16,
+ * bfloat16, the two OCP 8-bit formats and u32.
  *
  * Every finite result goes through tern_round_pack(): an exact value
  * sig * 2^exp (sig below 2^62) rounded once into the target format.
@@ -17,6 +18,12 @@ struct tern_float_format {
 static const struct tern_float_format tern_f32 = { 23, 8, 127 };
 static const struct tern_float_format tern_f16 = { 10, 5, 15 };
 static const struct tern_float_format tern_bf16 = { 7, 8, 127 };
+static const struct tern_float_format tern_e5m2 = { 2, 5, 15 };
+/*
+ * E4M3 keeps its all-ones exponent for finite values: rounded as if it had
+ * a fifth exponent bit, then saturated (tern_f32_to_e4m3()).
+ */
+static const struct tern_float_format tern_e4m3_wide = { 3, 5, 7 };
 
 /* Index of the highest set bit of the non-zero @x. */
 static int tern_top_bit(u64 x)
@@ -157,6 +164,75 @@ u32 tern_f32_mul(u32 a, u32 b)
 }
 
 /*
+ * Where fma puts the top bit of both addends: the product's 48 bits then
+ * span bits 13 to 60, so a shift of up to 13 loses nothing, and a longer
+ * one leaves the larger addend so far ahead that subtracting cancels at
+ * most one bit and the jammed sticky bit lies far below the 26 that
+ * rounding reads. The sum stays below 2^62, as tern_round_pack() wants.
+ */
+#define TERN_FMA_TOP	60
+
+/* Shifts the non-zero @sig so that its top bit is TERN_FMA_TOP. */
+static void tern_fma_align(u64 *sig, int *exp)
+{
+	int shift = TERN_FMA_TOP - tern_top_bit(*sig);
+
+	*sig <<= shift;
+	*exp -= shift;
+}
+
+u32 tern_f32_fma(u32 a, u32 b, u32 c)
+{
+	u32 sign_p = (a ^ b) >> 31, sign_c = c >> 31;
+	u64 sig_a, sig_b, sig_p, sig_c, sum;
+	int exp_a, exp_b, exp_p, exp_c, diff;
+
+	if (tern_f32_is_nan(a) || tern_f32_is_nan(b) || tern_f32_is_nan(c))
+		return TERN_F32_QNAN;
+	if (tern_f32_is_inf(a) || tern_f32_is_inf(b)) {
+		if (!(a & 0x7fffffff) || !(b & 0x7fffffff))
+			return TERN_F32_QNAN;	/* infinity times zero */
+		if (tern_f32_is_inf(c) && sign_c != sign_p)
+			return TERN_F32_QNAN;
+		return sign_p << 31 | 0x7f800000;
+	}
+	if (tern_f32_is_inf(c))
+		return c;
+	tern_f32_unpack(a, &sig_a, &exp_a);
+	tern_f32_unpack(b, &sig_b, &exp_b);
+	tern_f32_unpack(c, &sig_c, &exp_c);
+	sig_p = sig_a * sig_b;
+	exp_p = exp_a + exp_b;
+	if (!sig_p)	/* an exact zero product: the sum of two zeros, or c */
+		return sig_c ? c : (sign_p & sign_c) << 31;
+	if (!sig_c)
+		return tern_round_pack(sign_p, sig_p, exp_p, &tern_f32);
+	tern_fma_align(&sig_p, &exp_p);
+	tern_fma_align(&sig_c, &exp_c);
+	if (exp_p < exp_c || (exp_p == exp_c && sig_p < sig_c)) {
+		u64 s = sig_p;
+		int e = exp_p;
+		u32 g = sign_p;
+
+		sig_p = sig_c, exp_p = exp_c, sign_p = sign_c;
+		sig_c = s, exp_c = e, sign_c = g;
+	}
+	/* now |p| >= |c| */
+	diff = exp_p - exp_c;
+	if (diff >= 63) {
+		sig_c = 1;	/* non-zero: only its stickiness is left */
+	} else if (diff > 0) {
+		bool lost = sig_c & ((1ull << diff) - 1);
+
+		sig_c = (sig_c >> diff) | lost;
+	}
+	sum = sign_p == sign_c ? sig_p + sig_c : sig_p - sig_c;
+	if (!sum)	/* x - x is +0 when rounding to nearest */
+		return 0;
+	return tern_round_pack(sign_p, sum, exp_p, &tern_f32);
+}
+
+/*
  * Bits of the quotient below the divisor's 24: with them it has 38 or 39
  * bits, so that 14 or more lie below the 24 that are kept and the sticky
  * bit jammed into the lowest one never decides a tie on its own.
@@ -272,4 +348,62 @@ u16 tern_f32_to_f16(u32 f)
 u16 tern_f32_to_bf16(u32 f)
 {
 	return tern_f32_narrow(f, &tern_bf16, TERN_BF16_QNAN);
+}
+
+u32 tern_e4m3_to_f32(u8 h)
+{
+	u32 sign = h >> 7, field = (h >> 3) & 0xf, frac = h & 7;
+
+	if ((h & 0x7f) == 0x7f)
+		return TERN_F32_QNAN;
+	if (!field && !frac)
+		return sign << 31;
+	if (field)
+		return tern_round_pack(sign, frac | 8, (int)field - 10,
+				       &tern_f32);
+	return tern_round_pack(sign, frac, -9, &tern_f32);
+}
+
+u32 tern_e5m2_to_f32(u8 h)
+{
+	/* E5M2 is binary16 with its low byte cut off */
+	if ((h & 0x7f) > 0x7c)
+		return TERN_F32_QNAN;
+	return tern_f16_to_f32((u16)(h << 8));
+}
+
+/* The largest finite magnitudes: E4M3 448, E5M2 57344. */
+#define TERN_E4M3_MAX	0x7eu
+#define TERN_E5M2_MAX	0x7bu
+
+/* One rounding of @f into an 8-bit format, saturating at @max. */
+static u8 tern_f32_to_ofp8(u32 f, const struct tern_float_format *fmt,
+			   u32 max, u8 qnan)
+{
+	u32 sign = f >> 31, mag = max;
+	u64 sig;
+	int exp;
+
+	if (tern_f32_is_nan(f))
+		return qnan;
+	if (!tern_f32_is_inf(f)) {
+		tern_f32_unpack(f, &sig, &exp);
+		if (!sig)
+			return (u8)(sign << 7);
+		mag = tern_round_pack(0, sig, exp, fmt);
+		if (mag > max)
+			mag = max;
+	}
+	return (u8)(sign << 7 | mag);
+}
+
+u8 tern_f32_to_e4m3(u32 f)
+{
+	return tern_f32_to_ofp8(f, &tern_e4m3_wide, TERN_E4M3_MAX,
+				TERN_E4M3_QNAN);
+}
+
+u8 tern_f32_to_e5m2(u32 f)
+{
+	return tern_f32_to_ofp8(f, &tern_e5m2, TERN_E5M2_MAX, TERN_E5M2_QNAN);
 }

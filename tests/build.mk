@@ -5,6 +5,8 @@
 #   test_fabric       fabric model unit tests
 #   test_timing       timing model unit tests
 #   test_modelled     modelled device time on the simulator: deterministic
+#   test_softfloat    the model's integer-only float arithmetic and
+#                     conversions, against the FPU
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_state        the device-state lists and the health rule (model)
 #   schema_dump       the lists as tern.yaml names them, for
@@ -53,7 +55,12 @@ TEST_TIMING_OBJS := $(BUILD)/tests/unit/test_timing.o \
 	$(BUILD)/libruntime/packets.o $(TEST_MODEL_LIB)
 TEST_FABRIC_OBJS := $(BUILD)/tests/unit/test_fabric.o \
 	$(BUILD)/model/tern_fabric.o
-TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(TEST_MODEL_LIB)
+# References for float arithmetic (tests/common/float_ref.h).
+FLOAT_REF_OBJS := $(BUILD)/tests/common/float_ref.o
+TEST_SOFTFLOAT_OBJS := $(BUILD)/tests/unit/test_softfloat.o $(FLOAT_REF_OBJS) \
+	$(BUILD)/model/tern_softfloat.o
+TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(FLOAT_REF_OBJS) \
+	$(TEST_MODEL_LIB)
 TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
@@ -77,7 +84,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_settings \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
-	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_reduce \
+	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -96,6 +103,10 @@ $(TEST_BIN)/test_timing: $(TEST_TIMING_OBJS)
 $(TEST_BIN)/test_fabric: $(TEST_FABRIC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
+
+$(TEST_BIN)/test_softfloat: $(TEST_SOFTFLOAT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
 
 $(TEST_BIN)/test_reduce: $(TEST_REDUCE_OBJS)
 	@mkdir -p $(dir $@)

@@ -16,7 +16,8 @@
 #   shell scripts     checked by shellcheck (step "shellcheck")
 #   docs              every Documentation/*.rst parses without a warning
 #                     (tests/docs/check_rst.py, docutils)
-#   unit/*            test_model, test_fabric, test_timing, test_reduce,
+#   unit/*            test_model, test_fabric, test_timing, test_softfloat,
+#                     test_reduce,
 #                     test_state, test_api, test_settings,
 #                     test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
@@ -26,7 +27,8 @@
 #                     shm), native; unit/trust (tests/unit/test_trust.sh:
 #                     a second user against the job's sockets, a loopback
 #                     capture)
-#   asan/*            test_model, test_fabric, test_timing, test_reduce,
+#   asan/*            test_model, test_fabric, test_timing, test_softfloat,
+#                     test_reduce,
 #                     test_state, test_api, test_settings,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
@@ -292,6 +294,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 suite unit/model "$BUILD/tests/test_model"
 suite unit/fabric "$BUILD/tests/test_fabric"
 suite unit/timing "$BUILD/tests/test_timing"
+suite unit/softfloat "$BUILD/tests/test_softfloat"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
@@ -322,6 +325,7 @@ TERN_SIM_DAEMON=$PWD/$ASAN_BUILD/tern-simd
 suite asan/model "$ASAN_BUILD/tests/test_model"
 suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/timing "$ASAN_BUILD/tests/test_timing"
+suite asan/softfloat "$ASAN_BUILD/tests/test_softfloat"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
 suite asan/state "$ASAN_BUILD/tests/test_state"
 suite asan/api "$ASAN_BUILD/tests/test_api"
