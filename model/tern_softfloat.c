@@ -278,6 +278,114 @@ u32 tern_f32_div(u32 a, u32 b)
 			       exp_a - exp_b - TERN_DIV_EXTRA, &tern_f32);
 }
 
+/* The integer square root of @x, and whether it was inexact. */
+static u64 tern_isqrt(u64 x, bool *inexact)
+{
+	u64 root = 0, bit = 1ull << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= root + bit) {
+			x -= root + bit;
+			root = (root >> 1) + bit;
+		} else {
+			root >>= 1;
+		}
+		bit >>= 2;
+	}
+	*inexact = x != 0;
+	return root;
+}
+
+/*
+ * Bits below the significand's given to the integer root: it then has 31
+ * or 32 bits, well past the 25 rounding reads. A square root of a float
+ * is never exactly halfway between two floats, so the jammed sticky bit
+ * never decides a tie.
+ */
+#define TERN_SQRT_EXTRA	38
+
+u32 tern_f32_sqrt(u32 a)
+{
+	u64 sig, root;
+	bool inexact;
+	int exp;
+
+	if (tern_f32_is_nan(a))
+		return TERN_F32_QNAN;
+	if (!(a & 0x7fffffff))
+		return a;	/* sqrt(-0) is -0 */
+	if (a >> 31)
+		return TERN_F32_QNAN;
+	if (tern_f32_is_inf(a))
+		return a;
+	tern_f32_unpack(a, &sig, &exp);
+	tern_f32_normalise(&sig, &exp);
+	if (exp & 1) {
+		sig <<= 1;
+		exp--;
+	}
+	root = tern_isqrt(sig << TERN_SQRT_EXTRA, &inexact);
+	return tern_round_pack(0, root | inexact,
+			       (exp - TERN_SQRT_EXTRA) / 2, &tern_f32);
+}
+
+/*
+ * |@a| rounded to an integer, ties to even, for a finite @a below 2^63;
+ * the caller applies the sign.
+ */
+static u64 tern_f32_round_magnitude(u32 a)
+{
+	u64 sig, rest, half, q;
+	int exp;
+
+	tern_f32_unpack(a, &sig, &exp);
+	if (exp >= 0)
+		return sig << exp;
+	if (exp < -62)
+		return 0;	/* below a quarter: sig < 2^24 */
+	q = sig >> -exp;
+	rest = sig & ((1ull << -exp) - 1);
+	half = 1ull << (-exp - 1);
+	if (rest > half || (rest == half && (q & 1)))
+		q++;
+	return q;
+}
+
+u32 tern_f32_rint(u32 a)
+{
+	u64 q;
+
+	if (tern_f32_is_nan(a))
+		return TERN_F32_QNAN;
+	if ((a & 0x7fffffff) >= 0x4b000000)
+		return a;	/* 2^23 and above, infinities: integral */
+	q = tern_f32_round_magnitude(a);
+	return (a & 0x80000000u) | (q ? tern_round_pack(0, q, 0, &tern_f32) : 0);
+}
+
+s64 tern_f32_to_int(u32 a, s64 lo, s64 hi)
+{
+	s64 v;
+	u64 q;
+
+	if (tern_f32_is_nan(a))
+		return 0;
+	if ((a & 0x7fffffff) >= 0x5f000000)	/* 2^63 and above */
+		return a >> 31 ? lo : hi;
+	q = tern_f32_round_magnitude(a);
+	v = a >> 31 ? -(s64)q : (s64)q;
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+u32 tern_s32_to_f32(s32 x)
+{
+	u32 magnitude = x < 0 ? 0u - (u32)x : (u32)x;
+
+	return (x < 0 ? 0x80000000u : 0) | tern_u32_to_f32(magnitude);
+}
+
 u32 tern_u32_to_f32(u32 x)
 {
 	return x ? tern_round_pack(0, x, 0, &tern_f32) : 0;

@@ -20,6 +20,17 @@ u32 tern_f32_add(u32 a, u32 b);
 u32 tern_f32_mul(u32 a, u32 b);
 /* @a * @b + @c with one rounding (IEEE 754 fusedMultiplyAdd). */
 u32 tern_f32_fma(u32 a, u32 b, u32 c);
+/* The square root, correctly rounded; NaN below -0. */
+u32 tern_f32_sqrt(u32 a);
+/* @a rounded to an integral value, ties to even (roundToIntegralTiesToEven). */
+u32 tern_f32_rint(u32 a);
+/*
+ * @a rounded to the nearest integer, ties to even, and clamped to
+ * [@lo, @hi]; NaN gives 0.
+ */
+s64 tern_f32_to_int(u32 a, s64 lo, s64 hi);
+/* @x rounded to nearest even. */
+u32 tern_s32_to_f32(s32 x);
 /*
  * @a / @b: a finite non-zero value over zero is an infinity of the
  * quotient's sign, zero over zero and infinity over infinity are NaN.

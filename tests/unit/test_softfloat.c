@@ -261,6 +261,71 @@ static void test_fma_edges(void **state)
 	check_fma(0x1f800001, 0x1f800001, 0x80800000);
 }
 
+/* ---- square root, rounding to integers ---- */
+
+static void check_unary(u32 a)
+{
+	volatile float x = f32_of(a);
+	float r = nearbyintf(x);
+	s64 want_int;
+
+	check_f32("sqrt", a, 0, tern_f32_sqrt(a), sqrtf(x));
+	check_f32("rint", a, 0, tern_f32_rint(a), r);
+	/* to an int8 and an int32, saturating; NaN is 0 */
+	want_int = isnan(x) ? 0 : r <= -128.0f ? -128 : r >= 127.0f ? 127 :
+		   (s64)r;
+	if (tern_f32_to_int(a, -128, 127) != want_int)
+		fail_msg("to_int8(0x%08x) = %lld, want %lld", a,
+			 (long long)tern_f32_to_int(a, -128, 127),
+			 (long long)want_int);
+	want_int = isnan(x) ? 0 : r <= -2147483648.0f ? INT32_MIN :
+		   r >= 2147483648.0f ? INT32_MAX : (s64)r;
+	if (tern_f32_to_int(a, INT32_MIN, INT32_MAX) != want_int)
+		fail_msg("to_int32(0x%08x) = %lld, want %lld", a,
+			 (long long)tern_f32_to_int(a, INT32_MIN, INT32_MAX),
+			 (long long)want_int);
+}
+
+static void test_unary(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < F32_SPECIAL_COUNT; i++)
+		check_unary(f32_special[i]);
+	/* every pattern near the integers, then random ones */
+	for (u32 a = 0x3e000000; a < 0x3e000000 + (1u << 22); a += 3)
+		check_unary(a);
+	for (int i = 0; i < 3000000; i++)
+		check_unary(random_f32(0x4b000000));
+	/* ties go to even, -0.4 rounds to -0 */
+	assert_int_equal(tern_f32_rint(bits_of(2.5f)), bits_of(2.0f));
+	assert_int_equal(tern_f32_rint(bits_of(-3.5f)), bits_of(-4.0f));
+	assert_int_equal(tern_f32_rint(bits_of(-0.4f)), 0x80000000);
+	assert_int_equal(tern_f32_sqrt(0x80000000), 0x80000000);
+	assert_int_equal(tern_f32_sqrt(bits_of(-1.0f)), TERN_F32_QNAN);
+}
+
+static void test_s32_to_f32(void **state)
+{
+	static const s32 edges[] = {
+		0, 1, -1, INT32_MAX, INT32_MIN, (1 << 24) + 1, -(1 << 24) - 1,
+		-(1 << 24) - 3,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(edges); i++)
+		assert_int_equal(tern_s32_to_f32(edges[i]),
+				 bits_of((float)edges[i]));
+	for (int i = 0; i < 2000000; i++) {
+		s32 x = (s32)((u32)rng() >> (rng() % 32));
+
+		if (rng() & 1)
+			x = -x;
+		if (tern_s32_to_f32(x) != bits_of((float)x))
+			fail_msg("s32_to_f32(%d) = 0x%08x, want 0x%08x", x,
+				 tern_s32_to_f32(x), bits_of((float)x));
+	}
+}
+
 /* ---- conversions: binary16, bfloat16, OCP E4M3 and E5M2 ---- */
 
 static u32 widen_f16(u32 h) { return tern_f16_to_f32((u16)h); }
@@ -435,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_fma_special),
 		cmocka_unit_test(test_fma_random),
 		cmocka_unit_test(test_fma_edges),
+		cmocka_unit_test(test_unary),
+		cmocka_unit_test(test_s32_to_f32),
 		cmocka_unit_test(test_f16),
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_e4m3),
