@@ -33,7 +33,7 @@ LIBTERN_SO := $(BUILD)/libtern.so.$(LIBTERN_VERSION)
 LIBTERN_A := $(BUILD)/libtern.a
 LIBTERN_PC := $(BUILD)/tern.pc
 # What a program linking libtern statically needs after $(LIBTERN_A).
-LIBTERN_LIBS := $(LDLIBS_DRM) -lcrypto -ldl -lpthread
+LIBTERN_LIBS := $(LDLIBS_DRM) -lcrypto -ldl -lpthread $(MODEL_LIBS)
 
 $(LIBTERN_SO): $(LIBTERN_OBJS) libruntime/libtern.map
 	$(CC) -shared -Wl,-soname,$(LIBTERN_SONAME) \

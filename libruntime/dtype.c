@@ -16,7 +16,7 @@ _Static_assert((int)TERN_FLOAT32 == DRM_TERN_DTYPE_FLOAT32 &&
 	       (int)TERN_UINT8 == DRM_TERN_DTYPE_UINT8 &&
 	       (int)TERN_INT64 == DRM_TERN_DTYPE_INT64 &&
 	       (int)TERN_UINT64 == DRM_TERN_DTYPE_UINT64 &&
-	       (int)TERN_DTYPE_COUNT == TERN_MODEL_DTYPE_COUNT,
+	       (int)TERN_DTYPE_COUNT == TERN_MODEL_REDUCE_DTYPE_COUNT,
 	       "tern_dtype_t follows enum drm_tern_dtype");
 _Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
 	       (int)TERN_PROD == DRM_TERN_REDOP_PROD &&

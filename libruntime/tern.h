@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define TERN_VERSION_MAJOR 0
-#define TERN_VERSION_MINOR 5
+#define TERN_VERSION_MINOR 6
 #define TERN_VERSION_PATCH 0
 
 typedef enum tern_status {

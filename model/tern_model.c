@@ -6,40 +6,67 @@
  * Execution translates every access through the submitting context, so a
  * bad address fails only that job.
  */
-#include "tern_model.h"
+#include "tern_access.h"
+#include "tern_compute.h"
 #include "tern_reduce.h"
 
+/* The engines a packet runs on, as bits of enum drm_tern_engine_type. */
+#define TERN_ON_DMA	(1u << DRM_TERN_ENGINE_DMA)
+#define TERN_ON_TENSOR	(1u << DRM_TERN_ENGINE_TENSOR)
+#define TERN_ON_VECTOR	(1u << DRM_TERN_ENGINE_VECTOR)
+#define TERN_ON_SCALAR	(1u << DRM_TERN_ENGINE_SCALAR)
+#define TERN_ON_ANY	(TERN_ON_DMA | TERN_ON_TENSOR | TERN_ON_VECTOR | \
+			 TERN_ON_SCALAR)
+
 struct tern_packet_rule {
-	bool defined;		/* opcodes between the defined ones are not */
+	u8 engines;		/* TERN_ON_*; 0: the opcode is not defined */
 	u16 length;		/* in 8-byte units; 0: any length >= 1 */
 	u32 flags;		/* flag bits that are defined */
 };
 
+#define TERN_RULE(on, type, flag_bits) \
+	{ (on), sizeof(struct type) / 8, (flag_bits) }
+
 static const struct tern_packet_rule *tern_packet_rule(u16 opcode)
 {
 	static const struct tern_packet_rule rules[] = {
-		[DRM_TERN_OP_NOP] = { true, 0, 0 },
-		[DRM_TERN_OP_COPY] = {
-			true, sizeof(struct drm_tern_packet_copy) / 8, 0 },
-		[DRM_TERN_OP_FILL] = {
-			true, sizeof(struct drm_tern_packet_fill) / 8, 0 },
-		[DRM_TERN_OP_TIMESTAMP] = {
-			true, sizeof(struct drm_tern_packet_timestamp) / 8, 0 },
-		[DRM_TERN_OP_SEM_SIGNAL] = {
-			true, sizeof(struct drm_tern_packet_sem_signal) / 8,
-			DRM_TERN_SEM_SIGNAL_ADD },
-		[DRM_TERN_OP_SEM_WAIT] = {
-			true, sizeof(struct drm_tern_packet_sem_wait) / 8,
-			DRM_TERN_SEM_WAIT_EQ },
-		[DRM_TERN_OP_SEM_WAIT_ABORT] = {
-			true, sizeof(struct drm_tern_packet_sem_wait_abort) / 8,
-			DRM_TERN_SEM_WAIT_EQ },
-		[DRM_TERN_OP_REDUCE] = {
-			true, sizeof(struct drm_tern_packet_reduce) / 8,
-			DRM_TERN_REDUCE_DIVIDE },
+		[DRM_TERN_OP_NOP] = { TERN_ON_ANY, 0, 0 },
+		[DRM_TERN_OP_COPY] = TERN_RULE(TERN_ON_DMA,
+			drm_tern_packet_copy, 0),
+		[DRM_TERN_OP_FILL] = TERN_RULE(TERN_ON_DMA,
+			drm_tern_packet_fill, 0),
+		[DRM_TERN_OP_TIMESTAMP] = TERN_RULE(TERN_ON_ANY,
+			drm_tern_packet_timestamp, 0),
+		[DRM_TERN_OP_SEM_SIGNAL] = TERN_RULE(TERN_ON_ANY,
+			drm_tern_packet_sem_signal, DRM_TERN_SEM_SIGNAL_ADD),
+		[DRM_TERN_OP_SEM_WAIT] = TERN_RULE(TERN_ON_ANY,
+			drm_tern_packet_sem_wait, DRM_TERN_SEM_WAIT_EQ),
+		[DRM_TERN_OP_SEM_WAIT_ABORT] = TERN_RULE(TERN_ON_ANY,
+			drm_tern_packet_sem_wait_abort, DRM_TERN_SEM_WAIT_EQ),
+		[DRM_TERN_OP_REDUCE] = TERN_RULE(TERN_ON_DMA,
+			drm_tern_packet_reduce, DRM_TERN_REDUCE_DIVIDE),
+		[DRM_TERN_OP_DMA_TILE] = TERN_RULE(TERN_ON_DMA,
+			drm_tern_packet_dma_tile, DRM_TERN_DMA_TILE_TO_MEMORY),
+		[DRM_TERN_OP_MATMUL] = TERN_RULE(TERN_ON_TENSOR,
+			drm_tern_packet_matmul, DRM_TERN_MATMUL_ACCUMULATE),
+		[DRM_TERN_OP_TENSOR_COPY] = TERN_RULE(TERN_ON_VECTOR | TERN_ON_SCALAR,
+			drm_tern_packet_tensor_copy,
+			DRM_TERN_TENSOR_COPY_TRANSPOSE),
+		[DRM_TERN_OP_TENSOR_TENSOR] = TERN_RULE(TERN_ON_VECTOR,
+			drm_tern_packet_tensor_tensor, 0),
+		[DRM_TERN_OP_TENSOR_SCALAR] = TERN_RULE(TERN_ON_VECTOR | TERN_ON_SCALAR,
+			drm_tern_packet_tensor_scalar,
+			DRM_TERN_SCALAR_OPERAND0_COLUMN |
+			DRM_TERN_SCALAR_OPERAND1_COLUMN),
+		[DRM_TERN_OP_TENSOR_REDUCE] = TERN_RULE(TERN_ON_VECTOR,
+			drm_tern_packet_tensor_reduce, 0),
+		[DRM_TERN_OP_ACTIVATE] = TERN_RULE(TERN_ON_SCALAR,
+			drm_tern_packet_activate,
+			DRM_TERN_ACTIVATE_SCALE_COLUMN |
+			DRM_TERN_ACTIVATE_BIAS_COLUMN | DRM_TERN_ACTIVATE_SUM),
 	};
 
-	if (opcode >= ARRAY_SIZE(rules) || !rules[opcode].defined)
+	if (opcode >= ARRAY_SIZE(rules) || !rules[opcode].engines)
 		return NULL;
 	return &rules[opcode];
 }
@@ -72,7 +99,8 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	u32 size;
 	u64 bytes;
 
-	if (p->dtype >= TERN_MODEL_DTYPE_COUNT || p->op >= TERN_MODEL_REDOP_COUNT)
+	if (p->dtype >= TERN_MODEL_REDUCE_DTYPE_COUNT ||
+	    p->op >= TERN_MODEL_REDOP_COUNT)
 		return -EINVAL;
 	/* the divisor is the pad's word: an average is a SUM divided */
 	if (p->header.flags & DRM_TERN_REDUCE_DIVIDE) {
@@ -96,7 +124,8 @@ static int tern_validate_reduce(const struct drm_tern_packet_reduce *p)
 	return 0;
 }
 
-static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
+static int tern_validate_packet(const struct drm_tern_packet_header *hdr,
+				const struct tern_model_target *target)
 {
 	switch (hdr->opcode) {
 	case DRM_TERN_OP_COPY: {
@@ -135,12 +164,26 @@ static int tern_validate_packet(const struct drm_tern_packet_header *hdr)
 	}
 	case DRM_TERN_OP_REDUCE:
 		return tern_validate_reduce((const void *)hdr);
-	default:
+	case DRM_TERN_OP_NOP:
 		return 0;
+	default:
+		return tern_compute_validate(hdr, target);
 	}
 }
 
 int tern_model_validate(const void *packets, u32 size, u32 *bad_offset)
+{
+	static const struct tern_core_shape no_cores;
+	static const struct tern_model_target dma = {
+		.type = DRM_TERN_ENGINE_DMA, .shape = &no_cores,
+	};
+
+	return tern_model_validate_on(packets, size, &dma, bad_offset);
+}
+
+int tern_model_validate_on(const void *packets, u32 size,
+			   const struct tern_model_target *target,
+			   u32 *bad_offset)
 {
 	const u8 *base = packets;
 	u32 offset = 0;
@@ -157,14 +200,15 @@ int tern_model_validate(const void *packets, u32 size, u32 *bad_offset)
 		if (size - offset < sizeof(*hdr))
 			goto bad;
 		rule = tern_packet_rule(hdr->opcode);
-		if (!rule || hdr->length == 0 || (hdr->flags & ~rule->flags))
+		if (!rule || !(rule->engines & (1u << target->type)) ||
+		    hdr->length == 0 || (hdr->flags & ~rule->flags))
 			goto bad;
 		if (rule->length && hdr->length != rule->length)
 			goto bad;
 		bytes = (u32)hdr->length * 8;
 		if (bytes > size - offset)
 			goto bad;
-		if (tern_validate_packet(hdr))
+		if (tern_validate_packet(hdr, target))
 			goto bad;
 		offset += bytes;
 	}
@@ -178,55 +222,6 @@ bad:
 static u64 tern_min_u64(u64 a, u64 b)
 {
 	return a < b ? a : b;
-}
-
-/* One translated operand: where it is and how the engine reaches it. */
-struct tern_access {
-	u8 *ptr;
-	u32 owner;
-	int hop_count;		/* 0: the executing device's own memory */
-	struct tern_fabric_hop hops[TERN_FABRIC_MAX_HOPS];
-};
-
-/*
- * Translates [@va, @va + @len) and, for a peer's memory, finds the route to
- * it. Returns 0, -EFAULT (not in the context's buffers) or -ENOLINK.
- */
-static int tern_access(const struct tern_model_mem *mem, u64 va, u64 len,
-		       struct tern_access *a)
-{
-	a->ptr = mem->translate(mem->ctx, va, len, &a->owner);
-	a->hop_count = 0;
-	if (!a->ptr)
-		return -EFAULT;
-	if (a->owner == mem->device)
-		return 0;
-	if (!mem->fabric)
-		return -EFAULT;
-	a->hop_count = tern_fabric_route(mem->fabric, mem->device, a->owner,
-					 a->hops);
-	return a->hop_count < 0 ? -ENOLINK : 0;
-}
-
-/* @a as the timing model sees it: @bytes read (or written, @write). */
-static struct tern_timing_operand tern_operand(const struct tern_access *a,
-					       u64 bytes, bool write)
-{
-	struct tern_timing_operand op = {
-		.ptr = a->ptr, .bytes = bytes, .write = write,
-		.hop_count = a->hop_count, .hops = a->hops,
-	};
-
-	return op;
-}
-
-/* Counts @bytes read from (or written to, @write) a peer on its route. */
-static void tern_account(const struct tern_model_mem *mem,
-			 const struct tern_access *a, bool write, u64 bytes)
-{
-	if (a->hop_count > 0)
-		tern_fabric_count(mem->fabric, a->hops, a->hop_count, !write,
-				  bytes);
 }
 
 /*
@@ -497,8 +492,10 @@ static int tern_run_packet(struct tern_model_job *job,
 	}
 	case DRM_TERN_OP_SEM_WAIT_ABORT:
 		return tern_run_sem_wait_abort((const void *)hdr, mem);
+	case DRM_TERN_OP_NOP:
+		return 0;
 	default:
-		return 0;	/* NOP */
+		return tern_compute_run(job, hdr, mem, budget);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include "tern_model_port.h"
 #include "tern_fabric.h"
 #include "tern_timing.h"
+#include "tern_tile.h"
 #include "../../uapi/drm/tern_accel.h"
 
 /* Returned by tern_model_run() while work remains (not an error). */
@@ -49,6 +50,12 @@
  * @skip_data: COPY, FILL and REDUCE move no bytes; translation, faults,
  *	traffic counters and the timing model are as when they do. For
  *	modelling schedules whose buffers the host could not hold.
+ * @target: the engine that runs the job: its type, its core and the
+ *	chip's cores.
+ * @onchip: the submitting context's SBUF or PSUM (@space) of @core, its
+ *	partitions one after the other, allocated and zeroed when first
+ *	asked for; NULL if it cannot be, which fails the job with -ENOMEM.
+ *	Only called for a core and space that @target's shape has.
  */
 struct tern_model_mem {
 	void *(*translate)(void *ctx, u64 va, u64 len, u32 *owner);
@@ -60,6 +67,8 @@ struct tern_model_mem {
 	struct tern_timing_engine *engine;
 	bool model_clock;
 	bool skip_data;
+	const struct tern_model_target *target;
+	u8 *(*onchip)(void *ctx, u32 core, u32 space);
 };
 
 /**
@@ -77,10 +86,16 @@ struct tern_model_job {
 };
 
 /*
- * Checks the structure of a packet stream (opcodes, lengths, flags, pads,
- * alignment, address ranges) without touching memory. Returns 0 or -EINVAL;
- * if @bad_offset is not NULL it receives the offset of the first bad packet.
+ * Checks the structure of a packet stream for @target (opcodes and the
+ * engines that run them, lengths, flags, pads, alignment, address ranges,
+ * tiles) without touching memory. Returns 0 or -EINVAL; if @bad_offset
+ * is not NULL it receives the offset of the first bad packet.
  */
+int tern_model_validate_on(const void *packets, u32 size,
+			   const struct tern_model_target *target,
+			   u32 *bad_offset);
+
+/* tern_model_validate_on() for a DMA engine of a chip without cores. */
 int tern_model_validate(const void *packets, u32 size, u32 *bad_offset);
 
 static inline void tern_model_job_init(struct tern_model_job *job,
@@ -99,7 +114,8 @@ static inline void tern_model_job_init(struct tern_model_job *job,
  * -EFAULT when a packet addressed memory outside the context's buffers,
  * -ENOLINK when it addressed a peer's memory that no up link reaches, or
  * -ECANCELED or -ECONNRESET when a SEM_WAIT_ABORT found its abort word
- * set (the packets before it have taken effect, nothing after it runs).
+ * set (the packets before it have taken effect, nothing after it runs),
+ * or -ENOMEM when on-chip memory could not be had.
  * A stalled job re-reads every semaphore and abort word at each call.
  */
 int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem);

@@ -29,6 +29,8 @@ static const struct {
 	[DRM_TERN_DTYPE_UINT8] = { 1, "uint8" },
 	[DRM_TERN_DTYPE_INT64] = { 8, "int64" },
 	[DRM_TERN_DTYPE_UINT64] = { 8, "uint64" },
+	[DRM_TERN_DTYPE_FLOAT8_E4M3] = { 1, "float8_e4m3fn" },
+	[DRM_TERN_DTYPE_FLOAT8_E5M2] = { 1, "float8_e5m2" },
 };
 
 u32 tern_model_dtype_size(u32 dtype)

@@ -10,10 +10,12 @@
 #include "../../uapi/drm/tern_accel.h"
 
 /*
- * The element types and operations this model knows; the uapi has no
- * count of its own, whose meaning would change as the header grows.
+ * The element types and operations this model knows, and the types
+ * REDUCE takes (FLOAT32 to UINT64); the uapi has no count of its own,
+ * whose meaning would change as the header grows.
  */
-#define TERN_MODEL_DTYPE_COUNT	(DRM_TERN_DTYPE_UINT64 + 1)
+#define TERN_MODEL_DTYPE_COUNT	(DRM_TERN_DTYPE_FLOAT8_E5M2 + 1)
+#define TERN_MODEL_REDUCE_DTYPE_COUNT	(DRM_TERN_DTYPE_UINT64 + 1)
 #define TERN_MODEL_REDOP_COUNT	(DRM_TERN_REDOP_MAX + 1)
 
 /* Bytes of one element of @dtype (enum drm_tern_dtype); 0 if unknown. */

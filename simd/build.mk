@@ -9,6 +9,6 @@ TERN_SIMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard simd/*.c))) \
 	$(MODEL_OBJS)
 
 $(TERN_SIMD): $(TERN_SIMD_OBJS)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lpthread
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lpthread $(MODEL_LIBS)
 
 USERSPACE_TARGETS += $(TERN_SIMD)

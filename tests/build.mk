@@ -8,6 +8,7 @@
 #   test_softfloat    the model's integer-only float arithmetic and
 #                     conversions, against the FPU
 #   test_reduce       REDUCE arithmetic and packet unit tests
+#   test_compute      the compute packets in the model, against references
 #   test_state        the device-state lists and the health rule (model)
 #   schema_dump       the lists as tern.yaml names them, for
 #                     tests/netlink/check_yaml.py
@@ -39,7 +40,7 @@
 
 TEST_BIN := $(BUILD)/tests
 TEST_CFLAGS := $(shell pkg-config --cflags cmocka)
-TEST_LDLIBS := $(shell pkg-config --libs cmocka)
+TEST_LDLIBS := $(shell pkg-config --libs cmocka) $(MODEL_LIBS)
 # libtern statically, with what it needs after it (libruntime/build.mk)
 TEST_LIBTERN := $(LIBTERN_A)
 TEST_LIBTERN_LDLIBS := $(LIBTERN_LIBS)
@@ -60,6 +61,8 @@ FLOAT_REF_OBJS := $(BUILD)/tests/common/float_ref.o
 TEST_SOFTFLOAT_OBJS := $(BUILD)/tests/unit/test_softfloat.o $(FLOAT_REF_OBJS) \
 	$(BUILD)/model/tern_softfloat.o
 TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(FLOAT_REF_OBJS) \
+	$(TEST_MODEL_LIB)
+TEST_COMPUTE_OBJS := $(BUILD)/tests/unit/test_compute.o $(FLOAT_REF_OBJS) \
 	$(TEST_MODEL_LIB)
 TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
 	$(BUILD)/model/tern_fabric.o
@@ -84,7 +87,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_settings \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
-	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce \
+	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce $(TEST_BIN)/test_compute \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -107,6 +110,10 @@ $(TEST_BIN)/test_fabric: $(TEST_FABRIC_OBJS)
 $(TEST_BIN)/test_softfloat: $(TEST_SOFTFLOAT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
+
+$(TEST_BIN)/test_compute: $(TEST_COMPUTE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
 
 $(TEST_BIN)/test_reduce: $(TEST_REDUCE_OBJS)
 	@mkdir -p $(dir $@)

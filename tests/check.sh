@@ -17,7 +17,7 @@
 #   docs              every Documentation/*.rst parses without a warning
 #                     (tests/docs/check_rst.py, docutils)
 #   unit/*            test_model, test_fabric, test_timing, test_softfloat,
-#                     test_reduce,
+#                     test_reduce, test_compute,
 #                     test_state, test_api, test_settings,
 #                     test_collectives, test_comm, test_modelled,
 #                     test_machine, test_ring, test_sharing (processes
@@ -28,7 +28,7 @@
 #                     a second user against the job's sockets, a loopback
 #                     capture)
 #   asan/*            test_model, test_fabric, test_timing, test_softfloat,
-#                     test_reduce,
+#                     test_reduce, test_compute,
 #                     test_state, test_api, test_settings,
 #                     test_conformance, test_collectives (short: a shape
 #                     of each kind), test_comm, test_modelled,
@@ -296,6 +296,7 @@ suite unit/fabric "$BUILD/tests/test_fabric"
 suite unit/timing "$BUILD/tests/test_timing"
 suite unit/softfloat "$BUILD/tests/test_softfloat"
 suite unit/reduce "$BUILD/tests/test_reduce"
+suite unit/compute "$BUILD/tests/test_compute"
 suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/settings "$BUILD/tests/test_settings"
@@ -327,6 +328,7 @@ suite asan/fabric "$ASAN_BUILD/tests/test_fabric"
 suite asan/timing "$ASAN_BUILD/tests/test_timing"
 suite asan/softfloat "$ASAN_BUILD/tests/test_softfloat"
 suite asan/reduce "$ASAN_BUILD/tests/test_reduce"
+suite asan/compute "$ASAN_BUILD/tests/test_compute"
 suite asan/state "$ASAN_BUILD/tests/test_state"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/settings "$ASAN_BUILD/tests/test_settings"

@@ -859,14 +859,14 @@ static void test_validate_reduce(void **state)
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16,
 			DRM_TERN_DTYPE_FLOAT32, DRM_TERN_REDOP_SUM);
 	assert_true(stream_valid());
-	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
+	for (u16 t = 0; t < TERN_MODEL_REDUCE_DTYPE_COUNT; t++) {
 		for (u16 o = 0; o < TERN_MODEL_REDOP_COUNT; o++) {
 			p->dtype = t;
 			p->op = o;
 			assert_true(stream_valid());
 		}
 	}
-	p->dtype = TERN_MODEL_DTYPE_COUNT;
+	p->dtype = TERN_MODEL_REDUCE_DTYPE_COUNT;
 	assert_false(stream_valid());
 	p->dtype = 0xffff;
 	assert_false(stream_valid());
@@ -909,7 +909,7 @@ static void test_validate_reduce_divide(void **state)
 	assert_true(stream_valid());
 	p->divisor = UINT32_MAX;
 	assert_true(stream_valid());
-	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
+	for (u16 t = 0; t < TERN_MODEL_REDUCE_DTYPE_COUNT; t++) {
 		p->dtype = t;
 		assert_true(stream_valid());
 	}
@@ -938,7 +938,7 @@ static void test_validate_reduce_divide(void **state)
 	p->dst = va(BUF_C, 2);		/* misaligned */
 	assert_false(stream_valid());
 	p->dst = va(BUF_C, 0);
-	p->dtype = TERN_MODEL_DTYPE_COUNT;
+	p->dtype = TERN_MODEL_REDUCE_DTYPE_COUNT;
 	assert_false(stream_valid());
 }
 
@@ -948,7 +948,7 @@ static void test_validate_reduce_alignment(void **state)
 
 	(void)state;
 	p = emit_reduce(va(BUF_A, 0), va(BUF_B, 0), va(BUF_C, 0), 16, 0, 0);
-	for (u16 t = 0; t < TERN_MODEL_DTYPE_COUNT; t++) {
+	for (u16 t = 0; t < TERN_MODEL_REDUCE_DTYPE_COUNT; t++) {
 		u32 size = tern_model_dtype_size(t);
 
 		p->dtype = t;

@@ -108,6 +108,12 @@ extern "C" {
  * file's (DRM_IOCTL_TERN_RING_CREATE) instead of submitted one ioctl each.
  */
 #define DRM_TERN_CAP_USER_RING	(1ULL << 9)
+/**
+ * @DRM_TERN_CAP_COMPUTE: the device is a chip of &drm_tern_info.core_count
+ * cores, each with SBUF and PSUM and a tensor, a vector and a scalar
+ * engine that run the compute packets (Documentation/compute.rst).
+ */
+#define DRM_TERN_CAP_COMPUTE		(1ULL << 10)
 
 /** @DRM_TERN_PACKET_VERSION: the packet format this header describes. */
 #define DRM_TERN_PACKET_VERSION	1
@@ -169,7 +175,50 @@ struct drm_tern_info {
 	__u64 host_memory_budget;
 	/** @host_memory_pinned: out, bytes of it that buffers pin now. */
 	__u64 host_memory_pinned;
+	/**
+	 * @dma_engine_count: out, the first engines, 0 to this minus one,
+	 * which run DMA packets (COPY, FILL, REDUCE, DMA_TILE). Engine
+	 * @dma_engine_count + 3 * c + t - 1 is core c's engine of type t
+	 * (enum drm_tern_engine_type); &drm_tern_info.engine_count counts
+	 * them all.
+	 */
+	__u32 dma_engine_count;
+	/** @core_count: out, cores of the chip; 0 without DRM_TERN_CAP_COMPUTE. */
+	__u32 core_count;
+	/** @partitions: out, partitions of each core's SBUF and PSUM. */
+	__u32 partitions;
+	/** @sbuf_partition_bytes: out, bytes of SBUF in each partition. */
+	__u32 sbuf_partition_bytes;
+	/** @psum_partition_bytes: out, bytes of PSUM in each partition. */
+	__u32 psum_partition_bytes;
+	/** @pad2: must be zero. */
+	__u32 pad2;
 };
+
+/**
+ * enum drm_tern_engine_type - what an engine runs
+ *
+ * Every engine runs NOP, TIMESTAMP and the semaphore packets; the rest
+ * by type. Engines of one core run concurrently and order themselves
+ * through semaphores, as the chip's do.
+ */
+enum drm_tern_engine_type {
+	/** @DRM_TERN_ENGINE_DMA: COPY, FILL, REDUCE and DMA_TILE. */
+	DRM_TERN_ENGINE_DMA = 0,
+	/** @DRM_TERN_ENGINE_TENSOR: a core's systolic array: MATMUL. */
+	DRM_TERN_ENGINE_TENSOR = 1,
+	/**
+	 * @DRM_TERN_ENGINE_VECTOR: TENSOR_TENSOR, TENSOR_SCALAR,
+	 * TENSOR_REDUCE and TENSOR_COPY (with transposes).
+	 */
+	DRM_TERN_ENGINE_VECTOR = 2,
+	/** @DRM_TERN_ENGINE_SCALAR: ACTIVATE, TENSOR_SCALAR and TENSOR_COPY. */
+	DRM_TERN_ENGINE_SCALAR = 3,
+};
+
+/* Partitions of SBUF and PSUM, and PSUM's banks in each partition. */
+#define DRM_TERN_PARTITIONS		128
+#define DRM_TERN_PSUM_BANK_BYTES	2048
 
 /* The in-flight limits of every file (see &drm_tern_info). */
 #define DRM_TERN_MAX_JOBS_PER_FILE		1024
@@ -613,10 +662,25 @@ enum drm_tern_opcode {
 	DRM_TERN_OP_SEM_WAIT_ABORT = 0x07,
 	/** @DRM_TERN_OP_REDUCE: dst[i] = src0[i] op src1[i] for @count elements. */
 	DRM_TERN_OP_REDUCE = 0x10,
+	/** @DRM_TERN_OP_DMA_TILE: device memory to an SBUF tile or back. */
+	DRM_TERN_OP_DMA_TILE = 0x11,
 	/*
-	 * 0x11-0x1f are reserved for other compute packets, 0x20-0x2f for
+	 * 0x12-0x1f are reserved for other DMA packets, 0x20-0x2f for
 	 * fabric packets.
 	 */
+	/** @DRM_TERN_OP_MATMUL: tensor engine: stationary^T . moving into PSUM. */
+	DRM_TERN_OP_MATMUL = 0x30,
+	/** @DRM_TERN_OP_TENSOR_COPY: a tile to a tile, with casts or transposed. */
+	DRM_TERN_OP_TENSOR_COPY = 0x31,
+	/** @DRM_TERN_OP_TENSOR_TENSOR: elementwise op of two tiles. */
+	DRM_TERN_OP_TENSOR_TENSOR = 0x32,
+	/** @DRM_TERN_OP_TENSOR_SCALAR: a tile op a scalar, then op another. */
+	DRM_TERN_OP_TENSOR_SCALAR = 0x33,
+	/** @DRM_TERN_OP_TENSOR_REDUCE: sum or max along the free axis. */
+	DRM_TERN_OP_TENSOR_REDUCE = 0x34,
+	/** @DRM_TERN_OP_ACTIVATE: f(in * scale + bias), with an optional sum. */
+	DRM_TERN_OP_ACTIVATE = 0x35,
+	/* 0x36-0x3f are reserved for other compute packets. */
 };
 
 /**
@@ -739,7 +803,12 @@ struct drm_tern_packet_sem_wait_abort {
 	__u64 abort;
 };
 
-/** enum drm_tern_dtype - element types of REDUCE */
+/**
+ * enum drm_tern_dtype - element types
+ *
+ * REDUCE takes FLOAT32 to UINT64; the compute packets take every type
+ * but the 64-bit integers (Documentation/compute.rst).
+ */
 enum drm_tern_dtype {
 	DRM_TERN_DTYPE_FLOAT32 = 0,
 	DRM_TERN_DTYPE_FLOAT16 = 1,		/* IEEE 754 binary16 */
@@ -750,6 +819,8 @@ enum drm_tern_dtype {
 	DRM_TERN_DTYPE_UINT8 = 6,
 	DRM_TERN_DTYPE_INT64 = 7,
 	DRM_TERN_DTYPE_UINT64 = 8,
+	DRM_TERN_DTYPE_FLOAT8_E4M3 = 9,		/* OCP OFP8 E4M3 */
+	DRM_TERN_DTYPE_FLOAT8_E5M2 = 10,	/* OCP OFP8 E5M2 */
 };
 
 /** enum drm_tern_redop - operations of REDUCE */
@@ -808,6 +879,269 @@ struct drm_tern_packet_reduce {
 		/** @divisor: with DRM_TERN_REDUCE_DIVIDE, 1 or more. */
 		__u32 divisor;
 	};
+};
+
+/*
+ * The compute packets (Documentation/compute.rst has their numerics).
+ * Their operands are tiles of the running core's SBUF and PSUM; each
+ * file has on-chip memory of its own, zeroed when first used, which no
+ * other file sees. A tile outside the memory, a type an operand may not
+ * have, or an output that partly overlaps an input fails SUBMIT with
+ * -EINVAL. Every float is computed in float32, rounding to nearest even,
+ * and rounded once to the output's type (saturating for the 8-bit
+ * floats); NaN results are the canonical quiet NaN. Conversions to an
+ * integer type round to nearest even and saturate, NaN giving 0; a copy
+ * between tiles of one type copies the bits.
+ */
+
+/** enum drm_tern_space - a core's on-chip memories */
+enum drm_tern_space {
+	/** @DRM_TERN_SPACE_SBUF: the state buffer, for data. */
+	DRM_TERN_SPACE_SBUF = 1,
+	/** @DRM_TERN_SPACE_PSUM: matmul results, float32, in banks. */
+	DRM_TERN_SPACE_PSUM = 2,
+};
+
+/**
+ * struct drm_tern_tile - a rectangle of a core's SBUF or PSUM
+ *
+ * @partitions partitions from @partition, and in each @elements elements
+ * of @dtype starting @offset bytes into the partition: element [p][f] of
+ * the tile is element f of partition @partition + p. @offset is a
+ * multiple of the element size.
+ */
+struct drm_tern_tile {
+	/** @offset: bytes into each partition. */
+	__u32 offset;
+	/** @partition: the first partition. */
+	__u16 partition;
+	/** @partitions: 1 to DRM_TERN_PARTITIONS. */
+	__u16 partitions;
+	/** @elements: along the free axis, 1 or more. */
+	__u32 elements;
+	/** @space: enum drm_tern_space. */
+	__u8 space;
+	/** @dtype: enum drm_tern_dtype. */
+	__u8 dtype;
+	/** @pad: must be zero. */
+	__u16 pad;
+};
+
+/** @DRM_TERN_DMA_TILE_TO_MEMORY: DMA_TILE moves the tile to device memory. */
+#define DRM_TERN_DMA_TILE_TO_MEMORY	(1u << 0)
+
+/**
+ * struct drm_tern_packet_dma_tile - DRM_TERN_OP_DMA_TILE, length 6
+ *
+ * A DMA engine moves @tile of core @core's SBUF from device memory (or,
+ * with DRM_TERN_DMA_TILE_TO_MEMORY, to it), converting between @dtype in
+ * memory and the tile's type. Element [p][f] is in memory at @va + p *
+ * @partition_stride + f * @element_stride: rows (@element_stride the
+ * element size), columns (@partition_stride the element size, a
+ * transposing load) or any other grid. The addresses and strides are
+ * multiples of the element size and the whole grid lies in one buffer,
+ * which may be a peer's. Writes to memory go in partition order, then
+ * element order.
+ */
+struct drm_tern_packet_dma_tile {
+	struct drm_tern_packet_header header;
+	/** @va: element [0][0] in device memory. */
+	__u64 va;
+	/** @partition_stride: bytes from [p][f] to [p + 1][f] in memory. */
+	__u64 partition_stride;
+	/** @element_stride: bytes from [p][f] to [p][f + 1] in memory. */
+	__u32 element_stride;
+	/** @core: the core whose SBUF holds @tile. */
+	__u16 core;
+	/** @dtype: enum drm_tern_dtype of the elements in memory. */
+	__u8 dtype;
+	/** @pad: must be zero. */
+	__u8 pad;
+	/** @tile: in SBUF. */
+	struct drm_tern_tile tile;
+};
+
+/** @DRM_TERN_MATMUL_ACCUMULATE: MATMUL adds to the result already in PSUM. */
+#define DRM_TERN_MATMUL_ACCUMULATE	(1u << 0)
+
+/**
+ * struct drm_tern_packet_matmul - DRM_TERN_OP_MATMUL, length 7
+ *
+ * result[m][n] = sum over k of stationary[k][m] * moving[k][n]: K =
+ * the partitions of @stationary and @moving (at most 128), M =
+ * @stationary's elements (at most 128), N = @moving's (at most 512).
+ * Both inputs are in SBUF, of type FLOAT32, BFLOAT16, FLOAT16 or either
+ * FLOAT8; @result is M partitions of N FLOAT32 in PSUM, inside one
+ * DRM_TERN_PSUM_BANK_BYTES bank of each. Each sum starts from -0 (or,
+ * with DRM_TERN_MATMUL_ACCUMULATE, from the value in PSUM) and adds the
+ * terms for k = 0 to K - 1 in order, each by one fused multiply-add in
+ * float32.
+ */
+struct drm_tern_packet_matmul {
+	struct drm_tern_packet_header header;
+	/** @stationary: [K][M], in SBUF. */
+	struct drm_tern_tile stationary;
+	/** @moving: [K][N], in SBUF. */
+	struct drm_tern_tile moving;
+	/** @result: [M][N] FLOAT32, in PSUM. */
+	struct drm_tern_tile result;
+};
+
+/** @DRM_TERN_TENSOR_COPY_TRANSPOSE: out[f][p] = in[p][f] (vector engine). */
+#define DRM_TERN_TENSOR_COPY_TRANSPOSE	(1u << 0)
+
+/**
+ * struct drm_tern_packet_tensor_copy - DRM_TERN_OP_TENSOR_COPY, length 5
+ *
+ * out[p][f] = in[p][f] converted to out's type; the tiles have one shape
+ * and may be in either memory (this is how PSUM is read out). With
+ * DRM_TERN_TENSOR_COPY_TRANSPOSE, out[f][p] = in[p][f] for an @in of at
+ * most 128 elements, and the tiles do not overlap. Otherwise @out may be
+ * @in itself when both types have one size.
+ */
+struct drm_tern_packet_tensor_copy {
+	struct drm_tern_packet_header header;
+	/** @in: the source. */
+	struct drm_tern_tile in;
+	/** @out: the destination. */
+	struct drm_tern_tile out;
+};
+
+/** enum drm_tern_alu_op - elementwise operations, in float32 */
+enum drm_tern_alu_op {
+	/** @DRM_TERN_ALU_NONE: no operation (TENSOR_SCALAR's second only). */
+	DRM_TERN_ALU_NONE = 0,
+	/** @DRM_TERN_ALU_ADD: a + b. */
+	DRM_TERN_ALU_ADD = 1,
+	/** @DRM_TERN_ALU_SUBTRACT: a - b. */
+	DRM_TERN_ALU_SUBTRACT = 2,
+	/** @DRM_TERN_ALU_MULTIPLY: a * b. */
+	DRM_TERN_ALU_MULTIPLY = 3,
+	/** @DRM_TERN_ALU_MAX: the larger; NaN if either is, -0 below +0. */
+	DRM_TERN_ALU_MAX = 4,
+	/** @DRM_TERN_ALU_MIN: the smaller; NaN if either is, -0 below +0. */
+	DRM_TERN_ALU_MIN = 5,
+};
+
+/**
+ * struct drm_tern_packet_tensor_tensor - DRM_TERN_OP_TENSOR_TENSOR, length 8
+ *
+ * out[p][f] = in0[p][f] @op in1[p][f], three tiles of one shape. @out may
+ * be either input itself when the types have one size.
+ */
+struct drm_tern_packet_tensor_tensor {
+	struct drm_tern_packet_header header;
+	/** @in0: the left operand. */
+	struct drm_tern_tile in0;
+	/** @in1: the right operand. */
+	struct drm_tern_tile in1;
+	/** @out: the result. */
+	struct drm_tern_tile out;
+	/** @op: enum drm_tern_alu_op, not NONE. */
+	__u32 op;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/** @DRM_TERN_SCALAR_OPERAND0_COLUMN: @operand0 is a column, not a value. */
+#define DRM_TERN_SCALAR_OPERAND0_COLUMN	(1u << 0)
+/** @DRM_TERN_SCALAR_OPERAND1_COLUMN: @operand1 is a column, not a value. */
+#define DRM_TERN_SCALAR_OPERAND1_COLUMN	(1u << 1)
+
+/**
+ * struct drm_tern_packet_tensor_scalar - DRM_TERN_OP_TENSOR_SCALAR, length 7
+ *
+ * out[p][f] = (in[p][f] @op0 s0[p]) @op1 s1[p], each op rounded; without
+ * a second op (@op1 NONE, @operand1 and its flag zero) just the first.
+ * An operand is a float32 value (its bits), or with its COLUMN flag a
+ * column: the float32 @operand bytes into each of @in's partitions of
+ * SBUF. @out may be @in itself when the types have one size.
+ */
+struct drm_tern_packet_tensor_scalar {
+	struct drm_tern_packet_header header;
+	/** @in: the tile. */
+	struct drm_tern_tile in;
+	/** @out: the result, of @in's shape. */
+	struct drm_tern_tile out;
+	/** @op0: enum drm_tern_alu_op, not NONE. */
+	__u16 op0;
+	/** @op1: enum drm_tern_alu_op. */
+	__u16 op1;
+	/** @operand0: float32 bits, or the column's SBUF offset. */
+	__u32 operand0;
+	/** @operand1: float32 bits, or the column's SBUF offset. */
+	__u32 operand1;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tern_packet_tensor_reduce - DRM_TERN_OP_TENSOR_REDUCE, length 6
+ *
+ * out[p][0] = in[p][0] @op in[p][1] @op ... in order, each step rounded
+ * in float32; @out has @in's partitions and one element, and does not
+ * overlap it.
+ */
+struct drm_tern_packet_tensor_reduce {
+	struct drm_tern_packet_header header;
+	/** @in: the tile. */
+	struct drm_tern_tile in;
+	/** @out: one element per partition. */
+	struct drm_tern_tile out;
+	/** @op: DRM_TERN_ALU_ADD or DRM_TERN_ALU_MAX. */
+	__u32 op;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/** enum drm_tern_activation - the functions of ACTIVATE */
+enum drm_tern_activation {
+	DRM_TERN_ACT_IDENTITY = 0,
+	DRM_TERN_ACT_RELU = 1,
+	/** @DRM_TERN_ACT_GELU_TANH: gelu in its tanh form. */
+	DRM_TERN_ACT_GELU_TANH = 2,
+	DRM_TERN_ACT_SILU = 3,
+	DRM_TERN_ACT_SIGMOID = 4,
+	DRM_TERN_ACT_TANH = 5,
+	DRM_TERN_ACT_EXP = 6,
+	DRM_TERN_ACT_LOG = 7,
+	DRM_TERN_ACT_RSQRT = 8,
+	DRM_TERN_ACT_SQUARE = 9,
+};
+
+/** @DRM_TERN_ACTIVATE_SCALE_COLUMN: @scale is a column, not a value. */
+#define DRM_TERN_ACTIVATE_SCALE_COLUMN	(1u << 0)
+/** @DRM_TERN_ACTIVATE_BIAS_COLUMN: @bias is a column, not a value. */
+#define DRM_TERN_ACTIVATE_BIAS_COLUMN	(1u << 1)
+/** @DRM_TERN_ACTIVATE_SUM: also sum each partition's results at @sum. */
+#define DRM_TERN_ACTIVATE_SUM		(1u << 2)
+
+/**
+ * struct drm_tern_packet_activate - DRM_TERN_OP_ACTIVATE, length 7
+ *
+ * out[p][f] = @function(fma(in[p][f], scale[p], bias[p])), the scale and
+ * bias each a float32 value or a column (see TENSOR_SCALAR). With
+ * DRM_TERN_ACTIVATE_SUM, the float32 @sum bytes into each of @in's
+ * partitions of SBUF receives the sum of that partition's results, in
+ * order, before they are rounded to @out's type. @out may be @in itself
+ * when the types have one size.
+ */
+struct drm_tern_packet_activate {
+	struct drm_tern_packet_header header;
+	/** @in: the tile. */
+	struct drm_tern_tile in;
+	/** @out: the result, of @in's shape. */
+	struct drm_tern_tile out;
+	/** @function: enum drm_tern_activation. */
+	__u16 function;
+	/** @pad: must be zero. */
+	__u16 pad;
+	/** @scale: float32 bits, or the column's SBUF offset. */
+	__u32 scale;
+	/** @bias: float32 bits, or the column's SBUF offset. */
+	__u32 bias;
+	/** @sum: with DRM_TERN_ACTIVATE_SUM, the SBUF offset of the sums. */
+	__u32 sum;
 };
 
 /**

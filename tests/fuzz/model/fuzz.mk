@@ -14,7 +14,8 @@ FUZZ_ARGS ?=
 FUZZ_MODEL := $(BUILD)/fuzz/fuzz_model
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
-	-fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	-fno-omit-frame-pointer -ffp-contract=off $(FUZZ_SAN) \
+	-fsanitize=fuzzer-no-link \
 	-Iuapi/drm -Imodel $(shell pkg-config --cflags libdrm)
 # The model's sources, as test_model links them, and the harness.
 FUZZ_MODEL_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/fuzz/obj/%,$(TEST_MODEL_LIB)) \
@@ -25,7 +26,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_MODEL): $(FUZZ_MODEL_OBJS)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(MODEL_LIBS)
 
 .PHONY: fuzz-model fuzz-model-run
 fuzz-model:

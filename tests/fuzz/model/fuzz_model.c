@@ -517,7 +517,7 @@ static bool spec_slot(u64 va)
 /* The REDUCE rules: known dtype and op, aligned, in range, dst apart. */
 static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 {
-	static const u8 element[TERN_MODEL_DTYPE_COUNT] = {
+	static const u8 element[TERN_MODEL_REDUCE_DTYPE_COUNT] = {
 		[DRM_TERN_DTYPE_FLOAT32] = 4, [DRM_TERN_DTYPE_FLOAT16] = 2,
 		[DRM_TERN_DTYPE_BFLOAT16] = 2, [DRM_TERN_DTYPE_INT32] = 4,
 		[DRM_TERN_DTYPE_UINT32] = 4, [DRM_TERN_DTYPE_INT8] = 1,
@@ -528,7 +528,8 @@ static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 	u64 e, bytes;
 	int i;
 
-	if (r->dtype >= TERN_MODEL_DTYPE_COUNT || r->op >= TERN_MODEL_REDOP_COUNT)
+	if (r->dtype >= TERN_MODEL_REDUCE_DTYPE_COUNT ||
+	    r->op >= TERN_MODEL_REDOP_COUNT)
 		return false;
 	/* a divisor with DRM_TERN_REDUCE_DIVIDE, of a SUM only; else a pad */
 	if ((r->header.flags & DRM_TERN_REDUCE_DIVIDE) ?

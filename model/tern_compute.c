@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * DMA_TILE and the compute packets. Each is checked once, at submit,
+ * against the chip's cores; then run a partition at a time (for MATMUL, a
+ * run of result elements), so that a call stays within its budget and a
+ * long packet yields the engine like a long COPY does.
+ */
+#include "tern_access.h"
+#include "tern_activate.h"
+#include "tern_compute.h"
+#include "tern_f32.h"
+#include "tern_reduce.h"
+
+/*
+ * The work of one float32 operation or conversion, in units of
+ * TERN_MODEL_BUDGET (a byte of COPY): tern.ko computes with integers, the
+ * simulator with the FPU. An activation costs TERN_ACTIVATE_COST of them.
+ */
+#ifdef __KERNEL__
+#define TERN_FLOAT_COST		256u
+#else
+#define TERN_FLOAT_COST		4u
+#endif
+#define TERN_ACTIVATE_COST	32u
+
+/* ---- checks at submit ---- */
+
+static bool tern_float_input_ok(u32 dtype)
+{
+	return dtype == DRM_TERN_DTYPE_FLOAT32 ||
+	       dtype == DRM_TERN_DTYPE_BFLOAT16 ||
+	       dtype == DRM_TERN_DTYPE_FLOAT16 ||
+	       dtype == DRM_TERN_DTYPE_FLOAT8_E4M3 ||
+	       dtype == DRM_TERN_DTYPE_FLOAT8_E5M2;
+}
+
+static bool tern_same_shape(const struct drm_tern_tile *a,
+			    const struct drm_tern_tile *b)
+{
+	return a->partitions == b->partitions && a->elements == b->elements;
+}
+
+static bool tern_alu_op_ok(u32 op)
+{
+	return op >= DRM_TERN_ALU_ADD && op <= DRM_TERN_ALU_MIN;
+}
+
+/* The float32 column @offset bytes into each of @in's partitions of SBUF. */
+static struct drm_tern_tile tern_column(const struct drm_tern_tile *in,
+					u32 offset)
+{
+	struct drm_tern_tile column = {
+		.offset = offset, .partition = in->partition,
+		.partitions = in->partitions, .elements = 1,
+		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+
+	return column;
+}
+
+/* A column operand is inside SBUF and apart from the output. */
+static bool tern_column_ok(const struct drm_tern_tile *in,
+			   const struct drm_tern_tile *out, u32 offset,
+			   const struct tern_core_shape *shape)
+{
+	struct drm_tern_tile column = tern_column(in, offset);
+
+	return tern_tile_ok(&column, shape) &&
+	       tern_tiles_may_share(out, &column, false);
+}
+
+static int tern_check_dma_tile(const struct drm_tern_packet_dma_tile *p,
+			       const struct tern_core_shape *shape)
+{
+	const struct drm_tern_tile *t = &p->tile;
+	u32 size = tern_model_dtype_size(p->dtype);
+	u64 last;
+
+	if (p->pad || !tern_compute_dtype_ok(p->dtype) ||
+	    p->core >= shape->cores || !tern_tile_ok(t, shape) ||
+	    t->space != DRM_TERN_SPACE_SBUF)
+		return -EINVAL;
+	if (p->va % size || p->partition_stride % size ||
+	    p->element_stride % size || p->partition_stride > DRM_TERN_VA_LIMIT)
+		return -EINVAL;
+	/* at most 127 * 2^47 + 2^32 * 2^32: no overflow */
+	last = (u64)(t->partitions - 1) * p->partition_stride +
+	       (u64)(t->elements - 1) * p->element_stride + size;
+	if (p->va > DRM_TERN_VA_LIMIT || last > DRM_TERN_VA_LIMIT - p->va)
+		return -EINVAL;
+	return 0;
+}
+
+static int tern_check_matmul(const struct drm_tern_packet_matmul *p,
+			     const struct tern_core_shape *shape)
+{
+	const struct drm_tern_tile *st = &p->stationary, *mv = &p->moving;
+	const struct drm_tern_tile *res = &p->result;
+	u32 bank_first, bank_last;
+
+	if (!tern_tile_ok(st, shape) || !tern_tile_ok(mv, shape) ||
+	    !tern_tile_ok(res, shape))
+		return -EINVAL;
+	if (st->space != DRM_TERN_SPACE_SBUF || mv->space != DRM_TERN_SPACE_SBUF ||
+	    !tern_float_input_ok(st->dtype) || !tern_float_input_ok(mv->dtype))
+		return -EINVAL;
+	if (res->space != DRM_TERN_SPACE_PSUM ||
+	    res->dtype != DRM_TERN_DTYPE_FLOAT32)
+		return -EINVAL;
+	if (st->partitions != mv->partitions || st->elements > 128 ||
+	    mv->elements > 512 || res->partitions != st->elements ||
+	    res->elements != mv->elements)
+		return -EINVAL;
+	bank_first = res->offset / DRM_TERN_PSUM_BANK_BYTES;
+	bank_last = (res->offset + res->elements * 4 - 1) /
+		    DRM_TERN_PSUM_BANK_BYTES;
+	return bank_first == bank_last ? 0 : -EINVAL;
+}
+
+static int tern_check_tensor_copy(const struct drm_tern_packet_tensor_copy *p,
+				  const struct tern_model_target *target)
+{
+	const struct drm_tern_tile *in = &p->in, *out = &p->out;
+
+	if (!tern_tile_ok(in, target->shape) || !tern_tile_ok(out, target->shape))
+		return -EINVAL;
+	if (!(p->header.flags & DRM_TERN_TENSOR_COPY_TRANSPOSE))
+		return tern_same_shape(in, out) &&
+		       tern_tiles_may_share(out, in, true) ? 0 : -EINVAL;
+	if (target->type != DRM_TERN_ENGINE_VECTOR ||
+	    in->elements > DRM_TERN_PARTITIONS ||
+	    out->partitions != in->elements || out->elements != in->partitions)
+		return -EINVAL;
+	return tern_tiles_may_share(out, in, false) ? 0 : -EINVAL;
+}
+
+static int tern_check_tensor_tensor(const struct drm_tern_packet_tensor_tensor *p,
+				    const struct tern_core_shape *shape)
+{
+	if (p->pad || !tern_alu_op_ok(p->op) || !tern_tile_ok(&p->in0, shape) ||
+	    !tern_tile_ok(&p->in1, shape) || !tern_tile_ok(&p->out, shape))
+		return -EINVAL;
+	if (!tern_same_shape(&p->in0, &p->out) ||
+	    !tern_same_shape(&p->in1, &p->out))
+		return -EINVAL;
+	return tern_tiles_may_share(&p->out, &p->in0, true) &&
+	       tern_tiles_may_share(&p->out, &p->in1, true) ? 0 : -EINVAL;
+}
+
+static int tern_check_tensor_scalar(const struct drm_tern_packet_tensor_scalar *p,
+				    const struct tern_core_shape *shape)
+{
+	u32 flags = p->header.flags;
+
+	if (p->pad || !tern_alu_op_ok(p->op0) ||
+	    (p->op1 != DRM_TERN_ALU_NONE && !tern_alu_op_ok(p->op1)))
+		return -EINVAL;
+	if (p->op1 == DRM_TERN_ALU_NONE &&
+	    (p->operand1 || (flags & DRM_TERN_SCALAR_OPERAND1_COLUMN)))
+		return -EINVAL;
+	if (!tern_tile_ok(&p->in, shape) || !tern_tile_ok(&p->out, shape) ||
+	    !tern_same_shape(&p->in, &p->out) ||
+	    !tern_tiles_may_share(&p->out, &p->in, true))
+		return -EINVAL;
+	if ((flags & DRM_TERN_SCALAR_OPERAND0_COLUMN) &&
+	    !tern_column_ok(&p->in, &p->out, p->operand0, shape))
+		return -EINVAL;
+	if ((flags & DRM_TERN_SCALAR_OPERAND1_COLUMN) &&
+	    !tern_column_ok(&p->in, &p->out, p->operand1, shape))
+		return -EINVAL;
+	return 0;
+}
+
+static int tern_check_tensor_reduce(const struct drm_tern_packet_tensor_reduce *p,
+				    const struct tern_core_shape *shape)
+{
+	if (p->pad || (p->op != DRM_TERN_ALU_ADD && p->op != DRM_TERN_ALU_MAX))
+		return -EINVAL;
+	if (!tern_tile_ok(&p->in, shape) || !tern_tile_ok(&p->out, shape) ||
+	    p->out.partitions != p->in.partitions || p->out.elements != 1)
+		return -EINVAL;
+	return tern_tiles_may_share(&p->out, &p->in, false) ? 0 : -EINVAL;
+}
+
+static int tern_check_activate(const struct drm_tern_packet_activate *p,
+			       const struct tern_core_shape *shape)
+{
+	struct drm_tern_tile sums = tern_column(&p->in, p->sum);
+	u32 flags = p->header.flags;
+
+	if (p->pad || !tern_activation_known(p->function))
+		return -EINVAL;
+	if (!tern_tile_ok(&p->in, shape) || !tern_tile_ok(&p->out, shape) ||
+	    !tern_same_shape(&p->in, &p->out) ||
+	    !tern_tiles_may_share(&p->out, &p->in, true))
+		return -EINVAL;
+	if ((flags & DRM_TERN_ACTIVATE_SCALE_COLUMN) &&
+	    !tern_column_ok(&p->in, &p->out, p->scale, shape))
+		return -EINVAL;
+	if ((flags & DRM_TERN_ACTIVATE_BIAS_COLUMN) &&
+	    !tern_column_ok(&p->in, &p->out, p->bias, shape))
+		return -EINVAL;
+	if (!(flags & DRM_TERN_ACTIVATE_SUM))
+		return p->sum ? -EINVAL : 0;
+	/* the sums are written as the rows end: apart from both tiles */
+	if (!tern_column_ok(&p->in, &p->out, p->sum, shape))
+		return -EINVAL;
+	return tern_tiles_may_share(&sums, &p->in, false) ? 0 : -EINVAL;
+}
+
+int tern_compute_validate(const struct drm_tern_packet_header *hdr,
+			  const struct tern_model_target *target)
+{
+	const struct tern_core_shape *shape = target->shape;
+
+	switch (hdr->opcode) {
+	case DRM_TERN_OP_DMA_TILE:
+		return tern_check_dma_tile((const void *)hdr, shape);
+	case DRM_TERN_OP_MATMUL:
+		return tern_check_matmul((const void *)hdr, shape);
+	case DRM_TERN_OP_TENSOR_COPY:
+		return tern_check_tensor_copy((const void *)hdr, target);
+	case DRM_TERN_OP_TENSOR_TENSOR:
+		return tern_check_tensor_tensor((const void *)hdr, shape);
+	case DRM_TERN_OP_TENSOR_SCALAR:
+		return tern_check_tensor_scalar((const void *)hdr, shape);
+	case DRM_TERN_OP_TENSOR_REDUCE:
+		return tern_check_tensor_reduce((const void *)hdr, shape);
+	case DRM_TERN_OP_ACTIVATE:
+		return tern_check_activate((const void *)hdr, shape);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- running ---- */
+
+/* A tile, with the memory it is in. */
+struct tern_onchip_tile {
+	const struct drm_tern_tile *tile;
+	u8 *base;
+	u32 partition_bytes;
+	u32 size;
+};
+
+static int tern_onchip(const struct tern_model_mem *mem, u32 core,
+		       const struct drm_tern_tile *tile,
+		       struct tern_onchip_tile *o)
+{
+	o->tile = tile;
+	o->base = mem->onchip(mem->ctx, core, tile->space);
+	o->partition_bytes = tern_space_partition_bytes(mem->target->shape,
+							tile->space);
+	o->size = tern_model_dtype_size(tile->dtype);
+	return o->base ? 0 : -ENOMEM;
+}
+
+static u8 *tern_at(const struct tern_onchip_tile *o, u32 p, u32 f)
+{
+	return tern_tile_at(o->base, o->partition_bytes, o->tile, o->size, p, f);
+}
+
+static u32 tern_get(const struct tern_onchip_tile *o, u32 p, u32 f)
+{
+	return tern_element_load(tern_at(o, p, f), o->tile->dtype);
+}
+
+static void tern_put(const struct tern_onchip_tile *o, u32 p, u32 f, u32 v)
+{
+	tern_element_store(tern_at(o, p, f), o->tile->dtype, v);
+}
+
+/*
+ * Units of @cost that this call does: what *@budget holds, at least one
+ * and at most @left; takes their cost off *@budget.
+ */
+static u64 tern_units(u64 *budget, u64 cost, u64 left)
+{
+	u64 n = *budget / cost;
+
+	if (!n)
+		n = 1;
+	if (n > left)
+		n = left;
+	*budget -= n * cost < *budget ? n * cost : *budget;
+	return n;
+}
+
+/* job->progress advanced by @n of @total; 0 when the packet is done. */
+static int tern_advance(struct tern_model_job *job, u64 n, u64 total)
+{
+	job->progress += n;
+	return job->progress == total ? 0 : TERN_MODEL_YIELD;
+}
+
+static u32 tern_alu(u32 op, u32 a, u32 b)
+{
+	switch (op) {
+	case DRM_TERN_ALU_ADD:
+		return tern_fadd(a, b);
+	case DRM_TERN_ALU_SUBTRACT:
+		return tern_fsub(a, b);
+	case DRM_TERN_ALU_MULTIPLY:
+		return tern_fmul(a, b);
+	case DRM_TERN_ALU_MAX:
+		return tern_f32_max(a, b);
+	default:
+		return tern_f32_min(a, b);
+	}
+}
+
+static int tern_run_dma_tile(struct tern_model_job *job,
+			     const struct drm_tern_packet_dma_tile *p,
+			     const struct tern_model_mem *mem, u64 *budget)
+{
+	const struct drm_tern_tile *t = &p->tile;
+	bool to_memory = p->header.flags & DRM_TERN_DMA_TILE_TO_MEMORY;
+	bool same = p->dtype == t->dtype;
+	u32 size = tern_model_dtype_size(p->dtype);
+	u64 span = (u64)(t->partitions - 1) * p->partition_stride +
+		   (u64)(t->elements - 1) * p->element_stride + size;
+	struct tern_onchip_tile o;
+	struct tern_access a;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_access(mem, p->va, span, &a);
+	if (!ret)
+		ret = tern_onchip(mem, p->core, t, &o);
+	if (ret)
+		return ret;
+	if (mem->timing && first == 0) {
+		struct tern_timing_operand op = tern_operand(&a,
+				(u64)t->partitions * t->elements * size, to_memory);
+
+		tern_timing_transfer(mem->timing, mem->engine, &op, 1);
+	}
+	n = tern_units(budget, (u64)t->elements * (same ? size : TERN_FLOAT_COST),
+		       t->partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		for (u32 f = 0; f < t->elements; f++) {
+			u8 *m = a.ptr + pt * p->partition_stride +
+				(u64)f * p->element_stride;
+			u8 *c = tern_at(&o, pt, f);
+
+			if (same)
+				memcpy(to_memory ? m : c, to_memory ? c : m, size);
+			else if (to_memory)
+				tern_element_store(m, p->dtype,
+						   tern_element_load(c, t->dtype));
+			else
+				tern_element_store(c, t->dtype,
+						   tern_element_load(m, p->dtype));
+		}
+	}
+	tern_account(mem, &a, to_memory, n * t->elements * size);
+	return tern_advance(job, n, t->partitions);
+}
+
+/*
+ * Result elements [@n0, @n1) of row @m: from -0 (or PSUM's value), add
+ * stationary[k][m] * moving[k][n] for k in order, one fused multiply-add
+ * each.
+ */
+static void tern_matmul_run(const struct tern_onchip_tile *st,
+			    const struct tern_onchip_tile *mv,
+			    const struct tern_onchip_tile *res, u32 m,
+			    u32 n0, u32 n1, bool accumulate)
+{
+	u32 acc;
+
+	if (!accumulate) {
+		acc = TERN_F32_NEG_ZERO;
+		for (u32 n = n0; n < n1; n++)
+			memcpy(tern_at(res, m, n), &acc, 4);
+	}
+	for (u32 k = 0; k < st->tile->partitions; k++) {
+		u32 a = tern_get(st, k, m);
+
+		for (u32 n = n0; n < n1; n++) {
+			u8 *r = tern_at(res, m, n);
+
+			memcpy(&acc, r, 4);
+			acc = tern_ffma(a, tern_get(mv, k, n), acc);
+			memcpy(r, &acc, 4);
+		}
+	}
+}
+
+static int tern_run_matmul(struct tern_model_job *job,
+			   const struct drm_tern_packet_matmul *p,
+			   const struct tern_model_mem *mem, u64 *budget)
+{
+	u32 core = mem->target->core, n_count = p->moving.elements;
+	u64 total = (u64)p->stationary.elements * n_count, at, end;
+	struct tern_onchip_tile st, mv, res;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->stationary, &st);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->moving, &mv);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->result, &res);
+	if (ret)
+		return ret;
+	at = job->progress;
+	end = at + tern_units(budget,
+			      (u64)p->stationary.partitions * TERN_FLOAT_COST,
+			      total - at);
+	while (!mem->skip_data && at < end) {
+		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
+		u32 n1 = end - at < n_count - n0 ? n0 + (u32)(end - at) : n_count;
+
+		tern_matmul_run(&st, &mv, &res, m, n0, n1,
+				p->header.flags & DRM_TERN_MATMUL_ACCUMULATE);
+		at += n1 - n0;
+	}
+	return tern_advance(job, end - job->progress, total);
+}
+
+static int tern_run_tensor_copy(struct tern_model_job *job,
+				const struct drm_tern_packet_tensor_copy *p,
+				const struct tern_model_mem *mem, u64 *budget)
+{
+	bool transpose = p->header.flags & DRM_TERN_TENSOR_COPY_TRANSPOSE;
+	bool same = p->in.dtype == p->out.dtype;
+	u32 core = mem->target->core, e = p->in.elements;
+	struct tern_onchip_tile in, out;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->in, &in);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->out, &out);
+	if (ret)
+		return ret;
+	n = tern_units(budget, (u64)e * TERN_FLOAT_COST, p->in.partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		if (same && !transpose) {
+			/* the bits, as they are; @out may be @in itself */
+			memmove(tern_at(&out, pt, 0), tern_at(&in, pt, 0),
+				(u64)e * in.size);
+			continue;
+		}
+		for (u32 f = 0; f < e; f++) {
+			u8 *dst = transpose ? tern_at(&out, f, pt) :
+				  tern_at(&out, pt, f);
+
+			if (same)
+				memcpy(dst, tern_at(&in, pt, f), in.size);
+			else
+				tern_element_store(dst, p->out.dtype,
+						   tern_get(&in, pt, f));
+		}
+	}
+	return tern_advance(job, n, p->in.partitions);
+}
+
+static int tern_run_tensor_tensor(struct tern_model_job *job,
+				  const struct drm_tern_packet_tensor_tensor *p,
+				  const struct tern_model_mem *mem, u64 *budget)
+{
+	u32 core = mem->target->core, e = p->out.elements;
+	struct tern_onchip_tile in0, in1, out;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->in0, &in0);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->in1, &in1);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->out, &out);
+	if (ret)
+		return ret;
+	n = tern_units(budget, (u64)e * TERN_FLOAT_COST,
+		       p->out.partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++)
+		for (u32 f = 0; f < e; f++)
+			tern_put(&out, pt, f, tern_alu(p->op, tern_get(&in0, pt, f),
+						       tern_get(&in1, pt, f)));
+	return tern_advance(job, n, p->out.partitions);
+}
+
+/* A TENSOR_SCALAR or ACTIVATE operand of partition @pt: a value or a column's. */
+static u32 tern_operand_value(const struct tern_onchip_tile *sbuf,
+			      const struct drm_tern_tile *in, bool column,
+			      u32 operand, u32 pt)
+{
+	if (!column)
+		return operand;
+	return tern_element_load(sbuf->base + (u64)(in->partition + pt) *
+				 sbuf->partition_bytes + operand,
+				 DRM_TERN_DTYPE_FLOAT32);
+}
+
+static int tern_run_tensor_scalar(struct tern_model_job *job,
+				  const struct drm_tern_packet_tensor_scalar *p,
+				  const struct tern_model_mem *mem, u64 *budget)
+{
+	static const struct drm_tern_tile sbuf_tile = {
+		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	u32 core = mem->target->core, e = p->out.elements, flags = p->header.flags;
+	struct tern_onchip_tile in, out, sbuf;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->in, &in);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->out, &out);
+	if (!ret)
+		ret = tern_onchip(mem, core, &sbuf_tile, &sbuf);
+	if (ret)
+		return ret;
+	n = tern_units(budget, (u64)e * 2 * TERN_FLOAT_COST,
+		       p->out.partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		u32 s0 = tern_operand_value(&sbuf, &p->in,
+					    flags & DRM_TERN_SCALAR_OPERAND0_COLUMN,
+					    p->operand0, pt);
+		u32 s1 = tern_operand_value(&sbuf, &p->in,
+					    flags & DRM_TERN_SCALAR_OPERAND1_COLUMN,
+					    p->operand1, pt);
+
+		for (u32 f = 0; f < e; f++) {
+			u32 v = tern_alu(p->op0, tern_get(&in, pt, f), s0);
+
+			if (p->op1 != DRM_TERN_ALU_NONE)
+				v = tern_alu(p->op1, v, s1);
+			tern_put(&out, pt, f, v);
+		}
+	}
+	return tern_advance(job, n, p->out.partitions);
+}
+
+static int tern_run_tensor_reduce(struct tern_model_job *job,
+				  const struct drm_tern_packet_tensor_reduce *p,
+				  const struct tern_model_mem *mem, u64 *budget)
+{
+	u32 core = mem->target->core, e = p->in.elements;
+	struct tern_onchip_tile in, out;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->in, &in);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->out, &out);
+	if (ret)
+		return ret;
+	n = tern_units(budget, (u64)e * TERN_FLOAT_COST, p->in.partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		u32 acc = tern_get(&in, pt, 0);
+
+		for (u32 f = 1; f < e; f++)
+			acc = tern_alu(p->op, acc, tern_get(&in, pt, f));
+		tern_put(&out, pt, 0, acc);
+	}
+	return tern_advance(job, n, p->in.partitions);
+}
+
+static int tern_run_activate(struct tern_model_job *job,
+			     const struct drm_tern_packet_activate *p,
+			     const struct tern_model_mem *mem, u64 *budget)
+{
+	static const struct drm_tern_tile sbuf_tile = {
+		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	u32 core = mem->target->core, e = p->out.elements, flags = p->header.flags;
+	struct tern_onchip_tile in, out, sbuf;
+	u64 n, first = job->progress;
+	int ret;
+
+	ret = tern_onchip(mem, core, &p->in, &in);
+	if (!ret)
+		ret = tern_onchip(mem, core, &p->out, &out);
+	if (!ret)
+		ret = tern_onchip(mem, core, &sbuf_tile, &sbuf);
+	if (ret)
+		return ret;
+	n = tern_units(budget, (u64)e * TERN_ACTIVATE_COST * TERN_FLOAT_COST,
+		       p->out.partitions - first);
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		u32 scale = tern_operand_value(&sbuf, &p->in,
+					       flags & DRM_TERN_ACTIVATE_SCALE_COLUMN,
+					       p->scale, pt);
+		u32 bias = tern_operand_value(&sbuf, &p->in,
+					      flags & DRM_TERN_ACTIVATE_BIAS_COLUMN,
+					      p->bias, pt);
+		u32 sum = 0;
+
+		for (u32 f = 0; f < e; f++) {
+			u32 y = tern_activate(p->function,
+					      tern_ffma(tern_get(&in, pt, f),
+							scale, bias));
+
+			sum = f ? tern_fadd(sum, y) : y;
+			tern_put(&out, pt, f, y);
+		}
+		if (flags & DRM_TERN_ACTIVATE_SUM)
+			tern_element_store(sbuf.base + (u64)(p->in.partition + pt) *
+					   sbuf.partition_bytes + p->sum,
+					   DRM_TERN_DTYPE_FLOAT32, sum);
+	}
+	return tern_advance(job, n, p->out.partitions);
+}
+
+int tern_compute_run(struct tern_model_job *job,
+		     const struct drm_tern_packet_header *hdr,
+		     const struct tern_model_mem *mem, u64 *budget)
+{
+	switch (hdr->opcode) {
+	case DRM_TERN_OP_DMA_TILE:
+		return tern_run_dma_tile(job, (const void *)hdr, mem, budget);
+	case DRM_TERN_OP_MATMUL:
+		return tern_run_matmul(job, (const void *)hdr, mem, budget);
+	case DRM_TERN_OP_TENSOR_COPY:
+		return tern_run_tensor_copy(job, (const void *)hdr, mem, budget);
+	case DRM_TERN_OP_TENSOR_TENSOR:
+		return tern_run_tensor_tensor(job, (const void *)hdr, mem, budget);
+	case DRM_TERN_OP_TENSOR_SCALAR:
+		return tern_run_tensor_scalar(job, (const void *)hdr, mem, budget);
+	case DRM_TERN_OP_TENSOR_REDUCE:
+		return tern_run_tensor_reduce(job, (const void *)hdr, mem, budget);
+	default:
+		return tern_run_activate(job, (const void *)hdr, mem, budget);
+	}
+}
