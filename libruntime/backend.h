@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "tern.h"
+#include "tern_tile.h"
 
 /*
  * Backend objects. Each backend embeds these bases in its own structures
@@ -31,8 +32,14 @@ struct tern_be_buffer {
 	uint64_t va;		/* device virtual address in the owning device file */
 };
 
+/*
+ * @target: what @engine is (its type and core, the chip's cores), set by
+ * libtern when it makes the queue (tern_device_target()), for checking
+ * streams before they are sent.
+ */
 struct tern_be_queue {
 	uint32_t engine;
+	struct tern_model_target target;
 };
 
 /*
@@ -65,7 +72,9 @@ struct tern_be_info {
 	uint64_t memory_bytes;
 	uint64_t capabilities;		/* TERN_DEVICE_CAP_* */
 	uint64_t clock_hz;
-	uint32_t engine_count;
+	uint32_t engine_count;		/* all of them */
+	uint32_t dma_engine_count;	/* the first ones; then 3 per core */
+	struct tern_core_shape cores;	/* cores 0: no compute */
 	uint32_t fabric_port_count;
 	uint32_t max_submit_bytes;
 	uint32_t max_waits;		/* wait fences per submission */

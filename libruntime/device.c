@@ -25,6 +25,17 @@ TERN_API tern_status_t tern_device_count(int *count)
 	return ops->device_count(count);
 }
 
+void tern_device_target(const struct tern_device *dev, uint32_t engine,
+			struct tern_model_target *target)
+{
+	uint32_t dma = dev->info.dma_engine_count;
+
+	target->shape = &dev->info.cores;
+	target->type = engine < dma ? DRM_TERN_ENGINE_DMA :
+		       DRM_TERN_ENGINE_TENSOR + (engine - dma) % 3;
+	target->core = engine < dma ? 0 : (engine - dma) / 3;
+}
+
 TERN_API tern_status_t tern_device_open(int index, tern_device_t *device)
 {
 	const struct tern_backend_ops *ops;
@@ -59,7 +70,10 @@ TERN_API tern_status_t tern_device_open(int index, tern_device_t *device)
 	status = ops->device_query(dev->be, &dev->info);
 	if (status)
 		goto err_close;
-	if (!dev->info.engine_count) {
+	/* a driver from before cores: every engine is a DMA engine */
+	if (!dev->info.dma_engine_count)
+		dev->info.dma_engine_count = dev->info.engine_count;
+	if (!dev->info.dma_engine_count) {
 		status = TERN_ERROR_NOT_SUPPORTED;
 		goto err_close;
 	}

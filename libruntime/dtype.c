@@ -25,15 +25,21 @@ _Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
 	       (int)TERN_AVG == TERN_MODEL_REDOP_COUNT,
 	       "tern_redop_t follows enum drm_tern_redop; TERN_AVG is a dividing SUM");
 
-/* The model's table of element types is the one (tern_reduce.c). */
+/*
+ * The model's table of element types is the one (tern_reduce.c); libtern's
+ * are those of REDUCE, the first TERN_DTYPE_COUNT of it.
+ */
 size_t tern_dtype_bytes(tern_dtype_t dtype)
 {
+	if ((unsigned int)dtype >= TERN_DTYPE_COUNT)
+		return 0;
 	return tern_model_dtype_size((u32)dtype);
 }
 
 TERN_API const char *tern_dtype_name(tern_dtype_t dtype)
 {
-	const char *name = tern_model_dtype_name((u32)dtype);
+	const char *name = (unsigned int)dtype < TERN_DTYPE_COUNT ?
+			   tern_model_dtype_name((u32)dtype) : NULL;
 
 	return name ? name : "unknown";
 }

@@ -160,6 +160,20 @@ struct tern_device {
 	struct tern_slot_pool slots;
 };
 
+/*
+ * What @dev's engine @engine is: DMA engines first, then a tensor, a
+ * vector and a scalar engine per core (Documentation/compute.rst).
+ */
+void tern_device_target(const struct tern_device *dev, uint32_t engine,
+			struct tern_model_target *target);
+
+/*
+ * A stream on @dev's engine @engine (tern_stream_create() takes the DMA
+ * engines in turn): compute runs on a core's engines this way.
+ */
+tern_status_t tern_stream_create_on(struct tern_device *dev, uint32_t engine,
+				    struct tern_stream **stream);
+
 /* The application saw @fence end (backend.h: fence_seen). */
 static inline void tern_fence_seen(struct tern_device *dev,
 				   struct tern_fence *fence)

@@ -56,7 +56,57 @@ void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
 			       uint64_t src0, uint64_t src1, uint64_t count,
 			       uint16_t dtype, uint32_t divisor);
 
+/* ---- on-chip memory and the compute engines (Documentation/compute.rst) ---- */
+
+struct drm_tern_tile;
+
+/*
+ * @tile of core @core's SBUF from device memory at @va (element [p][f] at
+ * @va + p * @partition_stride + f * @element_stride, of @dtype) or, with
+ * @to_memory, to it.
+ */
+void tern_packet_dma_tile(struct tern_packet_builder *b, uint64_t va,
+			  uint64_t partition_stride, uint32_t element_stride,
+			  uint8_t dtype, uint16_t core,
+			  const struct drm_tern_tile *tile, bool to_memory);
+/* @result (PSUM) = (or +=, @accumulate) @stationary^T . @moving. */
+void tern_packet_matmul(struct tern_packet_builder *b,
+			const struct drm_tern_tile *stationary,
+			const struct drm_tern_tile *moving,
+			const struct drm_tern_tile *result, bool accumulate);
+/* @out = @in converted (transposed with DRM_TERN_TENSOR_COPY_TRANSPOSE). */
+void tern_packet_tensor_copy(struct tern_packet_builder *b,
+			     const struct drm_tern_tile *in,
+			     const struct drm_tern_tile *out, uint32_t flags);
+/* @out = @in0 @op @in1 (enum drm_tern_alu_op). */
+void tern_packet_tensor_tensor(struct tern_packet_builder *b,
+			       const struct drm_tern_tile *in0,
+			       const struct drm_tern_tile *in1,
+			       const struct drm_tern_tile *out, uint32_t op);
+/*
+ * @out = (@in @op0 s0) @op1 s1: @operand0 and @operand1 float32 bits, or
+ * SBUF columns with DRM_TERN_SCALAR_OPERAND*_COLUMN in @flags.
+ */
+void tern_packet_tensor_scalar(struct tern_packet_builder *b,
+			       const struct drm_tern_tile *in,
+			       const struct drm_tern_tile *out, uint32_t flags,
+			       uint16_t op0, uint32_t operand0, uint16_t op1,
+			       uint32_t operand1);
+/* @out[p][0] = @in[p][0] @op @in[p][1] ... (ADD or MAX). */
+void tern_packet_tensor_reduce(struct tern_packet_builder *b,
+			       const struct drm_tern_tile *in,
+			       const struct drm_tern_tile *out, uint32_t op);
+/*
+ * @out = @function(fma(@in, scale, bias)); @flags DRM_TERN_ACTIVATE_*
+ * say which of @scale and @bias are columns and whether @sum is written.
+ */
+void tern_packet_activate(struct tern_packet_builder *b,
+			  const struct drm_tern_tile *in,
+			  const struct drm_tern_tile *out, uint32_t flags,
+			  uint16_t function, uint32_t scale, uint32_t bias,
+			  uint32_t sum);
+
 /* Bytes of the largest packet above: enough room for any one of them. */
-#define TERN_PACKET_MAX_BYTES	48
+#define TERN_PACKET_MAX_BYTES	64
 
 #endif /* TERN_PACKETS_H */

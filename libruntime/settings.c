@@ -17,6 +17,7 @@
 
 #define MS		"milliseconds"
 #define MIB		"MiB"
+#define KIB		"KiB"
 
 static const struct tern_setting tern_settings[] = {
 	/* Choosing and shaping the backend */
@@ -39,6 +40,15 @@ static const struct tern_setting tern_settings[] = {
 	  .values = "`auto`, `ring`, `torus:RxC` (R*C = the device count), `full` (at most 17 devices), `trn2` (16 devices), `trn2-ultra` (64), `none` or `custom:A-B[@GBPS[/NSns]],...` (devices that exist)",
 	  .def = "auto",
 	  .doc = "How the simulated devices are joined: `auto` is a KxK torus when the count is K*K (16 devices: `torus:4x4`), a ring otherwise; `trn2` is a Trainium2 instance (16 chips), `trn2-ultra` an UltraServer (64)." },
+	{ "TERN_SIM_CORES", TERN_SETTING_NUMBER, TERN_SETTING_BACKEND,
+	  0, 16, "cores", .def = "0",
+	  .doc = "Cores of each simulated chip, each with SBUF, PSUM and a tensor, a vector and a scalar engine ([Documentation/compute.rst](Documentation/compute.rst)); 0: no compute. A preset `TERN_SIM_TOPOLOGY` (`trn2`, `trn2-ultra`) makes Trainium2's 8 the default." },
+	{ "TERN_SIM_SBUF_KB", TERN_SETTING_NUMBER, TERN_SETTING_BACKEND,
+	  1, 1024, KIB, .def = "192",
+	  .doc = "SBUF of each partition of a core, KiB (Trainium2: 192); a process's own, allocated when first used." },
+	{ "TERN_SIM_PSUM_KB", TERN_SETTING_NUMBER, TERN_SETTING_BACKEND,
+	  2, 64, KIB, .def = "16",
+	  .doc = "PSUM of each partition of a core, KiB, an even number: 2 KiB banks (Trainium2: 16)." },
 	{ "TERN_SIM_CLOCK", TERN_SETTING_CHOICE, TERN_SETTING_BACKEND,
 	  .choices = { "wall", "model" }, .def = "wall",
 	  .doc = "The engine clock the simulator's timestamps read: the host's, or the timing model's, how long the same packets take on the fabric." },
@@ -47,7 +57,7 @@ static const struct tern_setting tern_settings[] = {
 	  .doc = "`off`: the simulator's engines move no bytes but translate, count and time them as if they did, so schedules larger than the host's memory can be timed (`tern-bench ... -c 0`)." },
 	{ "TERN_SIM_MACHINE", TERN_SETTING_TEXT, TERN_SETTING_BACKEND,
 	  .values = "a name, `auto`",
-	  .doc = "Which simulated machine: `TERN_SIM_DEVICES`, `TERN_SIM_MEM_MB`, `TERN_SIM_JOB_TIMEOUT_MS` and `TERN_SIM_TOPOLOGY` size it when it starts. Unset, a process uses `default` when it has the shape asked for; if not, an idle `default` gives way to it, and a busy one is left alone for a machine of this shape. Named, a machine of another shape refuses the process, saying what to do. `auto`: a machine per shape." },
+	  .doc = "Which simulated machine: `TERN_SIM_DEVICES`, `TERN_SIM_MEM_MB`, `TERN_SIM_JOB_TIMEOUT_MS`, `TERN_SIM_TOPOLOGY` and `TERN_SIM_CORES` (with `TERN_SIM_SBUF_KB` and `TERN_SIM_PSUM_KB`) size it when it starts. Unset, a process uses `default` when it has the shape asked for; if not, an idle `default` gives way to it, and a busy one is left alone for a machine of this shape. Named, a machine of another shape refuses the process, saying what to do. `auto`: a machine per shape." },
 	{ "TERN_SIM_DIR", TERN_SETTING_TEXT, TERN_SETTING_BACKEND,
 	  .values = "a directory",
 	  .doc = "Where the machines' sockets are (default `$XDG_RUNTIME_DIR/tern`, else `/tmp/tern-UID`; mode 0700)." },

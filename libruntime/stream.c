@@ -13,13 +13,26 @@ TERN_API tern_status_t tern_stream_create(tern_device_t device,
 					  tern_stream_t *stream)
 {
 	struct tern_device *dev = device;
-	struct tern_stream *s;
-	tern_status_t status;
 	uint32_t engine;
 
 	if (!stream)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	if (!tern_handle_valid(dev, TERN_HANDLE_DEVICE))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	/* streams of copies and collectives: the DMA engines in turn */
+	pthread_mutex_lock(&dev->lock);
+	engine = dev->next_engine++ % dev->info.dma_engine_count;
+	pthread_mutex_unlock(&dev->lock);
+	return tern_stream_create_on(dev, engine, stream);
+}
+
+tern_status_t tern_stream_create_on(struct tern_device *dev, uint32_t engine,
+				    struct tern_stream **stream)
+{
+	struct tern_stream *s;
+	tern_status_t status;
+
+	if (engine >= dev->info.engine_count)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -31,12 +44,10 @@ TERN_API tern_status_t tern_stream_create(tern_device_t device,
 		status = TERN_ERROR_OUT_OF_MEMORY;
 		goto err_free;
 	}
-	pthread_mutex_lock(&dev->lock);
-	engine = dev->next_engine++ % dev->info.engine_count;
-	pthread_mutex_unlock(&dev->lock);
 	status = dev->ops->queue_create(dev->be, engine, &s->queue);
 	if (status)
 		goto err_log;
+	tern_device_target(dev, engine, &s->queue->target);
 	status = tern_handle_register(s, TERN_HANDLE_STREAM);
 	if (status)
 		goto err_queue;

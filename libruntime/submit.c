@@ -38,7 +38,8 @@ tern_status_t tern_stream_submit(struct tern_stream *s, const void *packets,
 	/* Check every piece first, so a bad stream runs nothing. */
 	for (at = 0; at < size; at += part) {
 		part = tern_packets_fit(bytes, size, at, limit);
-		if (!part || tern_model_validate(bytes + at, (u32)part, NULL))
+		if (!part || tern_model_validate_on(bytes + at, (u32)part,
+						    &s->queue->target, NULL))
 			return TERN_ERROR_INVALID_ARGUMENT;
 	}
 

@@ -126,6 +126,11 @@ typedef struct tern_device *tern_device_t;
 /* REDUCE can divide its sum: TERN_AVG on more than one rank needs it. */
 #define TERN_DEVICE_CAP_REDUCE_DIVIDE (1ull << 8)
 /*
+ * The device is a chip of cores with tensor, vector and scalar engines
+ * and on-chip memories (Documentation/compute.rst).
+ */
+#define TERN_DEVICE_CAP_COMPUTE     (1ull << 10)
+/*
  * Bits from 32 up are libtern's own, never the driver's. The engine clock
  * (TIMESTAMP, event times) is a timing model's, not the host's: the
  * simulator with TERN_SIM_CLOCK=model.

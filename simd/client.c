@@ -137,6 +137,15 @@ static void machine_hello_check(struct machine *m, const struct sim_hello *h,
 			 "its job timeout is %u ms, TERN_SIM_JOB_TIMEOUT_MS "
 			 "asks for %u", have->job_timeout_ms,
 			 want->job_timeout_ms);
+	else if ((h->want & SIM_WANT_CORES) &&
+		 (want->cores != have->cores || want->sbuf_kb != have->sbuf_kb ||
+		  want->psum_kb != have->psum_kb))
+		snprintf(reason, len,
+			 "its chips have %u cores of %u KiB SBUF and %u KiB "
+			 "PSUM a partition, TERN_SIM_CORES, TERN_SIM_SBUF_KB "
+			 "and TERN_SIM_PSUM_KB ask for %u, %u and %u",
+			 have->cores, have->sbuf_kb, have->psum_kb,
+			 want->cores, want->sbuf_kb, want->psum_kb);
 	else if ((h->want & SIM_WANT_TOPOLOGY) &&
 		 !machine_same_topology(m, want->topology))
 		snprintf(reason, len,
@@ -353,7 +362,8 @@ static int machine_submit(struct machine_client *client,
 	ctx = machine_context_find(client, req->ctx);
 	if (ctx)
 		q = machine_queue_find(ctx, req->queue);
-	if (q && tern_model_validate(job->packets, job->size, NULL))
+	if (q && tern_model_validate_on(job->packets, job->size,
+					&q->engine->target, NULL))
 		job->early = TERN_ERROR_INVALID_ARGUMENT;
 	if (q && req->wait_count) {
 		job->deps = calloc(req->wait_count, sizeof(*job->deps));

@@ -63,7 +63,7 @@ struct machine_context *machine_context_find(struct machine_client *client,
 void machine_context_kill(struct machine_context *ctx)
 {
 	atomic_store(&ctx->dead, true);
-	for (unsigned int e = 0; e < MACHINE_ENGINES; e++)
+	for (unsigned int e = 0; e < ctx->dev->engine_count; e++)
 		machine_engine_kick(&ctx->dev->engines[e]);
 }
 
@@ -109,8 +109,37 @@ void machine_context_close(struct machine_context *ctx)
 	}
 	pthread_mutex_unlock(&m->lock);
 	free(ctx->bos);
+	for (unsigned int c = 0; c < MACHINE_MAX_CORES; c++) {
+		free(atomic_load(&ctx->onchip[c][0]));
+		free(atomic_load(&ctx->onchip[c][1]));
+	}
 	pthread_rwlock_destroy(&ctx->va_lock);
 	free(ctx);
+}
+
+/*
+ * The model's onchip(): @ctx's SBUF or PSUM of @core, zeroed, made when an
+ * engine first asks. Two engines of the core may ask at once: the first
+ * to publish its memory wins and the other frees its own.
+ */
+u8 *machine_context_onchip(void *opaque, u32 core, u32 space)
+{
+	struct machine_context *ctx = opaque;
+	const struct tern_core_shape *shape = &ctx->dev->machine->cores;
+	uint8_t *_Atomic *slot = &ctx->onchip[core][space == DRM_TERN_SPACE_PSUM];
+	uint8_t *mem = atomic_load(slot), *none = NULL;
+
+	if (mem)
+		return mem;
+	mem = calloc(DRM_TERN_PARTITIONS,
+		     tern_space_partition_bytes(shape, space));
+	if (!mem)
+		return NULL;
+	if (!atomic_compare_exchange_strong(slot, &none, mem)) {
+		free(mem);
+		mem = none;
+	}
+	return mem;
 }
 
 uint64_t machine_device_caps(struct machine *m, int index)
@@ -124,6 +153,8 @@ uint64_t machine_device_caps(struct machine *m, int index)
 		caps |= TERN_DEVICE_CAP_FABRIC;
 	if (m->has_reduce)
 		caps |= TERN_DEVICE_CAP_REDUCE | TERN_DEVICE_CAP_REDUCE_DIVIDE;
+	if (m->cores.cores)
+		caps |= TERN_DEVICE_CAP_COMPUTE;
 	return caps;
 }
 
@@ -139,7 +170,11 @@ void machine_context_query(struct machine_context *ctx,
 	if (ctx->model_clock)
 		reply->capabilities |= TERN_DEVICE_CAP_MODELLED_CLOCK;
 	reply->clock_hz = TERN_MODEL_CLOCK_HZ;
-	reply->engine_count = MACHINE_ENGINES;
+	reply->engine_count = ctx->dev->engine_count;
+	reply->dma_engine_count = MACHINE_DMA_ENGINES;
+	reply->cores = m->cores.cores;
+	reply->sbuf_partition_bytes = m->cores.sbuf_partition_bytes;
+	reply->psum_partition_bytes = m->cores.psum_partition_bytes;
 	reply->fabric_port_count = m->fabric.port_count[index];
 	reply->fabric_id = index;
 	reply->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;

@@ -149,7 +149,7 @@ static bool machine_queue_can_run(struct machine_engine *engine,
 /* The engine's slot in a process's record of when it last moved. */
 static unsigned int machine_engine_slot(const struct machine_engine *engine)
 {
-	return (unsigned int)engine->dev->index * MACHINE_ENGINES +
+	return (unsigned int)engine->dev->index * MACHINE_MAX_ENGINES +
 	       engine->index;
 }
 
@@ -342,6 +342,8 @@ static int machine_queue_step(struct machine_engine *engine,
 		.engine = &engine->timing,
 		.model_clock = ctx->model_clock,
 		.skip_data = ctx->skip_data,
+		.target = &engine->target,
+		.onchip = machine_context_onchip,
 	};
 	int ret;
 
@@ -502,7 +504,7 @@ tern_status_t machine_queue_create(struct machine_context *ctx,
 	struct machine_engine *e;
 	struct machine_queue *q;
 
-	if (engine >= MACHINE_ENGINES)
+	if (engine >= ctx->dev->engine_count)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	q = calloc(1, sizeof(*q));
 	if (!q)

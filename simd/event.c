@@ -30,7 +30,7 @@ uint32_t machine_health_reasons(struct machine *m, struct machine_device *dev)
 	struct tern_health_input in = { 0 };
 
 	tern_fabric_health_input(&m->fabric, (uint32_t)dev->index, &in);
-	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
+	for (unsigned int e = 0; e < dev->engine_count; e++) {
 		struct tern_state_engine engine;
 
 		machine_engine_state(&dev->engines[e], &engine);

@@ -102,9 +102,9 @@ static tern_status_t machine_fault_hang(struct machine_device *dev,
 	uint64_t engine;
 
 	if (count != 1 || !machine_parse_u64(words[0], &engine) ||
-	    engine >= MACHINE_ENGINES) {
-		snprintf(reason, len, "want an engine below %d",
-			 MACHINE_ENGINES);
+	    engine >= dev->engine_count) {
+		snprintf(reason, len, "want an engine below %u",
+			 dev->engine_count);
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
 	atomic_store(&dev->engines[engine].hung, true);

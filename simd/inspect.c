@@ -50,7 +50,7 @@ static void machine_context_state(struct machine_context *ctx,
 	state->buffers = (uint32_t)ctx->bo_count;
 	pthread_rwlock_unlock(&ctx->va_lock);
 	/* The engines' lists are theirs to lock; the context's the client's. */
-	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
+	for (unsigned int e = 0; e < ctx->dev->engine_count; e++) {
 		struct machine_engine *engine = &ctx->dev->engines[e];
 
 		pthread_mutex_lock(&engine->lock);
@@ -85,11 +85,11 @@ void machine_device_state(struct machine *m, struct machine_device *dev,
 	state->index = (uint32_t)dev->index;
 	state->fabric_id = (uint32_t)dev->index;
 	state->capabilities = machine_device_caps(m, dev->index);
-	state->engine_count = MACHINE_ENGINES;
+	state->engine_count = dev->engine_count;
 	state->port_count = m->fabric.port_count[dev->index];
 	state->health_reasons = machine_health_reasons(m, dev);
 	state->health = tern_health_of(state->health_reasons);
-	for (unsigned int e = 0; e < MACHINE_ENGINES; e++) {
+	for (unsigned int e = 0; e < dev->engine_count; e++) {
 		struct tern_state_engine engine;
 
 		machine_engine_state(&dev->engines[e], &engine);
@@ -139,7 +139,7 @@ static bool machine_dump_device(struct machine *m, struct machine_device *dev,
 	sim_nl_put_string(nl, DRM_TERN_A_DEV_NAME, name);
 	snprintf(name, sizeof(name), "sim:%d", dev->index);
 	sim_nl_put_string(nl, DRM_TERN_A_DEV_NODE, name);
-	for (unsigned int e = 0; e < MACHINE_ENGINES; e++)
+	for (unsigned int e = 0; e < dev->engine_count; e++)
 		machine_put_engine(nl, &dev->engines[e], NULL);
 	return sim_nl_end(nl);
 }

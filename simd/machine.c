@@ -41,6 +41,20 @@ static bool machine_model_has_reduce(void)
 	return tern_model_validate(&p, sizeof(p), NULL) == 0;
 }
 
+/* What engine @index of a device is: DMA first, then 3 per core. */
+static void machine_engine_target(const struct machine *m, uint32_t index,
+				  struct tern_model_target *target)
+{
+	target->shape = &m->cores;
+	if (index < MACHINE_DMA_ENGINES) {
+		target->type = DRM_TERN_ENGINE_DMA;
+		target->core = 0;
+		return;
+	}
+	target->type = DRM_TERN_ENGINE_TENSOR + (index - MACHINE_DMA_ENGINES) % 3;
+	target->core = (index - MACHINE_DMA_ENGINES) / 3;
+}
+
 int machine_init(struct machine *m, const struct sim_shape *shape,
 		 char *reason, size_t reason_len)
 {
@@ -57,6 +71,16 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 			 shape->job_timeout_ms);
 		return -EINVAL;
 	}
+	if (shape->cores > MACHINE_MAX_CORES || shape->sbuf_kb < 1 ||
+	    shape->sbuf_kb > 1024 || shape->psum_kb < 2 ||
+	    shape->psum_kb > 64 || shape->psum_kb % 2) {
+		snprintf(reason, reason_len,
+			 "0-%d cores, 1-1024 KiB of SBUF and an even 2-64 KiB "
+			 "of PSUM a partition, not %u, %u and %u",
+			 MACHINE_MAX_CORES, shape->cores, shape->sbuf_kb,
+			 shape->psum_kb);
+		return -EINVAL;
+	}
 	if (tern_fabric_init(&m->fabric, shape->devices,
 			     shape->topology[0] ? shape->topology : NULL)) {
 		snprintf(reason, reason_len,
@@ -71,6 +95,9 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 	}
 	tern_timing_init(m->timing, &m->fabric);
 	m->shape = *shape;
+	m->cores.cores = shape->cores;
+	m->cores.sbuf_partition_bytes = shape->sbuf_kb << 10;
+	m->cores.psum_partition_bytes = shape->psum_kb << 10;
 	m->job_timeout_ns = (uint64_t)shape->job_timeout_ms * 1000000ull;
 	m->has_reduce = machine_model_has_reduce();
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -87,10 +114,14 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 		dev->index = i;
 		dev->mem_total = (uint64_t)shape->mem_mb << 20;
 		pthread_mutex_init(&dev->lock, NULL);
-		for (e = 0; e < MACHINE_ENGINES; e++) {
-			dev->engines[e].dev = dev;
-			dev->engines[e].index = (uint32_t)e;
-			pthread_mutex_init(&dev->engines[e].lock, NULL);
+		dev->engine_count = MACHINE_DMA_ENGINES + 3 * shape->cores;
+		for (e = 0; e < (int)dev->engine_count; e++) {
+			struct machine_engine *engine = &dev->engines[e];
+
+			engine->dev = dev;
+			engine->index = (uint32_t)e;
+			machine_engine_target(m, (uint32_t)e, &engine->target);
+			pthread_mutex_init(&engine->lock, NULL);
 		}
 	}
 	m->device_count = (int)shape->devices;

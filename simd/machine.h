@@ -26,7 +26,10 @@
 #include "tern_timing.h"
 
 #define MACHINE_MAX_DEVICES	64
-#define MACHINE_ENGINES		4
+/* DMA engines of each device, then a tensor, vector and scalar per core. */
+#define MACHINE_DMA_ENGINES	4
+#define MACHINE_MAX_CORES	16
+#define MACHINE_MAX_ENGINES	(MACHINE_DMA_ENGINES + 3 * MACHINE_MAX_CORES)
 #define MACHINE_PAGE_SIZE	4096ull
 /* Semaphores a parked engine watches; its jobs' others are looked at. */
 #define MACHINE_PARK_WORDS	8
@@ -121,6 +124,7 @@ enum machine_engine_state {
 struct machine_engine {
 	struct machine_device *dev;
 	uint32_t index;
+	struct tern_model_target target;	/* its type, core, the chip */
 	pthread_mutex_t lock;		/* queues, running, poll, stats */
 	bool poll;			/* a dependency could not be watched */
 	struct machine_queue *queues;
@@ -149,7 +153,8 @@ struct machine_device {
 	uint32_t buffer_count;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	atomic_uint health_reasons;	/* as last announced (event.c) */
-	struct machine_engine engines[MACHINE_ENGINES];
+	unsigned int engine_count;	/* DMA, then 3 per core */
+	struct machine_engine engines[MACHINE_MAX_ENGINES];
 };
 
 /*
@@ -181,8 +186,10 @@ struct machine_context {
 	atomic_bool dead;		/* closing: its jobs end now */
 	bool model_clock;		/* SIM_CTX_MODEL_CLOCK */
 	bool skip_data;			/* SIM_CTX_SKIP_DATA */
-	uint64_t moved[MACHINE_ENGINES];	/* engine lock: its stamp */
+	uint64_t moved[MACHINE_MAX_ENGINES];	/* engine lock: its stamp */
 	pthread_rwlock_t va_lock;	/* engines read, alloc/free write */
+	/* SBUF and PSUM by core, made on first use (context.c): atomic. */
+	uint8_t *_Atomic onchip[MACHINE_MAX_CORES][2];
 	struct machine_bo **bos;	/* sorted by address */
 	size_t bo_count, bo_cap;
 	struct machine_queue *queues;	/* the client thread's alone */
@@ -262,7 +269,7 @@ struct machine_client {
 	uint32_t held_cap;
 	struct machine_context *contexts;
 	/* When it last moved on each engine (that engine's lock). */
-	uint64_t moved[MACHINE_MAX_DEVICES * MACHINE_ENGINES];
+	uint64_t moved[MACHINE_MAX_DEVICES * MACHINE_MAX_ENGINES];
 	/* Follows the events (machine lock): sent nothing else. */
 	bool following;
 	uint64_t events_lost;		/* since the last it got */
@@ -288,7 +295,7 @@ struct machine_sched {
 	atomic_uint_fast64_t waiting_since;	/* when the queue last filled */
 	atomic_uint_fast64_t shared_for;	/* the backlog a worker was woken for */
 	uint64_t parallel_at;		/* when two workers last ran engines */
-	struct machine_engine *parked[MACHINE_MAX_DEVICES * MACHINE_ENGINES];
+	struct machine_engine *parked[MACHINE_MAX_DEVICES * MACHINE_MAX_ENGINES];
 	atomic_uint parked_count;
 	/* Parked engines by their word's hash: a writer looks only there. */
 	atomic_uint parked_on[MACHINE_PARK_HASH];
@@ -314,6 +321,7 @@ struct machine {
 	uint64_t job_timeout_ns;
 	struct tern_fabric fabric;	/* fabric id = device index */
 	struct tern_timing *timing;	/* the fabric's timing model */
+	struct tern_core_shape cores;	/* of each chip */
 	bool has_reduce;		/* the model knows REDUCE */
 	int device_count;
 	struct machine_device devices[MACHINE_MAX_DEVICES];
@@ -380,6 +388,8 @@ int machine_context_open(struct machine_client *client, uint32_t device,
 			 uint32_t flags, struct machine_context **out);
 /* Ends @ctx's jobs now: those not started, and any running at its next step. */
 void machine_context_kill(struct machine_context *ctx);
+/* The model's onchip() for a context (tern_model_mem). */
+u8 *machine_context_onchip(void *ctx, u32 core, u32 space);
 void machine_context_close(struct machine_context *ctx);
 struct machine_context *machine_context_find(struct machine_client *client,
 					     uint64_t id);

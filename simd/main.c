@@ -4,7 +4,8 @@
  * use, with the socket and lock paths of the machine and its shape:
  *
  *   tern-simd --socket PATH --lock PATH [--devices N] [--mem-mb M]
- *             [--job-timeout-ms T] [--topology SPEC] [--idle-ms I]
+ *             [--job-timeout-ms T] [--topology SPEC] [--cores C]
+ *             [--sbuf-kb S] [--psum-kb P] [--idle-ms I]
  *             [--host-mem-mb H] [--client-host-mb H] [--client-jobs J]
  *             [--client-job-mb J] [--client-buffers B]
  *             [--persistent] [--ready-fd FD] [--foreground]
@@ -87,6 +88,9 @@ static int simd_parse(int argc, char **argv, struct simd_options *o)
 		{ "client-jobs", required_argument, NULL, 'j' },
 		{ "client-job-mb", required_argument, NULL, 'J' },
 		{ "client-buffers", required_argument, NULL, 'b' },
+		{ "cores", required_argument, NULL, 'c' },
+		{ "sbuf-kb", required_argument, NULL, 'S' },
+		{ "psum-kb", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -95,6 +99,8 @@ static int simd_parse(int argc, char **argv, struct simd_options *o)
 	o->shape.devices = 4;
 	o->shape.mem_mb = 256;
 	o->shape.job_timeout_ms = 5000;
+	o->shape.sbuf_kb = TERN_TRN2_SBUF_PARTITION_BYTES >> 10;
+	o->shape.psum_kb = TERN_TRN2_PSUM_PARTITION_BYTES >> 10;
 	o->idle_ms = 30000;
 	o->ready_fd = -1;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -124,6 +130,17 @@ static int simd_parse(int argc, char **argv, struct simd_options *o)
 				o->limits.client_host_bytes = (uint64_t)v << 20;
 			else
 				o->limits.client_job_bytes = (uint64_t)v << 20;
+			break;
+		case 'c': case 'S': case 'P':
+			/* machine_init() checks the ranges */
+			if (!simd_number(optarg, 0xfffffffful, &v))
+				return -1;
+			if (opt == 'c')
+				o->shape.cores = (uint32_t)v;
+			else if (opt == 'S')
+				o->shape.sbuf_kb = (uint32_t)v;
+			else
+				o->shape.psum_kb = (uint32_t)v;
 			break;
 		case 'j': case 'b':
 			if (!simd_number(optarg, 0xfffffffful, &v))
@@ -264,6 +281,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: tern-simd --socket PATH --lock PATH [--devices N] "
 			"[--mem-mb M] [--job-timeout-ms T] [--topology SPEC] "
+			"[--cores C] [--sbuf-kb S] [--psum-kb P] "
 			"[--idle-ms I] [--host-mem-mb H] [--client-host-mb H] "
 			"[--client-jobs J] [--client-job-mb J] "
 			"[--client-buffers B] [--persistent] [--ready-fd FD] "

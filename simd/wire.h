@@ -30,7 +30,7 @@
 #include "tern_model.h"
 
 #define SIM_WIRE_MAGIC		"ternsim"
-#define SIM_WIRE_VERSION	10
+#define SIM_WIRE_VERSION	11
 /* The largest payload: a SUBMIT with every wait and the most packets. */
 #define SIM_WIRE_MAX_PAYLOAD	(TERN_MODEL_MAX_SUBMIT_BYTES + 4096)
 #define SIM_WIRE_MAX_FDS	2
@@ -161,7 +161,8 @@ struct sim_shape {
 	uint32_t devices;
 	uint32_t mem_mb;
 	uint32_t job_timeout_ms;
-	uint32_t pad;
+	uint32_t cores;		/* of each chip: 0 = no compute */
+	uint32_t sbuf_kb, psum_kb;	/* of each partition of a core */
 	char topology[128];	/* as tern_fabric_init() takes it; "" = auto */
 };
 
@@ -170,6 +171,7 @@ struct sim_shape {
 #define SIM_WANT_MEM_MB		(1u << 1)
 #define SIM_WANT_TIMEOUT	(1u << 2)
 #define SIM_WANT_TOPOLOGY	(1u << 3)
+#define SIM_WANT_CORES		(1u << 4)	/* cores, SBUF and PSUM */
 
 /*
  * HELLO's flags. GIVE_WAY: a machine of another shape that no other
@@ -236,7 +238,9 @@ struct sim_query_reply {
 	uint32_t max_submit_bytes;
 	uint32_t max_waits;
 	int32_t fabric_id;
-	uint32_t pad;
+	uint32_t dma_engine_count;	/* then 3 per core */
+	uint32_t cores;
+	uint32_t sbuf_partition_bytes, psum_partition_bytes;
 };
 
 struct sim_mem_usage_reply { struct sim_reply r; uint64_t used, total; };

@@ -9,6 +9,7 @@
 #                     conversions, against the FPU
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_compute      the compute packets in the model, against references
+#   test_sim_compute  the compute engines on a simulated machine
 #   test_state        the device-state lists and the health rule (model)
 #   schema_dump       the lists as tern.yaml names them, for
 #                     tests/netlink/check_yaml.py
@@ -72,6 +73,7 @@ TEST_COLLECTIVES_OBJS := $(BUILD)/tests/unit/test_collectives.o
 TEST_COMM_OBJS := $(BUILD)/tests/unit/test_comm.o
 TEST_MODELLED_OBJS := $(BUILD)/tests/unit/test_modelled.o
 TEST_MACHINE_OBJS := $(BUILD)/tests/unit/test_machine.o
+TEST_SIM_COMPUTE_OBJS := $(BUILD)/tests/unit/test_sim_compute.o $(FLOAT_REF_OBJS)
 TEST_RING_OBJS := $(BUILD)/tests/unit/test_ring.o
 TEST_SHARING_OBJS := $(BUILD)/tests/unit/test_sharing.o
 TEST_RANKS_OBJS := $(BUILD)/tests/unit/test_ranks.o
@@ -86,7 +88,7 @@ TEST_UAPI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/uapi/*.c))
 TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_settings \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
-	$(TEST_BIN)/test_machine $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
+	$(TEST_BIN)/test_machine $(TEST_BIN)/test_sim_compute $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce $(TEST_BIN)/test_compute \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
@@ -126,6 +128,10 @@ $(TEST_BIN)/test_state: $(TEST_STATE_OBJS)
 $(TEST_BIN)/schema_dump: $(BUILD)/tests/netlink/schema_dump.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^
+
+$(TEST_BIN)/test_sim_compute: $(TEST_SIM_COMPUTE_OBJS) $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
 $(TEST_BIN)/test_api: $(TEST_API_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)

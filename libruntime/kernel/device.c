@@ -262,9 +262,16 @@ static tern_status_t kbe_query(struct tern_be_device *bdev,
 		((k->capabilities & DRM_TERN_CAP_SEM_WAIT_ABORT) ?
 		 TERN_DEVICE_CAP_ABORTABLE_WAIT : 0) |
 		((k->capabilities & DRM_TERN_CAP_REDUCE_DIVIDE) ?
-		 TERN_DEVICE_CAP_REDUCE_DIVIDE : 0);
+		 TERN_DEVICE_CAP_REDUCE_DIVIDE : 0) |
+		((k->capabilities & DRM_TERN_CAP_COMPUTE) ?
+		 TERN_DEVICE_CAP_COMPUTE : 0);
 	info->clock_hz = k->engine_clock_hz;
 	info->engine_count = k->engine_count;
+	/* 0 from a driver before cores: libtern takes them all as DMA */
+	info->dma_engine_count = k->dma_engine_count;
+	info->cores.cores = k->core_count;
+	info->cores.sbuf_partition_bytes = k->sbuf_partition_bytes;
+	info->cores.psum_partition_bytes = k->psum_partition_bytes;
 	info->fabric_port_count = k->fabric_port_count;
 	/* A ring job's waits are packets in front of its own (ring.c). */
 	info->max_submit_bytes = k->max_submit_bytes -

@@ -81,9 +81,15 @@ bool sim_name_ok(const char *name)
 static void sim_auto_name(const struct sim_shape *shape, char *out,
 			  size_t len)
 {
-	uint32_t hash = 2166136261u;	/* FNV-1a of the topology */
+	uint32_t hash = 2166136261u;	/* FNV-1a of the topology, the cores */
+	char cores[48] = "";
 
+	if (shape->cores)
+		snprintf(cores, sizeof(cores), "/%u/%u/%u", shape->cores,
+			 shape->sbuf_kb, shape->psum_kb);
 	for (const char *p = shape->topology; *p; p++)
+		hash = (hash ^ (uint8_t)*p) * 16777619u;
+	for (const char *p = cores; *p; p++)
 		hash = (hash ^ (uint8_t)*p) * 16777619u;
 	snprintf(out, len, "auto-%u-%u-%u-%08x", shape->devices,
 		 shape->mem_mb, shape->job_timeout_ms, hash);
@@ -109,7 +115,7 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	const char *topology = sim_setting_given("TERN_SIM_TOPOLOGY");
 	const char *name = sim_setting_given("TERN_SIM_MACHINE");
 	const char *dir = sim_setting_given("TERN_SIM_DIR");
-	uint64_t devices, mem, timeout, idle;
+	uint64_t devices, mem, timeout, idle, cores, sbuf, psum;
 	struct tern_fabric *fabric;
 	const char *clock = NULL;
 	uint32_t unused = 0;
@@ -128,8 +134,19 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 				&s->want, &mem) ||
 	    !sim_setting_number("TERN_SIM_JOB_TIMEOUT_MS", SIM_WANT_TIMEOUT,
 				&s->want, &timeout) ||
-	    !sim_setting_number("TERN_SIM_IDLE_MS", 0, &unused, &idle))
+	    !sim_setting_number("TERN_SIM_IDLE_MS", 0, &unused, &idle) ||
+	    !sim_setting_number("TERN_SIM_CORES", SIM_WANT_CORES, &s->want,
+				&cores) ||
+	    !sim_setting_number("TERN_SIM_SBUF_KB", SIM_WANT_CORES, &s->want,
+				&sbuf) ||
+	    !sim_setting_number("TERN_SIM_PSUM_KB", SIM_WANT_CORES, &s->want,
+				&psum))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	if (psum % 2) {
+		tern_set_last_error("TERN_SIM_PSUM_KB=\"%llu\" is not an even number of KiB: PSUM is made of 2 KiB banks",
+				    (unsigned long long)psum);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
 	for (n = 0; n < SIM_LIMITS; n++)
 		if (!sim_setting_number(sim_limits[n].env, 0, &unused,
 					&s->limits[n]))
@@ -138,9 +155,16 @@ tern_status_t sim_settings_read(struct sim_settings *s)
 	if (!(s->want & SIM_WANT_DEVICES) &&
 	    tern_fabric_preset_devices(topology))
 		devices = tern_fabric_preset_devices(topology);
+	/* and is a Trainium2 chip of 8 cores */
+	if (!tern_setting_is_set("TERN_SIM_CORES") &&
+	    tern_fabric_preset_devices(topology))
+		cores = TERN_TRN2_CORES;
 	s->shape.devices = (uint32_t)devices;
 	s->shape.mem_mb = (uint32_t)mem;
 	s->shape.job_timeout_ms = (uint32_t)timeout;
+	s->shape.cores = (uint32_t)cores;
+	s->shape.sbuf_kb = (uint32_t)sbuf;
+	s->shape.psum_kb = (uint32_t)psum;
 	s->idle_ms = idle;
 	if (topology) {
 		if (strlen(topology) >= sizeof(s->shape.topology))
@@ -233,7 +257,8 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 {
 	char daemon[4096], sock[160], lock[160], devices[16], mem[16];
 	char timeout[16], idle[24], ready[16], limits[SIM_LIMITS][24];
-	char *argv[32];
+	char cores[16], sbuf[16], psum[16];
+	char *argv[48];
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -277,6 +302,15 @@ static tern_status_t sim_spawn(const struct sim_settings *s, bool persistent,
 	argv[argc++] = ready;
 	argv[argc++] = "--topology";
 	argv[argc++] = (char *)s->shape.topology;
+	snprintf(cores, sizeof(cores), "%u", s->shape.cores);
+	snprintf(sbuf, sizeof(sbuf), "%u", s->shape.sbuf_kb);
+	snprintf(psum, sizeof(psum), "%u", s->shape.psum_kb);
+	argv[argc++] = "--cores";
+	argv[argc++] = cores;
+	argv[argc++] = "--sbuf-kb";
+	argv[argc++] = sbuf;
+	argv[argc++] = "--psum-kb";
+	argv[argc++] = psum;
 	if (persistent)
 		argv[argc++] = "--persistent";
 	for (int i = 0; i < SIM_LIMITS; i++) {

@@ -252,7 +252,20 @@ static tern_status_t sim_query(struct tern_be_device *bdev,
 	info->memory_bytes = reply.memory_bytes;
 	info->capabilities = reply.capabilities;
 	info->clock_hz = reply.clock_hz;
+	/* the machine's word, checked: the model trusts the shape */
+	if (reply.dma_engine_count < 1 || reply.cores > 64 ||
+	    reply.engine_count != reply.dma_engine_count + 3 * reply.cores ||
+	    (reply.cores && (reply.sbuf_partition_bytes < 1024 ||
+			     reply.sbuf_partition_bytes > (1u << 20) ||
+			     reply.psum_partition_bytes < 2048 ||
+			     reply.psum_partition_bytes > (64u << 10) ||
+			     reply.psum_partition_bytes % 2048)))
+		return TERN_ERROR_BACKEND;
 	info->engine_count = reply.engine_count;
+	info->dma_engine_count = reply.dma_engine_count;
+	info->cores.cores = reply.cores;
+	info->cores.sbuf_partition_bytes = reply.sbuf_partition_bytes;
+	info->cores.psum_partition_bytes = reply.psum_partition_bytes;
 	info->fabric_port_count = reply.fabric_port_count;
 	info->max_submit_bytes = reply.max_submit_bytes;
 	info->max_waits = reply.max_waits;

@@ -84,7 +84,7 @@ tern_status_t sim_submit(struct tern_be_device *bdev,
 
 	if (!conn)
 		return TERN_ERROR_BACKEND;
-	if (tern_model_validate(packets, size, NULL) ||
+	if (tern_model_validate_on(packets, size, &bqueue->target, NULL) ||
 	    wait_count > TERN_MODEL_MAX_IN_SYNCOBJS)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	fence = sim_fence_create(conn);

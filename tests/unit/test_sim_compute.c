@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The compute engines on a simulated machine of chips with two cores:
+ * the shape libtern sees, a matmul pipelined over four engines of one
+ * core (DMA in, tensor, vector, DMA out) that order themselves through
+ * semaphores, checked bit for bit against fmaf in K order; on-chip
+ * memory that is each context's own; and packets refused on engines that
+ * do not run them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "float_ref.h"
+#include "internal.h"
+#include "packets.h"
+#include "sim_test.h"
+#include "submit.h"
+
+#define CORE		1
+#define K		96
+#define M		40
+#define N		200
+
+static uint32_t engine_of(const tern_device_properties_t *props, uint32_t type)
+{
+	/* the engines past the 4 DMA engines: 3 per core */
+	return props->engine_count - 3 * 2 + 3 * CORE + type - 1;
+}
+
+static struct drm_tern_tile sbuf(uint8_t dtype, uint16_t partitions,
+				 uint32_t offset, uint32_t elements)
+{
+	struct drm_tern_tile t = {
+		.offset = offset, .partitions = partitions,
+		.elements = elements, .space = DRM_TERN_SPACE_SBUF,
+		.dtype = dtype,
+	};
+
+	return t;
+}
+
+struct rig {
+	tern_device_t dev;
+	tern_buffer_t buf;
+	uint8_t *cpu;
+	uint64_t va;
+};
+
+#define BUF_BYTES	(1u << 20)
+#define A_AT		0		/* [K][M] bfloat16 */
+#define B_AT		65536		/* [K][N] float32 */
+#define C_AT		262144		/* [M][N] float32, written back */
+#define SEM_AT		(BUF_BYTES - 64)
+
+static void rig_open(struct rig *r)
+{
+	void *cpu;
+
+	assert_ok(tern_device_open(0, &r->dev));
+	assert_ok(tern_buffer_alloc(r->dev, TERN_MEMORY_DEVICE, BUF_BYTES,
+				    &r->buf));
+	assert_ok(tern_buffer_map(r->buf, &cpu));
+	r->cpu = cpu;
+	assert_ok(tern_buffer_device_address(r->buf, &r->va));
+	memset(r->cpu, 0, BUF_BYTES);
+}
+
+static void rig_close(struct rig *r)
+{
+	assert_ok(tern_buffer_free(r->buf));
+	assert_ok(tern_device_close(r->dev));
+}
+
+/* Submits @b's stream on @engine and returns its stream (to sync). */
+static struct tern_stream *run_on(struct rig *r, uint32_t engine,
+				  const struct tern_packet_builder *b)
+{
+	struct tern_stream *s;
+
+	assert_ok(tern_stream_create_on(r->dev, engine, &s));
+	assert_false(b->overflow);
+	assert_ok(tern_stream_submit(s, b->buf, b->size, NULL, 0, NULL));
+	return s;
+}
+
+static void test_shape(void **state)
+{
+	tern_device_properties_t props;
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	assert_ok(tern_device_get_properties(r.dev, &props));
+	assert_int_equal(props.engine_count, 4 + 3 * 2);
+	assert_true(props.capabilities & TERN_DEVICE_CAP_COMPUTE);
+	rig_close(&r);
+}
+
+/*
+ * DMA loads A and B, signals 1; the tensor engine waits, multiplies, signals
+ * 2; the vector engine waits, copies PSUM to SBUF, signals 3; DMA waits and
+ * stores C. All four submitted at once.
+ */
+static void test_pipeline(void **state)
+{
+	static uint64_t words[4][32];
+	struct drm_tern_tile a = sbuf(DRM_TERN_DTYPE_BFLOAT16, K, 0, M);
+	struct drm_tern_tile bt = sbuf(DRM_TERN_DTYPE_FLOAT32, K, 1024, N);
+	struct drm_tern_tile c = sbuf(DRM_TERN_DTYPE_FLOAT32, M, 4096, N);
+	struct drm_tern_tile psum = {
+		.partitions = M, .elements = N, .space = DRM_TERN_SPACE_PSUM,
+		.dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	tern_device_properties_t props;
+	struct tern_packet_builder b[4];
+	struct tern_stream *s[4];
+	uint16_t *a_mem;
+	float *b_mem, *c_mem;
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	assert_ok(tern_device_get_properties(r.dev, &props));
+	a_mem = (uint16_t *)(r.cpu + A_AT);
+	b_mem = (float *)(r.cpu + B_AT);
+	c_mem = (float *)(r.cpu + C_AT);
+	for (int i = 0; i < K * M; i++)
+		a_mem[i] = (uint16_t)(0x3c00 + rng() % 0x800) ^
+			   (uint16_t)(rng() & 0x8000);
+	for (int i = 0; i < K * N; i++)
+		b_mem[i] = (float)((int)(rng() % 2001) - 1000) / 256.0f;
+
+	for (int i = 0; i < 4; i++)
+		tern_packets_init(&b[i], words[i], sizeof(words[i]));
+	tern_packet_dma_tile(&b[0], r.va + A_AT, M * 2, 2,
+			     DRM_TERN_DTYPE_BFLOAT16, CORE, &a, false);
+	tern_packet_dma_tile(&b[0], r.va + B_AT, N * 4, 4,
+			     DRM_TERN_DTYPE_FLOAT32, CORE, &bt, false);
+	tern_packet_sem_signal(&b[0], r.va + SEM_AT, 1, false);
+	tern_packet_sem_wait(&b[1], r.va + SEM_AT, 1, false);
+	tern_packet_matmul(&b[1], &a, &bt, &psum, false);
+	tern_packet_sem_signal(&b[1], r.va + SEM_AT, 2, false);
+	tern_packet_sem_wait(&b[2], r.va + SEM_AT, 2, false);
+	tern_packet_tensor_copy(&b[2], &psum, &c, 0);
+	tern_packet_sem_signal(&b[2], r.va + SEM_AT, 3, false);
+	tern_packet_sem_wait(&b[3], r.va + SEM_AT, 3, false);
+	tern_packet_dma_tile(&b[3], r.va + C_AT, N * 4, 4,
+			     DRM_TERN_DTYPE_FLOAT32, CORE, &c, true);
+	/* consumers first, so that they really wait */
+	s[3] = run_on(&r, 1, &b[3]);
+	s[2] = run_on(&r, engine_of(&props, DRM_TERN_ENGINE_VECTOR), &b[2]);
+	s[1] = run_on(&r, engine_of(&props, DRM_TERN_ENGINE_TENSOR), &b[1]);
+	s[0] = run_on(&r, 0, &b[0]);
+	for (int i = 0; i < 4; i++) {
+		assert_ok(tern_stream_synchronize(s[i]));
+		assert_ok(tern_stream_destroy(s[i]));
+	}
+	for (int m = 0; m < M; m++)
+		for (int n = 0; n < N; n++) {
+			float acc = -0.0f;
+
+			for (int k = 0; k < K; k++)
+				acc = fmaf((float)ref_widen(a_mem[k * M + m], &ref_bf16),
+					   b_mem[k * N + n], acc);
+			if (bits_of(c_mem[m * N + n]) != bits_of(acc))
+				fail_msg("C[%d][%d] = %a, want %a", m, n,
+					 c_mem[m * N + n], acc);
+		}
+	rig_close(&r);
+}
+
+/* A second context of the device reads zeros where the first wrote. */
+static void test_onchip_is_each_contexts(void **state)
+{
+	static uint64_t words[2][16];
+	struct drm_tern_tile t = sbuf(DRM_TERN_DTYPE_FLOAT32, 128, 0, 64);
+	struct tern_packet_builder b;
+	struct tern_stream *s;
+	struct rig one, two;
+
+	(void)state;
+	rig_open(&one);
+	rig_open(&two);
+	memset(one.cpu, 0x5a, 128 * 64 * 4);
+	memset(two.cpu, 0xa5, 128 * 64 * 4);
+	tern_packets_init(&b, words[0], sizeof(words[0]));
+	tern_packet_dma_tile(&b, one.va, 256, 4, DRM_TERN_DTYPE_FLOAT32, CORE,
+			     &t, false);
+	s = run_on(&one, 0, &b);
+	assert_ok(tern_stream_synchronize(s));
+	assert_ok(tern_stream_destroy(s));
+	tern_packets_init(&b, words[1], sizeof(words[1]));
+	tern_packet_dma_tile(&b, two.va, 256, 4, DRM_TERN_DTYPE_FLOAT32, CORE,
+			     &t, true);
+	s = run_on(&two, 0, &b);
+	assert_ok(tern_stream_synchronize(s));
+	assert_ok(tern_stream_destroy(s));
+	for (int i = 0; i < 128 * 64 * 4; i++)
+		if (two.cpu[i])
+			fail_msg("byte %d of the second context's SBUF is 0x%02x",
+				 i, two.cpu[i]);
+	rig_close(&two);
+	rig_close(&one);
+}
+
+/* Each compute packet on an engine that does not run it: refused. */
+static void test_wrong_engine(void **state)
+{
+	static uint64_t words[16];
+	struct drm_tern_tile in = sbuf(DRM_TERN_DTYPE_FLOAT32, 8, 0, 8);
+	struct drm_tern_tile out = sbuf(DRM_TERN_DTYPE_FLOAT32, 8, 64, 1);
+	tern_device_properties_t props;
+	struct tern_packet_builder b;
+	struct tern_stream *s;
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	assert_ok(tern_device_get_properties(r.dev, &props));
+	tern_packets_init(&b, words, sizeof(words));
+	tern_packet_tensor_reduce(&b, &in, &out, DRM_TERN_ALU_ADD);
+	for (uint32_t e = 0; e < props.engine_count; e++) {
+		bool vector = e == engine_of(&props, DRM_TERN_ENGINE_VECTOR) ||
+			      e == engine_of(&props, DRM_TERN_ENGINE_VECTOR) - 3;
+
+		assert_ok(tern_stream_create_on(r.dev, e, &s));
+		assert_int_equal(tern_stream_submit(s, b.buf, b.size, NULL, 0,
+						    NULL),
+				 vector ? TERN_SUCCESS :
+				 TERN_ERROR_INVALID_ARGUMENT);
+		assert_ok(tern_stream_synchronize(s));
+		assert_ok(tern_stream_destroy(s));
+	}
+	assert_int_equal(tern_stream_create_on(r.dev, props.engine_count, &s),
+			 TERN_ERROR_INVALID_ARGUMENT);
+	rig_close(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_pipeline),
+		cmocka_unit_test(test_onchip_is_each_contexts),
+		cmocka_unit_test(test_wrong_engine),
+	};
+	char name[64];
+
+	if (sim_own_machine("compute", name, sizeof(name), "2", "64"))
+		return 1;
+	setenv("TERN_SIM_CORES", "2", 1);
+	setenv("TERN_SIM_SBUF_KB", "64", 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
