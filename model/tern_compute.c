@@ -14,12 +14,13 @@
 /*
  * The work of one float32 operation or conversion, in units of
  * TERN_MODEL_BUDGET (a byte of COPY): tern.ko computes with integers, the
- * simulator with the FPU. An activation costs TERN_ACTIVATE_COST of them.
+ * simulator with the FPU, and a call of either does some 128 thousand of
+ * them at most. An activation costs TERN_ACTIVATE_COST of them.
  */
 #ifdef __KERNEL__
 #define TERN_FLOAT_COST		256u
 #else
-#define TERN_FLOAT_COST		4u
+#define TERN_FLOAT_COST		32u
 #endif
 #define TERN_ACTIVATE_COST	32u
 
@@ -213,6 +214,9 @@ int tern_compute_validate(const struct drm_tern_packet_header *hdr,
 {
 	const struct tern_core_shape *shape = target->shape;
 
+	/* a compute engine is a core's, of a chip that has it */
+	if (hdr->opcode != DRM_TERN_OP_DMA_TILE && target->core >= shape->cores)
+		return -EINVAL;
 	switch (hdr->opcode) {
 	case DRM_TERN_OP_DMA_TILE:
 		return tern_check_dma_tile((const void *)hdr, shape);

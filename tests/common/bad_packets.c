@@ -31,13 +31,13 @@ _Static_assert(offsetof(struct drm_tern_packet_fill, pattern) == 24 &&
 const uint16_t bad_opcodes[] = {
 	0,
 	/* unknown */
-	0x08, 0x0f, 0x30, 0xff, 0x100, 0x8001, 0xffff,
-	/* reserved for compute (0x11-0x1f) and fabric (0x20-0x2f) packets */
-	0x11, 0x1f, 0x20, 0x2f,
+	0x08, 0x0f, 0x36, 0x3f, 0xff, 0x100, 0x8001, 0xffff,
+	/* reserved for DMA (0x12-0x1f) and fabric (0x20-0x2f) packets */
+	0x12, 0x1f, 0x20, 0x2f,
 };
 const size_t bad_opcode_count = ARRAY_SIZE(bad_opcodes);
 #define UNKNOWN_FIRST	1u
-#define UNKNOWN_COUNT	7u
+#define UNKNOWN_COUNT	8u
 #define RESERVED_FIRST	(UNKNOWN_FIRST + UNKNOWN_COUNT)
 #define RESERVED_COUNT	4u
 _Static_assert(RESERVED_FIRST + RESERVED_COUNT == ARRAY_SIZE(bad_opcodes),

@@ -19,7 +19,8 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
 	-Iuapi/drm -Imodel $(shell pkg-config --cflags libdrm)
 # The model's sources, as test_model links them, and the harness.
 FUZZ_MODEL_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/fuzz/obj/%,$(TEST_MODEL_LIB)) \
-	$(BUILD)/fuzz/obj/tests/fuzz/model/fuzz_model.o
+	$(BUILD)/fuzz/obj/tests/fuzz/model/fuzz_model.o \
+	$(BUILD)/fuzz/obj/tests/fuzz/model/fuzz_compute.o
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -15,7 +15,9 @@
  *   5       how it releases a SEM_WAIT_ABORT: b % 3; 0: stores the value
  *           waited for in the semaphore, 1: DRM_TERN_SEM_ABORT_CANCEL in the
  *           abort word, 2: another non-zero value there
- *   6..7    ignored
+ *   6..7    the chip and the engine that runs the job (fuzz_compute.h):
+ *           6: engine type, b % 4; 7: cores b % 3, the engine's core bit
+ *           2, on-chip memory that cannot be had bit 7
  *   8..15   u64, bit i: link i of the fabric starts down
  *   16 + 16 * i, buffer i:
  *     0..7    u64 device VA (8-aligned, moved down to end by DRM_TERN_VA_LIMIT)
@@ -38,12 +40,13 @@
  *    over YIELD and STALLED (a stalled SEM_WAIT or SEM_WAIT_ABORT is
  *    polled, then released while the header allows, else the run ends
  *    stalled);
- *  - run returns only 0, STALLED, YIELD, -EFAULT, -ENOLINK, and for a
- *    SEM_WAIT_ABORT -ECANCELED or -ECONNRESET; YIELD only after progress
+ *  - run returns only 0, STALLED, YIELD, -EFAULT, -ENOLINK, for a
+ *    SEM_WAIT_ABORT -ECANCELED or -ECONNRESET, and for a packet of the
+ *    cores -ENOMEM when on-chip memory cannot be had; YIELD only after progress
  *    and at most once per budget of work; STALLED only at a SEM_WAIT or
  *    SEM_WAIT_ABORT, without traffic;
- *  - memory, stop offset and result agree with ref_run(), a whole-packet
- *    reference of the packet semantics; the link counters only grow,
+ *  - memory (on-chip memory too), stop offset and result agree with
+ *    ref_run(), a whole-packet reference of the packet semantics; the link counters only grow,
  *    never on a down link, agree between the two ends of each port, and
  *    match the reference's traffic: each device's bytes sent minus bytes
  *    received, and bytes times shortest-route hops in all;
@@ -58,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_compute.h"
 #include "tern_model.h"
 #include "tern_reduce.h"
 
@@ -134,6 +138,8 @@ struct fuzz_setup {
 	u32 run_size;		/* the prefix within FUZZ_COST_LIMIT */
 	u64 run_bytes;		/* most work that prefix can do (bytes moved) */
 	u32 run_packets;
+	u64 run_steps;		/* steps of its packets of the cores */
+	struct fuzz_chip chip;
 };
 
 /* One copy of memory and fabric that one run works on. */
@@ -144,6 +150,7 @@ struct fuzz_space {
 	struct tern_fabric fabric;
 	struct tern_timing *timing;	/* the first run's: NULL in others */
 	struct tern_timing_engine engine;
+	struct fuzz_onchip onchip;
 };
 
 /* Where a run ended. */
@@ -362,10 +369,15 @@ static u64 fuzz_largest_buffer(const struct fuzz_setup *setup)
  * moves no more than the largest one. A FILL of a pattern that is not one
  * byte repeated, and REDUCE, go element by element.
  */
-static u64 fuzz_packet_cost(const union fuzz_packet *u, u64 largest, u64 *bytes)
+static u64 fuzz_packet_cost(const union fuzz_packet *u, const u8 *p,
+			    u64 largest, u64 *bytes)
 {
 	u32 size;
 
+	if (fuzz_compute_opcode(u->h.opcode)) {
+		*bytes = 0;	/* its steps are counted apart */
+		return fuzz_compute_cost(p);
+	}
 	switch (u->h.opcode) {
 	case DRM_TERN_OP_COPY:
 		*bytes = fuzz_min(u->copy.bytes, largest);
@@ -397,17 +409,22 @@ static void fuzz_choose_run(struct fuzz_setup *setup)
 
 	setup->run_bytes = 0;
 	setup->run_packets = 0;
+	setup->run_steps = 0;
 	while (offset < setup->stream_size) {
 		union fuzz_packet u;
 		u64 bytes, packet_cost;
 
 		fuzz_packet_read(setup->stream + offset,
 				 setup->stream_size - offset, &u);
-		packet_cost = fuzz_packet_cost(&u, largest, &bytes);
+		packet_cost = fuzz_packet_cost(&u, setup->stream + offset,
+					       largest, &bytes);
 		if (cost + packet_cost > FUZZ_COST_LIMIT)
 			break;
 		cost += packet_cost;
 		setup->run_bytes += bytes;
+		if (fuzz_compute_opcode(u.h.opcode))
+			setup->run_steps += fuzz_compute_steps(setup->stream +
+							       offset);
 		setup->run_packets++;
 		offset += (u32)u.h.length * 8;
 	}
@@ -422,6 +439,7 @@ static void fuzz_space_init(struct fuzz_space *s, const struct fuzz_setup *setup
 
 	memset(s, 0, sizeof(*s));
 	s->setup = setup;
+	s->onchip.chip = &setup->chip;
 	/* memcpy: padding included, for fuzz_check_topology() */
 	memcpy(&s->fabric, &setup->fabric, sizeof(s->fabric));
 	for (i = 0; i < FUZZ_MAX_BUFFERS; i++) {
@@ -472,6 +490,7 @@ static void fuzz_space_free(struct fuzz_space *s)
 		}
 		free(s->alloc[i]);
 	}
+	fuzz_onchip_free(&s->onchip);
 }
 
 /* The translate contract: NULL unless [va, va + len) is inside one buffer. */
@@ -500,6 +519,13 @@ static u64 fuzz_clock(void *ctx)
 {
 	(void)ctx;
 	return FUZZ_CLOCK;
+}
+
+static u8 *fuzz_onchip(void *ctx, u32 core, u32 space)
+{
+	struct fuzz_space *s = ctx;
+
+	return fuzz_onchip_get(&s->onchip, core, space);
 }
 
 /* ---- validation against the spec ---- */
@@ -551,8 +577,12 @@ static bool spec_reduce(const struct drm_tern_packet_reduce *r)
 	return true;
 }
 
-/* One packet of @avail bytes at most, by the packet format of tern_accel.h. */
-static bool spec_packet(const u8 *p, u32 avail)
+/*
+ * One packet of @avail bytes at most, by the packet format of tern_accel.h,
+ * on @chip's engine: DMA engines run COPY, FILL and REDUCE, every engine
+ * NOP, TIMESTAMP and the semaphores, fuzz_compute.c has the rest.
+ */
+static bool spec_packet(const u8 *p, u32 avail, const struct fuzz_chip *chip)
 {
 	union fuzz_packet u;
 	u32 bytes;
@@ -560,6 +590,12 @@ static bool spec_packet(const u8 *p, u32 avail)
 	fuzz_packet_read(p, avail, &u);
 	bytes = (u32)u.h.length * 8;
 	if (u.h.length == 0 || bytes > avail)
+		return false;
+	if (fuzz_compute_opcode(u.h.opcode))
+		return spec_compute(p, bytes, chip);
+	if ((u.h.opcode == DRM_TERN_OP_COPY || u.h.opcode == DRM_TERN_OP_FILL ||
+	     u.h.opcode == DRM_TERN_OP_REDUCE) &&
+	    chip->target.type != DRM_TERN_ENGINE_DMA)
 		return false;
 	switch (u.h.opcode) {
 	case DRM_TERN_OP_NOP:
@@ -596,7 +632,8 @@ static bool spec_packet(const u8 *p, u32 avail)
 	}
 }
 
-static int spec_validate(const u8 *stream, u32 size, u32 *bad_offset)
+static int spec_validate(const u8 *stream, u32 size, u32 *bad_offset,
+			 const struct fuzz_chip *chip)
 {
 	u32 offset = 0;
 
@@ -605,7 +642,7 @@ static int spec_validate(const u8 *stream, u32 size, u32 *bad_offset)
 		return -EINVAL;
 	for (; offset < size;
 	     offset += (u32)fuzz_header_at(stream + offset).length * 8) {
-		if (!spec_packet(stream + offset, size - offset)) {
+		if (!spec_packet(stream + offset, size - offset, chip)) {
 			*bad_offset = offset;
 			return -EINVAL;
 		}
@@ -616,18 +653,22 @@ static int spec_validate(const u8 *stream, u32 size, u32 *bad_offset)
 /* Returns what validate did, and where (*@bad_out) if it rejected. */
 static int fuzz_check_validate(const struct fuzz_setup *setup, u32 *bad_out)
 {
+	const struct tern_model_target *target = &setup->chip.target;
 	u32 bad = 0, again_bad = 0, spec_bad;
-	int rc = tern_model_validate(setup->stream, setup->stream_size, &bad);
-	int again = tern_model_validate(setup->stream, setup->stream_size,
-					&again_bad);
-	int spec_rc = spec_validate(setup->stream, setup->stream_size, &spec_bad);
+	int rc = tern_model_validate_on(setup->stream, setup->stream_size,
+					target, &bad);
+	int again = tern_model_validate_on(setup->stream, setup->stream_size,
+					   target, &again_bad);
+	int spec_rc = spec_validate(setup->stream, setup->stream_size, &spec_bad,
+				    &setup->chip);
 
 	if (rc != 0 && rc != -EINVAL)
 		fuzz_fail("validate returned %d", rc);
 	if (again != rc || (rc && again_bad != bad))
 		fuzz_fail("validate not deterministic: %d at %u, then %d at %u",
 			  rc, bad, again, again_bad);
-	if (tern_model_validate(setup->stream, setup->stream_size, NULL) != rc)
+	if (tern_model_validate_on(setup->stream, setup->stream_size, target,
+				   NULL) != rc)
 		fuzz_fail("validate with a NULL bad_offset returned otherwise");
 	if (rc != spec_rc || (rc && bad != spec_bad))
 		fuzz_fail("validate returned %d at %u, the spec says %d at %u",
@@ -636,7 +677,8 @@ static int fuzz_check_validate(const struct fuzz_setup *setup, u32 *bad_out)
 		if (bad % 8 || (bad && bad >= setup->stream_size))
 			fuzz_fail("bad_offset %u outside the %u-byte stream or unaligned",
 				  bad, setup->stream_size);
-		if (bad && tern_model_validate(setup->stream, bad, NULL))
+		if (bad && tern_model_validate_on(setup->stream, bad, target,
+						  NULL))
 			fuzz_fail("the %u bytes before the bad packet do not validate",
 				  bad);
 	}
@@ -727,6 +769,27 @@ static int ref_sem_wait_abort(struct fuzz_space *s,
 			memcpy(sem, &w->value, 8);
 		}
 	}
+}
+
+/* Device memory as fuzz_compute.c's reference reaches it. */
+struct ref_memory {
+	struct fuzz_space *s;
+	struct fuzz_traffic *t;
+};
+
+static int ref_memory_access(void *ctx, u64 va, u64 len, u8 **ptr,
+			     u32 *owner)
+{
+	struct ref_memory *rm = ctx;
+
+	return ref_access(rm->s, va, len, ptr, owner);
+}
+
+static void ref_memory_count(void *ctx, u32 owner, bool write, u64 bytes)
+{
+	struct ref_memory *rm = ctx;
+
+	ref_count(rm->t, rm->s->setup, owner, write, bytes);
 }
 
 static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
@@ -824,6 +887,14 @@ static int ref_packet(struct fuzz_space *s, const u8 *p, u32 *releases,
 		ref_count(t, setup, dst_owner, true, bytes);
 		return 0;
 	default:
+		if (fuzz_compute_opcode(u.h.opcode)) {
+			struct ref_memory rm = { s, t };
+			const struct fuzz_memory m = {
+				&rm, ref_memory_access, ref_memory_count,
+			};
+
+			return ref_compute(p, &setup->chip, &s->onchip, &m);
+		}
 		return 0;
 	}
 }
@@ -928,6 +999,8 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		.device = setup->device,
 		.timing = s->timing,
 		.engine = &s->engine,
+		.target = &setup->chip.target,
+		.onchip = fuzz_onchip,
 	};
 	u64 clock = 0;
 	/*
@@ -936,7 +1009,8 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 	 */
 	u64 max_yields = (setup->run_bytes + (u64)setup->run_packets *
 			  TERN_MODEL_PACKET_COST) /
-			 (TERN_MODEL_BUDGET - TERN_MODEL_MAX_COST);
+			 (TERN_MODEL_BUDGET - TERN_MODEL_MAX_COST) +
+			 setup->run_steps;
 	struct fuzz_counters *counters = fuzz_alloc(sizeof(*counters));
 	u32 releases = setup->releases, polls = 0;
 	struct tern_model_job job;
@@ -973,6 +1047,14 @@ static void fuzz_model_run(struct fuzz_space *s, struct fuzz_outcome *out)
 		if (rc == -EFAULT || rc == -ENOLINK) {
 			if (job.offset >= setup->run_size)
 				fuzz_fail("fault %d past the end", rc);
+			break;
+		}
+		if (rc == -ENOMEM) {
+			if (job.offset >= setup->run_size ||
+			    !fuzz_compute_opcode(fuzz_header_at(setup->stream +
+								job.offset).opcode))
+				fuzz_fail("-ENOMEM at %u, not at a packet of the cores",
+					  job.offset);
 			break;
 		}
 		if (rc == -ECANCELED || rc == -ECONNRESET) {
@@ -1125,6 +1207,7 @@ static void fuzz_check_memory(const struct fuzz_space *a,
 			  what, i, (unsigned long long)(buf->va + at),
 			  a->data[i][at], b->data[i][at]);
 	}
+	fuzz_onchip_compare(&a->onchip, &b->onchip, what);
 }
 
 static void fuzz_check_outcome(const struct fuzz_outcome *a,
@@ -1146,8 +1229,9 @@ static void fuzz_run_valid(const struct fuzz_setup *setup)
 	struct fuzz_counters *counters, *again_counters;
 	struct fuzz_traffic ref_traffic;
 
-	if (setup->run_size && tern_model_validate(setup->stream,
-						   setup->run_size, NULL))
+	if (setup->run_size && tern_model_validate_on(setup->stream,
+						      setup->run_size,
+						      &setup->chip.target, NULL))
 		fuzz_fail("the first %u bytes of a valid stream do not validate",
 			  setup->run_size);
 	fuzz_space_init(model, setup);
@@ -1212,6 +1296,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	setup = fuzz_alloc(sizeof(*setup));
 	memcpy(header, data, header_bytes);
 	fuzz_setup_fabric(setup, header);
+	fuzz_chip_setup(&setup->chip, header + 6);
 	setup->releases = header[4] % 4u;
 	setup->release_abort = header[5] % 3u;
 	fuzz_setup_buffers(setup, header);

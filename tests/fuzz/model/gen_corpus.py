@@ -41,11 +41,18 @@ PACKETS = {
     "NOP": ("nop", 1), "COPY": ("copy", 4), "FILL": ("fill", 4),
     "TIMESTAMP": ("timestamp", 2), "SEM_SIGNAL": ("sem_signal", 3),
     "SEM_WAIT": ("sem_wait", 3), "SEM_WAIT_ABORT": ("sem_wait_abort", 4),
-    "REDUCE": ("reduce", 6),
+    "REDUCE": ("reduce", 6), "DMA_TILE": ("dma_tile", 6),
+    "MATMUL": ("matmul", 7), "TENSOR_COPY": ("tensor_copy", 5),
+    "TENSOR_TENSOR": ("tensor_tensor", 8),
+    "TENSOR_SCALAR": ("tensor_scalar", 7),
+    "TENSOR_REDUCE": ("tensor_reduce", 6), "ACTIVATE": ("activate", 7),
 }
-# The element types and operations of REDUCE, in the header's order.
-DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64"]
-DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8]
+# The element types, in the header's order; REDUCE takes the first
+# REDUCE_DTYPES, the compute packets all but the 64-bit integers.
+DTYPES = ["f32", "f16", "bf16", "i32", "u32", "i8", "u8", "i64", "u64",
+          "f8e4m3", "f8e5m2"]
+DTYPE_SIZE = [4, 2, 2, 4, 4, 1, 1, 8, 8, 1, 1]
+REDUCE_DTYPES = 9
 REDOPS = ["sum", "prod", "min", "max"]
 # model/tern_model.h
 MODEL_BUDGET = 4 << 20
@@ -68,6 +75,7 @@ class Uapi:
             self.path = path
         with open(path, encoding="utf-8") as f:
             text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+        self.text = text
         self.opcodes = self.enum(text, "drm_tern_opcode", "DRM_TERN_OP_")
         self.dtypes = self.enum(text, "drm_tern_dtype", "DRM_TERN_DTYPE_")
         self.redops = self.enum(text, "drm_tern_redop", "DRM_TERN_REDOP_")
@@ -91,6 +99,7 @@ def load(path):
     global U, OP_NOP, OP_COPY, OP_FILL, OP_TIMESTAMP, OP_SEM_SIGNAL
     global OP_SEM_WAIT, OP_SEM_WAIT_ABORT, OP_REDUCE, SEM_SIGNAL_ADD
     global SEM_WAIT_EQ, REDUCE_DIVIDE, SEM_ABORT_CANCEL, VA_LIMIT, T
+    global OP, ENGINE, SPACE, ALU, ACT, FLAG
     U = Uapi(path)
 
     def need(table, name, prefix=""):
@@ -110,6 +119,15 @@ def load(path):
     SEM_ABORT_CANCEL = need(U.defines, "SEM_ABORT_CANCEL")
     VA_LIMIT = need(U.defines, "VA_LIMIT")
     T = VA_LIMIT - 4096
+    OP = op
+    ENGINE = U.enum(U.text, "drm_tern_engine_type", "DRM_TERN_ENGINE_")
+    SPACE = U.enum(U.text, "drm_tern_space", "DRM_TERN_SPACE_")
+    ALU = U.enum(U.text, "drm_tern_alu_op", "DRM_TERN_ALU_")
+    ACT = U.enum(U.text, "drm_tern_activation", "DRM_TERN_ACT_")
+    FLAG = {name: need(U.defines, name) for name in (
+        "DMA_TILE_TO_MEMORY", "MATMUL_ACCUMULATE", "TENSOR_COPY_TRANSPOSE",
+        "SCALAR_OPERAND0_COLUMN", "SCALAR_OPERAND1_COLUMN",
+        "ACTIVATE_SCALE_COLUMN", "ACTIVATE_BIAS_COLUMN", "ACTIVATE_SUM")}
 
 
 # fuzz_model.c: header layout and fuzz_topologies[]
@@ -143,13 +161,17 @@ def local_buffers():
 
 
 def header(buffers, topology="nofabric", devices=1, device=0, releases=0,
-           links_down=0, abort=0):
+           links_down=0, abort=0, engine=0, cores=0, core=0, no_onchip=False):
     """The setup header: devices is the count where the topology leaves it;
     abort is what a release stores in a SEM_WAIT_ABORT's abort word (0: the
-    release stores the awaited value in its semaphore)."""
+    release stores the awaited value in its semaphore); engine is the type
+    of the engine that runs the stream, on core @core of a chip of @cores
+    (fuzz_compute.h), whose on-chip memory cannot be had with no_onchip."""
     assert 1 <= len(buffers) <= MAX_BUFFERS and 0 <= abort <= 2
-    h = struct.pack("<BBBBBB2xQ", TOPOLOGY[topology], devices - 1, device,
-                    len(buffers) - 1, releases, abort, links_down)
+    chip = cores | core << 2 | (0x80 if no_onchip else 0)
+    h = struct.pack("<BBBBBBBBQ", TOPOLOGY[topology], devices - 1, device,
+                    len(buffers) - 1, releases, abort, engine, chip,
+                    links_down)
     for va, size, owner, guarded in buffers:
         assert va % 8 == 0 and 1 <= size <= BUFFER_BYTES
         h += struct.pack("<QIBB2x", va, size - 1, owner, int(guarded))
@@ -202,6 +224,127 @@ def reduce_divide(src0, src1, dst, count, dtype, divisor):
                   flags=REDUCE_DIVIDE)
 
 
+# fuzz_compute.c: a partition's SBUF and PSUM
+SBUF_BYTES, PSUM_BYTES = 2048, 4096
+
+
+def tile(space, dtype, offset, partitions, elements, partition=0):
+    return struct.pack("<IHHIBBH", offset, partition, partitions, elements,
+                       SPACE[space], dtype, 0)
+
+
+def dma_tile(va, pstride, estride, dtype, t, core=0, to_memory=False):
+    return packet_header(OP["DMA_TILE"], 6,
+                         FLAG["DMA_TILE_TO_MEMORY"] if to_memory else 0) + \
+        struct.pack("<QQIHBB", va, pstride, estride, core, dtype, 0) + t
+
+
+def matmul(st, mv, res, accumulate=False):
+    return packet_header(OP["MATMUL"], 7, FLAG["MATMUL_ACCUMULATE"]
+                         if accumulate else 0) + st + mv + res
+
+
+def tensor_copy(src, dst, transpose=False):
+    return packet_header(OP["TENSOR_COPY"], 5, FLAG["TENSOR_COPY_TRANSPOSE"]
+                         if transpose else 0) + src + dst
+
+
+def tensor_tensor(in0, in1, out, op):
+    return packet_header(OP["TENSOR_TENSOR"], 8) + in0 + in1 + out + \
+        struct.pack("<II", ALU[op], 0)
+
+
+def tensor_scalar(src, out, op0, operand0, op1="NONE", operand1=0, flags=0):
+    return packet_header(OP["TENSOR_SCALAR"], 7, flags) + src + out + \
+        struct.pack("<HHIII", ALU[op0], ALU[op1], operand0, operand1, 0)
+
+
+def tensor_reduce(src, out, op):
+    return packet_header(OP["TENSOR_REDUCE"], 6) + src + out + \
+        struct.pack("<II", ALU[op], 0)
+
+
+def activate(src, out, function, scale=0x3F800000, bias=0, total=0,
+             flags=0):
+    return packet_header(OP["ACTIVATE"], 7, flags) + src + out + \
+        struct.pack("<HHIII", ACT[function], 0, scale, bias, total)
+
+
+def compute_seeds(add, bufs):
+    """Seeds of the chip's packets, each on the engine that runs it."""
+    f32, bf16, u8, e4m3 = 0, 2, 6, 9
+
+    def on(engine, **kw):
+        return header(bufs, engine=ENGINE[engine], cores=kw.pop("cores", 1),
+                      **kw)
+
+    def sb(dtype, offset, partitions, elements):
+        return tile("SBUF", dtype, offset, partitions, elements)
+
+    def ps(offset, partitions, elements):
+        return tile("PSUM", f32, offset, partitions, elements)
+
+    # DMA: a grid in, rows, columns (a transposing load), casts, back out
+    add("valid-dma-tile-rows", on("DMA"),
+        dma_tile(A, 64, 4, f32, sb(f32, 0, 16, 16)),
+        dma_tile(B, 64, 4, f32, sb(f32, 0, 16, 16), to_memory=True))
+    add("valid-dma-tile-columns", on("DMA"),
+        dma_tile(A, 2, 64, 1, sb(bf16, 64, 32, 20)),
+        dma_tile(C, 40, 2, bf16, sb(bf16, 64, 32, 20), to_memory=True))
+    add("valid-dma-tile-cast", on("DMA", cores=2),
+        dma_tile(A, 16, 4, f32, sb(e4m3, 8, 128, 4), core=1),
+        dma_tile(B, 8, 2, bf16, sb(e4m3, 8, 128, 4), core=1, to_memory=True))
+    add("fault-dma-tile-past-buffer", on("DMA"),
+        dma_tile(A + 4000, 64, 4, f32, sb(f32, 0, 4, 16)))
+    add("nomem-dma-tile", on("DMA", no_onchip=True),
+        dma_tile(A, 64, 4, f32, sb(f32, 0, 16, 16)))
+    # the tensor engine, overwriting then accumulating
+    add("valid-matmul", on("TENSOR"),
+        matmul(sb(bf16, 0, 16, 8), sb(f32, 64, 16, 24), ps(0, 8, 24)),
+        matmul(sb(e4m3, 0, 16, 8), sb(f32, 64, 16, 24), ps(0, 8, 24),
+               accumulate=True))
+    add("valid-matmul-full-bank", on("TENSOR", cores=2, core=1),
+        matmul(sb(bf16, 0, 4, 128), sb(e4m3, 256, 4, 512),
+               ps(2048, 128, 512)))
+    add("nomem-matmul", on("TENSOR", no_onchip=True),
+        matmul(sb(f32, 0, 1, 1), sb(f32, 64, 1, 1), ps(0, 1, 1)))
+    # the vector and scalar engines
+    add("valid-tensor-copy", on("VECTOR"),
+        tensor_copy(ps(0, 32, 16), sb(bf16, 128, 32, 16)),
+        tensor_copy(sb(f32, 0, 8, 8), sb(f32, 0, 8, 8)),
+        tensor_copy(sb(bf16, 128, 32, 16), sb(e4m3, 512, 16, 32),
+                    transpose=True))
+    add("valid-tensor-copy-scalar", on("SCALAR"),
+        tensor_copy(sb(f32, 0, 128, 32), sb(u8, 512, 128, 32)))
+    add("valid-tensor-tensor", on("VECTOR"),
+        *[tensor_tensor(sb(f32, 0, 64, 16), sb(bf16, 256, 64, 16),
+                        sb(f32, 0, 64, 16), op)
+          for op in ("ADD", "SUBTRACT", "MULTIPLY", "MAX", "MIN")])
+    add("valid-tensor-scalar", on("SCALAR"),
+        tensor_scalar(sb(f32, 0, 32, 16), sb(bf16, 512, 32, 16), "MULTIPLY",
+                      0x3FC00000, "ADD", 1024,
+                      flags=FLAG["SCALAR_OPERAND1_COLUMN"]))
+    add("valid-tensor-reduce", on("VECTOR"),
+        tensor_reduce(sb(f32, 0, 128, 64), sb(f32, 1024, 128, 1), "ADD"),
+        tensor_reduce(sb(f32, 0, 128, 64), sb(bf16, 1040, 128, 1), "MAX"))
+    for function in sorted(ACT):
+        add(f"valid-activate-{function.lower()}", on("SCALAR"),
+            activate(sb(f32, 0, 16, 32), sb(bf16, 512, 16, 32), function,
+                     bias=1024, total=1536,
+                     flags=FLAG["ACTIVATE_BIAS_COLUMN"] |
+                     FLAG["ACTIVATE_SUM"]))
+    # a long packet that yields: a matmul of more than one budget
+    add("yield-matmul", on("TENSOR"),
+        matmul(sb(f32, 0, 128, 64), sb(f32, 512, 128, 32), ps(0, 64, 32)))
+    # packets of the chip on engines that do not run them
+    add("invalid-matmul-on-vector", on("VECTOR"),
+        matmul(sb(f32, 0, 1, 1), sb(f32, 64, 1, 1), ps(0, 1, 1)))
+    add("invalid-dma-tile-no-core", on("DMA", cores=0),
+        dma_tile(A, 64, 4, f32, sb(f32, 0, 16, 16)))
+    add("invalid-copy-on-dma", on("DMA"), tensor_copy(ps(0, 1, 1),
+                                                      sb(f32, 0, 1, 1)))
+
+
 def copies_leaving(left):
     """COPYs from D to E that leave @left bytes of one call's budget."""
     packet_cost = 64                  # TERN_MODEL_PACKET_COST
@@ -237,13 +380,13 @@ def seeds(bad):
     add("valid-every-opcode", local, nop(2), copy(C, B + 16, 64),
         fill(C + 5, 100, 0xDEADBEEF), timestamp(B), signal(B + 8, 1),
         wait(B + 8, 1, eq=True), reduce(A, B + 64, C + 256, 16, 0, 0))
-    for dt, name in enumerate(DTYPES):
+    for dt, name in enumerate(DTYPES[:REDUCE_DTYPES]):
         size = DTYPE_SIZE[dt]
         for op, opname in enumerate(REDOPS):
             add(f"valid-reduce-{name}-{opname}", local,
                 reduce(A, A + 2048, B + size, 2048 // size - 1, dt, op))
     # SUMs divided: every dtype, divisors exact and not in float32
-    for dt, name in enumerate(DTYPES):
+    for dt, name in enumerate(DTYPES[:REDUCE_DTYPES]):
         size = DTYPE_SIZE[dt]
         add(f"valid-reduce-divide-{name}", local,
             reduce_divide(A, A + 2048, B + size, 2048 // size - 1, dt, 3))
@@ -382,6 +525,8 @@ def seeds(bad):
     add("invalid-empty", local)
     add("invalid-short-header", local[:9])
     add("invalid-size-not-8", local, nop(1), b"\x01\x00\x01\x00")
+    compute_seeds(add, bufs)
+
     # the malformed streams of the shared table, each of its kinds
     for name, _, stream in bad:
         add(f"invalid-{name}", local, stream)
