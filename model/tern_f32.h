@@ -10,7 +10,9 @@
  * the very same bits (test_softfloat holds the integers to it). Only the
  * NaN a result carries differs, and tern_fpu_bits() makes it canonical.
  * The compiler may not fuse or reorder these: the model is built with
- * -ffp-contract=off, and each operation is one rounding.
+ * -ffp-contract=off, and each operation is one rounding. Userspace built
+ * with TERN_MODEL_SOFT_FLOAT computes as tern.ko does, which is how the
+ * two are compared (test_compute --digest).
  */
 #ifndef TERN_F32_H
 #define TERN_F32_H
@@ -20,7 +22,7 @@
 #define TERN_F32_ONE		0x3f800000u
 #define TERN_F32_NEG_ZERO	0x80000000u
 
-#ifdef __KERNEL__
+#if defined(__KERNEL__) || defined(TERN_MODEL_SOFT_FLOAT)
 #define tern_fadd(a, b)		tern_f32_add((a), (b))
 #define tern_fmul(a, b)		tern_f32_mul((a), (b))
 #define tern_ffma(a, b, c)	tern_f32_fma((a), (b), (c))

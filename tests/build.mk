@@ -9,6 +9,8 @@
 #                     conversions, against the FPU
 #   test_reduce       REDUCE arithmetic and packet unit tests
 #   test_compute      the compute packets in the model, against references
+#   test_compute_soft the same, its model computing with integers as
+#                     tern.ko does (make check compares their --digest)
 #   test_sim_compute  the compute engines on a simulated machine
 #   test_state        the device-state lists and the health rule (model)
 #   schema_dump       the lists as tern.yaml names them, for
@@ -65,6 +67,10 @@ TEST_REDUCE_OBJS := $(BUILD)/tests/unit/test_reduce.o $(FLOAT_REF_OBJS) \
 	$(TEST_MODEL_LIB)
 TEST_COMPUTE_OBJS := $(BUILD)/tests/unit/test_compute.o $(FLOAT_REF_OBJS) \
 	$(TEST_MODEL_LIB)
+# The model again, computing float32 with integers as tern.ko does.
+SOFT_MODEL_OBJS := $(patsubst $(BUILD)/model/%,$(BUILD)/soft/model/%,$(MODEL_OBJS))
+TEST_COMPUTE_SOFT_OBJS := $(BUILD)/tests/unit/test_compute.o \
+	$(FLOAT_REF_OBJS) $(SOFT_MODEL_OBJS)
 TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
@@ -90,6 +96,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_sim_compute $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce $(TEST_BIN)/test_compute \
+	$(TEST_BIN)/test_compute_soft \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -114,6 +121,15 @@ $(TEST_BIN)/test_softfloat: $(TEST_SOFTFLOAT_OBJS)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) -lm
 
 $(TEST_BIN)/test_compute: $(TEST_COMPUTE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
+
+$(BUILD)/soft/model/%.o: model/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -ffp-contract=off -DTERN_MODEL_SOFT_FLOAT -MMD -MP \
+		-c $< -o $@
+
+$(TEST_BIN)/test_compute_soft: $(TEST_COMPUTE_SOFT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
 

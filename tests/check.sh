@@ -7,6 +7,9 @@
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
+#   compute-bits      the compute packets give the same bits computed with
+#                     the FPU and with tern.ko's integers (test_compute
+#                     and test_compute_soft --digest)
 #   netlink/yaml      Documentation/netlink/tern.yaml against the device-state
 #                     lists of model/tern_state.h (tests/netlink/check_yaml.py)
 #   fuzz-corpus       tests/fuzz/model/gen_corpus.py --check: the model
@@ -297,6 +300,10 @@ suite unit/timing "$BUILD/tests/test_timing"
 suite unit/softfloat "$BUILD/tests/test_softfloat"
 suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/compute "$BUILD/tests/test_compute"
+# shellcheck disable=SC2016 # the inner shell expands them
+step compute-bits sh -c 'a=$("$1" --digest) && b=$("$2" --digest) &&
+	echo "FPU:      $a" && echo "integers: $b" && [ "$a" = "$b" ]' - \
+	"$BUILD/tests/test_compute" "$BUILD/tests/test_compute_soft" || true
 suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/settings "$BUILD/tests/test_settings"

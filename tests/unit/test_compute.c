@@ -979,7 +979,102 @@ static void test_activation_accuracy(void **state)
 	}
 }
 
-int main(void)
+/* ---- one workload, for comparing builds ---- */
+
+static u64 digest_add(u64 h, const u8 *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The digest of core 1's memories after @packet ran. */
+static u64 digest_packet(u64 h, const void *packet, u32 bytes, u32 type)
+{
+	assert_int_equal(run_on(packet, bytes, type, NULL), 0);
+	h = digest_add(h, fake_onchip(NULL, 1, DRM_TERN_SPACE_SBUF),
+		       (size_t)DRM_TERN_PARTITIONS * SBUF_BYTES);
+	return digest_add(h, fake_onchip(NULL, 1, DRM_TERN_SPACE_PSUM),
+			  (size_t)DRM_TERN_PARTITIONS * PSUM_BYTES);
+}
+
+/*
+ * Every compute packet on random tiles, some millions of elements of
+ * each: the digest of what they leave is the same whether the model
+ * computes with the FPU or with tern.ko's integers (make check compares
+ * test_compute --digest with test_compute_soft --digest).
+ */
+static int digest_main(void)
+{
+	u64 h = 0xcbf29ce484222325ull, elements[4] = { 0 };
+
+	reset(NULL);
+	for (int round = 0; round < 4; round++) {
+		for (size_t i = 0; i < ARRAY_SIZE(float_types); i++) {
+			struct drm_tern_packet_matmul p =
+				matmul(float_types[i],
+				       float_types[(i + round) % ARRAY_SIZE(float_types)],
+				       128, 128, 512, round & 1);
+
+			fill_random(&p.stationary);
+			fill_random(&p.moving);
+			h = digest_packet(h, &p, sizeof(p), DRM_TERN_ENGINE_TENSOR);
+			elements[0] += 128ull * 128 * 512;
+		}
+		for (u32 op = DRM_TERN_ALU_ADD; op <= DRM_TERN_ALU_MIN; op++) {
+			struct drm_tern_packet_tensor_tensor p = {
+				.header = HEADER(struct drm_tern_packet_tensor_tensor,
+						 DRM_TERN_OP_TENSOR_TENSOR, 0),
+				.in0 = sbuf(all_types[op], 128, 0, 1024),
+				.in1 = sbuf(DRM_TERN_DTYPE_FLOAT32, 128, 4096, 1024),
+				.out = sbuf(all_types[op + round], 128, 8192, 1024),
+				.op = op,
+			};
+
+			fill_random(&p.in0);
+			fill_random(&p.in1);
+			h = digest_packet(h, &p, sizeof(p), DRM_TERN_ENGINE_VECTOR);
+			elements[1] += 128 * 1024;
+		}
+		for (u32 fn = 0; fn <= DRM_TERN_ACT_SQUARE; fn++) {
+			struct drm_tern_packet_activate p = {
+				.header = HEADER(struct drm_tern_packet_activate,
+						 DRM_TERN_OP_ACTIVATE,
+						 DRM_TERN_ACTIVATE_SUM),
+				.in = sbuf(float_types[round], 128, 0, 2048),
+				.out = sbuf(DRM_TERN_DTYPE_BFLOAT16, 128, 8192, 2048),
+				.function = (u16)fn, .scale = 0x3fc00000u,
+				.bias = 0xbf000000u, .sum = 12288,
+			};
+
+			fill_random(&p.in);
+			h = digest_packet(h, &p, sizeof(p), DRM_TERN_ENGINE_SCALAR);
+			elements[2] += 128 * 2048;
+		}
+		{
+			struct drm_tern_packet_tensor_reduce p = {
+				.header = HEADER(struct drm_tern_packet_tensor_reduce,
+						 DRM_TERN_OP_TENSOR_REDUCE, 0),
+				.in = sbuf(DRM_TERN_DTYPE_BFLOAT16, 128, 0, 4096),
+				.out = sbuf(DRM_TERN_DTYPE_FLOAT32, 128, 8192, 1),
+				.op = DRM_TERN_ALU_ADD,
+			};
+
+			fill_random(&p.in);
+			h = digest_packet(h, &p, sizeof(p), DRM_TERN_ENGINE_VECTOR);
+			elements[3] += 128 * 4096;
+		}
+	}
+	printf("digest %016llx: matmul %llu multiply-adds, tensor_tensor %llu, "
+	       "activate %llu, tensor_reduce %llu elements\n",
+	       (unsigned long long)h, (unsigned long long)elements[0],
+	       (unsigned long long)elements[1], (unsigned long long)elements[2],
+	       (unsigned long long)elements[3]);
+	reset(NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_matmul_reference, reset),
@@ -996,5 +1091,7 @@ int main(void)
 		cmocka_unit_test(test_activation_accuracy),
 	};
 
+	if (argc == 2 && !strcmp(argv[1], "--digest"))
+		return digest_main();
 	return cmocka_run_group_tests(tests, NULL, reset);
 }
