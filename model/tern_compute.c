@@ -259,6 +259,30 @@ static int tern_onchip(const struct tern_model_mem *mem, u32 core,
 	return o->base ? 0 : -ENOMEM;
 }
 
+/*
+ * @in_tile's and @out_tile's memories of the engine's core, and SBUF's
+ * (for columns) when @sbuf is not NULL.
+ */
+static int tern_onchip_in_out(const struct tern_model_mem *mem,
+			      const struct drm_tern_tile *in_tile,
+			      const struct drm_tern_tile *out_tile,
+			      struct tern_onchip_tile *in,
+			      struct tern_onchip_tile *out,
+			      struct tern_onchip_tile *sbuf)
+{
+	static const struct drm_tern_tile sbuf_tile = {
+		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	u32 core = mem->target->core;
+	int ret = tern_onchip(mem, core, in_tile, in);
+
+	if (!ret)
+		ret = tern_onchip(mem, core, out_tile, out);
+	if (!ret && sbuf)
+		ret = tern_onchip(mem, core, &sbuf_tile, sbuf);
+	return ret;
+}
+
 static u8 *tern_at(const struct tern_onchip_tile *o, u32 p, u32 f)
 {
 	return tern_tile_at(o->base, o->partition_bytes, o->tile, o->size, p, f);
@@ -428,14 +452,11 @@ static int tern_run_tensor_copy(struct tern_model_job *job,
 {
 	bool transpose = p->header.flags & DRM_TERN_TENSOR_COPY_TRANSPOSE;
 	bool same = p->in.dtype == p->out.dtype;
-	u32 core = mem->target->core, e = p->in.elements;
+	u32 e = p->in.elements;
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
-	int ret;
+	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
 
-	ret = tern_onchip(mem, core, &p->in, &in);
-	if (!ret)
-		ret = tern_onchip(mem, core, &p->out, &out);
 	if (ret)
 		return ret;
 	n = tern_units(budget, (u64)e * TERN_FLOAT_COST, p->in.partitions - first);
@@ -501,19 +522,11 @@ static int tern_run_tensor_scalar(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_scalar *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	static const struct drm_tern_tile sbuf_tile = {
-		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
-	};
-	u32 core = mem->target->core, e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags;
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
-	int ret;
+	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
 
-	ret = tern_onchip(mem, core, &p->in, &in);
-	if (!ret)
-		ret = tern_onchip(mem, core, &p->out, &out);
-	if (!ret)
-		ret = tern_onchip(mem, core, &sbuf_tile, &sbuf);
 	if (ret)
 		return ret;
 	n = tern_units(budget, (u64)e * 2 * TERN_FLOAT_COST,
@@ -541,14 +554,11 @@ static int tern_run_tensor_reduce(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_reduce *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 core = mem->target->core, e = p->in.elements;
+	u32 e = p->in.elements;
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
-	int ret;
+	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
 
-	ret = tern_onchip(mem, core, &p->in, &in);
-	if (!ret)
-		ret = tern_onchip(mem, core, &p->out, &out);
 	if (ret)
 		return ret;
 	n = tern_units(budget, (u64)e * TERN_FLOAT_COST, p->in.partitions - first);
@@ -566,19 +576,11 @@ static int tern_run_activate(struct tern_model_job *job,
 			     const struct drm_tern_packet_activate *p,
 			     const struct tern_model_mem *mem, u64 *budget)
 {
-	static const struct drm_tern_tile sbuf_tile = {
-		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_FLOAT32,
-	};
-	u32 core = mem->target->core, e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags;
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
-	int ret;
+	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
 
-	ret = tern_onchip(mem, core, &p->in, &in);
-	if (!ret)
-		ret = tern_onchip(mem, core, &p->out, &out);
-	if (!ret)
-		ret = tern_onchip(mem, core, &sbuf_tile, &sbuf);
 	if (ret)
 		return ret;
 	n = tern_units(budget, (u64)e * TERN_ACTIVATE_COST * TERN_FLOAT_COST,
