@@ -610,10 +610,50 @@ static int tern_run_activate(struct tern_model_job *job,
 	return tern_advance(job, n, p->out.partitions);
 }
 
+/*
+ * Fixed cycles of a vector or scalar instruction, and the least a MATMUL
+ * takes: the NKI architecture guide's figures for Trainium2.
+ */
+#define TERN_CYCLES_FIXED	64u
+#define TERN_CYCLES_MATMUL_MIN	64u
+/* float32 inputs pass the systolic array at a quarter of the rate */
+#define TERN_CYCLES_F32_FACTOR	4u
+
+u64 tern_compute_cycles(const struct drm_tern_packet_header *hdr)
+{
+	const struct drm_tern_packet_matmul *mm = (const void *)hdr;
+	/* every other packet's first tile is its input */
+	const struct drm_tern_packet_tensor_copy *t = (const void *)hdr;
+	u64 n;
+
+	switch (hdr->opcode) {
+	case DRM_TERN_OP_MATMUL:
+		n = mm->moving.elements < TERN_CYCLES_MATMUL_MIN ?
+		    TERN_CYCLES_MATMUL_MIN : mm->moving.elements;
+		if (mm->stationary.dtype == DRM_TERN_DTYPE_FLOAT32 ||
+		    mm->moving.dtype == DRM_TERN_DTYPE_FLOAT32)
+			n *= TERN_CYCLES_F32_FACTOR;
+		return n;
+	case DRM_TERN_OP_TENSOR_TENSOR:
+		/* two inputs stream through: two cycles an element */
+		return 2ull * t->in.elements + TERN_CYCLES_FIXED;
+	case DRM_TERN_OP_TENSOR_COPY:
+	case DRM_TERN_OP_TENSOR_SCALAR:
+	case DRM_TERN_OP_TENSOR_REDUCE:
+	case DRM_TERN_OP_ACTIVATE:
+		return (u64)t->in.elements + TERN_CYCLES_FIXED;
+	default:
+		return 0;	/* DMA_TILE: a transfer, timed as one */
+	}
+}
+
 int tern_compute_run(struct tern_model_job *job,
 		     const struct drm_tern_packet_header *hdr,
 		     const struct tern_model_mem *mem, u64 *budget)
 {
+	if (mem->timing && job->progress == 0 &&
+	    hdr->opcode != DRM_TERN_OP_DMA_TILE)
+		tern_timing_compute(mem->engine, tern_compute_cycles(hdr));
 	switch (hdr->opcode) {
 	case DRM_TERN_OP_DMA_TILE:
 		return tern_run_dma_tile(job, (const void *)hdr, mem, budget);

@@ -9,6 +9,12 @@
 
 #include "tern_model.h"
 
+/*
+ * The cycles a valid compute packet keeps its engine busy, by Trainium2's
+ * published cost model (Documentation/compute.rst); 0 for DMA_TILE.
+ */
+u64 tern_compute_cycles(const struct drm_tern_packet_header *hdr);
+
 /* Checks one such packet for @target; 0 or -EINVAL. */
 int tern_compute_validate(const struct drm_tern_packet_header *hdr,
 			  const struct tern_model_target *target);

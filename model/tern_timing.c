@@ -424,6 +424,15 @@ void tern_timing_wait(struct tern_timing *timing,
 	engine->now = tern_max_u64(engine->now + 2 * one_way, passed + one_way);
 }
 
+void tern_timing_compute(struct tern_timing_engine *engine, u64 cycles)
+{
+	/* rounded up: a packet of one cycle still takes a nanosecond */
+	engine->now += (cycles * 1000000000ull + TERN_TIMING_CORE_HZ - 1) /
+		       TERN_TIMING_CORE_HZ;
+	if (engine->drain < engine->now)
+		engine->drain = engine->now;
+}
+
 u64 tern_timing_stamp(struct tern_timing_engine *engine)
 {
 	tern_timing_job_end(engine);

@@ -19,6 +19,12 @@
  * a read: request and data). Issue does not wait for the transfer, so an
  * engine keeps several links busy at once, as a chip's DMA rings do.
  *
+ * A compute packet (MATMUL, the vector and scalar packets) keeps its
+ * engine busy for its cycles at the core's clock, by the published cost
+ * model of Trainium2's engines (Documentation/compute.rst): its engine
+ * issues nothing else meanwhile, and the engines of a core, each with its
+ * own clock, overlap as the chip's do.
+ *
  * A SEM_SIGNAL is ordered after everything its engine issued before it: it
  * lands once those transfers have landed and its own route's latency has
  * passed, and the semaphore remembers when. A SEM_WAIT passes at the
@@ -148,6 +154,12 @@ void tern_timing_wait(struct tern_timing *timing,
 		      struct tern_timing_engine *engine, const u64 *slot,
 		      u64 target, bool equal, const struct tern_fabric_hop *hops,
 		      int hop_count);
+
+/* Trainium2's core clock, at which the compute engines count cycles. */
+#define TERN_TIMING_CORE_HZ		2400000000ull
+
+/* A compute packet of @cycles at TERN_TIMING_CORE_HZ. */
+void tern_timing_compute(struct tern_timing_engine *engine, u64 cycles);
 
 /* A TIMESTAMP: the engine's clock once its transfers have landed. */
 u64 tern_timing_stamp(struct tern_timing_engine *engine);

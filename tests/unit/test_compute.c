@@ -871,6 +871,81 @@ static void test_validate_rules(void **state)
 	assert_int_equal(check_on(&v_act, sizeof(v_act), DRM_TERN_ENGINE_SCALAR), 0);
 }
 
+/* ---- the timing model ---- */
+
+/* Modelled ns of @packet on a fresh engine of core 1 of type @type. */
+static u64 modelled_ns(const void *packet, u32 bytes, u32 type)
+{
+	struct tern_model_target t = target_of(type, 1);
+	static struct tern_fabric fabric;
+	static struct tern_timing timing;
+	struct tern_timing_engine engine = { 0 };
+	struct tern_model_mem mem = {
+		.translate = fake_translate, .clock = fake_clock,
+		.target = &t, .onchip = fake_onchip, .timing = &timing,
+		.engine = &engine,
+	};
+	struct tern_model_job job;
+	int ret;
+
+	assert_int_equal(tern_fabric_init(&fabric, 1, "none"), 0);
+	tern_timing_init(&timing, &fabric);
+	tern_model_job_init(&job, packet, bytes);
+	do {
+		ret = tern_model_run(&job, &mem);
+	} while (ret == TERN_MODEL_YIELD);
+	assert_int_equal(ret, 0);
+	tern_timing_job_end(&engine);
+	return engine.now;
+}
+
+/* ceil(cycles / 2.4 GHz) and the packet's decode. */
+static u64 formula_ns(u64 cycles)
+{
+	return (cycles * 1000 + 2399) / 2400 + TERN_TIMING_PACKET_NS;
+}
+
+static void test_timing_costs(void **state)
+{
+	struct drm_tern_packet_matmul mm = matmul(DRM_TERN_DTYPE_BFLOAT16,
+						  DRM_TERN_DTYPE_FLOAT8_E4M3,
+						  128, 128, 512, false);
+	struct drm_tern_packet_activate act = {
+		.header = HEADER(struct drm_tern_packet_activate,
+				 DRM_TERN_OP_ACTIVATE, 0),
+		.in = sbuf(DRM_TERN_DTYPE_FLOAT32, 128, 0, 100),
+		.out = sbuf(DRM_TERN_DTYPE_BFLOAT16, 128, 4096, 100),
+		.function = DRM_TERN_ACT_GELU_TANH, .scale = 0x3f800000u,
+	};
+	struct drm_tern_packet_tensor_tensor tt = {
+		.header = HEADER(struct drm_tern_packet_tensor_tensor,
+				 DRM_TERN_OP_TENSOR_TENSOR, 0),
+		.in0 = sbuf(DRM_TERN_DTYPE_FLOAT32, 16, 0, 300),
+		.in1 = sbuf(DRM_TERN_DTYPE_FLOAT32, 16, 2048, 300),
+		.out = sbuf(DRM_TERN_DTYPE_FLOAT32, 16, 4096, 300),
+		.op = DRM_TERN_ALU_ADD,
+	};
+
+	(void)state;
+	/* max(N, 64) cycles; float32 inputs at a quarter of the rate */
+	assert_int_equal(modelled_ns(&mm, sizeof(mm), DRM_TERN_ENGINE_TENSOR),
+			 formula_ns(512));
+	mm.moving.elements = mm.result.elements = 10;
+	assert_int_equal(modelled_ns(&mm, sizeof(mm), DRM_TERN_ENGINE_TENSOR),
+			 formula_ns(64));
+	mm.stationary.dtype = DRM_TERN_DTYPE_FLOAT32;
+	assert_int_equal(modelled_ns(&mm, sizeof(mm), DRM_TERN_ENGINE_TENSOR),
+			 formula_ns(256));
+	/* N elements a partition and a fixed 64; two inputs, 2N */
+	assert_int_equal(modelled_ns(&act, sizeof(act), DRM_TERN_ENGINE_SCALAR),
+			 formula_ns(100 + 64));
+	assert_int_equal(modelled_ns(&tt, sizeof(tt), DRM_TERN_ENGINE_VECTOR),
+			 formula_ns(600 + 64));
+	/* and the same again */
+	assert_int_equal(modelled_ns(&tt, sizeof(tt), DRM_TERN_ENGINE_VECTOR),
+			 formula_ns(600 + 64));
+}
+
 /* ---- the activation functions against double precision ---- */
 
 static double ref_function(u32 fn, double x)
@@ -1086,6 +1161,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_tensor_scalar_columns, reset),
 		cmocka_unit_test_setup(test_tensor_reduce_order, reset),
 		cmocka_unit_test_setup(test_activate_scale_bias_sum, reset),
+		cmocka_unit_test_setup(test_timing_costs, reset),
 		cmocka_unit_test(test_validate_engines),
 		cmocka_unit_test(test_validate_rules),
 		cmocka_unit_test(test_activation_accuracy),
