@@ -5,6 +5,7 @@
 
 MODEL_OBJS := $(addprefix $(BUILD)/model/, \
 	tern_model.o tern_access.o tern_compute.o tern_tile.o tern_activate.o \
+	tern_matmul_fpu.o \
 	tern_fabric.o tern_reduce.o tern_softfloat.o tern_timing.o tern_state.o)
 
 # What the model needs from libc beyond itself: the FPU's float32 math.

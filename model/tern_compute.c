@@ -9,18 +9,22 @@
 #include "tern_activate.h"
 #include "tern_compute.h"
 #include "tern_f32.h"
+#include "tern_matmul_fpu.h"
 #include "tern_reduce.h"
 
 /*
  * The work of one float32 operation or conversion, in units of
  * TERN_MODEL_BUDGET (a byte of COPY): tern.ko computes with integers, the
- * simulator with the FPU, and a call of either does some 128 thousand of
- * them at most. An activation costs TERN_ACTIVATE_COST of them.
+ * simulator with the FPU, a call of either taking about a millisecond.
+ * The model fuzzer makes them dearer, so that its short runs yield too.
+ * An activation costs TERN_ACTIVATE_COST of them.
  */
+#ifndef TERN_FLOAT_COST
 #ifdef __KERNEL__
 #define TERN_FLOAT_COST		256u
 #else
-#define TERN_FLOAT_COST		32u
+#define TERN_FLOAT_COST		1u
+#endif
 #endif
 #define TERN_ACTIVATE_COST	32u
 
@@ -415,6 +419,61 @@ static void tern_matmul_run(const struct tern_onchip_tile *st,
 	}
 }
 
+#ifdef TERN_MATMUL_FPU
+/* The moving tile in float32, made once a call: each thread its own. */
+static _Thread_local float tern_matmul_moving[DRM_TERN_PARTITIONS * 512];
+
+static float tern_float(u32 bits)
+{
+	float f;
+
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+/*
+ * Result elements [@at, @end) as tern_matmul_run() computes them, on the
+ * FPU: every input read once into float32, a row's chains of fused
+ * multiply-adds vectorised (tern_matmul_fpu.c), NaNs made canonical as
+ * they are stored, which is all the integer path does differently.
+ */
+static void tern_matmul_run_fpu(const struct tern_onchip_tile *st,
+				const struct tern_onchip_tile *mv,
+				const struct tern_onchip_tile *res, u64 at,
+				u64 end, bool accumulate)
+{
+	u32 k_count = st->tile->partitions, n_count = mv->tile->elements;
+	float a[DRM_TERN_PARTITIONS], acc[512];
+
+	for (u32 k = 0; k < k_count; k++)
+		for (u32 n = 0; n < n_count; n++)
+			tern_matmul_moving[k * n_count + n] =
+				tern_float(tern_get(mv, k, n));
+	while (at < end) {
+		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
+		u32 n1 = end - at < n_count - n0 ? n0 + (u32)(end - at) : n_count;
+
+		for (u32 k = 0; k < k_count; k++)
+			a[k] = tern_float(tern_get(st, k, m));
+		for (u32 n = n0; n < n1; n++) {
+			u32 bits = TERN_F32_NEG_ZERO;
+
+			if (accumulate)
+				memcpy(&bits, tern_at(res, m, n), 4);
+			acc[n - n0] = tern_float(bits);
+		}
+		tern_matmul_fpu_row(acc, a, tern_matmul_moving + n0, k_count,
+				    n1 - n0, n_count);
+		for (u32 n = n0; n < n1; n++) {
+			u32 bits = tern_fpu_bits(acc[n - n0]);
+
+			memcpy(tern_at(res, m, n), &bits, 4);
+		}
+		at += n1 - n0;
+	}
+}
+#endif
+
 static int tern_run_matmul(struct tern_model_job *job,
 			   const struct drm_tern_packet_matmul *p,
 			   const struct tern_model_mem *mem, u64 *budget)
@@ -435,6 +494,12 @@ static int tern_run_matmul(struct tern_model_job *job,
 	end = at + tern_units(budget,
 			      (u64)p->stationary.partitions * TERN_FLOAT_COST,
 			      total - at);
+#ifdef TERN_MATMUL_FPU
+	if (!mem->skip_data)
+		tern_matmul_run_fpu(&st, &mv, &res, at, end,
+				    p->header.flags & DRM_TERN_MATMUL_ACCUMULATE);
+	return tern_advance(job, end - job->progress, total);
+#endif
 	while (!mem->skip_data && at < end) {
 		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
 		u32 n1 = end - at < n_count - n0 ? n0 + (u32)(end - at) : n_count;

@@ -14,7 +14,8 @@ FUZZ_ARGS ?=
 FUZZ_MODEL := $(BUILD)/fuzz/fuzz_model
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
-	-fno-omit-frame-pointer -ffp-contract=off $(FUZZ_SAN) \
+	-fno-omit-frame-pointer -ffp-contract=off -DTERN_FLOAT_COST=32 \
+	$(FUZZ_SAN) \
 	-fsanitize=fuzzer-no-link \
 	-Iuapi/drm -Imodel $(shell pkg-config --cflags libdrm)
 # The model's sources, as test_model links them, and the harness.
