@@ -7,6 +7,9 @@
 #
 #   build/build-asan  make userspace, make module, make SAN=1 BUILD=build-asan userspace
 #   checkpatch        the driver against the kernel's checkpatch.pl --strict
+#   abi               libtern.so exports every function tern.h and
+#                     tern_sim.h declare, and nothing else
+#                     (tests/abi/check_exports.py)
 #   compute-bits      the compute packets give the same bits computed with
 #                     the FPU and with tern.ko's integers (test_compute
 #                     and test_compute_soft --digest)
@@ -272,6 +275,7 @@ step build-asan "$MAKE" -k -j"$JOBS" SAN=1 BUILD="$ASAN_BUILD" userspace || true
 step build-tsan "$MAKE" -k -j"$JOBS" SAN=thread BUILD="$TSAN_BUILD" \
 	"$TSAN_BUILD/tests/test_api" "$TSAN_BUILD/tests/test_comm" || true
 step checkpatch env BUILD="$BUILD" tests/checkpatch.sh || true
+step abi python3 tests/abi/check_exports.py "$BUILD" || true
 step netlink/yaml tests/netlink/check_yaml.py "$BUILD/tests/schema_dump" || true
 step fuzz-corpus python3 tests/fuzz/model/gen_corpus.py --check || true
 # shellcheck disable=SC2046 # one file name per word
