@@ -192,7 +192,7 @@ else
 		"$here/prog.c" -L"$build" -ltern -Wl,-rpath,"$build" >"$tmp/cc.log" 2>&1 &&
 		cc -std=c11 -Wall -Werror -I"$top/libruntime" -o "$tmp/prog-build-static" \
 		"$here/prog.c" "$build/libtern.a" $(pkg-config --libs libdrm) \
-		-lcrypto -ldl -lpthread >>"$tmp/cc.log" 2>&1; then
+		-lcrypto -ldl -lpthread -lm >>"$tmp/cc.log" 2>&1; then
 		alone "$tmp/prog-build-shared"
 		check "a program built against the build tree's libtern.so runs from its folder" \
 			same "$(cat "$out")" ok
