@@ -195,11 +195,12 @@ $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
-# The model's REDUCE kernels are the reference tern.ko's results must match.
-$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) \
+# The model's REDUCE kernels are the reference tern.ko's results must match,
+# float_ref the compute packets'.
+$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) $(FLOAT_REF_OBJS) \
 		$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) -lm
 
 # The bootstrap protocol fuzzer (tests/fuzz/bootstrap/): communicators of
 # one rank per process on the simulator, an attacker outside and one among

@@ -46,6 +46,13 @@ static void test_bad_parameters_fail_the_load(void **state)
 		"queue_ban_timeouts=1001",
 		"ring_mem_kb=259",
 		"ring_mem_kb=4194305",
+		"mock_cores=65",
+		"mock_sbuf_kb=0",
+		"mock_sbuf_kb=1025",
+		"mock_psum_kb=0",
+		"mock_psum_kb=3",
+		"mock_psum_kb=1025",
+		"mock_psum_kb=1026",
 		"mock_devices=4 mock_topology=torus:3x3",
 		"mock_devices=4 mock_topology=nonsense",
 	};
@@ -66,6 +73,12 @@ static void test_bad_parameters_fail_the_load(void **state)
 	}
 	/* In range at both ends, it loads and unloads. */
 	assert_int_equal(load_tern("mock_devices=1 mock_engines=16 queue_ban_timeouts=1000"),
+			 0);
+	assert_int_equal(unload_tern(), 0);
+	assert_int_equal(load_tern("mock_devices=1 mock_cores=64 mock_sbuf_kb=1024 mock_psum_kb=1024"),
+			 0);
+	assert_int_equal(unload_tern(), 0);
+	assert_int_equal(load_tern("mock_devices=1 mock_cores=1 mock_sbuf_kb=1 mock_psum_kb=2"),
 			 0);
 	assert_int_equal(unload_tern(), 0);
 }
