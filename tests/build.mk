@@ -183,11 +183,11 @@ $(TEST_BIN)/test_conformance: $(TEST_CONFORMANCE_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
-# Unloads and loads tern.ko, so a VM boot of its own.
+# Unloads and loads tern.ko, so a VM boot of its own; reads netlink.
 $(TEST_BIN)/test_unload: $(patsubst %.c,$(BUILD)/%.o, \
 		$(sort $(wildcard tests/unload/*.c))) $(BUILD)/tests/uapi/util.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) $(TEST_NL_LDLIBS)
 
 # Unbinds a device; last in the VM suite.
 $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
@@ -232,6 +232,7 @@ TEST_NL_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0)
 USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
 
 $(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
+$(BUILD)/tests/unload/netlink.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
 
 $(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS) $(LIBTERN_A)
 	@mkdir -p $(dir $@)

@@ -63,7 +63,8 @@
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
 #   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
-#                     parameters out of range fail (tests/unload/)
+#                     parameters out of range fail; a device of the most
+#                     engines in netlink (tests/unload/)
 #   vm-*/fuzz         tests/fuzz/vm-fuzz.sh: tern-fuzz for
 #                     TERN_CHECK_FUZZ_TIME seconds (45) from seed
 #                     TERN_CHECK_FUZZ_SEED (1); fails on a kernel report,
