@@ -29,6 +29,8 @@
 
 #define TERN_MAX_MOCK_DEVICES		64
 #define TERN_MAX_MOCK_MEM_MB		65536
+#define TERN_MAX_SBUF_KB		1024
+#define TERN_MAX_PSUM_KB		1024
 #define TERN_MAX_JOB_TIMEOUT_MS		600000
 #define TERN_MAX_QUEUE_BAN_TIMEOUTS	1000
 /* One ring (tern_ring.c) to 4 GiB of them. */
@@ -46,7 +48,22 @@ MODULE_PARM_DESC(mock_mem_mb,
 
 static unsigned int mock_engines = 4;
 module_param(mock_engines, uint, 0444);
-MODULE_PARM_DESC(mock_engines, "Engines of each mock device (1-16, default 4)");
+MODULE_PARM_DESC(mock_engines, "DMA engines of each mock device (1-16, default 4)");
+
+static unsigned int mock_cores;
+module_param(mock_cores, uint, 0444);
+MODULE_PARM_DESC(mock_cores,
+		 "Cores of each mock device, each with a tensor, a vector and a scalar engine (0-64, default 0: no compute)");
+
+static unsigned int mock_sbuf_kb = TERN_TRN2_SBUF_PARTITION_BYTES >> 10;
+module_param(mock_sbuf_kb, uint, 0444);
+MODULE_PARM_DESC(mock_sbuf_kb,
+		 "SBUF of each partition of a mock core in KiB (1-1024, default 192)");
+
+static unsigned int mock_psum_kb = TERN_TRN2_PSUM_PARTITION_BYTES >> 10;
+module_param(mock_psum_kb, uint, 0444);
+MODULE_PARM_DESC(mock_psum_kb,
+		 "PSUM of each partition of a mock core in KiB, whole 2 KiB banks (2-1024, default 16)");
 
 static char *mock_topology = "auto";
 module_param(mock_topology, charp, 0444);
@@ -92,6 +109,8 @@ int tern_device_init(struct tern_drm_device *tdev, unsigned int index,
 		tdev->capabilities |= DRM_TERN_CAP_MOCK;
 	if (tdev->fabric)
 		tdev->capabilities |= DRM_TERN_CAP_PEER_MEMORY;
+	if (config->shape.cores)
+		tdev->capabilities |= DRM_TERN_CAP_COMPUTE;
 	if (tern_device_port_count(tdev))
 		tdev->capabilities |= DRM_TERN_CAP_FABRIC;
 
@@ -104,7 +123,7 @@ int tern_device_init(struct tern_drm_device *tdev, unsigned int index,
 	if (ret)
 		return ret;
 
-	return tern_engines_init(tdev, config->engine_count,
+	return tern_engines_init(tdev, config->dma_engine_count, &config->shape,
 				 config->job_timeout_ms);
 }
 
@@ -114,7 +133,7 @@ static int tern_info_ioctl(struct drm_device *drm, void *data,
 	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct drm_tern_info *args = data;
 
-	if (args->flags || args->pad)
+	if (args->flags || args->pad || args->pad2)
 		return -EINVAL;
 
 	args->device_index = tdev->index;
@@ -134,6 +153,14 @@ static int tern_info_ioctl(struct drm_device *drm, void *data,
 	args->max_packet_bytes_in_flight = DRM_TERN_MAX_PACKET_BYTES_PER_FILE;
 	args->host_memory_budget = tern_host_mem_budget();
 	args->host_memory_pinned = tern_host_mem_pinned();
+	args->dma_engine_count = tdev->dma_engine_count;
+	args->core_count = tdev->shape.cores;
+	/* Without cores there is no on-chip memory to describe. */
+	if (tdev->shape.cores) {
+		args->partitions = DRM_TERN_PARTITIONS;
+		args->sbuf_partition_bytes = tdev->shape.sbuf_partition_bytes;
+		args->psum_partition_bytes = tdev->shape.psum_partition_bytes;
+	}
 	return 0;
 }
 
@@ -305,12 +332,28 @@ static bool tern_param_ok(const char *name, unsigned int value,
 	return false;
 }
 
+/* PSUM is made of whole banks. */
+static bool tern_param_banks_ok(unsigned int kb)
+{
+	if (!((kb << 10) % DRM_TERN_PSUM_BANK_BYTES))
+		return true;
+
+	pr_err("mock_psum_kb=%u is not a multiple of a PSUM bank, %u KiB\n",
+	       kb, DRM_TERN_PSUM_BANK_BYTES >> 10);
+	return false;
+}
+
 static int __init tern_init(void)
 {
 	const struct tern_device_config config = {
 		.mock = true,
 		.mem_size = (u64)mock_mem_mb << 20,
-		.engine_count = mock_engines,
+		.dma_engine_count = mock_engines,
+		.shape = {
+			.cores = mock_cores,
+			.sbuf_partition_bytes = mock_sbuf_kb << 10,
+			.psum_partition_bytes = mock_psum_kb << 10,
+		},
 		.job_timeout_ms = job_timeout_ms,
 	};
 	int ret;
@@ -320,7 +363,12 @@ static int __init tern_init(void)
 	    !tern_param_ok("mock_mem_mb", mock_mem_mb, 1,
 			   TERN_MAX_MOCK_MEM_MB) ||
 	    !tern_param_ok("mock_engines", mock_engines, 1,
-			   TERN_MAX_ENGINES) ||
+			   TERN_MAX_DMA_ENGINES) ||
+	    !tern_param_ok("mock_cores", mock_cores, 0, TERN_MAX_CORES) ||
+	    !tern_param_ok("mock_sbuf_kb", mock_sbuf_kb, 1, TERN_MAX_SBUF_KB) ||
+	    !tern_param_ok("mock_psum_kb", mock_psum_kb,
+			   DRM_TERN_PSUM_BANK_BYTES >> 10, TERN_MAX_PSUM_KB) ||
+	    !tern_param_banks_ok(mock_psum_kb) ||
 	    !tern_param_ok("job_timeout_ms", job_timeout_ms, 1,
 			   TERN_MAX_JOB_TIMEOUT_MS) ||
 	    !tern_param_ok("queue_ban_timeouts", tern_queue_ban_timeouts, 1,

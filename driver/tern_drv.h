@@ -16,12 +16,17 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_mm.h>
 
+#include "tern_tile.h"
+
 #define TERN_DRIVER_NAME	"tern"
 #define TERN_DRIVER_DESC	"Tern accelerator"
 /* TERN_DRIVER_VERSION comes from the top VERSION file (driver/Kbuild). */
 
-/* Engines a device may have (mock_engines). */
-#define TERN_MAX_ENGINES	16
+/* DMA engines (mock_engines) and cores (mock_cores) a device may have. */
+#define TERN_MAX_DMA_ENGINES	16
+#define TERN_MAX_CORES		64
+/* A core has a tensor, a vector and a scalar engine. */
+#define TERN_CORE_ENGINES	3
 
 struct dentry;
 struct tern_engine;
@@ -34,7 +39,9 @@ struct tern_vm;
  * struct tern_device_config - what a device is made of
  * @mock: the device is mock hardware
  * @mem_size: bytes of device memory
- * @engine_count: engines executing packet streams
+ * @dma_engine_count: DMA engines, the device's first engines
+ * @shape: the chip's cores, each with TERN_CORE_ENGINES engines after the
+ *	DMA engines
  * @job_timeout_ms: how long a job may run before it is failed
  * @fabric: the fabric joining the devices, or NULL for none; it outlives
  *	every device
@@ -42,7 +49,8 @@ struct tern_vm;
 struct tern_device_config {
 	bool mock;
 	u64 mem_size;
-	unsigned int engine_count;
+	unsigned int dma_engine_count;
+	struct tern_core_shape shape;
 	unsigned int job_timeout_ms;
 	struct tern_fabric *fabric;
 };
@@ -83,11 +91,14 @@ struct tern_health_baseline {
  * @mem_errors_corrected: correctable device memory errors seen
  * @mem_errors_uncorrected: uncorrectable device memory errors seen
  * @engine_count: entries in @engines
+ * @dma_engine_count: the first of them, DMA engines; then each core's
+ * @shape: the chip's cores
  * @engines: the engines
  * @users_lock: protects @users
  * @users: the &struct tern_user of each uid with a file open, which the
  *	engines share their time among
- * @free_wq: frees rings (tern_ring.c); destroyed once they all are
+ * @free_wq: frees rings, and takes their records that need on-chip
+ *	memory made (tern_ring.c); destroyed once they are all freed
  * @live_jobs: jobs and rings created and not yet freed; teardown waits
  *	for zero
  * @health_lock: protects @health_reasons; orders health events and clears
@@ -120,6 +131,8 @@ struct tern_drm_device {
 	atomic64_t mem_errors_uncorrected;
 
 	unsigned int engine_count;
+	unsigned int dma_engine_count;
+	struct tern_core_shape shape;
 	struct tern_engine *engines;
 	spinlock_t users_lock;		/* protects users */
 	struct list_head users;

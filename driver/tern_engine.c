@@ -129,6 +129,8 @@ int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		.ctx = vm,
 		.fabric = engine->tdev->fabric,
 		.device = engine->tdev->fabric_id,
+		.target = &engine->target,
+		.onchip = tern_vm_onchip,
 	};
 	u64 start, elapsed;
 	int ret, idx;
@@ -588,6 +590,26 @@ static void tern_engine_reset_work(struct work_struct *work)
 	tern_health_update(engine->tdev);
 }
 
+/*
+ * Engine @index of @tdev: one of the DMA engines, then each core's
+ * tensor, vector and scalar engine (enum drm_tern_engine_type's order).
+ */
+static void tern_engine_target(struct tern_drm_device *tdev,
+			       unsigned int index,
+			       struct tern_model_target *target)
+{
+	unsigned int compute = index - tdev->dma_engine_count;
+
+	target->shape = &tdev->shape;
+	if (index < tdev->dma_engine_count) {
+		target->type = DRM_TERN_ENGINE_DMA;
+		target->core = 0;
+		return;
+	}
+	target->type = DRM_TERN_ENGINE_TENSOR + compute % TERN_CORE_ENGINES;
+	target->core = compute / TERN_CORE_ENGINES;
+}
+
 static int tern_engine_init(struct tern_engine *engine,
 			    struct tern_drm_device *tdev, unsigned int index,
 			    unsigned int timeout_ms)
@@ -596,6 +618,7 @@ static int tern_engine_init(struct tern_engine *engine,
 
 	engine->tdev = tdev;
 	engine->index = index;
+	tern_engine_target(tdev, index, &engine->target);
 	engine->timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	snprintf(engine->name, sizeof(engine->name), "tern%u-e%u",
 		 tdev->index, index);
@@ -749,19 +772,23 @@ void tern_engine_steps_reset(struct tern_drm_device *tdev)
 	}
 }
 
-int tern_engines_init(struct tern_drm_device *tdev, unsigned int count,
+int tern_engines_init(struct tern_drm_device *tdev, unsigned int dma_count,
+		      const struct tern_core_shape *shape,
 		      unsigned int timeout_ms)
 {
+	unsigned int count = dma_count + shape->cores * TERN_CORE_ENGINES;
 	unsigned int i;
 	int ret;
 
+	tdev->dma_engine_count = dma_count;
+	tdev->shape = *shape;
 	tdev->engines = drmm_kcalloc(&tdev->drm, count, sizeof(*tdev->engines),
 				     GFP_KERNEL);
 	if (!tdev->engines)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&tdev->users);
 	spin_lock_init(&tdev->users_lock);
-	/* Frees rings (tern_ring.c); flushed once every ring is freed. */
+	/* Rings' own work (tern_ring.c); flushed once every ring is freed. */
 	tdev->free_wq = alloc_workqueue("tern%u-free", 0, 0, tdev->index);
 	if (!tdev->free_wq)
 		return -ENOMEM;

@@ -17,6 +17,7 @@
 #include <drm/gpu_scheduler.h>
 
 #include "tern_state.h"
+#include "tern_tile.h"
 
 struct dma_fence;
 struct tern_drm_device;
@@ -111,6 +112,8 @@ struct tern_runnable {
  * struct tern_engine - one engine of a device
  * @tdev: the device
  * @index: engine number, as userspace names it
+ * @target: what the engine is to the device model: its type (enum
+ *	drm_tern_engine_type), its core and the device's cores
  * @name: for the scheduler and its workers
  * @sched: orders the jobs of every queue on this engine
  * @wq: ordered: one pass at a time; a ring's KICK may also run its jobs
@@ -150,6 +153,7 @@ struct tern_runnable {
 struct tern_engine {
 	struct tern_drm_device *tdev;
 	unsigned int index;
+	struct tern_model_target target;
 	char name[24];
 	struct drm_gpu_scheduler sched;
 	struct workqueue_struct *wq;
@@ -194,7 +198,8 @@ int tern_engine_run(struct tern_engine *engine, struct tern_vm *vm,
 		    struct tern_model_job *model);
 void tern_engine_ring_job(struct tern_engine *engine, bool start);
 
-int tern_engines_init(struct tern_drm_device *tdev, unsigned int count,
+int tern_engines_init(struct tern_drm_device *tdev, unsigned int dma_count,
+		      const struct tern_core_shape *shape,
 		      unsigned int timeout_ms);
 
 struct tern_user *tern_user_get(struct tern_drm_device *tdev, kuid_t uid);

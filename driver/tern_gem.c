@@ -51,8 +51,11 @@ u64 tern_host_mem_pinned(void)
 	return atomic64_read(&tern_host_mem_used);
 }
 
-/* Takes @size bytes of the budget: -ENOMEM when they are not left. */
-static int tern_host_mem_reserve(u64 size)
+/*
+ * Takes @size bytes of the budget: -ENOMEM when they are not left. Host
+ * buffers and files' on-chip memories (tern_onchip.c) share it.
+ */
+int tern_host_mem_reserve(u64 size)
 {
 	if (atomic64_add_return(size, &tern_host_mem_used) >
 	    tern_host_mem_limit) {
@@ -60,6 +63,11 @@ static int tern_host_mem_reserve(u64 size)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void tern_host_mem_release(u64 size)
+{
+	atomic64_sub(size, &tern_host_mem_used);
 }
 
 /* drm_gem_shmem_free() and its error paths kfree() the shmem object. */
@@ -141,7 +149,7 @@ static void tern_gem_free(struct drm_gem_object *obj)
 		tern_devmem_release(tdev, bo);
 	if (bo->host_mem_reserved) {
 		atomic64_sub(obj->size, &tdev->mem_host_used);
-		atomic64_sub(obj->size, &tern_host_mem_used);
+		tern_host_mem_release(obj->size);
 	}
 	atomic_dec(&tdev->buffer_count);
 	mutex_destroy(&bo->lock);

@@ -54,6 +54,8 @@ static inline struct tern_bo *to_tern_bo(struct drm_gem_object *obj)
 void tern_host_mem_init(unsigned int mb);
 u64 tern_host_mem_budget(void);
 u64 tern_host_mem_pinned(void);
+int tern_host_mem_reserve(u64 size);
+void tern_host_mem_release(u64 size);
 
 int tern_devmem_init(struct tern_drm_device *tdev, u64 size);
 u64 tern_devmem_used(struct tern_drm_device *tdev);

@@ -12,6 +12,10 @@
  * run_job returns), unless it has already ended, when nothing else
  * would free it.
  *
+ * SUBMIT also makes the file's on-chip memory the stream will use
+ * (tern_onchip.c), which the engine cannot: -ENOMEM past the host memory
+ * budget.
+ *
  * Limits, so that no file holds more than its share: jobs and packet
  * bytes in flight per file (SUBMIT fails with -EBUSY beyond them; a job is
  * in flight from SUBMIT until it ends), and a banned queue takes no jobs
@@ -130,11 +134,14 @@ static int tern_job_copy_packets(struct tern_job *job,
 			   args->packets_size))
 		return -EFAULT;
 
-	if (tern_model_validate(job->packets, args->packets_size, NULL))
+	if (tern_model_validate_on(job->packets, args->packets_size,
+				   &job->engine->target, NULL))
 		return -EINVAL;
 
 	tern_model_job_init(&job->model, job->packets, args->packets_size);
-	return 0;
+	/* The engine must find them: it may not allocate. */
+	return tern_onchip_prepare(&job->vm->onchip, &job->engine->target,
+				   job->packets, args->packets_size, true);
 }
 
 static int tern_job_add_in_syncobjs(struct tern_job *job,

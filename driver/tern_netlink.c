@@ -98,8 +98,23 @@ static int tern_nl_check_device_filter(struct netlink_callback *cb, int attr)
 	return 0;
 }
 
+/*
+ * Each part of a dump holds whole device messages: room for the largest
+ * (a reader's buffer smaller than that sees MSG_TRUNC and may grow it).
+ */
 static int tern_nl_device_start(struct netlink_callback *cb)
 {
+	unsigned int i;
+
+	for (i = 0; i < tern_mock_device_count(); i++) {
+		struct tern_drm_device *tdev = tern_mock_device_get(i);
+
+		if (!tdev)
+			continue;
+		cb->min_dump_alloc = max(cb->min_dump_alloc,
+					 tern_nl_device_size(tdev));
+		drm_dev_put(&tdev->drm);
+	}
 	return tern_nl_check_device_filter(cb, DRM_TERN_A_DEV_INDEX);
 }
 
@@ -187,6 +202,9 @@ static int tern_nl_device_dumpit(struct sk_buff *msg,
 		ret = tern_nl_fill_device(msg, tdev, NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		drm_dev_put(&tdev->drm);
+		/* Not even alone: an error, rather than a dump that ends here. */
+		if (ret && !msg->len)
+			return ret;
 		if (ret)
 			break;
 	}

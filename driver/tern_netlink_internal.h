@@ -31,6 +31,7 @@ static inline int tern_nl_put_u64(struct sk_buff *msg, int attr, u64 value,
 int tern_nl_put_health(struct sk_buff *msg, u32 reasons);
 int tern_nl_put_engine(struct sk_buff *msg, struct tern_engine *engine,
 		       const struct tern_engine_guilty *guilty);
+u32 tern_nl_device_size(const struct tern_drm_device *tdev);
 int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 			u32 portid, u32 seq, int flags);
 int tern_nl_fill_link(struct sk_buff *msg, struct tern_fabric *fabric,

@@ -93,6 +93,19 @@ static int tern_nl_put_names(struct sk_buff *msg, struct tern_drm_device *tdev)
 	return 0;
 }
 
+/*
+ * Room @tdev's message may take: its values and names, well inside
+ * NLMSG_GOODSIZE, and a nest for each engine, which a chip of many
+ * cores has hundreds of.
+ */
+u32 tern_nl_device_size(const struct tern_drm_device *tdev)
+{
+	u32 engine = nla_total_size(0) + tern_state_engine_set.count *
+				       nla_total_size_64bit(sizeof(u64));
+
+	return NLMSG_GOODSIZE + tdev->engine_count * engine;
+}
+
 int tern_nl_fill_device(struct sk_buff *msg, struct tern_drm_device *tdev,
 			u32 portid, u32 seq, int flags)
 {

@@ -26,7 +26,10 @@
  * after it never run; so does a fence word outside the device's memory in
  * the file's buffers, and queue_ban_timeouts jobs past the job timeout. A
  * job taken counts in the file's in-flight limits until it ends; a record
- * past them waits in the ring, in the file's memory. A closed file's jobs
+ * past them waits in the ring, in the file's memory. A record that needs
+ * on-chip memory the file has not made (tern_onchip.c) is taken where
+ * memory may be allocated: by a KICK or, when the engine comes to it
+ * first, by a work item (tern_ring_onchip_work()). A closed file's jobs
  * end with -ECANCELED, the ring takes no more, and it goes once its job
  * has.
  *
@@ -183,12 +186,28 @@ static bool tern_ring_record_ok(const struct drm_tern_ring_record *rec)
 }
 
 /*
+ * Has the ring's next record taken where memory may be allocated: the
+ * file's on-chip memory it needs (tern_onchip.c), which the engine cannot
+ * make. The work holds a reference.
+ */
+static void tern_ring_make_onchip(struct tern_ring *ring)
+{
+	struct tern_drm_device *tdev = to_tern_drm_device(ring->obj->dev);
+
+	kref_get(&ring->ref);
+	if (!queue_work(tdev->free_wq, &ring->onchip_work))
+		tern_ring_put(ring);	/* queued already: never the last */
+}
+
+/*
  * Takes the next record as the ring's job: 1 when it did, 0 when there is
  * none (or the ring is stopped), -EBUSY when the file's limits are
- * reached. When there is none it asks for a kick, then looks once more,
- * so a record written meanwhile is either seen here or kicked for.
+ * reached, or when the record needs on-chip memory the file has not made
+ * yet and !@may_alloc (the engine's look): a work item takes it then.
+ * When there is none it asks for a kick, then looks once more, so a
+ * record written meanwhile is either seen here or kicked for.
  */
-static int tern_ring_take(struct tern_ring *ring)
+static int tern_ring_take(struct tern_ring *ring, bool may_alloc)
 {
 	const size_t hdr = sizeof(struct drm_tern_ring_record);
 	struct drm_tern_ring_record rec;
@@ -234,9 +253,18 @@ static int tern_ring_take(struct tern_ring *ring)
 		if (tern_usage_reserve(&ring->vm->usage, rec.size))
 			return -EBUSY;
 		memcpy(ring->job.packets, ring->data + at + hdr, rec.size);
-		if (tern_model_validate(ring->job.packets, rec.size, NULL)) {
+		if (tern_model_validate_on(ring->job.packets, rec.size,
+					   &ring->engine->target, NULL)) {
 			tern_usage_release(&ring->vm->usage, rec.size);
 			goto bad;
+		}
+		/* Made, or -ENOMEM: then the job fails with it as it runs. */
+		if (tern_onchip_prepare(&ring->vm->onchip, &ring->engine->target,
+					ring->job.packets, rec.size,
+					may_alloc) == -EAGAIN) {
+			tern_usage_release(&ring->vm->usage, rec.size);
+			tern_ring_make_onchip(ring);
+			return -EBUSY;
 		}
 		ring->job.size = rec.size;
 		ring->job.fence_va = rec.fence_va;
@@ -343,15 +371,16 @@ static void tern_ring_timeout(struct tern_ring *ring)
 /*
  * One step of the ring: takes a record if it has no job, then runs its
  * job for one step of the model, ending it when it is done or past the
- * job timeout.
+ * job timeout. @may_alloc: not the engine's look, which may not allocate.
  */
-static enum tern_ring_state tern_ring_step(struct tern_ring *ring)
+static enum tern_ring_state tern_ring_step(struct tern_ring *ring,
+					   bool may_alloc)
 {
 	int ret;
 
 	lockdep_assert_held(&ring->run_lock);
 	if (!ring->has_job) {
-		ret = tern_ring_take(ring);
+		ret = tern_ring_take(ring, may_alloc);
 		if (ret == -EBUSY)
 			return TERN_RING_WAITING;
 		if (!ret)
@@ -391,7 +420,7 @@ bool tern_ring_look(struct tern_runnable *run)
 		return false;
 	atomic_set(&ring->kicked, 0);
 	runs = ++ring->runs;
-	state = tern_ring_step(ring);
+	state = tern_ring_step(ring, false);
 	mutex_unlock(&ring->run_lock);
 	if (state != TERN_RING_IDLE)
 		return state == TERN_RING_MOVED;
@@ -409,29 +438,51 @@ bool tern_ring_look(struct tern_runnable *run)
 }
 
 /*
- * KICK: the ring joins its engine's turns, and runs on the caller's
- * thread for about TERN_RING_INLINE_NS, as far as its jobs move, unless
- * the engine runs it now; what is left stays in the turns.
+ * The ring joins its engine's turns, and runs on the caller's thread for
+ * about @ns, as far as its jobs move; unless the engine runs it now and
+ * !@wait, when it is left to the engine. What is left stays in the turns.
  */
-static void tern_ring_kick(struct tern_ring *ring)
+static void tern_ring_run_here(struct tern_ring *ring, u64 ns, bool wait)
 {
-	u64 until = ktime_get_ns() + TERN_RING_INLINE_NS;
+	u64 until = ktime_get_ns() + ns;
 	enum tern_ring_state state;
 
 	atomic_set(&ring->kicked, 1);
 	smp_mb();	/* the flag, then the turns and the run lock */
 	tern_ring_want(ring);
-	if (!mutex_trylock(&ring->run_lock))
+	if (wait)
+		mutex_lock(&ring->run_lock);
+	else if (!mutex_trylock(&ring->run_lock))
 		return;
 	atomic_set(&ring->kicked, 0);
 	ring->runs++;
 	do
-		state = tern_ring_step(ring);
+		state = tern_ring_step(ring, true);
 	while (state == TERN_RING_MOVED && ktime_get_ns() < until);
 	mutex_unlock(&ring->run_lock);
 	/* The engine may have found it idle meanwhile and let it go. */
 	if (state != TERN_RING_IDLE)
 		tern_ring_want(ring);
+}
+
+/* KICK: as long as TERN_RING_INLINE_NS on the caller's thread. */
+static void tern_ring_kick(struct tern_ring *ring)
+{
+	tern_ring_run_here(ring, TERN_RING_INLINE_NS, false);
+}
+
+/*
+ * The engine found a record that needs on-chip memory the file has not
+ * made: one step here takes it, making the memory; the engine, which
+ * looks at the ring meanwhile, runs the rest.
+ */
+static void tern_ring_onchip_work(struct work_struct *work)
+{
+	struct tern_ring *ring = container_of(work, struct tern_ring,
+					      onchip_work);
+
+	tern_ring_run_here(ring, 0, true);
+	tern_ring_put(ring);
 }
 
 static int tern_ring_args_check(struct tern_drm_device *tdev,
@@ -507,6 +558,7 @@ int tern_ring_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&ring->ref);
 	mutex_init(&ring->run_lock);
 	init_waitqueue_head(&ring->wait);
+	INIT_WORK(&ring->onchip_work, tern_ring_onchip_work);
 	ring->engine = &tdev->engines[args->engine];
 	tern_runnable_init(&ring->run, &tfile->clients[args->engine], true);
 	ring->vm = tern_vm_get(tfile->vm);

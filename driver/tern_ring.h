@@ -73,6 +73,8 @@ struct tern_ring_job {
  *	taken loses nothing
  * @timeouts: its jobs that ran past the job timeout (under @run_lock)
  * @free_work: frees the ring, on the device's &tern_drm_device.free_wq
+ * @onchip_work: takes a record that needs the file's on-chip memory made,
+ *	which the engine's look may not do; on the same workqueue
  * @wait: RING_WAIT sleeps here; woken at every job's end and at a stop
  */
 struct tern_ring {
@@ -98,6 +100,7 @@ struct tern_ring {
 	atomic_t kicked;
 	u32 timeouts;
 	struct work_struct free_work;
+	struct work_struct onchip_work;
 	wait_queue_head_t wait;
 };
 

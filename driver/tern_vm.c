@@ -40,11 +40,19 @@ struct tern_mapping {
 
 struct tern_vm *tern_vm_create(struct drm_device *drm)
 {
+	struct tern_drm_device *tdev = to_tern_drm_device(drm);
 	struct tern_vm *vm;
 
 	vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 	if (!vm)
 		return NULL;
+	vm->usage.engine_busy_ns = kcalloc(tdev->engine_count,
+					   sizeof(*vm->usage.engine_busy_ns),
+					   GFP_KERNEL_ACCOUNT);
+	if (!vm->usage.engine_busy_ns)
+		goto err_free_vm;
+	if (tern_onchip_init(&vm->onchip, &tdev->shape))
+		goto err_free_busy;
 
 	vm->drm = drm;
 	kref_init(&vm->ref);
@@ -54,6 +62,12 @@ struct tern_vm *tern_vm_create(struct drm_device *drm)
 	vm->usage.uid = current_euid();
 	get_task_comm(vm->usage.comm, current);
 	return vm;
+
+err_free_busy:
+	kfree(vm->usage.engine_busy_ns);
+err_free_vm:
+	kfree(vm);
+	return NULL;
 }
 
 static void tern_mapping_free(struct tern_mapping *mapping)
@@ -81,7 +95,9 @@ static void tern_vm_release(struct kref *ref)
 		tern_mapping_free(mapping);
 	}
 	drm_mm_takedown(&vm->mm);
+	tern_onchip_fini(&vm->onchip);
 	put_pid(vm->usage.pid);
+	kfree(vm->usage.engine_busy_ns);
 	kfree(vm);
 }
 
@@ -114,13 +130,15 @@ void tern_vm_put(struct tern_vm *vm)
 
 /*
  * Marks the file as closing. Once this returns no step of its jobs is
- * running and none will start: engines cancel them.
+ * running and none will start: engines cancel them. So its on-chip
+ * memory, which only steps use, goes now.
  */
 void tern_vm_close(struct tern_vm *vm)
 {
 	down_write(&vm->lock);
 	WRITE_ONCE(vm->closed, true);
 	up_write(&vm->lock);
+	tern_onchip_free(&vm->onchip);
 }
 
 /*
@@ -294,4 +312,12 @@ void *tern_vm_translate(void *ctx, u64 va, u64 len, u32 *owner)
 		return mapping->bo->vaddr + offset;
 	}
 	return NULL;
+}
+
+/* The device model's onchip callback: the file's memories, made at submit. */
+u8 *tern_vm_onchip(void *ctx, u32 core, u32 space)
+{
+	struct tern_vm *vm = ctx;
+
+	return tern_onchip_find(&vm->onchip, core, space);
 }

@@ -17,6 +17,7 @@
 
 #include "tern_accel.h"
 #include "tern_drv.h"
+#include "tern_onchip.h"
 
 struct drm_device;
 struct pid;
@@ -40,8 +41,8 @@ struct tern_bo;
  * @jobs_submitted: jobs the file submitted
  * @jobs_active: jobs of the file not ended yet
  * @packet_bytes_active: bytes of their packet streams
- * @engine_busy_ns: engine time, by engine, of the file's ended stretches
- *	of its jobs' steps
+ * @engine_busy_ns: engine time, by engine (one for each of the device's),
+ *	of the file's ended stretches of its jobs' steps
  *
  * Jobs update it after the file has closed: it lives in the address space,
  * which each job holds.
@@ -58,7 +59,7 @@ struct tern_usage {
 	atomic64_t jobs_submitted;
 	atomic_t jobs_active;
 	atomic64_t packet_bytes_active;
-	atomic64_t engine_busy_ns[TERN_MAX_ENGINES];
+	atomic64_t *engine_busy_ns;
 };
 
 /**
@@ -69,6 +70,8 @@ struct tern_usage {
  *	this address space, so unmapping waits for the running step
  * @mm: allocator of addresses, each node a struct tern_mapping
  * @closed: the file is closing: its jobs are cancelled
+ * @onchip: the file's SBUF and PSUM of each core, which its jobs' steps
+ *	use; freed when the file closes
  * @usage: the file's identity and usage
  */
 struct tern_vm {
@@ -77,6 +80,7 @@ struct tern_vm {
 	struct rw_semaphore lock;
 	struct drm_mm mm;
 	bool closed;
+	struct tern_onchip onchip;
 	struct tern_usage usage;
 };
 
@@ -100,5 +104,6 @@ u64 tern_vm_address(struct tern_vm *vm, struct tern_bo *bo);
 bool tern_vm_begin_run(struct tern_vm *vm);
 void tern_vm_end_run(struct tern_vm *vm);
 void *tern_vm_translate(void *vm, u64 va, u64 len, u32 *owner);
+u8 *tern_vm_onchip(void *vm, u32 core, u32 space);
 
 #endif /* TERN_VM_H */

@@ -205,11 +205,11 @@ $(TEST_BIN)/test_conformance: $(TEST_CONFORMANCE_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
 
-# Unloads and loads tern.ko, so a VM boot of its own.
+# Unloads and loads tern.ko, so a VM boot of its own; reads netlink.
 $(TEST_BIN)/test_unload: $(patsubst %.c,$(BUILD)/%.o, \
 		$(sort $(wildcard tests/unload/*.c))) $(BUILD)/tests/uapi/util.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) $(TEST_NL_LDLIBS)
 
 # Unbinds a device; last in the VM suite.
 $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
@@ -217,11 +217,12 @@ $(TEST_BIN)/test_unplug: $(BUILD)/tests/unplug/unplug.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
 
-# The model's REDUCE kernels are the reference tern.ko's results must match.
-$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) \
+# The model's REDUCE kernels are the reference tern.ko's results must match,
+# float_ref the compute packets'.
+$(TEST_BIN)/test_uapi: $(TEST_UAPI_OBJS) $(BAD_PACKETS_OBJS) $(FLOAT_REF_OBJS) \
 		$(addprefix $(BUILD)/model/, tern_reduce.o tern_softfloat.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM)
+	$(CC) $(LDFLAGS_SAN) -pthread -o $@ $^ $(TEST_LDLIBS) $(LDLIBS_DRM) -lm
 
 # The bootstrap protocol fuzzer (tests/fuzz/bootstrap/): communicators of
 # one rank per process on the simulator, an attacker outside and one among
@@ -253,6 +254,7 @@ TEST_NL_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0)
 USERSPACE_TARGETS += $(TEST_BIN)/test_fabric_ko
 
 $(BUILD)/tests/fabric/%.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
+$(BUILD)/tests/unload/netlink.o: CFLAGS_COMMON += $(TEST_NL_CFLAGS)
 
 $(TEST_BIN)/test_fabric_ko: $(TEST_FABRIC_KO_OBJS) $(LIBTERN_A)
 	@mkdir -p $(dir $@)

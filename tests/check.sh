@@ -66,10 +66,13 @@
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
 #   vm-6.12/*         the same on Debian 13's 6.12, when tests/vm/trixie.sh
 #                     can prepare it (SKIP with the reason when it cannot)
+#   vm-*-cores/*      the uapi, fabric and unplug suites again, on mock
+#                     devices of two cores each (mock_cores=2)
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
 #   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
-#                     parameters out of range fail (tests/unload/)
+#                     parameters out of range fail; a device of the most
+#                     engines in netlink (tests/unload/)
 #   vm-*/fuzz         tests/fuzz/vm-fuzz.sh: tern-fuzz for
 #                     TERN_CHECK_FUZZ_TIME seconds (45) from seed
 #                     TERN_CHECK_FUZZ_SEED (1); fails on a kernel report,
@@ -86,6 +89,10 @@ ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 TSAN_BUILD=${TERN_CHECK_TSAN_BUILD:-build-tsan}
 JOBS=${TERN_CHECK_JOBS:-2}
 VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256}
+# Chips of two cores: the suites that drive tern.ko's ioctls themselves
+# (libtern gives a stream any engine; a core's refuses DMA packets).
+VM_CORES_PARAMS="$VM_PARAMS mock_cores=2"
+VM_CORES_SUITES="uapi fabric unplug"
 # Freed objects poisoned and redzones checked: a use after free in tern.ko
 # oopses instead of passing unseen (Debian's kernel has no KASAN). Without
 # U (who allocated and freed), which costs minutes; the fuzz VMs keep it.
@@ -166,28 +173,32 @@ suite_run() {
 	add_result "$(head -n 1 <<<"$output")" ""
 }
 
-# vm_suites KERNEL: tests/vm-suite.sh in a VM, one row per suite in it.
+# vm_suites KERNEL [NAME PARAMS SUITES]: tests/vm-suite.sh in a VM, one row
+# per suite in it, named NAME/SUITE (default vm-KERNEL); tern.ko loaded with
+# PARAMS (default VM_PARAMS); only SUITES if given (TERN_TEST_SUITES).
 vm_suites() {
-	local kernel=$1 log="$TERN_TEST_LOGS/vm-$1.log" rc=0 line found=0 note
-	echo "check: vm-$kernel: tests/vm/run-vm.sh --kernel $kernel --params \"$VM_PARAMS\" --append \"$VM_APPEND\""
-	tests/vm/run-vm.sh --kernel "$kernel" --params "$VM_PARAMS" --append "$VM_APPEND" \
+	local kernel=$1 name=${2:-vm-$1} params=${3:-$VM_PARAMS} only=${4:-}
+	local log="$TERN_TEST_LOGS/$name.log" rc=0 line found=0 note
+	echo "check: $name: tests/vm/run-vm.sh --kernel $kernel --params \"$params\" --append \"$VM_APPEND\"${only:+ (suites $only)}"
+	tests/vm/run-vm.sh --kernel "$kernel" --params "$params" --append "$VM_APPEND" \
 		--timeout "$VM_TIMEOUT" --env "TERN_TEST_BUILD=$BUILD" \
+		--env "TERN_TEST_SUITES=$only" \
 		-- tests/vm-suite.sh >"$log" 2>&1 || rc=$?
 	while IFS= read -r line; do
-		echo "RESULT vm-$kernel/${line#RESULT }"
-		add_result "$line" "vm-$kernel/"
+		echo "RESULT $name/${line#RESULT }"
+		add_result "$line" "$name/"
 		found=1
 	done < <(grep '^RESULT ' "$log")
 	if [ "$found" = 0 ]; then
 		note=$(grep -E '^(run-vm|tern-vm):' "$log" | tail -n 1)
-		add_row "vm-$kernel" FAIL - 1 - "no results, run-vm exit $rc: ${note:-see $log}"
+		add_row "$name" FAIL - 1 - "no results, run-vm exit $rc: ${note:-see $log}"
 		tail -n 25 "$log" | sed 's/^/    | /'
 		return
 	fi
 	# The suites passed but the kernel warned, oopsed or kept tern.ko.
 	note=$(grep -E '^tern-vm: .*(could not be unloaded|WARN or oops)' "$log" | tail -n 1)
 	if [ -n "$note" ] || { [ "$rc" != 0 ] && ! grep -q '^vm-suite: .* [1-9][0-9]* failed$' "$log"; }; then
-		add_row "vm-$kernel/kernel" FAIL - 1 - "${note:-run-vm exit $rc}"
+		add_row "$name/kernel" FAIL - 1 - "${note:-run-vm exit $rc}"
 		grep -A 20 '^tern-vm: kernel messages' "$log" | sed 's/^/    | /'
 	fi
 }
@@ -380,6 +391,8 @@ if [ "${TERN_CHECK_VM:-1}" = 0 ]; then
 	vm_skip vm-6.12 "TERN_CHECK_VM=0"
 else
 	timed vm-6.1/suites vm_suites 6.1
+	timed vm-6.1-cores/suites vm_suites 6.1 vm-6.1-cores "$VM_CORES_PARAMS" \
+		"$VM_CORES_SUITES"
 	timed vm-6.1/inspect vm_inspect 6.1
 	timed vm-6.1/unload vm_unload 6.1
 	timed vm-6.1/fuzz vm_fuzz 6.1
@@ -389,6 +402,8 @@ else
 		vm_skip vm-6.12 "tests/vm/trixie.sh prepare failed: $(grep -m 1 'FAILED' "$TERN_TEST_LOGS/trixie-prepare.log" || tail -n 1 "$TERN_TEST_LOGS/trixie-prepare.log")"
 	elif step build-module-6.12 tests/vm/trixie.sh module; then
 		timed vm-6.12/suites vm_suites 6.12
+		timed vm-6.12-cores/suites vm_suites 6.12 vm-6.12-cores \
+			"$VM_CORES_PARAMS" "$VM_CORES_SUITES"
 		timed vm-6.12/inspect vm_inspect 6.12
 		timed vm-6.12/unload vm_unload 6.12
 		timed vm-6.12/fuzz vm_fuzz 6.12

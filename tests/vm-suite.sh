@@ -9,7 +9,8 @@
 #
 # Prints each program's output, a RESULT line per suite (see
 # tests/suite-lib.sh) and last "vm-suite: N passed, M failed"; exits non-zero
-# on any failure. TERN_TEST_BUILD names the build directory (default build).
+# on any failure. TERN_TEST_BUILD names the build directory (default build);
+# TERN_TEST_SUITES, when set, the suites to run (e.g. "uapi fabric unplug").
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -36,6 +37,10 @@ results=()
 suite() {
 	local name=$1 line
 	shift
+	case " ${TERN_TEST_SUITES:-$name} " in
+	*" $name "*) ;;
+	*) return ;;
+	esac
 	line=$(run_suite "$name" "$@")
 	echo "---- $name output ----"
 	cat "$TERN_TEST_LOGS/$name.log"

@@ -263,7 +263,7 @@ static void test_client_fdinfo(void **state)
 	uint32_t d = fabric.devices - 1;
 	struct uapi_stream s = { .size = 0 };
 	struct uapi_bo device_bo, host_bo;
-	uint32_t engines, queue;
+	uint32_t engines, engine, queue;
 	struct nl_reply c;
 	int64_t busy = 0;
 	int fd;
@@ -281,9 +281,11 @@ static void test_client_fdinfo(void **state)
 		return;
 	}
 	engines = uapi_get_info(fd).engine_count;
+	/* the last engine that runs FILL: the last DMA engine */
+	engine = uapi_get_info(fd).dma_engine_count - 1;
 	uapi_bo_create(fd, DRM_TERN_PLACEMENT_DEVICE, 40960, &device_bo);
 	uapi_bo_create(fd, DRM_TERN_PLACEMENT_HOST, 8192, &host_bo);
-	queue = uapi_queue_create(fd, engines - 1);
+	queue = uapi_queue_create(fd, engine);
 	uapi_emit_fill(&s, device_bo.va, 4096, 0x11111111);
 	assert_int_equal(uapi_run(fd, queue, &s), 1);
 
@@ -298,8 +300,8 @@ static void test_client_fdinfo(void **state)
 		snprintf(key, sizeof(key), "drm-engine-e%u", e);
 		ns = fdinfo_number(fd, key);
 		assert_true(ns >= 0);
-		/* only the last engine ran one of its jobs */
-		if (e != engines - 1)
+		/* only its queue's engine ran one of its jobs */
+		if (e != engine)
 			assert_int_equal(ns, 0);
 		busy += ns;
 	}

@@ -70,7 +70,7 @@ void assert_device1_got(uint8_t seed);
 struct nl_sock;
 
 #define NL_MAX_ATTR	32
-#define NL_MAX_ENGINES	8	/* engine nests kept per message */
+#define NL_MAX_ENGINES	32	/* engine nests kept per message */
 #define NL_MAX_REPLIES	384	/* messages kept per dump */
 
 /* One DRM_TERN_A_DEV_ENGINE nest, its attributes as numbers. */

@@ -14,8 +14,10 @@
 #   FUZZ_KERNEL_BAD    what a kernel log must never say (extended regex)
 
 # Four devices in a ring: peer memory and fabric faults; little memory, so
-# that buffers fill it; a short job timeout, so stalled jobs end quickly.
-FUZZ_VM_PARAMS=${TERN_FUZZ_PARAMS:-mock_devices=4 mock_topology=ring mock_mem_mb=32 job_timeout_ms=500}
+# that buffers fill it; two cores each, with small on-chip memories, so
+# that tiles reach their ends and files hold little of it; a short job
+# timeout, so stalled jobs end quickly.
+FUZZ_VM_PARAMS=${TERN_FUZZ_PARAMS:-mock_devices=4 mock_topology=ring mock_mem_mb=32 mock_cores=2 mock_sbuf_kb=16 mock_psum_kb=4 job_timeout_ms=500}
 # slub_debug poisons freed objects, so that a use after free oopses instead
 # of passing unseen. oops=panic ends the VM at the first oops: the thread
 # that oopsed may hold locks, and the guest would wedge rather than report.

@@ -115,7 +115,7 @@ static void emit_f16_divide(struct uapi_stream *s, uint64_t va, uint64_t count)
  */
 static void test_reduce_steps_by_work(void **state)
 {
-	const uint32_t engine = uapi.info.engine_count - 1;
+	const uint32_t engine = uapi_dma_engines() - 1;
 	uint32_t queue = uapi_queue_create(uapi.fd, engine);
 	struct uapi_stream s = { .size = 0 };
 	long long steps = 0, max_ns = 0;
@@ -411,7 +411,7 @@ static uint64_t ring_one_job(uint32_t engine, const struct uapi_stream *s,
  */
 static void test_ring_timeout_resets_only_a_hang(void **state)
 {
-	const uint32_t engine = uapi.info.engine_count - 1;
+	const uint32_t engine = uapi_dma_engines() - 1;
 	struct uapi_stream s = { .size = 0 };
 	long long resets, hang_resets;
 	struct uapi_bo words;

@@ -28,7 +28,7 @@ static void assert_filled(const struct uapi_bo *bo, uint64_t offset,
 
 static void test_job_runs_packets(void **state)
 {
-	uint32_t q = uapi_queue_create(uapi.fd, uapi.info.engine_count - 1);
+	uint32_t q = uapi_queue_create(uapi.fd, uapi_dma_engines() - 1);
 	struct uapi_stream s = { .size = 0 };
 	struct uapi_bo a, b;
 	uint64_t *slots;
@@ -251,7 +251,7 @@ static void test_semaphore_across_queues(void **state)
 static void test_in_syncobj_orders_jobs(void **state)
 {
 	uint32_t first_q = uapi_queue_create(uapi.fd, 0);
-	uint32_t second_q = uapi_queue_create(uapi.fd, uapi.info.engine_count - 1);
+	uint32_t second_q = uapi_queue_create(uapi.fd, uapi_dma_engines() - 1);
 	uint32_t first_out = uapi_syncobj_create(uapi.fd);
 	uint32_t second_out = uapi_syncobj_create(uapi.fd);
 	struct uapi_stream first = { .size = 0 }, second = { .size = 0 };

@@ -63,8 +63,8 @@ int main(void)
 		return 1;
 	}
 	close(fd);
-	printf("uapi: testing %s: %u engines, %llu MiB, max submit %u bytes\n",
-	       uapi.node, uapi.info.engine_count,
+	printf("uapi: testing %s: %u engines (%u cores), %llu MiB, max submit %u bytes\n",
+	       uapi.node, uapi.info.engine_count, uapi.info.core_count,
 	       (unsigned long long)(uapi.info.device_memory_size >> 20),
 	       uapi.info.max_submit_bytes);
 
@@ -81,5 +81,6 @@ int main(void)
 	failed += uapi_abort_tests();
 	failed += uapi_ring_tests();
 	failed += uapi_fair_tests();
+	failed += uapi_compute_tests();
 	return failed ? 1 : 0;
 }

@@ -38,9 +38,9 @@ static int ring_create_args(struct drm_tern_ring_create *args)
 	return uapi_ioctl(uapi.fd, DRM_IOCTL_TERN_RING_CREATE, args);
 }
 
-static void ring_make(struct ring *r, uint32_t size)
+static void ring_make_on(struct ring *r, uint32_t size, uint32_t engine)
 {
-	struct drm_tern_ring_create args = { .size = size };
+	struct drm_tern_ring_create args = { .engine = engine, .size = size };
 
 	uapi_bo_create(uapi.fd, DRM_TERN_PLACEMENT_HOST, DRM_TERN_RING_DATA_OFFSET + size,
 		       &r->bo);
@@ -57,6 +57,11 @@ static void ring_make(struct ring *r, uint32_t size)
 	r->data = r->bo.cpu + DRM_TERN_RING_DATA_OFFSET;
 	assert_int_equal(r->ctl->kick, 1);
 	assert_int_equal(r->ctl->done, 0);
+}
+
+static void ring_make(struct ring *r, uint32_t size)
+{
+	ring_make_on(r, size, 0);
 }
 
 static int ring_kick(uint32_t id, uint32_t flags)
@@ -601,6 +606,74 @@ static void test_ring_stalled_job_ends_later(void **state)
 	assert_int_equal(tc.words[1], 0x40000);
 }
 
+/*
+ * A record the engine takes by itself, no KICK since it was written,
+ * whose DMA_TILE needs SBUF the file has not made yet: the engine may
+ * not allocate it, so the record is taken where memory can be, and its
+ * job runs as if kicked (run without, it would fail with -ENOMEM).
+ */
+static void test_ring_job_needs_onchip_memory(void **state)
+{
+	const struct drm_tern_tile t = uapi_tile(DRM_TERN_SPACE_SBUF,
+						 DRM_TERN_DTYPE_FLOAT32, 0, 4, 0, 16);
+	struct uapi_stream s = { .size = 0 };
+
+	(void)state;
+	uapi_need_cores();
+	uapi_emit_sem(&s, DRM_TERN_OP_SEM_WAIT, 0, tc.bo.va, 1);
+	ring_job(&tc.r, &s, tc.bo.va + 8, 0x40000);
+	assert_ioctl_ok(ring_kick(tc.r.id, 0));
+	assert_int_equal(tc.r.ctl->kick, 0);
+	s.size = 0;
+	memset(tc.bo.cpu + 1024, 0x3c, 256);
+	uapi_emit_dma_tile(&s, 0, 1, tc.bo.va + 1024, 64, DRM_TERN_DTYPE_FLOAT32, t);
+	uapi_emit_dma_tile(&s, DRM_TERN_DMA_TILE_TO_MEMORY, 1, tc.bo.va + 2048, 64,
+			   DRM_TERN_DTYPE_FLOAT32, t);
+	ring_job(&tc.r, &s, tc.bo.va + 16, 0x50000);
+	__atomic_store_n(&tc.words[0], 1, __ATOMIC_SEQ_CST);
+	assert_ioctl_ok(ring_wait(tc.r.id, 2, now_ns() + 10000000000ll));
+	assert_int_equal(tc.words[1], 0x40000);
+	assert_int_equal(tc.words[2], 0x50000);
+	for (int i = 0; i < 256; i++)
+		assert_int_equal(tc.bo.cpu[2048 + i], 0x3c);
+}
+
+/*
+ * A ring of a core's tensor engine runs a MATMUL; a FILL, which only DMA
+ * engines run, stops it as a malformed record does.
+ */
+static void test_ring_on_a_tensor_engine(void **state)
+{
+	struct drm_tern_packet_matmul m = {
+		.header = { DRM_TERN_OP_MATMUL, sizeof(m) / 8, 0 },
+		.stationary = uapi_tile(DRM_TERN_SPACE_SBUF, DRM_TERN_DTYPE_FLOAT32,
+					0, 8, 0, 4),
+		.moving = uapi_tile(DRM_TERN_SPACE_SBUF, DRM_TERN_DTYPE_BFLOAT16,
+				    0, 8, 256, 16),
+		.result = uapi_tile(DRM_TERN_SPACE_PSUM, DRM_TERN_DTYPE_FLOAT32,
+				    0, 4, 0, 16),
+	};
+	struct uapi_stream s = { .size = 0 };
+	struct ring r;
+
+	(void)state;
+	uapi_need_cores();
+	ring_make_on(&r, RING_SIZE, uapi_core_engine(1, DRM_TERN_ENGINE_TENSOR));
+	uapi_emit_packet(&s, &m, sizeof(m));
+	ring_job(&r, &s, tc.bo.va, 0x60000);
+	ring_run(&r, 1);
+	assert_int_equal(tc.words[0], 0x60000);
+	s.size = 0;
+	uapi_emit_fill(&s, tc.bo.va + 8, 8, 1);
+	ring_job(&r, &s, tc.bo.va + 16, 0x70000);
+	if (ring_kick(r.id, 0) == 0)
+		assert_errno(ring_wait(r.id, 2, now_ns() + 10000000000ll), EIO);
+	assert_int_equal(r.ctl->error, -EINVAL);
+	assert_int_equal(tc.words[1], 0);
+	assert_int_equal(tc.words[2], 0);
+	uapi_bo_close(uapi.fd, &r.bo);
+}
+
 /* RING_DESTROY returns at once; a job already taken still ends. */
 static void test_ring_destroy_lets_the_job_end(void **state)
 {
@@ -962,6 +1035,8 @@ int uapi_ring_tests(void)
 		TC(test_ring_runs_in_order_round_the_ring),
 		TC(test_ring_failing_job),
 		TC(test_ring_stalled_job_ends_later),
+		TC(test_ring_job_needs_onchip_memory),
+		TC(test_ring_on_a_tensor_engine),
 		TC(test_ring_destroy_lets_the_job_end),
 		TC(test_ring_destroy_while_running),
 		TC(test_ring_job_timeout),

@@ -48,6 +48,18 @@ void uapi_bo_create(int fd, uint32_t placement, uint64_t size,
 /* GEM_CLOSE and munmap. */
 void uapi_bo_close(int fd, struct uapi_bo *bo);
 uint32_t uapi_queue_create(int fd, uint32_t engine);
+/*
+ * The device's DMA engines, 0 to this minus one: where COPY, FILL and
+ * REDUCE run (engine_count counts the cores' engines too).
+ */
+uint32_t uapi_dma_engines(void);
+/* Core @core's engine of @type (enum drm_tern_engine_type, not DMA). */
+uint32_t uapi_core_engine(uint32_t core, uint32_t type);
+/*
+ * Skips the test when tern.ko was loaded without cores (mock_cores=0);
+ * fails it when cores were asked for and the device has none.
+ */
+void uapi_need_cores(void);
 uint32_t uapi_syncobj_create(int fd);
 struct drm_tern_info uapi_get_info(int fd);
 
@@ -69,6 +81,21 @@ uint32_t uapi_emit_sem_abort(struct uapi_stream *s, uint32_t flags,
 			     uint64_t addr, uint64_t value, uint64_t abort_va);
 struct drm_tern_packet_header *uapi_packet(struct uapi_stream *s,
 					   uint32_t offset);
+/* Appends any packet of @bytes; returns its offset. */
+uint32_t uapi_emit_packet(struct uapi_stream *s, const void *packet,
+			  uint32_t bytes);
+/* A tile of a core's SBUF or PSUM (enum drm_tern_space). */
+struct drm_tern_tile uapi_tile(uint32_t space, uint32_t dtype,
+			       uint16_t partition, uint16_t partitions,
+			       uint32_t offset, uint32_t elements);
+/*
+ * DMA_TILE of @tile of @core's SBUF from memory at @va (or to it, with
+ * DRM_TERN_DMA_TILE_TO_MEMORY in @flags), elements of @dtype there in rows
+ * @row_bytes apart.
+ */
+uint32_t uapi_emit_dma_tile(struct uapi_stream *s, uint32_t flags,
+			    uint16_t core, uint64_t va, uint64_t row_bytes,
+			    uint32_t dtype, struct drm_tern_tile tile);
 
 /* SUBMIT of @s to @queue with an optional out-syncobj; 0 or the errno. */
 int uapi_submit(int fd, uint32_t queue, const struct uapi_stream *s,
@@ -116,5 +143,6 @@ int uapi_robust_tests(void);
 int uapi_abort_tests(void);
 int uapi_ring_tests(void);
 int uapi_fair_tests(void);
+int uapi_compute_tests(void);
 
 #endif /* TERN_UAPI_TEST_H */

@@ -132,6 +132,33 @@ uint32_t uapi_queue_create(int fd, uint32_t engine)
 	return args.queue_id;
 }
 
+uint32_t uapi_dma_engines(void)
+{
+	/* An older module counts DMA engines only, and says nothing. */
+	return uapi.info.dma_engine_count ? uapi.info.dma_engine_count :
+					    uapi.info.engine_count;
+}
+
+uint32_t uapi_core_engine(uint32_t core, uint32_t type)
+{
+	return uapi.info.dma_engine_count + 3 * core + type - 1;
+}
+
+void uapi_need_cores(void)
+{
+	long long cores = uapi_read_number("/sys/module/tern/parameters/mock_cores");
+
+	if (!cores) {
+		print_message("no cores (load tern.ko with mock_cores=2)\n");
+		skip();
+	}
+	if (!(uapi.info.capabilities & DRM_TERN_CAP_COMPUTE))
+		fail_msg("tern.ko: mock_cores=%lld, but the device has no DRM_TERN_CAP_COMPUTE",
+			 cores);
+	/* the tests' tiles lie in 8 KiB of SBUF and the first PSUM bank */
+	assert_true(uapi.info.sbuf_partition_bytes >= 8192);
+}
+
 uint32_t uapi_syncobj_create(int fd)
 {
 	uint32_t handle = 0;
@@ -148,6 +175,47 @@ static uint32_t emit(struct uapi_stream *s, const void *packet, uint32_t bytes)
 	memcpy((uint8_t *)s->words + offset, packet, bytes);
 	s->size += bytes;
 	return offset;
+}
+
+uint32_t uapi_emit_packet(struct uapi_stream *s, const void *packet,
+			  uint32_t bytes)
+{
+	return emit(s, packet, bytes);
+}
+
+struct drm_tern_tile uapi_tile(uint32_t space, uint32_t dtype,
+			       uint16_t partition, uint16_t partitions,
+			       uint32_t offset, uint32_t elements)
+{
+	struct drm_tern_tile t = {
+		.offset = offset, .partition = partition,
+		.partitions = partitions, .elements = elements,
+		.space = (uint8_t)space, .dtype = (uint8_t)dtype,
+	};
+
+	return t;
+}
+
+uint32_t uapi_emit_dma_tile(struct uapi_stream *s, uint32_t flags,
+			    uint16_t core, uint64_t va, uint64_t row_bytes,
+			    uint32_t dtype, struct drm_tern_tile tile)
+{
+	static const uint8_t sizes[] = {
+		[DRM_TERN_DTYPE_FLOAT32] = 4, [DRM_TERN_DTYPE_FLOAT16] = 2,
+		[DRM_TERN_DTYPE_BFLOAT16] = 2, [DRM_TERN_DTYPE_INT32] = 4,
+		[DRM_TERN_DTYPE_UINT32] = 4, [DRM_TERN_DTYPE_INT8] = 1,
+		[DRM_TERN_DTYPE_UINT8] = 1, [DRM_TERN_DTYPE_FLOAT8_E4M3] = 1,
+		[DRM_TERN_DTYPE_FLOAT8_E5M2] = 1,
+	};
+	struct drm_tern_packet_dma_tile p = {
+		.header = { DRM_TERN_OP_DMA_TILE, sizeof(p) / 8, flags },
+		.va = va, .partition_stride = row_bytes, .core = core,
+		.dtype = (uint8_t)dtype, .tile = tile,
+	};
+
+	assert_true(dtype < ARRAY_SIZE(sizes) && sizes[dtype]);
+	p.element_stride = sizes[dtype];
+	return emit(s, &p, sizeof(p));
 }
 
 struct drm_tern_packet_header *uapi_packet(struct uapi_stream *s,

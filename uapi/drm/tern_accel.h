@@ -25,15 +25,17 @@
  * found another non-zero value there, a peer the job waits for has
  * failed; -EIO: its queue was banned, after
  * &drm_tern_info.queue_ban_timeouts of its jobs exceeded the job timeout;
- * -ENODEV: the device went away). A job whose input fence failed still
+ * -ENODEV: the device went away; -ENOMEM: a ring's job needed on-chip
+ * memory that could not be made). A job whose input fence failed still
  * runs: the error does not propagate through dependencies.
  *
  * Limits that keep one file from holding what others need: a file may
  * have &drm_tern_info.max_jobs_in_flight jobs, and
  * &drm_tern_info.max_packet_bytes_in_flight bytes of packet streams,
  * submitted and not yet ended (SUBMIT fails with -EBUSY past either: wait
- * for a job to end and submit again); host-placement buffers of all files
- * together pin at most &drm_tern_info.host_memory_budget bytes. Jobs of
+ * for a job to end and submit again); host-placement buffers and the
+ * on-chip memories of all files together hold at most
+ * &drm_tern_info.host_memory_budget bytes. Jobs of
  * different queues on one engine do not wait for one another: a job that
  * waits on a semaphore holds only its own queue.
  */
@@ -121,7 +123,7 @@ extern "C" {
 /**
  * struct drm_tern_info - what a device is and what it can do
  *
- * Errors: -EINVAL if @flags or @pad is not zero.
+ * Errors: -EINVAL if @flags, @pad or @pad2 is not zero.
  */
 struct drm_tern_info {
 	/** @flags: in, must be zero. */
@@ -169,11 +171,12 @@ struct drm_tern_info {
 	 */
 	__u64 max_packet_bytes_in_flight;
 	/**
-	 * @host_memory_budget: out, bytes that host-placement buffers of all
-	 * files and devices together may pin (module parameter host_mem_mb).
+	 * @host_memory_budget: out, bytes that host-placement buffers and
+	 * on-chip memories of all files and devices together may hold
+	 * (module parameter host_mem_mb).
 	 */
 	__u64 host_memory_budget;
-	/** @host_memory_pinned: out, bytes of it that buffers pin now. */
+	/** @host_memory_pinned: out, bytes of it that they hold now. */
 	__u64 host_memory_pinned;
 	/**
 	 * @dma_engine_count: out, the first engines, 0 to this minus one,
@@ -185,11 +188,14 @@ struct drm_tern_info {
 	__u32 dma_engine_count;
 	/** @core_count: out, cores of the chip; 0 without DRM_TERN_CAP_COMPUTE. */
 	__u32 core_count;
-	/** @partitions: out, partitions of each core's SBUF and PSUM. */
+	/**
+	 * @partitions: out, partitions of each core's SBUF and PSUM; 0
+	 * without cores.
+	 */
 	__u32 partitions;
-	/** @sbuf_partition_bytes: out, bytes of SBUF in each partition. */
+	/** @sbuf_partition_bytes: out, bytes of SBUF in each partition, or 0. */
 	__u32 sbuf_partition_bytes;
-	/** @psum_partition_bytes: out, bytes of PSUM in each partition. */
+	/** @psum_partition_bytes: out, bytes of PSUM in each partition, or 0. */
 	__u32 psum_partition_bytes;
 	/** @pad2: must be zero. */
 	__u32 pad2;
@@ -293,7 +299,8 @@ struct drm_tern_bo_info {
  * Jobs submitted to one queue run in submission order.
  *
  * Errors: -EINVAL for non-zero @flags or @pad or an @engine not below
- * &drm_tern_info.engine_count; -ENOSPC if the file already has
+ * &drm_tern_info.engine_count (a DMA engine or a core's, see
+ * &drm_tern_info.dma_engine_count); -ENOSPC if the file already has
  * DRM_TERN_MAX_QUEUES_PER_FILE queues (destroyed ones whose jobs are still
  * running do not count).
  */
@@ -337,11 +344,15 @@ struct drm_tern_queue_destroy {
  * not a multiple of 8 or above &drm_tern_info.max_submit_bytes, an
  * @in_syncobj_count above &drm_tern_info.max_in_syncobjs, or a malformed
  * packet (unknown opcode, wrong length, unknown packet flag, non-zero
- * packet pad, misaligned or out-of-range address); -ENOENT for an unknown
- * @queue_id or syncobj handle; -EFAULT if @packets or @in_syncobjs cannot
- * be read; -EBUSY if the file's jobs in flight are at a limit
+ * packet pad, misaligned or out-of-range address, a packet the queue's
+ * engine does not run, a bad tile); -ENOENT for an unknown @queue_id or
+ * syncobj handle; -EFAULT if @packets or @in_syncobjs cannot be read;
+ * -EBUSY if the file's jobs in flight are at a limit
  * (&drm_tern_info.max_jobs_in_flight, max_packet_bytes_in_flight); -EIO
- * if the queue is banned (destroy it and make another).
+ * if the queue is banned (destroy it and make another); -ENOMEM if the
+ * stream uses on-chip memory the file has not used before (a core's
+ * engine its core's SBUF and PSUM, a DMA_TILE its core's SBUF) and it
+ * cannot be made: it counts in &drm_tern_info.host_memory_budget.
  */
 struct drm_tern_submit {
 	/** @queue_id: in, queue to run on. */

@@ -186,6 +186,7 @@ struct pool_bo {
 struct pool_queue {
 	uint32_t file;
 	uint32_t id;
+	uint32_t engine;		/* what its streams are built for */
 };
 
 /*
@@ -198,6 +199,7 @@ struct pool_ring {
 	uint32_t file;
 	uint32_t id;
 	uint32_t handle;		/* of its buffer, when it was made */
+	uint32_t engine;		/* what its records are built for */
 	uint8_t *addr;			/* drm_tern_ring_ctl, then records */
 	size_t len;			/* bytes mapped */
 	uint32_t size;			/* bytes of records, a power of two */
@@ -385,10 +387,14 @@ struct fuzz_stream {
 	uint64_t words[FUZZ_STREAM_BYTES / 8 + FUZZ_STREAM_SLACK];
 };
 
-/* Fills @s with a stream of @kind over @targets (may be none). */
+/*
+ * Fills @s with a stream of @kind over @targets (may be none), for
+ * engine @engine of the device (valid packets are those it runs).
+ */
 void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 		  const struct fuzz_target *targets, unsigned int count,
-		  const struct drm_tern_info *info, enum stream_kind kind);
+		  const struct drm_tern_info *info, uint32_t engine,
+		  enum stream_kind kind);
 
 /* ---- the calls (ops_*.c): each draws its arguments and counts itself ---- */
 

@@ -648,7 +648,8 @@ static bool ring_create(struct fuzz_thread *t, const struct pool_file *file,
 	}
 	ring = (struct pool_ring){
 		.file = file->file, .id = args.ring_id, .handle = args.handle,
-		.addr = addr, .len = len, .size = args.size,
+		.engine = args.engine, .addr = addr, .len = len,
+		.size = args.size,
 	};
 	/*
 	 * Made on a buffer that is not mapped here (a handle drawn at
@@ -839,7 +840,8 @@ static bool ring_write(struct fuzz_thread *t, const struct pool_file *file,
 		/* a stall holds every later record until the job timeout */
 		else if (i == records - 1 && rng_chance(&t->rng, 3))
 			kind = STREAM_STALL;
-		stream_build(t, t->stream, targets, n, &capped, kind);
+		stream_build(t, t->stream, targets, n, &capped, ring->engine,
+			     kind);
 		rec = (struct drm_tern_ring_record){
 			.size = t->stream->size,
 			.fence_va = ring_fence_va(t, targets, n),

@@ -178,7 +178,9 @@ static bool queue_create(struct fuzz_thread *t, const struct pool_file *file,
 	fuzz_done(t, CALL_TERN_QUEUE_CREATE, err);
 	if (err)
 		return false;
-	queue = (struct pool_queue){ .file = file->file, .id = args.queue_id };
+	queue = (struct pool_queue){
+		.file = file->file, .id = args.queue_id, .engine = args.engine,
+	};
 	if (pool_add(&t->worker->pool, POOL_QUEUE, &queue, &evicted, &t->rng) &&
 	    !t->worker->opt->skip[CALL_TERN_QUEUE_DESTROY] &&
 	    pool_pick(&t->worker->pool, POOL_FILE, &t->rng, evicted.file, &owner))
@@ -232,12 +234,13 @@ static uint32_t in_syncobjs(struct fuzz_thread *t, const struct pool_file *file,
 }
 
 /*
- * SUBMIT of a stream of @kind on @queue of @file; @follow: the job's
- * fence may be waited for or exported after (fence_follow()).
+ * SUBMIT of a stream of @kind for @queue's engine on it, of @file;
+ * @follow: the job's fence may be waited for or exported after
+ * (fence_follow()).
  */
 static void submit_on(struct fuzz_thread *t, const struct pool_file *file,
-		      uint32_t queue, enum stream_kind kind, enum fuzz_call call,
-		      bool follow)
+		      const struct pool_queue *queue, enum stream_kind kind,
+		      enum fuzz_call call, bool follow)
 {
 	struct pool_bo bos[16];
 	struct fuzz_target targets[16];
@@ -253,12 +256,12 @@ static void submit_on(struct fuzz_thread *t, const struct pool_file *file,
 	n = pool_collect(&t->worker->pool, POOL_BO, file->file, bos, 16);
 	for (unsigned int i = 0; i < n; i++)
 		targets[i] = (struct fuzz_target){ bos[i].va, bos[i].size };
-	stream_build(t, t->stream, targets, n, info, kind);
+	stream_build(t, t->stream, targets, n, info, queue->engine, kind);
 	if (rng_chance(&t->rng, 80))
 		pool_pick(&t->worker->pool, POOL_SYNCOBJ, &t->rng, file->file, &out);
 
 	memset(&args, 0, sizeof(args));
-	args.queue_id = queue;
+	args.queue_id = queue->id;
 	args.packets = (uintptr_t)t->stream->words;
 	args.packets_size = t->stream->size;
 	args.in_syncobj_count = in_syncobjs(t, file, info, handles,
@@ -293,7 +296,7 @@ static void submit(struct fuzz_thread *t, enum stream_kind kind,
 		       rng_chance(&t->rng, 98) ? file.file : 0, &queue) &&
 	    !t->worker->opt->skip[CALL_TERN_QUEUE_CREATE])
 		queue_create(t, &file, &queue);
-	submit_on(t, &file, queue.id, kind, call, true);
+	submit_on(t, &file, &queue, kind, call, true);
 }
 
 void op_submit_valid(struct fuzz_thread *t)
@@ -328,7 +331,7 @@ void op_queue_destroy(struct fuzz_thread *t)
 			if (!queue_create(t, &file, &queue))
 				continue;
 			pool_forget(&t->worker->pool, POOL_QUEUE, &queue, sizeof(queue));
-			submit_on(t, &file, queue.id, STREAM_VALID,
+			submit_on(t, &file, &queue, STREAM_VALID,
 				  CALL_TERN_SUBMIT_VALID, false);
 			queue_destroy(t, file.fd, queue.id);
 		}

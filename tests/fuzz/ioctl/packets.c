@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Packet streams for SUBMIT: valid ones over the file's own and imported
- * buffers (addresses well inside, at the very end, just past the end or
- * before the start, overlapping copies, all element types of REDUCE,
- * dividing SUMs, SEM_WAIT_ABORTs whose abort word is clear or set),
+ * Packet streams for SUBMIT: valid ones for the engine of their queue or
+ * ring, over the file's own and imported buffers (addresses well inside,
+ * at the very end, just past the end or before the start, overlapping
+ * copies, all element types of REDUCE, dividing SUMs, SEM_WAIT_ABORTs
+ * whose abort word is clear or set, a core's compute packets and
+ * DMA_TILE: packets_compute.c),
  * then, for mutated streams, damage to opcodes, lengths, flags, pads,
  * addresses, counts and the stream's size; stall streams end in a
  * SEM_WAIT or SEM_WAIT_ABORT that never passes, which the job timeout
@@ -14,29 +16,13 @@
 
 #include "bad_packets.h"
 #include "fuzz.h"
+#include "packets.h"
 #include "tern_reduce.h"
 #include "util.h"
 
-struct builder {
-	struct fuzz_stream *s;
-	struct rng *rng;
-	const struct fuzz_target *targets;
-	unsigned int target_count;
-	uint32_t limit;			/* bytes the stream may hold */
-	uint64_t caps;
-	/* an address outside every buffer of every file */
-	uint64_t unmapped;
-	/*
-	 * How often an address lands on a buffer's edge or outside (percent):
-	 * zero for most streams, so that most valid jobs succeed.
-	 */
-	unsigned int edgy;
-	uint64_t smallest;		/* the smallest target's size */
-};
+#define MAX_PACKET_BYTES	64	/* TENSOR_TENSOR, the longest */
 
-#define MAX_PACKET_BYTES	48	/* REDUCE, the longest */
-
-static bool emit(struct builder *b, const void *packet, uint32_t bytes)
+bool stream_emit(struct builder *b, const void *packet, uint32_t bytes)
 {
 	struct fuzz_stream *s = b->s;
 	const uint32_t slots = sizeof(s->offset) / sizeof(s->offset[0]);
@@ -51,8 +37,8 @@ static bool emit(struct builder *b, const void *packet, uint32_t bytes)
 	return true;
 }
 
-static struct drm_tern_packet_header header(uint16_t opcode, uint32_t bytes,
-					    uint32_t flags)
+struct drm_tern_packet_header stream_header(uint16_t opcode, uint32_t bytes,
+				     uint32_t flags)
 {
 	return (struct drm_tern_packet_header){
 		.opcode = opcode, .length = (uint16_t)(bytes / 8), .flags = flags,
@@ -92,7 +78,7 @@ static uint64_t pick_len(struct builder *b)
  * its start, or nowhere at all. Always aligned, so that a valid stream
  * stays valid; only the job can fail.
  */
-static uint64_t pick_addr(struct builder *b, uint64_t len, uint64_t align)
+uint64_t stream_pick_addr(struct builder *b, uint64_t len, uint64_t align)
 {
 	const struct fuzz_target *tg;
 	uint64_t roll = rng_below(b->rng, 100), room;
@@ -115,25 +101,25 @@ static uint64_t pick_addr(struct builder *b, uint64_t len, uint64_t align)
 }
 
 /* The model's size of @dtype; 4 for a type it does not know. */
-static uint32_t dtype_size(uint16_t dtype)
+uint32_t stream_dtype_size(uint16_t dtype)
 {
 	uint32_t size = tern_model_dtype_size(dtype);
 
 	return size ? size : 4;
 }
 
-static bool emit_nop(struct builder *b, uint16_t length)
+bool stream_nop(struct builder *b, uint16_t length)
 {
 	uint64_t words[MAX_PACKET_BYTES / 8] = { 0 };
-	struct drm_tern_packet_header h = header(DRM_TERN_OP_NOP, 8u * length, 0);
+	struct drm_tern_packet_header h = stream_header(DRM_TERN_OP_NOP, 8u * length, 0);
 	uint32_t bytes = 8u * length;
 
 	if (length <= MAX_PACKET_BYTES / 8) {
 		memcpy(words, &h, sizeof(h));
-		return emit(b, words, bytes);
+		return stream_emit(b, words, bytes);
 	}
 	/* a long NOP: its header, then zeroes in place */
-	if (b->s->size + bytes > b->limit || !emit(b, &h, sizeof(h)))
+	if (b->s->size + bytes > b->limit || !stream_emit(b, &h, sizeof(h)))
 		return false;
 	memset((uint8_t *)b->s->words + b->s->size, 0, bytes - sizeof(h));
 	b->s->size += bytes - sizeof(h);
@@ -164,63 +150,63 @@ static bool pick_overlap(struct builder *b, uint64_t len, uint64_t *src,
 static bool emit_copy(struct builder *b)
 {
 	struct drm_tern_packet_copy p = {
-		.header = header(DRM_TERN_OP_COPY, sizeof(p), 0),
+		.header = stream_header(DRM_TERN_OP_COPY, sizeof(p), 0),
 		.bytes = pick_len(b),
 	};
 
 	uint64_t src, dst;
 
 	if (!rng_chance(b->rng, 20) || !pick_overlap(b, p.bytes, &src, &dst)) {
-		src = pick_addr(b, p.bytes, 1);
-		dst = pick_addr(b, p.bytes, 1);
+		src = stream_pick_addr(b, p.bytes, 1);
+		dst = stream_pick_addr(b, p.bytes, 1);
 	}
 	p.src = src;
 	p.dst = dst;
-	return emit(b, &p, sizeof(p));
+	return stream_emit(b, &p, sizeof(p));
 }
 
 static bool emit_fill(struct builder *b)
 {
 	struct drm_tern_packet_fill p = {
-		.header = header(DRM_TERN_OP_FILL, sizeof(p), 0),
+		.header = stream_header(DRM_TERN_OP_FILL, sizeof(p), 0),
 		.bytes = pick_len(b),
 		.pattern = (uint32_t)rng_next(b->rng),
 	};
 
-	p.dst = pick_addr(b, p.bytes, 1);
-	return emit(b, &p, sizeof(p));
+	p.dst = stream_pick_addr(b, p.bytes, 1);
+	return stream_emit(b, &p, sizeof(p));
 }
 
-static bool emit_timestamp(struct builder *b)
+bool stream_timestamp(struct builder *b)
 {
 	struct drm_tern_packet_timestamp p = {
-		.header = header(DRM_TERN_OP_TIMESTAMP, sizeof(p), 0),
+		.header = stream_header(DRM_TERN_OP_TIMESTAMP, sizeof(p), 0),
 	};
 
-	p.dst = pick_addr(b, 8, 8);
-	return emit(b, &p, sizeof(p));
+	p.dst = stream_pick_addr(b, 8, 8);
+	return stream_emit(b, &p, sizeof(p));
 }
 
 static bool emit_sem(struct builder *b, uint16_t opcode, uint32_t flags,
 		     uint64_t addr, uint64_t value)
 {
 	struct drm_tern_packet_sem_signal p = {
-		.header = header(opcode, sizeof(p), flags),
+		.header = stream_header(opcode, sizeof(p), flags),
 		.addr = addr, .value = value,
 	};
 
-	return emit(b, &p, sizeof(p));
+	return stream_emit(b, &p, sizeof(p));
 }
 
 static bool emit_sem_abort(struct builder *b, uint32_t flags, uint64_t addr,
 			   uint64_t value, uint64_t abort_va)
 {
 	struct drm_tern_packet_sem_wait_abort p = {
-		.header = header(DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(p), flags),
+		.header = stream_header(DRM_TERN_OP_SEM_WAIT_ABORT, sizeof(p), flags),
 		.addr = addr, .value = value, .abort = abort_va,
 	};
 
-	return emit(b, &p, sizeof(p));
+	return stream_emit(b, &p, sizeof(p));
 }
 
 /*
@@ -248,12 +234,12 @@ static bool emit_abort_word(struct builder *b, uint64_t abort_va)
  * SEM_WAIT, or a SEM_WAIT_ABORT whose abort word (anywhere, the
  * semaphore itself too) may be set.
  */
-static bool emit_sem_pair(struct builder *b)
+bool stream_sem_pair(struct builder *b)
 {
-	uint64_t addr = pick_addr(b, 8, 8), value = rng_below(b->rng, 1000);
+	uint64_t addr = stream_pick_addr(b, 8, 8), value = rng_below(b->rng, 1000);
 	bool abortable = (b->caps & DRM_TERN_CAP_SEM_WAIT_ABORT) &&
 			 rng_chance(b->rng, 40);
-	uint64_t abort_va = rng_chance(b->rng, 10) ? addr : pick_addr(b, 8, 8);
+	uint64_t abort_va = rng_chance(b->rng, 10) ? addr : stream_pick_addr(b, 8, 8);
 
 	if (abortable && !emit_abort_word(b, abort_va))
 		return false;
@@ -274,11 +260,11 @@ static bool emit_sem_pair(struct builder *b)
 static bool emit_reduce(struct builder *b)
 {
 	struct drm_tern_packet_reduce p = {
-		.header = header(DRM_TERN_OP_REDUCE, sizeof(p), 0),
+		.header = stream_header(DRM_TERN_OP_REDUCE, sizeof(p), 0),
 		.dtype = (uint16_t)rng_below(b->rng, DRM_TERN_DTYPE_UINT64 + 1),
 		.op = (uint16_t)rng_below(b->rng, DRM_TERN_REDOP_MAX + 1),
 	};
-	uint32_t size = dtype_size(p.dtype);
+	uint32_t size = stream_dtype_size(p.dtype);
 	uint64_t bytes = pick_len(b) / size * size;
 
 	/* an average's last step: a SUM divided, by 1 up to 2^32 - 1 */
@@ -309,41 +295,59 @@ static bool emit_reduce(struct builder *b)
 			p.op = DRM_TERN_REDOP_SUM;
 			p.header.flags = DRM_TERN_REDUCE_DIVIDE;
 			p.divisor = 1 + (uint32_t)rng_below(b->rng, 7);
-			size = dtype_size(p.dtype);
+			size = stream_dtype_size(p.dtype);
 			p.count = big->size / size;
 			p.src0 = p.src1 = p.dst = big->va;
-			return emit(b, &p, sizeof(p));
+			return stream_emit(b, &p, sizeof(p));
 		}
 	}
 	p.count = bytes / size;
-	p.src0 = pick_addr(b, bytes, size);
-	p.src1 = pick_addr(b, bytes, size);
+	p.src0 = stream_pick_addr(b, bytes, size);
+	p.src1 = stream_pick_addr(b, bytes, size);
 	/* in place is allowed; any other overlap is not */
-	p.dst = rng_chance(b->rng, 25) ? p.src0 : pick_addr(b, bytes, size);
+	p.dst = rng_chance(b->rng, 25) ? p.src0 : stream_pick_addr(b, bytes, size);
 	if (p.dst != p.src0 && p.dst < p.src0 + bytes && p.src0 < p.dst + bytes)
 		p.dst = p.src0;
 	if (p.dst != p.src1 && p.dst < p.src1 + bytes && p.src1 < p.dst + bytes)
 		p.src1 = p.dst;
-	return emit(b, &p, sizeof(p));
+	return stream_emit(b, &p, sizeof(p));
 }
 
-/* One valid packet the device can run (its capabilities allowing). */
+/*
+ * One valid packet the stream's engine can run (the device's capabilities
+ * allowing): a core's engine its compute packets and the packets every
+ * engine runs, a DMA engine the rest, DMA_TILE among them.
+ */
 static bool emit_valid(struct builder *b)
 {
+	if (b->engine_type != DRM_TERN_ENGINE_DMA) {
+		switch (rng_below(b->rng, 8)) {
+		case 0:
+			return stream_nop(b, (uint16_t)(1 + rng_below(b->rng, 4)));
+		case 1:
+			return stream_timestamp(b);
+		case 2:
+			return stream_sem_pair(b);
+		default:
+			return stream_compute(b);
+		}
+	}
+	if ((b->caps & DRM_TERN_CAP_COMPUTE) && rng_chance(b->rng, 15))
+		return stream_dma_tile(b);
 	switch (rng_below(b->rng, 12)) {
 	case 0:
-		return emit_nop(b, (uint16_t)(1 + rng_below(b->rng, 4)));
+		return stream_nop(b, (uint16_t)(1 + rng_below(b->rng, 4)));
 	case 1: case 2: case 3:
 		return emit_copy(b);
 	case 4: case 5:
 		return emit_fill(b);
 	case 6:
 		if (b->caps & DRM_TERN_CAP_TIMESTAMP)
-			return emit_timestamp(b);
+			return stream_timestamp(b);
 		return emit_fill(b);
 	case 7: case 8:
 		if (b->caps & DRM_TERN_CAP_SEMAPHORE)
-			return emit_sem_pair(b);
+			return stream_sem_pair(b);
 		return emit_copy(b);
 	default:
 		if (b->caps & DRM_TERN_CAP_REDUCE)
@@ -361,7 +365,7 @@ static void fill_to_limit(struct builder *b)
 
 		if (rng_chance(b->rng, 5) && emit_valid(b))
 			continue;
-		if (!emit_nop(b, length))
+		if (!stream_nop(b, length))
 			break;
 	}
 }
@@ -384,6 +388,8 @@ static uint16_t bad_opcode(struct rng *rng)
 {
 	static const uint16_t misfits[] = {
 		DRM_TERN_OP_SEM_WAIT, DRM_TERN_OP_SEM_WAIT_ABORT, DRM_TERN_OP_REDUCE,
+		DRM_TERN_OP_DMA_TILE, DRM_TERN_OP_MATMUL, DRM_TERN_OP_TENSOR_TENSOR,
+		DRM_TERN_OP_ACTIVATE,
 	};
 	const uint32_t n = (uint32_t)bad_opcode_count;
 	uint32_t pick = (uint32_t)rng_below(rng, n + ARRAY_SIZE(misfits));
@@ -470,15 +476,27 @@ static void mutate_once(struct builder *b, uint32_t max_bytes)
 
 void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 		  const struct fuzz_target *targets, unsigned int count,
-		  const struct drm_tern_info *info, enum stream_kind kind)
+		  const struct drm_tern_info *info, uint32_t engine,
+		  enum stream_kind kind)
 {
 	uint32_t max_bytes = info->max_submit_bytes ? info->max_submit_bytes : 4096;
+	uint32_t dma = info->dma_engine_count;
 	struct builder b = {
 		.s = s, .rng = &t->rng, .targets = targets,
 		.target_count = count, .caps = info->capabilities,
 		.unmapped = info->va_base >= (1u << 20) ? info->va_base - (1u << 20) :
 			    info->va_base + info->va_size,
+		.engine_type = DRM_TERN_ENGINE_DMA,
+		.cores = info->core_count,
+		.sbuf_bytes = info->sbuf_partition_bytes,
+		.psum_bytes = info->psum_partition_bytes,
 	};
+
+	/* a core's engine: dma + 3 * core + type - 1 */
+	if (info->core_count && engine >= dma && engine < info->engine_count) {
+		b.engine_type = DRM_TERN_ENGINE_TENSOR + (engine - dma) % 3;
+		b.core = (engine - dma) / 3;
+	}
 	uint64_t roll = rng_below(&t->rng, 100);
 	unsigned int packets;
 
@@ -504,24 +522,24 @@ void stream_build(struct fuzz_thread *t, struct fuzz_stream *s,
 	}
 	if (kind == STREAM_STALL) {
 		uint32_t eq = rng_chance(&t->rng, 50) ? DRM_TERN_SEM_WAIT_EQ : 0;
-		uint64_t abort_va = pick_addr(&b, 8, 8);
+		uint64_t abort_va = stream_pick_addr(&b, 8, 8);
 
 		b.limit = max_bytes;
 		/* >= ~0 passes only if something stores ~0 there: never, here */
 		if (!(b.caps & DRM_TERN_CAP_SEM_WAIT_ABORT) || rng_chance(&t->rng, 50)) {
-			emit_sem(&b, DRM_TERN_OP_SEM_WAIT, eq, pick_addr(&b, 8, 8), ~0ull);
+			emit_sem(&b, DRM_TERN_OP_SEM_WAIT, eq, stream_pick_addr(&b, 8, 8), ~0ull);
 		} else {
 			/* cleared: only a store from elsewhere ends it early */
 			emit_sem(&b, DRM_TERN_OP_SEM_SIGNAL, 0, abort_va, 0);
-			emit_sem_abort(&b, eq, pick_addr(&b, 8, 8), ~0ull, abort_va);
+			emit_sem_abort(&b, eq, stream_pick_addr(&b, 8, 8), ~0ull, abort_va);
 		}
 	}
 	if (!s->size)
-		emit_nop(&b, 1);
+		stream_nop(&b, 1);
 	if (kind == STREAM_MUTATED) {
 		for (unsigned int n = 1 + (unsigned int)rng_below(&t->rng, 3); n--;)
 			mutate_once(&b, max_bytes);
 		if (!s->size)
-			emit_nop(&b, 1);
+			stream_nop(&b, 1);
 	}
 }
