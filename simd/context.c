@@ -172,9 +172,12 @@ void machine_context_query(struct machine_context *ctx,
 	reply->clock_hz = TERN_MODEL_CLOCK_HZ;
 	reply->engine_count = ctx->dev->engine_count;
 	reply->dma_engine_count = MACHINE_DMA_ENGINES;
+	/* as tern.ko's INFO: no memories without cores */
 	reply->cores = m->cores.cores;
-	reply->sbuf_partition_bytes = m->cores.sbuf_partition_bytes;
-	reply->psum_partition_bytes = m->cores.psum_partition_bytes;
+	if (m->cores.cores) {
+		reply->sbuf_partition_bytes = m->cores.sbuf_partition_bytes;
+		reply->psum_partition_bytes = m->cores.psum_partition_bytes;
+	}
 	reply->fabric_port_count = m->fabric.port_count[index];
 	reply->fabric_id = index;
 	reply->max_submit_bytes = TERN_MODEL_MAX_SUBMIT_BYTES;

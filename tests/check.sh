@@ -66,8 +66,9 @@
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
 #   vm-6.12/*         the same on Debian 13's 6.12, when tests/vm/trixie.sh
 #                     can prepare it (SKIP with the reason when it cannot)
-#   vm-*-cores/*      the uapi, fabric and unplug suites again, on mock
-#                     devices of two cores each (mock_cores=2)
+#   vm-*-cores/*      the uapi, fabric, conformance and unplug suites
+#                     again, on mock devices of two cores each
+#                     (mock_cores=2)
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
 #   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
@@ -89,10 +90,10 @@ ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 TSAN_BUILD=${TERN_CHECK_TSAN_BUILD:-build-tsan}
 JOBS=${TERN_CHECK_JOBS:-2}
 VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256}
-# Chips of two cores: the suites that drive tern.ko's ioctls themselves
-# (libtern gives a stream any engine; a core's refuses DMA packets).
+# Chips of two cores: the suites that drive tern.ko's ioctls themselves,
+# and libtern's conformance suite, whose streams keep to the DMA engines.
 VM_CORES_PARAMS="$VM_PARAMS mock_cores=2"
-VM_CORES_SUITES="uapi fabric unplug"
+VM_CORES_SUITES="uapi fabric conformance unplug"
 # Freed objects poisoned and redzones checked: a use after free in tern.ko
 # oopses instead of passing unseen (Debian's kernel has no KASAN). Without
 # U (who allocated and freed), which costs minutes; the fuzz VMs keep it.
