@@ -66,9 +66,6 @@
 #   vm-6.1/*          tests/vm-suite.sh in a VM running Debian's 6.1 kernel
 #   vm-6.12/*         the same on Debian 13's 6.12, when tests/vm/trixie.sh
 #                     can prepare it (SKIP with the reason when it cannot)
-#   vm-*-cores/*      the uapi, fabric, conformance and unplug suites
-#                     again, on mock devices of two cores each
-#                     (mock_cores=2)
 #   vm-*/inspect      tests/inspect/vm-inspect.sh: every tern-inspect command
 #                     on 16 mock devices in a 4x4 torus, module loaded by it
 #   vm-*/unload       a job's sync_file kept open across rmmod tern; loads with
@@ -89,11 +86,9 @@ BUILD=${BUILD:-build}
 ASAN_BUILD=${TERN_CHECK_ASAN_BUILD:-build-asan}
 TSAN_BUILD=${TERN_CHECK_TSAN_BUILD:-build-tsan}
 JOBS=${TERN_CHECK_JOBS:-2}
-VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256}
-# Chips of two cores: the suites that drive tern.ko's ioctls themselves,
-# and libtern's conformance suite, whose streams keep to the DMA engines.
-VM_CORES_PARAMS="$VM_PARAMS mock_cores=2"
-VM_CORES_SUITES="uapi fabric conformance unplug"
+# Chips of two cores, so that the compute cases run: libtern's suites
+# keep their streams to the DMA engines, as before cores.
+VM_PARAMS=${TERN_CHECK_VM_PARAMS:-mock_devices=8 mock_mem_mb=64 job_timeout_ms=2000 mock_topology=ring host_mem_mb=256 mock_cores=2}
 # Freed objects poisoned and redzones checked: a use after free in tern.ko
 # oopses instead of passing unseen (Debian's kernel has no KASAN). Without
 # U (who allocated and freed), which costs minutes; the fuzz VMs keep it.
@@ -392,8 +387,6 @@ if [ "${TERN_CHECK_VM:-1}" = 0 ]; then
 	vm_skip vm-6.12 "TERN_CHECK_VM=0"
 else
 	timed vm-6.1/suites vm_suites 6.1
-	timed vm-6.1-cores/suites vm_suites 6.1 vm-6.1-cores "$VM_CORES_PARAMS" \
-		"$VM_CORES_SUITES"
 	timed vm-6.1/inspect vm_inspect 6.1
 	timed vm-6.1/unload vm_unload 6.1
 	timed vm-6.1/fuzz vm_fuzz 6.1
@@ -403,8 +396,6 @@ else
 		vm_skip vm-6.12 "tests/vm/trixie.sh prepare failed: $(grep -m 1 'FAILED' "$TERN_TEST_LOGS/trixie-prepare.log" || tail -n 1 "$TERN_TEST_LOGS/trixie-prepare.log")"
 	elif step build-module-6.12 tests/vm/trixie.sh module; then
 		timed vm-6.12/suites vm_suites 6.12
-		timed vm-6.12-cores/suites vm_suites 6.12 vm-6.12-cores \
-			"$VM_CORES_PARAMS" "$VM_CORES_SUITES"
 		timed vm-6.12/inspect vm_inspect 6.12
 		timed vm-6.12/unload vm_unload 6.12
 		timed vm-6.12/fuzz vm_fuzz 6.12
