@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Element types of collectives and REDUCE.
+ * Element types: those of collectives and REDUCE, and the 8-bit floats of
+ * the compute engines.
  */
 #include "internal.h"
 #include "tern_accel.h"
@@ -16,7 +17,9 @@ _Static_assert((int)TERN_FLOAT32 == DRM_TERN_DTYPE_FLOAT32 &&
 	       (int)TERN_UINT8 == DRM_TERN_DTYPE_UINT8 &&
 	       (int)TERN_INT64 == DRM_TERN_DTYPE_INT64 &&
 	       (int)TERN_UINT64 == DRM_TERN_DTYPE_UINT64 &&
-	       (int)TERN_DTYPE_COUNT == TERN_MODEL_REDUCE_DTYPE_COUNT,
+	       (int)TERN_FLOAT8_E4M3 == DRM_TERN_DTYPE_FLOAT8_E4M3 &&
+	       (int)TERN_FLOAT8_E5M2 == DRM_TERN_DTYPE_FLOAT8_E5M2 &&
+	       (int)TERN_DTYPE_COUNT == TERN_MODEL_DTYPE_COUNT,
 	       "tern_dtype_t follows enum drm_tern_dtype");
 _Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
 	       (int)TERN_PROD == DRM_TERN_REDOP_PROD &&
@@ -25,15 +28,17 @@ _Static_assert((int)TERN_SUM == DRM_TERN_REDOP_SUM &&
 	       (int)TERN_AVG == TERN_MODEL_REDOP_COUNT,
 	       "tern_redop_t follows enum drm_tern_redop; TERN_AVG is a dividing SUM");
 
-/*
- * The model's table of element types is the one (tern_reduce.c); libtern's
- * are those of REDUCE, the first TERN_DTYPE_COUNT of it.
- */
+/* The model's table of element types is the one (tern_reduce.c). */
 size_t tern_dtype_bytes(tern_dtype_t dtype)
 {
 	if ((unsigned int)dtype >= TERN_DTYPE_COUNT)
 		return 0;
 	return tern_model_dtype_size((u32)dtype);
+}
+
+bool tern_dtype_reducible(tern_dtype_t dtype)
+{
+	return (unsigned int)dtype < TERN_MODEL_REDUCE_DTYPE_COUNT;
 }
 
 TERN_API const char *tern_dtype_name(tern_dtype_t dtype)

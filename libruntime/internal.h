@@ -240,5 +240,7 @@ tern_status_t tern_buffer_create(struct tern_device *dev,
 				 struct tern_buffer **out);
 /* Bytes of one @dtype element, 0 for an unknown type (dtype.c). */
 size_t tern_dtype_bytes(tern_dtype_t dtype);
+/* Whether REDUCE, and so a collective, takes @dtype (not the 8-bit floats). */
+bool tern_dtype_reducible(tern_dtype_t dtype);
 
 #endif /* TERN_INTERNAL_H */

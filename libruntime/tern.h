@@ -298,6 +298,9 @@ typedef enum tern_dtype {
 	TERN_UINT8 = 6,
 	TERN_INT64 = 7,
 	TERN_UINT64 = 8,
+	/* OCP 8-bit floats: for compute and data movement; reductions refuse them. */
+	TERN_FLOAT8_E4M3 = 9,
+	TERN_FLOAT8_E5M2 = 10,
 	TERN_DTYPE_COUNT
 } tern_dtype_t;
 
@@ -316,7 +319,8 @@ tern_status_t tern_dtype_size(tern_dtype_t dtype, size_t *bytes);
 
 /*
  * @dtype's name as torch and numpy spell it: "float32", "float16",
- * "bfloat16", "int32", "uint32", "int8", "uint8", "int64", "uint64";
+ * "bfloat16", "int32", "uint32", "int8", "uint8", "int64", "uint64",
+ * "float8_e4m3fn", "float8_e5m2";
  * "unknown" for a value that is none of them. Never NULL.
  */
 const char *tern_dtype_name(tern_dtype_t dtype);

@@ -25,6 +25,11 @@ static tern_status_t coll_check(struct coll_call *call, tern_comm_t comm,
 	if ((unsigned int)dtype >= TERN_DTYPE_COUNT ||
 	    (reduces && (unsigned int)op >= TERN_REDOP_COUNT))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	if (reduces && !tern_dtype_reducible(dtype)) {
+		tern_set_last_error("reductions take float32, float16, bfloat16 and integers, not %s: convert 8-bit floats before reducing them",
+				    tern_dtype_name(dtype));
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
 	if (reduces && comm->nranks > 1 &&
 	    (!(comm->dev->info.capabilities & TERN_DEVICE_CAP_REDUCE) ||
 	     (op == TERN_AVG && !(comm->dev->info.capabilities &

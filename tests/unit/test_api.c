@@ -156,6 +156,8 @@ static void test_dtype_names(void **state)
 		{ TERN_UINT32, 4, "uint32" }, { TERN_INT8, 1, "int8" },
 		{ TERN_UINT8, 1, "uint8" }, { TERN_INT64, 8, "int64" },
 		{ TERN_UINT64, 8, "uint64" },
+		{ TERN_FLOAT8_E4M3, 1, "float8_e4m3fn" },
+		{ TERN_FLOAT8_E5M2, 1, "float8_e5m2" },
 	};
 	size_t size = 0;
 

@@ -254,7 +254,8 @@ static void run_reduction(enum reduction kind, tern_dtype_t t, tern_redop_t op,
 
 static void reduction_matrix(enum reduction kind)
 {
-	for (int t = 0; t < TERN_DTYPE_COUNT; t++)
+	/* every type REDUCE takes: all but the 8-bit floats */
+	for (int t = 0; t <= TERN_UINT64; t++)
 		for (int op = 0; op < TERN_REDOP_COUNT; op++)
 			for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
 				for (int ip = 0; ip < 2; ip++)

@@ -952,6 +952,18 @@ static void test_bad_arguments(void **state)
 		      TERN_ERROR_INVALID_ARGUMENT);
 
 	rbuf_alloc(&buf, 2, 64);
+	/* 8-bit floats move but do not reduce, with a sentence saying so */
+	assert_status(tern_all_reduce(tern_ptr(buf.buf[0], 0),
+				      tern_ptr(buf.buf[0], 0), 4,
+				      TERN_FLOAT8_E4M3, TERN_SUM, comm[0],
+				      g.stream[0][0]),
+		      TERN_ERROR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tern_get_last_error(), "float8_e4m3fn"));
+	assert_status(tern_reduce_scatter(tern_ptr(buf.buf[0], 0),
+					  tern_ptr(buf.buf[0], 32), 2,
+					  TERN_FLOAT8_E5M2, TERN_MAX, comm[0],
+					  g.stream[0][0]),
+		      TERN_ERROR_INVALID_ARGUMENT);
 	/* Outside a group, a rank cannot send to itself. */
 	assert_status(tern_send(tern_ptr(buf.buf[0], 0), 4, TERN_INT32, 0,
 				comm[0], g.stream[0][0]),
