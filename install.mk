@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# make install       libtern, tern.h, tern_sim.h, tern_accel.h, tern.pc, the
+# make install       libtern, tern.h, tern_sim.h, tern_compute.h, tern_accel.h, tern.pc, the
 #                    tools, the man pages, Documentation/*.rst (DOCDIR) and
 #                    the udev rule, under DESTDIR + PREFIX
 # make uninstall     removes exactly those files
@@ -76,6 +76,7 @@ I_INSTALLED := \
 	$(DESTDIR)$(PKGCONFIGDIR)/tern.pc \
 	$(DESTDIR)$(INCLUDEDIR)/tern.h \
 	$(DESTDIR)$(INCLUDEDIR)/tern_sim.h \
+	$(DESTDIR)$(INCLUDEDIR)/tern_compute.h \
 	$(DESTDIR)$(INCLUDEDIR)/drm/tern_accel.h \
 	$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS_PROGRAMS) $(TERN_SIMD))) \
 	$(foreach page,$(TERN_MAN_PAGES), \
@@ -103,13 +104,13 @@ install-lib: $(LIBTERN_SO) $(LIBTERN_A) libruntime/tern.pc.in
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/tern.pc
 
 # tern.h stands alone, tern_sim.h (the simulator's administration, for
-# tools) beside it; tern_accel.h includes "drm.h", which a program finds
+# tools) and tern_compute.h (programs and kernels on the cores) beside it; tern_accel.h includes "drm.h", which a program finds
 # next to it in /usr/include/drm or through libdrm's Cflags (tern.pc's
 # Requires.private).
 install-headers:
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/drm
 	$(INSTALL_DATA) libruntime/tern.h libruntime/tern_sim.h \
-		$(DESTDIR)$(INCLUDEDIR)/
+		libruntime/tern_compute.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL_DATA) uapi/drm/tern_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
 
 # tern-simd goes with the tools, where libtern looks for it (above).

@@ -23,6 +23,7 @@ LIBTERN_SRCS := $(addprefix libruntime/, \
 	packets.c fabric.c dtype.c submit.c) \
 	$(sort $(wildcard libruntime/kernel/*.c)) \
 	$(sort $(wildcard libruntime/sim/*.c)) simd/wire.c simd/netlink.c \
+	$(sort $(wildcard libruntime/compute/*.c)) \
 	$(sort $(wildcard libruntime/coll/*.c libruntime/coll/*/*.c \
 		libruntime/coll/*/*/*.c)) \
 	libruntime/net/stats.c \

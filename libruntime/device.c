@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/compute.h"
 #include "internal.h"
 
 TERN_API tern_status_t tern_device_count(int *count)
@@ -123,6 +124,7 @@ TERN_API tern_status_t tern_device_close(tern_device_t device)
 		tern_handle_unregister(s);
 		tern_stream_release(s);
 	}
+	tern_compute_release(dev);
 	while ((node = tern_device_pop(dev, &dev->events))) {
 		struct tern_event *e =
 			tern_container_of(node, struct tern_event, node);

@@ -78,6 +78,7 @@ enum tern_handle_kind {
 	TERN_HANDLE_BUFFER,
 	TERN_HANDLE_STREAM,
 	TERN_HANDLE_EVENT,
+	TERN_HANDLE_PROGRAM,
 };
 
 tern_status_t tern_handle_register(const void *handle,
@@ -116,6 +117,7 @@ void tern_slot_release(struct tern_device *dev, uint32_t slot,
 		       struct tern_fence *fence);
 uint64_t tern_slot_va(struct tern_device *dev, uint32_t slot);
 uint64_t tern_slot_read(struct tern_device *dev, uint32_t slot);
+void tern_slot_write(struct tern_device *dev, uint32_t slot, uint64_t value);
 /* Frees everything; every retired fence has signalled. */
 void tern_slot_pool_destroy(struct tern_device *dev);
 
@@ -158,6 +160,7 @@ struct tern_device {
 	struct tern_list streams;
 	struct tern_list events;
 	struct tern_slot_pool slots;
+	struct tern_compute *compute;	/* made by the first program launch */
 };
 
 /*

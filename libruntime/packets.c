@@ -183,6 +183,15 @@ static void *tern_packet_begin(struct tern_packet_builder *b, size_t bytes,
 	return h;
 }
 
+void tern_packet_append(struct tern_packet_builder *b, const void *packet,
+			size_t bytes)
+{
+	void *at = tern_packet_reserve(b, bytes);
+
+	if (at)
+		memcpy(at, packet, bytes);
+}
+
 #define TERN_PACKET(b, T, opcode, flags) \
 	((struct T *)tern_packet_begin((b), sizeof(struct T), (opcode), (flags)))
 

@@ -56,6 +56,10 @@ void tern_packet_reduce_divide(struct tern_packet_builder *b, uint64_t dst,
 			       uint64_t src0, uint64_t src1, uint64_t count,
 			       uint16_t dtype, uint32_t divisor);
 
+/* A whole packet built elsewhere (@bytes, a multiple of 8), as it is. */
+void tern_packet_append(struct tern_packet_builder *b, const void *packet,
+			size_t bytes);
+
 /* ---- on-chip memory and the compute engines (Documentation/compute.rst) ---- */
 
 struct drm_tern_tile;

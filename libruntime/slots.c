@@ -143,6 +143,11 @@ uint64_t tern_slot_read(struct tern_device *dev, uint32_t slot)
 	return __atomic_load_n(tern_slot_ptr(dev, slot), __ATOMIC_ACQUIRE);
 }
 
+void tern_slot_write(struct tern_device *dev, uint32_t slot, uint64_t value)
+{
+	__atomic_store_n(tern_slot_ptr(dev, slot), value, __ATOMIC_RELEASE);
+}
+
 void tern_slot_pool_destroy(struct tern_device *dev)
 {
 	struct tern_slot_pool *pool = &dev->slots;

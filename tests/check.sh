@@ -351,7 +351,7 @@ suite asan/compute "$ASAN_BUILD/tests/test_compute"
 suite asan/state "$ASAN_BUILD/tests/test_state"
 suite asan/api "$ASAN_BUILD/tests/test_api"
 suite asan/settings "$ASAN_BUILD/tests/test_settings"
-suite asan/conformance "$ASAN_BUILD/tests/test_conformance"
+suite asan/conformance env TERN_SIM_CORES=2 "$ASAN_BUILD/tests/test_conformance"
 suite asan/collectives "$ASAN_BUILD/tests/test_collectives" short
 suite asan/comm "$ASAN_BUILD/tests/test_comm"
 suite asan/modelled "$ASAN_BUILD/tests/test_modelled"
@@ -368,7 +368,7 @@ TERN_SIM_DIR=$NATIVE_SIM_DIR
 TERN_SIM_DAEMON=$PWD/$BUILD/tern-simd
 suite tsan/api "$TSAN_BUILD/tests/test_api"
 suite tsan/comm "$TSAN_BUILD/tests/test_comm"
-suite sim/conformance "$BUILD/tests/test_conformance"
+suite sim/conformance env TERN_SIM_CORES=2 "$BUILD/tests/test_conformance"
 suite unit/tools "$BUILD/tests/test_tools"
 suite docs/settings tests/settings/check.sh "$BUILD"
 suite tools/cli tests/tools/run.sh "$BUILD"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Checks that libtern.so exports every function tern.h and tern_sim.h
-declare, and nothing else: a call a header promises must link.
+"""Checks that libtern.so exports every function tern.h, tern_sim.h and
+tern_compute.h declare, and nothing else: a call a header promises must link.
 
     check_exports.py BUILD_DIR
 """
@@ -11,7 +11,8 @@ import sys
 import os
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HEADERS = ["libruntime/tern.h", "libruntime/tern_sim.h"]
+HEADERS = ["libruntime/tern.h", "libruntime/tern_sim.h",
+           "libruntime/tern_compute.h"]
 
 
 def declared():

@@ -39,6 +39,7 @@ int conformance_stream_tests(void);
 int conformance_memory_tests(void);
 int conformance_fabric_tests(void);
 int conformance_collective_tests(void);
+int conformance_compute_tests(void);
 /* The child side of the one-rank-per-process test (collectives.c). */
 int conformance_collective_rank_child(const char *id, int rank, int nranks,
 				      const char *mode);

@@ -118,5 +118,6 @@ int main(int argc, char **argv)
 	failed += conformance_memory_tests();
 	failed += conformance_fabric_tests();
 	failed += conformance_collective_tests();
+	failed += conformance_compute_tests();
 	return failed ? 1 : 0;
 }

@@ -86,6 +86,7 @@ usr/bin/tern-inspect
 usr/bin/tern-simd
 usr/include/drm/tern_accel.h
 usr/include/tern.h
+usr/include/tern_compute.h
 usr/include/tern_sim.h
 usr/lib/libtern.a
 usr/lib/libtern.so
@@ -121,8 +122,9 @@ check "exported symbols carry version LIBTERN_0" \
 	sh -c "[ \$(nm -D --defined-only '$lib/libtern.so.$version' | grep -c '@@LIBTERN_0\$') -eq $(echo "$map_symbols" | wc -l) ]"
 check "libtern.a holds tern_device_open" \
 	sh -c "nm '$lib/libtern.a' 2>/dev/null | grep -q ' T tern_device_open\$'"
-check "tern.h, tern_sim.h and tern_accel.h installed unchanged" \
+check "tern.h, tern_sim.h, tern_compute.h and tern_accel.h installed unchanged" \
 	sh -c "cmp '$top/libruntime/tern.h' '$stage/usr/include/tern.h' &&
+		cmp '$top/libruntime/tern_compute.h' '$stage/usr/include/tern_compute.h' &&
 		cmp '$top/libruntime/tern_sim.h' '$stage/usr/include/tern_sim.h' &&
 		cmp '$top/uapi/drm/tern_accel.h' '$stage/usr/include/drm/tern_accel.h'"
 check "udev rule installed unchanged" \

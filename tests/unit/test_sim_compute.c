@@ -18,6 +18,7 @@
 #include "packets.h"
 #include "sim_test.h"
 #include "submit.h"
+#include "compute/compute.h"
 
 #define CORE		1
 #define K		96
@@ -239,6 +240,68 @@ static void test_wrong_engine(void **state)
 	rig_close(&r);
 }
 
+/* The instruction @i of @p's program order. */
+static const struct tern_insn *insn_at(tern_program_t p, uint32_t i)
+{
+	assert_true(i < p->count);
+	return &p->insns[i];
+}
+
+/*
+ * The waits a program gets from the tiles: read after write, write after
+ * read, write after write; none between disjoint tiles, and none that an
+ * engine already knows of through another's wait.
+ */
+static void test_program_waits(void **state)
+{
+	tern_tile_t x = { TERN_SBUF, TERN_FLOAT32, 0, 64, 0, 64 };
+	tern_tile_t y = { TERN_SBUF, TERN_FLOAT32, 64, 64, 0, 64 };
+	tern_tile_t z = { TERN_SBUF, TERN_FLOAT32, 0, 64, 4096, 64 };
+	tern_tile_t acc = { TERN_PSUM, TERN_FLOAT32, 0, 64, 0, 64 };
+	tern_view_t v;
+	tern_program_t p;
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	v.ptr = tern_ptr(r.buf, 0);
+	v.partition_stride = 256;
+	v.element_stride = 4;
+	v.dtype = TERN_FLOAT32;
+	assert_ok(tern_program_create(r.dev, CORE, &p));
+	assert_ok(tern_program_load(p, &x, &v));			/* 0 */
+	assert_ok(tern_program_matmul(p, &acc, &x, &x, false));	/* 1 */
+	assert_ok(tern_program_load(p, &y, &v));			/* 2 */
+	assert_ok(tern_program_load(p, &x, &v));			/* 3 */
+	assert_ok(tern_program_copy(p, TERN_ENGINE_VECTOR, &z, &acc,
+				    false));			/* 4 */
+	assert_ok(tern_program_tensor_tensor(p, &z, &z, TERN_ALU_ADD,
+					     &x));			/* 5 */
+	assert_ok(tern_program_store(p, &v, &z));			/* 6 */
+
+	/* the matmul reads what load 0 wrote */
+	assert_int_equal(insn_at(p, 1)->wait[TERN_ENGINE_DMA], 1);
+	assert_true(insn_at(p, 0)->signal);
+	/* load 2 touches another partition range: no wait */
+	assert_int_equal(insn_at(p, 2)->wait[TERN_ENGINE_TENSOR], 0);
+	/* load 3 overwrites x the matmul reads */
+	assert_int_equal(insn_at(p, 3)->wait[TERN_ENGINE_TENSOR], 1);
+	assert_true(insn_at(p, 1)->signal);
+	/* the copy reads PSUM; through the matmul it knows load 0 is done */
+	assert_int_equal(insn_at(p, 4)->wait[TERN_ENGINE_TENSOR], 1);
+	assert_int_equal(insn_at(p, 4)->wait[TERN_ENGINE_DMA], 0);
+	/* the add reads the new x: DMA's third instruction */
+	assert_int_equal(insn_at(p, 5)->wait[TERN_ENGINE_DMA], 3);
+	assert_int_equal(insn_at(p, 5)->wait[TERN_ENGINE_TENSOR], 0);
+	/* the store reads z the vector engine wrote last */
+	assert_int_equal(insn_at(p, 6)->wait[TERN_ENGINE_VECTOR], 2);
+	assert_false(insn_at(p, 4)->signal);
+	assert_true(insn_at(p, 5)->signal);
+	assert_false(insn_at(p, 2)->signal);
+	assert_ok(tern_program_destroy(p));
+	rig_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_pipeline),
 		cmocka_unit_test(test_onchip_is_each_contexts),
 		cmocka_unit_test(test_wrong_engine),
+		cmocka_unit_test(test_program_waits),
 	};
 	char name[64];
 

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GEMM as programs on the cores: C = act(alpha * op(A) . op(B) + beta * C
+ * + bias). C is cut into tiles of up to 128 rows (a PSUM tile's
+ * partitions) and 512 columns (a bank); each core takes a rectangle of
+ * them. For each block of columns the core keeps op(B)'s panel in SBUF
+ * when it fits (two, so the next loads while this one is used) and
+ * streams op(A)'s K tiles through four slots; each C tile accumulates its
+ * K tiles in a PSUM bank of its own (the banks in turn, so the epilogue of
+ * one overlaps the matmuls of the next), then:
+ *
+ *   t = acc * alpha'          vector engine, PSUM to SBUF, rounded
+ *   t = t + (C * beta)        with beta: C loaded, scaled, added
+ *   t = t + bias              with a bias: one row broadcast to all
+ *   C = act(t)                scalar engine, rounded to C's type
+ *
+ * where alpha' = alpha * (scale_a * scale_b) in float32. Every rounding is
+ * the device's, so the result is defined to the bit.
+ */
+#include <string.h>
+
+#include "compute.h"
+
+#define TILE_M		TERN_MATMUL_MAX_M
+#define TILE_N		TERN_MATMUL_MAX_N
+#define TILE_K		TERN_PARTITIONS
+#define A_SLOTS		4
+#define OUT_SLOTS	2
+
+TERN_API void tern_gemm_options_init(tern_gemm_options_t *options)
+{
+	if (!options)
+		return;
+	memset(options, 0, sizeof(*options));
+	options->alpha = 1.0f;
+	options->scale_a = 1.0f;
+	options->scale_b = 1.0f;
+}
+
+static uint32_t div_up(uint64_t a, uint32_t b)
+{
+	return (uint32_t)((a + b - 1) / b);
+}
+
+/* What every core's program shares. */
+struct gemm {
+	const tern_matrix_t *a, *b, *c;
+	const tern_gemm_options_t *o;
+	uint32_t m, n, k, k_tiles;
+	float alpha;
+	size_t ea, eb, ec;
+	/* SBUF layout, bytes into each partition */
+	uint32_t a_at, b_at, b_panel, b_panels, t_at, c_at, o_at, bias_at;
+	uint32_t psum_banks;
+};
+
+/* op(X)'s K tile @kt, rows or columns @first.. of @count, as a view. */
+static tern_view_t gemm_view_k(const tern_matrix_t *x, bool transposed,
+			       size_t es, uint32_t kt, uint32_t first)
+{
+	/* op(X)[k][j] of the tile: partition k, element j */
+	size_t k0 = (size_t)kt * TILE_K;
+	tern_view_t v;
+
+	v.dtype = x->dtype;
+	v.ptr = x->ptr;
+	if (transposed) {	/* X[j][k]: k along a row */
+		v.ptr.offset += ((size_t)first * x->ld + k0) * es;
+		v.partition_stride = es;
+		v.element_stride = (size_t)x->ld * es;
+	} else {		/* X[k][j] */
+		v.ptr.offset += (k0 * x->ld + first) * es;
+		v.partition_stride = (size_t)x->ld * es;
+		v.element_stride = es;
+	}
+	return v;
+}
+
+static tern_tile_t sbuf_tile(tern_dtype_t dtype, uint32_t partitions,
+			     uint32_t offset, uint32_t elements)
+{
+	tern_tile_t t = {
+		.space = TERN_SBUF, .dtype = dtype, .partitions = partitions,
+		.offset = offset, .elements = elements,
+	};
+
+	return t;
+}
+
+/* The epilogue of C tile (@m0, @n0): PSUM @acc to C in memory. */
+static tern_status_t gemm_epilogue(const struct gemm *g, tern_program_t p,
+				   const tern_tile_t *acc, uint32_t m0,
+				   uint32_t n0, uint32_t slot)
+{
+	uint32_t rows = acc->partitions, cols = acc->elements;
+	tern_tile_t t = sbuf_tile(TERN_FLOAT32, rows,
+				  g->t_at + slot * TILE_N * 4, cols);
+	tern_tile_t out = sbuf_tile(g->c->dtype, rows,
+				    g->o_at + slot * TILE_N * 4, cols);
+	tern_view_t cv = {
+		.ptr = tern_ptr(g->c->ptr.buffer, g->c->ptr.offset +
+				((size_t)m0 * g->c->ld + n0) * g->ec),
+		.partition_stride = (size_t)g->c->ld * g->ec,
+		.element_stride = g->ec, .dtype = g->c->dtype,
+	};
+	tern_status_t s;
+
+	s = tern_program_tensor_scalar(p, TERN_ENGINE_VECTOR, &t, acc,
+				       TERN_ALU_MULTIPLY, tern_value(g->alpha),
+				       TERN_ALU_NONE, tern_value(0));
+	if (!s && g->o->beta != 0.0f) {
+		tern_tile_t c = sbuf_tile(TERN_FLOAT32, rows,
+					  g->c_at + slot * TILE_N * 4, cols);
+
+		s = tern_program_load(p, &c, &cv);
+		if (!s)
+			s = tern_program_tensor_scalar(p, TERN_ENGINE_SCALAR, &c,
+						       &c, TERN_ALU_MULTIPLY,
+						       tern_value(g->o->beta),
+						       TERN_ALU_NONE,
+						       tern_value(0));
+		if (!s)
+			s = tern_program_tensor_tensor(p, &t, &t, TERN_ALU_ADD,
+						       &c);
+	}
+	if (!s && g->o->bias) {
+		tern_tile_t bias = sbuf_tile(TERN_FLOAT32, rows, g->bias_at,
+					     cols);
+
+		s = tern_program_tensor_tensor(p, &t, &t, TERN_ALU_ADD, &bias);
+	}
+	if (!s)
+		s = tern_program_activate(p, &out, &t, g->o->activation,
+					  tern_value(1.0f), tern_value(0.0f),
+					  NULL);
+	if (!s)
+		s = tern_program_store(p, &cv, &out);
+	return s;
+}
+
+/* Loads op(B)'s panel of K tiles for columns @n0.. into panel @which. */
+static tern_status_t gemm_load_b(const struct gemm *g, tern_program_t p,
+				 uint32_t n0, uint32_t cols, uint32_t which)
+{
+	tern_status_t s = TERN_SUCCESS;
+
+	for (uint32_t kt = 0; kt < g->k_tiles && !s; kt++) {
+		uint32_t kk = g->k - kt * TILE_K < TILE_K ?
+			      g->k - kt * TILE_K : TILE_K;
+		tern_tile_t t = sbuf_tile(g->b->dtype, kk,
+					  g->b_at + which * g->b_panel +
+					  kt * (uint32_t)(TILE_N * g->eb), cols);
+		tern_view_t v = gemm_view_k(g->b, g->o->transpose_b, g->eb, kt,
+					    n0);
+
+		s = tern_program_load(p, &t, &v);
+	}
+	return s;
+}
+
+/* One core's program: C tiles [@mb0, @mb1) x [@nb0, @nb1). */
+static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
+				  uint32_t mb0, uint32_t mb1, uint32_t nb0,
+				  uint32_t nb1)
+{
+	uint32_t a_next = 0, bank = 0, out_slot = 0;
+	tern_status_t s = TERN_SUCCESS;
+
+	for (uint32_t nb = nb0; nb < nb1 && !s; nb++) {
+		uint32_t n0 = nb * TILE_N;
+		uint32_t cols = g->n - n0 < TILE_N ? g->n - n0 : TILE_N;
+		uint32_t panel = (nb - nb0) % g->b_panels;
+
+		s = gemm_load_b(g, p, n0, cols, panel);
+		if (!s && g->o->bias) {
+			tern_tile_t bias = sbuf_tile(TERN_FLOAT32, TILE_M,
+						     g->bias_at, cols);
+			tern_view_t v = {
+				.ptr = tern_ptr(g->o->bias->buffer,
+						g->o->bias->offset + n0 * 4),
+				.partition_stride = 0, .element_stride = 4,
+				.dtype = TERN_FLOAT32,
+			};
+
+			s = tern_program_load(p, &bias, &v);
+		}
+		for (uint32_t mb = mb0; mb < mb1 && !s; mb++) {
+			uint32_t m0 = mb * TILE_M;
+			uint32_t rows = g->m - m0 < TILE_M ? g->m - m0 : TILE_M;
+			tern_tile_t acc = {
+				.space = TERN_PSUM, .dtype = TERN_FLOAT32,
+				.partitions = rows,
+				.offset = bank * TERN_PSUM_BANK_BYTES,
+				.elements = cols,
+			};
+
+			for (uint32_t kt = 0; kt < g->k_tiles && !s; kt++) {
+				uint32_t kk = g->k - kt * TILE_K < TILE_K ?
+					      g->k - kt * TILE_K : TILE_K;
+				tern_tile_t at = sbuf_tile(g->a->dtype, kk,
+					g->a_at + a_next * TILE_M *
+						  (uint32_t)g->ea, rows);
+				tern_tile_t bt = sbuf_tile(g->b->dtype, kk,
+					g->b_at + panel * g->b_panel +
+					kt * (uint32_t)(TILE_N * g->eb), cols);
+				tern_view_t av = gemm_view_k(g->a,
+							     !g->o->transpose_a,
+							     g->ea, kt, m0);
+
+				a_next = (a_next + 1) % A_SLOTS;
+				s = tern_program_load(p, &at, &av);
+				if (!s)
+					s = tern_program_matmul(p, &acc, &at,
+								&bt, kt > 0);
+			}
+			if (!s)
+				s = gemm_epilogue(g, p, &acc, m0, n0, out_slot);
+			out_slot = (out_slot + 1) % OUT_SLOTS;
+			bank = (bank + 1) % g->psum_banks;
+		}
+	}
+	return s;
+}
+
+/* Whether @x is a matrix of a type in @types inside its buffer of @dev. */
+static bool gemm_matrix_ok(const tern_matrix_t *x, struct tern_device *dev,
+			   const char *name, bool output)
+{
+	struct tern_buffer *buf = x->ptr.buffer;
+	size_t es = tern_dtype_bytes(x->dtype);
+	bool type_ok = x->dtype == TERN_FLOAT32 || x->dtype == TERN_BFLOAT16 ||
+		       x->dtype == TERN_FLOAT16 ||
+		       (!output && (x->dtype == TERN_FLOAT8_E4M3 ||
+				    x->dtype == TERN_FLOAT8_E5M2));
+
+	if (!tern_handle_valid(buf, TERN_HANDLE_BUFFER) || buf->device != dev) {
+		tern_set_last_error("tern_gemm: %s's buffer is not one of the stream's device",
+				    name);
+		return false;
+	}
+	if (!type_ok) {
+		tern_set_last_error("tern_gemm: %s is %s; it takes float32, bfloat16, float16%s",
+				    name, tern_dtype_name(x->dtype),
+				    output ? "" : " or an 8-bit float");
+		return false;
+	}
+	if (!x->rows || !x->cols || x->ld < x->cols) {
+		tern_set_last_error("tern_gemm: %s is %u x %u with rows %u elements apart: none may be 0 and rows hold their columns",
+				    name, x->rows, x->cols, x->ld);
+		return false;
+	}
+	if (((unsigned __int128)(x->rows - 1) * x->ld + x->cols) * es >
+	    buf->bytes - (x->ptr.offset < buf->bytes ? x->ptr.offset :
+			  buf->bytes)) {
+		tern_set_last_error("tern_gemm: %s (%u x %u, rows %u apart, of %s from byte %zu) runs past its buffer's %zu bytes",
+				    name, x->rows, x->cols, x->ld,
+				    tern_dtype_name(x->dtype), x->ptr.offset,
+				    buf->bytes);
+		return false;
+	}
+	return true;
+}
+
+/* The bytes [lo, hi) @x spans in its buffer. */
+static void gemm_span(const tern_matrix_t *x, size_t es, size_t *lo,
+		      size_t *hi)
+{
+	*lo = x->ptr.offset;
+	*hi = x->ptr.offset + ((size_t)(x->rows - 1) * x->ld + x->cols) * es;
+}
+
+static bool gemm_overlaps(const tern_matrix_t *x, size_t ex,
+			  const tern_matrix_t *c, size_t ec)
+{
+	size_t xl, xh, cl, ch;
+
+	if (x->ptr.buffer != c->ptr.buffer)
+		return false;
+	gemm_span(x, ex, &xl, &xh);
+	gemm_span(c, ec, &cl, &ch);
+	return xl < ch && cl < xh;
+}
+
+static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
+{
+	const tern_gemm_options_t *o = g->o;
+	uint32_t ak = o->transpose_a ? g->a->rows : g->a->cols;
+	uint32_t bk = o->transpose_b ? g->b->cols : g->b->rows;
+	uint32_t bn = o->transpose_b ? g->b->rows : g->b->cols;
+
+	if (!gemm_matrix_ok(g->a, dev, "A", false) ||
+	    !gemm_matrix_ok(g->b, dev, "B", false) ||
+	    !gemm_matrix_ok(g->c, dev, "C", true))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	g->m = o->transpose_a ? g->a->cols : g->a->rows;
+	g->k = ak;
+	g->n = bn;
+	if (ak != bk || g->c->rows != g->m || g->c->cols != g->n) {
+		tern_set_last_error("tern_gemm: op(A) is %u x %u, op(B) %u x %u and C %u x %u; they must be M x K, K x N and M x N",
+				    g->m, ak, bk, bn, g->c->rows, g->c->cols);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	g->ea = tern_dtype_bytes(g->a->dtype);
+	g->eb = tern_dtype_bytes(g->b->dtype);
+	g->ec = tern_dtype_bytes(g->c->dtype);
+	if (gemm_overlaps(g->a, g->ea, g->c, g->ec) ||
+	    gemm_overlaps(g->b, g->eb, g->c, g->ec)) {
+		tern_set_last_error("tern_gemm: A or B overlaps C");
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	if (o->bias) {
+		tern_matrix_t bias = tern_matrix(*o->bias, TERN_FLOAT32, 1,
+						 g->n);
+
+		if (!gemm_matrix_ok(&bias, dev, "the bias", true))
+			return TERN_ERROR_INVALID_ARGUMENT;
+		if (gemm_overlaps(&bias, 4, g->c, g->ec)) {
+			tern_set_last_error("tern_gemm: the bias overlaps C");
+			return TERN_ERROR_INVALID_ARGUMENT;
+		}
+	}
+	if ((unsigned int)o->activation >= TERN_ACTIVATION_COUNT) {
+		tern_set_last_error("tern_gemm: activation %d is none of tern_activation_t",
+				    (int)o->activation);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	return TERN_SUCCESS;
+}
+
+/*
+ * Places the tiles in each partition of SBUF: A's slots, the epilogue's,
+ * the bias, then op(B)'s panels with what is left (two if they fit, one
+ * otherwise). TERN_ERROR_NOT_SUPPORTED if not even one panel fits.
+ */
+static tern_status_t gemm_layout(struct gemm *g, const struct tern_device *dev)
+{
+	const struct tern_core_shape *shape = &dev->info.cores;
+	uint32_t at = 0;
+
+	g->a_at = at;
+	at += A_SLOTS * TILE_M * (uint32_t)g->ea;
+	g->t_at = at;
+	at += OUT_SLOTS * TILE_N * 4;
+	g->c_at = at;
+	at += OUT_SLOTS * TILE_N * 4;
+	g->o_at = at;
+	at += OUT_SLOTS * TILE_N * 4;
+	g->bias_at = at;
+	at += TILE_N * 4;
+	g->b_at = at;
+	g->k_tiles = div_up(g->k, TILE_K);
+	g->b_panel = g->k_tiles * TILE_N * (uint32_t)g->eb;
+	g->psum_banks = shape->psum_partition_bytes / TERN_PSUM_BANK_BYTES;
+	if ((uint64_t)g->b_at + 2 * (uint64_t)g->b_panel <=
+	    shape->sbuf_partition_bytes)
+		g->b_panels = 2;
+	else if ((uint64_t)g->b_at + g->b_panel <= shape->sbuf_partition_bytes)
+		g->b_panels = 1;
+	else {
+		tern_set_last_error("tern_gemm: K = %u of %s needs %u bytes of SBUF a partition for B's panel; the core has %u",
+				    g->k, tern_dtype_name(g->b->dtype),
+				    g->b_at + g->b_panel,
+				    shape->sbuf_partition_bytes);
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
+	return g->psum_banks ? TERN_SUCCESS : TERN_ERROR_NOT_SUPPORTED;
+}
+
+TERN_API tern_status_t tern_gemm(const tern_matrix_t *a, const tern_matrix_t *b,
+				 const tern_matrix_t *c,
+				 const tern_gemm_options_t *options,
+				 tern_stream_t stream)
+{
+	struct tern_program *programs[64];
+	tern_gemm_options_t defaults;
+	struct tern_device *dev;
+	uint32_t cores, mblocks, nblocks, cn, cm, used = 0;
+	struct gemm g;
+	tern_status_t s;
+
+	if (!a || !b || !c || !tern_handle_valid(stream, TERN_HANDLE_STREAM))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	dev = stream->device;
+	if (!options) {
+		tern_gemm_options_init(&defaults);
+		options = &defaults;
+	}
+	if (!(dev->info.capabilities & TERN_DEVICE_CAP_COMPUTE)) {
+		tern_set_last_error("tern_gemm: device %d has no compute engines",
+				    dev->index);
+		return TERN_ERROR_NOT_SUPPORTED;
+	}
+	memset(&g, 0, sizeof(g));
+	g.a = a;
+	g.b = b;
+	g.c = c;
+	g.o = options;
+	s = gemm_check(&g, dev);
+	if (!s)
+		s = gemm_layout(&g, dev);
+	if (s)
+		return s;
+	cores = options->cores ? options->cores : dev->info.cores.cores;
+	if (cores > dev->info.cores.cores || cores > 64) {
+		tern_set_last_error("tern_gemm: %u cores asked for; the device has %u",
+				    cores, dev->info.cores.cores);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	g.alpha = options->alpha * (options->scale_a * options->scale_b);
+	mblocks = div_up(g.m, TILE_M);
+	nblocks = div_up(g.n, TILE_N);
+	/* columns of tiles first, so each core keeps B's panels to itself */
+	cn = nblocks < cores ? nblocks : cores;
+	cm = mblocks < cores / cn ? mblocks : cores / cn;
+	for (uint32_t i = 0; i < cn && !s; i++)
+		for (uint32_t j = 0; j < cm && !s; j++) {
+			s = tern_program_create(dev, used, &programs[used]);
+			if (s)
+				break;
+			used++;
+			s = gemm_program(&g, programs[used - 1],
+					 mblocks * j / cm, mblocks * (j + 1) / cm,
+					 nblocks * i / cn, nblocks * (i + 1) / cn);
+		}
+	if (!s)
+		s = tern_programs_launch(programs, used, stream);
+	for (uint32_t i = 0; i < used; i++)
+		tern_program_destroy(programs[i]);
+	return s;
+}

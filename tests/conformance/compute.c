@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Programs on a core (tern_compute.h): instructions of every engine
+ * launched on a stream, ordered by libtern from the tiles they touch,
+ * checked bit for bit against the spec's arithmetic; launches in stream
+ * order and one core at a time; every bad argument refused.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance.h"
+#include "tern_compute.h"
+
+#define EINVAL_ TERN_ERROR_INVALID_ARGUMENT
+
+/* The device's cores; skips the test on a device without them. */
+static uint32_t need_compute(void)
+{
+	tern_compute_info_t info;
+
+	if (!(conf.props.capabilities & TERN_DEVICE_CAP_COMPUTE)) {
+		print_message("skipped: the device has no compute engines\n");
+		skip();
+	}
+	assert_ok(tern_device_get_compute(conf.dev, &info));
+	return info.cores;
+}
+
+static tern_tile_t sbuf(tern_dtype_t dtype, uint32_t partitions,
+			uint32_t offset, uint32_t elements)
+{
+	tern_tile_t t = {
+		.space = TERN_SBUF, .dtype = dtype, .partitions = partitions,
+		.offset = offset, .elements = elements,
+	};
+
+	return t;
+}
+
+static tern_tile_t psum(uint32_t partitions, uint32_t offset,
+			uint32_t elements)
+{
+	tern_tile_t t = sbuf(TERN_FLOAT32, partitions, offset, elements);
+
+	t.space = TERN_PSUM;
+	return t;
+}
+
+/* A row-major matrix of @cols columns of @dtype at @offset of @buf. */
+static tern_view_t rows(tern_buffer_t buf, size_t offset, tern_dtype_t dtype,
+			size_t cols)
+{
+	size_t es = 0;
+	tern_view_t v;
+
+	tern_dtype_size(dtype, &es);
+	v.ptr = tern_ptr(buf, offset);
+	v.partition_stride = cols * es;
+	v.element_stride = es;
+	v.dtype = dtype;
+	return v;
+}
+
+static float bf16_to_f32(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+/* Values exact in bfloat16: small integers over a power of two. */
+static uint16_t bf16_value(uint32_t *seed)
+{
+	float f;
+	uint32_t bits;
+
+	*seed = *seed * 1103515245u + 12345u;
+	f = (float)((int)(*seed >> 16) % 255 - 127) / 64.0f;
+	memcpy(&bits, &f, 4);
+	return (uint16_t)(bits >> 16);
+}
+
+#define K	200	/* two K tiles: 128 and 72 */
+#define M	40
+#define N	100
+
+/*
+ * C = A^T . B over two K tiles accumulated in PSUM, read out as float32:
+ * each element the fused multiply-adds in K order from -0.
+ */
+static void test_matmul_program(void **state)
+{
+	const size_t a_at = 0, b_at = 65536, c_at = 262144;
+	tern_tile_t a0 = sbuf(TERN_BFLOAT16, 128, 0, M);
+	tern_tile_t a1 = sbuf(TERN_BFLOAT16, K - 128, 4096, M);
+	tern_tile_t b0 = sbuf(TERN_BFLOAT16, 128, 8192, N);
+	tern_tile_t b1 = sbuf(TERN_BFLOAT16, K - 128, 16384, N);
+	tern_tile_t c = sbuf(TERN_FLOAT32, M, 32768, N);
+	tern_tile_t acc = psum(M, 0, N);
+	tern_view_t av = rows(NULL, a_at, TERN_BFLOAT16, M);
+	tern_view_t bv = rows(NULL, b_at, TERN_BFLOAT16, N);
+	tern_view_t cv = rows(NULL, c_at, TERN_FLOAT32, N);
+	uint16_t *a, *b;
+	uint32_t seed = 7, counts[4];
+	tern_program_t p;
+	tern_stream_t s;
+	tern_buffer_t buf;
+	uint8_t *cpu;
+	float *c_mem;
+
+	uint32_t cores;
+
+	(void)state;
+	cores = need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 20, &cpu);
+	a = (uint16_t *)(cpu + a_at);
+	b = (uint16_t *)(cpu + b_at);
+	c_mem = (float *)(cpu + c_at);
+	for (int i = 0; i < K * M; i++)
+		a[i] = bf16_value(&seed);
+	for (int i = 0; i < K * N; i++)
+		b[i] = bf16_value(&seed);
+	memset(c_mem, 0xff, (size_t)M * N * 4);
+	av.ptr.buffer = bv.ptr.buffer = cv.ptr.buffer = buf;
+
+	assert_ok(tern_stream_create(conf.dev, &s));
+	assert_ok(tern_program_create(conf.dev, cores - 1, &p));
+	assert_ok(tern_program_load(p, &a0, &av));
+	av.ptr.offset += 128 * M * 2;
+	assert_ok(tern_program_load(p, &a1, &av));
+	assert_ok(tern_program_load(p, &b0, &bv));
+	bv.ptr.offset += 128 * N * 2;
+	assert_ok(tern_program_load(p, &b1, &bv));
+	assert_ok(tern_program_matmul(p, &acc, &a0, &b0, false));
+	assert_ok(tern_program_matmul(p, &acc, &a1, &b1, true));
+	assert_ok(tern_program_copy(p, TERN_ENGINE_VECTOR, &c, &acc, false));
+	assert_ok(tern_program_store(p, &cv, &c));
+	assert_ok(tern_program_count(p, counts));
+	assert_int_equal(counts[TERN_ENGINE_DMA], 5);
+	assert_int_equal(counts[TERN_ENGINE_TENSOR], 2);
+	assert_int_equal(counts[TERN_ENGINE_VECTOR], 1);
+	assert_int_equal(counts[TERN_ENGINE_SCALAR], 0);
+	/* twice: a program runs as often as it is launched */
+	for (int round = 0; round < 2; round++) {
+		memset(c_mem, 0xff, (size_t)M * N * 4);
+		assert_ok(tern_program_launch(p, s));
+		assert_ok(tern_stream_synchronize(s));
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < N; n++) {
+				float want = -0.0f;
+
+				for (int k = 0; k < K; k++)
+					want = fmaf(bf16_to_f32(a[k * M + m]),
+						    bf16_to_f32(b[k * N + n]),
+						    want);
+				if (memcmp(&want, &c_mem[m * N + n], 4))
+					fail_msg("C[%d][%d] = %a, want %a", m, n,
+						 (double)c_mem[m * N + n],
+						 (double)want);
+			}
+	}
+	assert_ok(tern_program_destroy(p));
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
+#define ROWS	100
+#define COLS	40
+
+/*
+ * The vector and scalar engines in a chain that reuses one tile: x is
+ * loaded, y = relu(2x - 1) on the scalar engine, z = y * x + y on the
+ * vector engine, x is loaded again over the first x (after z has read
+ * it), and the row sums and row maxima of z and x are stored.
+ */
+static void test_vector_scalar_chain(void **state)
+{
+	tern_tile_t x = sbuf(TERN_FLOAT32, ROWS, 0, COLS);
+	tern_tile_t y = sbuf(TERN_FLOAT32, ROWS, 1024, COLS);
+	tern_tile_t z = sbuf(TERN_FLOAT32, ROWS, 2048, COLS);
+	tern_tile_t maxes = sbuf(TERN_FLOAT32, ROWS, 3076, 1);
+	tern_tile_t x_max = sbuf(TERN_FLOAT32, ROWS, 3080, 1);
+	tern_tile_t out = sbuf(TERN_FLOAT32, ROWS, 3072, 3);
+	tern_view_t in0 = rows(NULL, 0, TERN_FLOAT32, COLS);
+	tern_view_t in1 = rows(NULL, 65536, TERN_FLOAT32, COLS);
+	tern_view_t ov = rows(NULL, 131072, TERN_FLOAT32, 3);
+	float *first, *second, *got;
+	tern_program_t p;
+	tern_stream_t s;
+	tern_buffer_t buf;
+	uint8_t *cpu;
+	uint32_t sum_at = 3072;
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &cpu);
+	in0.ptr.buffer = in1.ptr.buffer = ov.ptr.buffer = buf;
+	first = (float *)cpu;
+	second = (float *)(cpu + 65536);
+	got = (float *)(cpu + 131072);
+	for (int i = 0; i < ROWS * COLS; i++) {
+		first[i] = (float)(i % 13) / 4.0f - 1.0f;
+		second[i] = (float)(i % 7) - 3.0f;
+	}
+	assert_ok(tern_stream_create(conf.dev, &s));
+	assert_ok(tern_program_create(conf.dev, 0, &p));
+	assert_ok(tern_program_load(p, &x, &in0));
+	assert_ok(tern_program_activate(p, &y, &x, TERN_ACT_RELU,
+					tern_value(2.0f), tern_value(-1.0f),
+					NULL));
+	assert_ok(tern_program_tensor_tensor(p, &z, &y, TERN_ALU_MULTIPLY, &x));
+	assert_ok(tern_program_tensor_tensor(p, &z, &z, TERN_ALU_ADD, &y));
+	assert_ok(tern_program_load(p, &x, &in1));
+	assert_ok(tern_program_activate(p, &y, &z, TERN_ACT_IDENTITY,
+					tern_value(1.0f), tern_value(0.0f),
+					&sum_at));
+	assert_ok(tern_program_reduce(p, &maxes, &z, TERN_ALU_MAX));
+	assert_ok(tern_program_reduce(p, &x_max, &x, TERN_ALU_MAX));
+	assert_ok(tern_program_store(p, &ov, &out));
+	assert_ok(tern_program_launch(p, s));
+	assert_ok(tern_stream_synchronize(s));
+	for (int r = 0; r < ROWS; r++) {
+		float sum = 0.0f, max = -INFINITY, xmax = -INFINITY;
+
+		for (int f = 0; f < COLS; f++) {
+			float v = first[r * COLS + f];
+			float yv = fmaf(v, 2.0f, -1.0f) > 0 ?
+				   fmaf(v, 2.0f, -1.0f) : 0.0f;
+			float prod = yv * v;
+			float zv = prod + yv;
+
+			sum = f ? sum + zv : zv;
+			max = zv > max ? zv : max;
+			xmax = second[r * COLS + f] > xmax ?
+			       second[r * COLS + f] : xmax;
+		}
+		if (got[r * 3] != sum || got[r * 3 + 1] != max ||
+		    got[r * 3 + 2] != xmax)
+			fail_msg("row %d: sum %a max %a x max %a, want %a %a %a",
+				 r, (double)got[r * 3], (double)got[r * 3 + 1],
+				 (double)got[r * 3 + 2], (double)sum,
+				 (double)max, (double)xmax);
+	}
+	assert_ok(tern_program_destroy(p));
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
+/*
+ * A launch starts after the stream's earlier work and later work waits
+ * for it: a copy into the input before, a copy of the output after.
+ */
+static void test_launch_in_stream_order(void **state)
+{
+	tern_tile_t t = sbuf(TERN_FLOAT32, 64, 0, 256);
+	tern_view_t in = rows(NULL, 0, TERN_FLOAT32, 256);
+	tern_view_t out = rows(NULL, 65536, TERN_FLOAT32, 256);
+	tern_buffer_t buf, staging;
+	uint8_t *cpu, *hcpu;
+	tern_program_t p;
+	tern_stream_t s;
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &cpu);
+	staging = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &hcpu);
+	in.ptr.buffer = out.ptr.buffer = buf;
+	for (int i = 0; i < 64 * 256; i++)
+		((float *)hcpu)[i] = (float)i;
+	memset(cpu, 0, 1 << 18);
+	assert_ok(tern_stream_create(conf.dev, &s));
+	assert_ok(tern_program_create(conf.dev, 0, &p));
+	assert_ok(tern_program_load(p, &t, &in));
+	assert_ok(tern_program_tensor_scalar(p, TERN_ENGINE_SCALAR, &t, &t,
+					     TERN_ALU_MULTIPLY, tern_value(3.0f),
+					     TERN_ALU_ADD, tern_value(1.0f)));
+	assert_ok(tern_program_store(p, &out, &t));
+	for (int round = 0; round < 3; round++) {
+		assert_ok(tern_memcpy_async(buf, 0, staging, 0, 64 * 256 * 4,
+					    s));
+		assert_ok(tern_program_launch(p, s));
+		assert_ok(tern_memcpy_async(staging, 65536, buf, 65536,
+					    64 * 256 * 4, s));
+		assert_ok(tern_stream_synchronize(s));
+		for (int i = 0; i < 64 * 256; i++)
+			if (((float *)(hcpu + 65536))[i] !=
+			    (float)(i + round) * 3 + 1)
+				fail_msg("round %d element %d: %f", round, i,
+					 (double)((float *)(hcpu + 65536))[i]);
+		for (int i = 0; i < 64 * 256; i++)
+			((float *)hcpu)[i] += 1.0f;
+	}
+	assert_ok(tern_program_destroy(p));
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(staging));
+	assert_ok(tern_buffer_free(buf));
+}
+
+/* Every bad argument: a status, the program as it was. */
+static void test_program_refusals(void **state)
+{
+	tern_tile_t ok = sbuf(TERN_FLOAT32, 4, 0, 8);
+	tern_tile_t bad[] = {
+		sbuf(TERN_FLOAT32, 0, 0, 8),		/* no partitions */
+		sbuf(TERN_FLOAT32, 129, 0, 8),		/* too many */
+		sbuf(TERN_FLOAT32, 4, 2, 8),		/* misaligned */
+		sbuf(TERN_FLOAT32, 4, 0, 0),		/* no elements */
+		sbuf(TERN_FLOAT32, 4, 0xfffffff0u, 8),	/* past SBUF */
+		sbuf(TERN_DTYPE_COUNT, 4, 0, 8),	/* no such type */
+		{ .space = 9, .dtype = TERN_FLOAT32, .partitions = 4,
+		  .elements = 8 },			/* no such space */
+	};
+	tern_tile_t big_m = sbuf(TERN_FLOAT32, 4, 0, 129);
+	tern_tile_t acc = psum(8, 0, 8);
+	tern_tile_t past_bank = psum(8, 0, 513);
+	tern_view_t v = rows(NULL, 0, TERN_FLOAT32, 8);
+	tern_compute_info_t info;
+	tern_buffer_t buf;
+	tern_program_t p;
+	tern_stream_t s;
+	uint32_t counts[4];
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 4096, NULL);
+	v.ptr.buffer = buf;
+	assert_ok(tern_device_get_compute(conf.dev, &info));
+	assert_true(info.cores >= 1);
+	assert_int_equal(info.partitions, TERN_PARTITIONS);
+	assert_status(tern_device_get_compute(conf.dev, NULL), EINVAL_);
+	assert_status(tern_device_get_compute(NULL, &info), EINVAL_);
+	assert_status(tern_program_create(conf.dev, info.cores, &p), EINVAL_);
+	assert_status(tern_program_create(NULL, 0, &p), EINVAL_);
+	assert_status(tern_program_create(conf.dev, 0, NULL), EINVAL_);
+	assert_ok(tern_program_create(conf.dev, 0, &p));
+	assert_ok(tern_stream_create(conf.dev, &s));
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_status(tern_program_load(p, &bad[i], &v), EINVAL_);
+		assert_status(tern_program_copy(p, TERN_ENGINE_VECTOR, &ok,
+						&bad[i], false), EINVAL_);
+		assert_status(tern_program_tensor_tensor(p, &ok, &ok,
+							 TERN_ALU_ADD, &bad[i]),
+			      EINVAL_);
+		assert_status(tern_program_activate(p, &bad[i], &ok,
+						    TERN_ACT_RELU,
+						    tern_value(1), tern_value(0),
+						    NULL), EINVAL_);
+	}
+	/* shapes */
+	assert_status(tern_program_matmul(p, &acc, &big_m, &ok, false),
+		      EINVAL_);
+	assert_status(tern_program_matmul(p, &past_bank, &ok, &ok, false),
+		      EINVAL_);
+	assert_status(tern_program_matmul(p, &ok, &ok, &ok, false), EINVAL_);
+	assert_status(tern_program_tensor_tensor(p, &ok, &ok, TERN_ALU_NONE,
+						 &ok), EINVAL_);
+	assert_status(tern_program_tensor_tensor(p, &ok, &ok, 99, &ok),
+		      EINVAL_);
+	assert_status(tern_program_reduce(p, &ok, &ok, TERN_ALU_MAX), EINVAL_);
+	assert_status(tern_program_activate(p, &ok, &ok, TERN_ACTIVATION_COUNT,
+					    tern_value(1), tern_value(0), NULL),
+		      EINVAL_);
+	assert_status(tern_program_copy(p, TERN_ENGINE_TENSOR, &ok, &ok, false),
+		      EINVAL_);
+	assert_status(tern_program_tensor_scalar(p, TERN_ENGINE_DMA, &ok, &ok,
+						 TERN_ALU_ADD, tern_value(1),
+						 TERN_ALU_NONE, tern_value(0)),
+		      EINVAL_);
+	/* views: outside the buffer, a freed one, no buffer */
+	v.ptr.offset = 4096 - 8 * 4 * 4 + 4;
+	assert_status(tern_program_load(p, &ok, &v), TERN_ERROR_OUT_OF_RANGE);
+	assert_non_null(strstr(tern_get_last_error(), "past the buffer"));
+	v.ptr.offset = 0;
+	v.partition_stride = SIZE_MAX / 2;	/* past any address */
+	assert_status(tern_program_load(p, &ok, &v), EINVAL_);
+	v.partition_stride = 2048;
+	assert_status(tern_program_load(p, &ok, &v), TERN_ERROR_OUT_OF_RANGE);
+	v.partition_stride = 32;
+	v.dtype = TERN_DTYPE_COUNT;
+	assert_status(tern_program_load(p, &ok, &v), EINVAL_);
+	v.dtype = TERN_FLOAT32;
+	v.ptr.buffer = NULL;
+	assert_status(tern_program_store(p, &v, &ok), EINVAL_);
+	v.ptr.buffer = buf;
+	assert_status(tern_program_load(p, NULL, &v), EINVAL_);
+	assert_status(tern_program_load(p, &ok, NULL), EINVAL_);
+
+	/* nothing was added by the refusals */
+	assert_ok(tern_program_count(p, counts));
+	for (int e = 0; e < 4; e++)
+		assert_int_equal(counts[e], 0);
+
+	/* a buffer freed after the program named it: refused at launch */
+	assert_ok(tern_program_load(p, &ok, &v));
+	assert_ok(tern_buffer_free(buf));
+	assert_status(tern_program_launch(p, s), EINVAL_);
+	assert_status(tern_program_launch(p, NULL), EINVAL_);
+	assert_status(tern_program_launch(NULL, s), EINVAL_);
+	assert_status(tern_program_count(p, NULL), EINVAL_);
+	assert_ok(tern_program_destroy(p));
+	assert_status(tern_program_destroy(p), EINVAL_);
+	assert_status(tern_program_launch(p, s), EINVAL_);
+	assert_status(tern_program_load(p, &ok, &v), EINVAL_);
+	assert_ok(tern_stream_destroy(s));
+}
+
+/* Round to nearest even, as the device rounds float32 to bfloat16. */
+static uint16_t f32_to_bf16(float f)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &f, 4);
+	return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/* OCP E4M3 (no infinities; S.1111.111 is NaN, never made here). */
+static float e4m3_to_f32(uint8_t v)
+{
+	int e = (v >> 3) & 15, m = v & 7;
+	float f = e ? ldexpf(1.0f + m / 8.0f, e - 7) : ldexpf(m / 8.0f, -6);
+
+	return v & 0x80 ? -f : f;
+}
+
+struct gemm_case {
+	uint32_t m, n, k;
+	bool ta, tb;
+	tern_dtype_t at, bt, ct;
+	float alpha, beta;
+	bool bias;
+	tern_activation_t act;
+	uint32_t cores;
+};
+
+static float elem(const uint8_t *base, tern_dtype_t t, size_t i)
+{
+	float f;
+
+	switch (t) {
+	case TERN_BFLOAT16:
+		return bf16_to_f32(((const uint16_t *)base)[i]);
+	case TERN_FLOAT8_E4M3:
+		return e4m3_to_f32(base[i]);
+	default:
+		memcpy(&f, base + 4 * i, 4);
+		return f;
+	}
+}
+
+static void fill(uint8_t *base, tern_dtype_t t, size_t count, uint32_t *seed)
+{
+	for (size_t i = 0; i < count; i++) {
+		float f;
+
+		*seed = *seed * 1103515245u + 12345u;
+		f = (float)((int)(*seed >> 8) % 100003 - 50001) / 32768.0f;
+		if (t == TERN_BFLOAT16)
+			((uint16_t *)base)[i] = f32_to_bf16(f);
+		else if (t == TERN_FLOAT8_E4M3)
+			base[i] = (uint8_t)((*seed >> 12) % 0x7f) |
+				  (uint8_t)(*seed & 0x80);
+		else
+			memcpy(base + 4 * i, &f, 4);
+	}
+}
+
+/* One GEMM against the spec's sequence of roundings, bit for bit. */
+static void run_gemm(const struct gemm_case *gc)
+{
+	size_t es_a = gc->at == TERN_FLOAT32 ? 4 : gc->at == TERN_BFLOAT16 ?
+		      2 : 1;
+	size_t es_b = gc->bt == TERN_FLOAT32 ? 4 : gc->bt == TERN_BFLOAT16 ?
+		      2 : 1;
+	size_t es_c = gc->ct == TERN_FLOAT32 ? 4 : 2;
+	size_t a_at = 0, b_at = a_at + (size_t)gc->m * gc->k * es_a + 64;
+	size_t c_at = b_at + (size_t)gc->k * gc->n * es_b + 64;
+	size_t bias_at = c_at + (size_t)gc->m * gc->n * es_c + 64;
+	size_t bytes = bias_at + gc->n * 4 + 64, old_bytes;
+	tern_ptr_t bias_ptr;
+	tern_matrix_t a, b, c;
+	tern_gemm_options_t o;
+	uint8_t *cpu, *old;
+	tern_buffer_t buf;
+	tern_stream_t s;
+	uint32_t seed = gc->m * 31 + gc->n * 7 + gc->k;
+
+	buf = conf_alloc(TERN_MEMORY_DEVICE, bytes, &cpu);
+	fill(cpu + a_at, gc->at, (size_t)gc->m * gc->k, &seed);
+	fill(cpu + b_at, gc->bt, (size_t)gc->k * gc->n, &seed);
+	fill(cpu + c_at, gc->ct, (size_t)gc->m * gc->n, &seed);
+	fill(cpu + bias_at, TERN_FLOAT32, gc->n, &seed);
+	old_bytes = (size_t)gc->m * gc->n * es_c;
+	old = malloc(old_bytes);
+	assert_non_null(old);
+	memcpy(old, cpu + c_at, old_bytes);
+
+	a = gc->ta ? tern_matrix(tern_ptr(buf, a_at), gc->at, gc->k, gc->m) :
+		     tern_matrix(tern_ptr(buf, a_at), gc->at, gc->m, gc->k);
+	b = gc->tb ? tern_matrix(tern_ptr(buf, b_at), gc->bt, gc->n, gc->k) :
+		     tern_matrix(tern_ptr(buf, b_at), gc->bt, gc->k, gc->n);
+	c = tern_matrix(tern_ptr(buf, c_at), gc->ct, gc->m, gc->n);
+	bias_ptr = tern_ptr(buf, bias_at);
+	tern_gemm_options_init(&o);
+	o.transpose_a = gc->ta;
+	o.transpose_b = gc->tb;
+	o.alpha = gc->alpha;
+	o.beta = gc->beta;
+	o.bias = gc->bias ? &bias_ptr : NULL;
+	o.activation = gc->act;
+	o.cores = gc->cores;
+	if (gc->at == TERN_FLOAT8_E4M3)
+		o.scale_a = 0.25f;
+	assert_ok(tern_stream_create(conf.dev, &s));
+	assert_ok(tern_gemm(&a, &b, &c, &o, s));
+	assert_ok(tern_stream_synchronize(s));
+	for (uint32_t m = 0; m < gc->m; m++)
+		for (uint32_t n = 0; n < gc->n; n++) {
+			float acc = -0.0f, t, got, want;
+			float alpha = o.alpha * (o.scale_a * o.scale_b);
+
+			for (uint32_t k = 0; k < gc->k; k++)
+				acc = fmaf(elem(cpu + a_at, gc->at,
+						gc->ta ? (size_t)k * gc->m + m :
+							 (size_t)m * gc->k + k),
+					   elem(cpu + b_at, gc->bt,
+						gc->tb ? (size_t)n * gc->k + k :
+							 (size_t)k * gc->n + n),
+					   acc);
+			t = acc * alpha;
+			if (gc->beta != 0.0f) {
+				float cb = elem(old, gc->ct,
+						(size_t)m * gc->n + n) * gc->beta;
+
+				t = t + cb;
+			}
+			if (gc->bias)
+				t = t + elem(cpu + bias_at, TERN_FLOAT32, n);
+			if (gc->act == TERN_ACT_RELU)
+				t = t > 0.0f ? t : 0.0f;
+			want = gc->ct == TERN_BFLOAT16 ?
+			       bf16_to_f32(f32_to_bf16(t)) : t;
+			got = elem(cpu + c_at, gc->ct, (size_t)m * gc->n + n);
+			if (memcmp(&got, &want, 4))
+				fail_msg("%ux%ux%u C[%u][%u] = %a, want %a",
+					 gc->m, gc->n, gc->k, m, n, (double)got,
+					 (double)want);
+		}
+	free(old);
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
+/*
+ * Shapes from one element to past every tile (M 128, N 512, K 128) and
+ * odd ones, transposes, each input type, beta, bias and an activation,
+ * on one core and on all.
+ */
+static void test_gemm(void **state)
+{
+	static const struct gemm_case cases[] = {
+		{ 1, 1, 1, false, false, TERN_FLOAT32, TERN_FLOAT32,
+		  TERN_FLOAT32, 1.0f, 0.0f, false, TERN_ACT_IDENTITY, 1 },
+		{ 130, 520, 200, false, false, TERN_FLOAT32, TERN_BFLOAT16,
+		  TERN_FLOAT32, 1.0f, 0.0f, false, TERN_ACT_IDENTITY, 0 },
+		{ 70, 33, 300, true, false, TERN_BFLOAT16, TERN_FLOAT32,
+		  TERN_BFLOAT16, 0.5f, 0.75f, true, TERN_ACT_RELU, 1 },
+		{ 129, 40, 129, false, true, TERN_FLOAT32, TERN_FLOAT32,
+		  TERN_FLOAT32, -2.0f, 1.0f, true, TERN_ACT_IDENTITY, 0 },
+		{ 64, 100, 256, true, true, TERN_FLOAT8_E4M3, TERN_BFLOAT16,
+		  TERN_FLOAT32, 1.0f, 0.0f, false, TERN_ACT_RELU, 0 },
+	};
+
+	(void)state;
+	need_compute();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_gemm(&cases[i]);
+}
+
+/* Shapes that do not agree, types it does not take, overlap, bad handles. */
+static void test_gemm_refusals(void **state)
+{
+	tern_matrix_t a, b, c, bad;
+	tern_gemm_options_t o;
+	tern_ptr_t bias;
+	tern_buffer_t buf;
+	tern_stream_t s;
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 16, NULL);
+	assert_ok(tern_stream_create(conf.dev, &s));
+	a = tern_matrix(tern_ptr(buf, 0), TERN_FLOAT32, 8, 16);
+	b = tern_matrix(tern_ptr(buf, 4096), TERN_FLOAT32, 16, 4);
+	c = tern_matrix(tern_ptr(buf, 8192), TERN_FLOAT32, 8, 4);
+	tern_gemm_options_init(&o);
+	assert_ok(tern_gemm(&a, &b, &c, NULL, s));
+	assert_ok(tern_gemm(&a, &b, &c, &o, s));
+	bad = b;
+	bad.rows = 15;					/* K differs */
+	assert_status(tern_gemm(&a, &bad, &c, &o, s), EINVAL_);
+	assert_non_null(strstr(tern_get_last_error(), "M x K"));
+	bad = c;
+	bad.cols = 5;					/* N differs */
+	assert_status(tern_gemm(&a, &b, &bad, &o, s), EINVAL_);
+	bad = c;
+	bad.dtype = TERN_FLOAT8_E4M3;			/* no 8-bit output */
+	assert_status(tern_gemm(&a, &b, &bad, &o, s), EINVAL_);
+	bad = a;
+	bad.dtype = TERN_INT32;
+	assert_status(tern_gemm(&bad, &b, &c, &o, s), EINVAL_);
+	bad = a;
+	bad.ld = 15;					/* rows overlap */
+	assert_status(tern_gemm(&bad, &b, &c, &o, s), EINVAL_);
+	bad = a;
+	bad.rows = 0;
+	assert_status(tern_gemm(&bad, &b, &c, &o, s), EINVAL_);
+	bad = c;
+	bad.ptr.offset = (1 << 16) - 64;		/* past the buffer */
+	assert_status(tern_gemm(&a, &b, &bad, &o, s), EINVAL_);
+	assert_non_null(strstr(tern_get_last_error(), "past its buffer"));
+	bad = c;
+	bad.ptr.offset = 4096 + 32;			/* over B */
+	assert_status(tern_gemm(&a, &b, &bad, &o, s), EINVAL_);
+	bad = a;
+	bad.ptr.buffer = NULL;
+	assert_status(tern_gemm(&bad, &b, &c, &o, s), EINVAL_);
+	bias = tern_ptr(buf, 8192);			/* the bias over C */
+	o.bias = &bias;
+	assert_status(tern_gemm(&a, &b, &c, &o, s), EINVAL_);
+	bias = tern_ptr(buf, (1 << 16) - 8);		/* past the buffer */
+	assert_status(tern_gemm(&a, &b, &c, &o, s), EINVAL_);
+	o.bias = NULL;
+	o.activation = TERN_ACTIVATION_COUNT;
+	assert_status(tern_gemm(&a, &b, &c, &o, s), EINVAL_);
+	o.activation = TERN_ACT_IDENTITY;
+	o.cores = 65;
+	assert_status(tern_gemm(&a, &b, &c, &o, s), EINVAL_);
+	o.cores = 0;
+	assert_status(tern_gemm(NULL, &b, &c, &o, s), EINVAL_);
+	assert_status(tern_gemm(&a, &b, &c, &o, NULL), EINVAL_);
+	assert_ok(tern_stream_synchronize(s));
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
+int conformance_compute_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matmul_program),
+		cmocka_unit_test(test_vector_scalar_chain),
+		cmocka_unit_test(test_launch_in_stream_order),
+		cmocka_unit_test(test_program_refusals),
+		cmocka_unit_test(test_gemm),
+		cmocka_unit_test(test_gemm_refusals),
+	};
+
+	return cmocka_run_group_tests_name("conformance_compute", tests,
+					   conformance_open, conformance_close);
+}
