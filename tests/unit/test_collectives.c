@@ -394,7 +394,8 @@ static bool large_movement(int t, int in_place)
 
 static void movement_matrix(enum movement kind)
 {
-	for (int t = 0; t < TERN_DTYPE_COUNT; t++)
+	/* the 8-bit floats move as int8 does (test_comm moves them) */
+	for (int t = 0; t <= TERN_UINT64; t++)
 		for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
 			for (int ip = 0; ip < 2; ip++) {
 				if (ip && (kind == ALL_TO_ALL || kind == SEND_RECV))

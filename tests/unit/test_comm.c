@@ -964,6 +964,22 @@ static void test_bad_arguments(void **state)
 					  TERN_FLOAT8_E5M2, TERN_MAX, comm[0],
 					  g.stream[0][0]),
 		      TERN_ERROR_INVALID_ARGUMENT);
+	/* and they move: an all-gather of float8_e5m2 bytes */
+	for (int r = 0; r < 2; r++)
+		memset(buf.cpu[r], 0x40 + r, 64);
+	assert_ok(tern_group_start());
+	for (int r = 0; r < 2; r++)
+		assert_ok(tern_all_gather(tern_ptr(buf.buf[r], 0),
+					  tern_ptr(buf.buf[r], 32), 4,
+					  TERN_FLOAT8_E5M2, comm[r],
+					  g.stream[r][0]));
+	assert_ok(tern_group_end());
+	for (int r = 0; r < 2; r++) {
+		assert_ok(tern_stream_synchronize(g.stream[r][0]));
+		for (int i = 0; i < 8; i++)
+			assert_int_equal(((uint8_t *)buf.cpu[r])[32 + i],
+					 0x40 + i / 4);
+	}
 	/* Outside a group, a rank cannot send to itself. */
 	assert_status(tern_send(tern_ptr(buf.buf[0], 0), 4, TERN_INT32, 0,
 				comm[0], g.stream[0][0]),
