@@ -24,7 +24,7 @@
 	(TERN_PACKET_MAX_BYTES + \
 	 (TERN_ENGINE_KINDS + 1) * sizeof(struct drm_tern_packet_sem_wait))
 
-static struct tern_compute *tern_compute_get(struct tern_device *dev)
+struct tern_compute *tern_compute_get(struct tern_device *dev)
 {
 	uint32_t cores = dev->info.cores.cores;
 	struct tern_compute *c;
