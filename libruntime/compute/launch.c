@@ -71,6 +71,14 @@ static tern_status_t tern_engine_stream(struct tern_device *dev,
 			  dma + 3 * index + (uint32_t)e - 1;
 	tern_status_t status = TERN_SUCCESS;
 
+	/*
+	 * A stream whose job failed (the launching stream has reported it) may
+	 * be one the driver will take no more jobs on: start afresh.
+	 */
+	if (core->engine[e] && tern_worklog_stream_error(core->engine[e]->log)) {
+		tern_stream_destroy(core->engine[e]);
+		core->engine[e] = NULL;
+	}
 	if (!core->engine[e])
 		status = tern_stream_create_on(dev, engine, &core->engine[e]);
 	*out = core->engine[e];
@@ -90,6 +98,9 @@ struct tern_launch {
 	uint32_t before_count;
 	uint8_t *packets[TERN_ENGINE_KINDS];
 	struct tern_packet_builder b[TERN_ENGINE_KINDS];
+	/* every window's job, for the launching stream to answer for */
+	struct tern_fence **jobs;
+	uint32_t job_count, job_cap;
 };
 
 /* Appends @insn, with its waits and signal, to its engine's window. */
@@ -113,13 +124,25 @@ static tern_status_t tern_send_window(struct tern_launch *l)
 
 	for (int e = 0; e < TERN_ENGINE_KINDS && !status; e++) {
 		bool first = !l->started[e];
+		struct tern_fence *job = NULL;
 
 		if (!l->b[e].size)
 			continue;
+		if (l->job_count == l->job_cap) {
+			uint32_t cap = l->job_cap ? 2 * l->job_cap : 16;
+			void *more = realloc(l->jobs, cap * sizeof(*l->jobs));
+
+			if (!more)
+				return TERN_ERROR_OUT_OF_MEMORY;
+			l->jobs = more;
+			l->job_cap = cap;
+		}
 		status = tern_stream_submit(l->stream[e], l->packets[e],
 					    l->b[e].size,
 					    first ? l->before : NULL,
-					    first ? l->before_count : 0, NULL);
+					    first ? l->before_count : 0, &job);
+		if (!status)
+			l->jobs[l->job_count++] = job;
 		l->started[e] = true;
 		l->b[e].size = 0;
 	}
@@ -196,11 +219,23 @@ static tern_status_t tern_launch_prepare(struct tern_launch *l,
 	return status;
 }
 
-/* Makes @s's next work wait for every engine @l sent jobs to. */
+/*
+ * Makes @s's next work wait for every engine @l sent jobs to, and @s
+ * answer for their jobs: a failure among them is the stream's, reported
+ * by its synchronize, query and events like one of its own.
+ */
 static tern_status_t tern_launch_join(struct tern_launch *l,
 				      struct tern_stream *s)
 {
 	tern_status_t status = TERN_SUCCESS;
+
+	pthread_mutex_lock(&s->lock);
+	for (uint32_t i = 0; i < l->job_count && !status; i++) {
+		status = tern_worklog_reserve(s->log);
+		if (!status)
+			tern_worklog_append(s->log, l->jobs[i]);
+	}
+	pthread_mutex_unlock(&s->lock);
 
 	for (int e = 0; e < TERN_ENGINE_KINDS && !status; e++) {
 		struct tern_fence *f;
@@ -234,6 +269,9 @@ static void tern_launch_free(struct tern_launch *l, struct tern_fence *end)
 		tern_fence_put(l->before[i]);
 	for (int e = 0; e < TERN_ENGINE_KINDS; e++)
 		free(l->packets[e]);
+	for (uint32_t i = 0; i < l->job_count; i++)
+		tern_fence_put(l->jobs[i]);
+	free(l->jobs);
 }
 
 /* Sends all of @l's program, window by window. */

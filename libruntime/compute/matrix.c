@@ -25,6 +25,12 @@ bool tern_matrix_ok(const tern_matrix_t *x, const struct tern_device *dev,
 				    narrow ? " or an 8-bit float" : "");
 		return false;
 	}
+	if (x->ptr.offset % es) {
+		tern_set_last_error("%s: %s starts at byte %zu, no place for a %s: a multiple of %zu is",
+				    kernel, name, x->ptr.offset,
+				    tern_dtype_name(x->dtype), es);
+		return false;
+	}
 	if (!x->rows || !x->cols || x->ld < x->cols) {
 		tern_set_last_error("%s: %s is %u x %u with rows %u elements apart: none may be 0 and rows hold their columns",
 				    kernel, name, x->rows, x->cols, x->ld);

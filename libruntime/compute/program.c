@@ -302,8 +302,11 @@ static tern_status_t tern_view_va(struct tern_program *p, const tern_view_t *v,
 	unsigned __int128 last;
 
 	if (!tern_handle_valid(buf, TERN_HANDLE_BUFFER) || !esize ||
-	    v->element_stride > UINT32_MAX || v->partition_stride > INT64_MAX)
+	    v->element_stride > UINT32_MAX || v->partition_stride > INT64_MAX) {
+		tern_set_last_error("%s: the view needs a live buffer, a known type, an element stride below 4 GiB and a partition stride below 2^63 bytes",
+				    what);
 		return TERN_ERROR_INVALID_ARGUMENT;
+	}
 	last = (unsigned __int128)v->ptr.offset +
 	       (unsigned __int128)(tile->partitions - 1) * v->partition_stride +
 	       (unsigned __int128)(tile->elements - 1) * v->element_stride +
@@ -319,6 +322,12 @@ static tern_status_t tern_view_va(struct tern_program *p, const tern_view_t *v,
 	if (tern_buffer_va_on(buf, p->device, v->ptr.offset, va)) {
 		tern_set_last_error("%s: the buffer is not one of the program's device",
 				    what);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	if (*va % esize) {
+		tern_set_last_error("%s: byte %zu of the buffer is no place for a %s: its address must be a multiple of %zu",
+				    what, v->ptr.offset,
+				    tern_dtype_name(v->dtype), esize);
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
 	return TERN_SUCCESS;
