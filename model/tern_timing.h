@@ -4,26 +4,29 @@
  * device model executes, in modelled nanoseconds that do not depend on the
  * host.
  *
- * Every engine keeps a modelled clock. A packet costs the engine
- * TERN_TIMING_PACKET_NS to decode and issue. A COPY, FILL or REDUCE is a
- * DMA transfer: it starts once the engine has issued it, one of the
- * engine's TERN_TIMING_QUEUES DMA queues is free, every link of its route
- * has room for it (links are shared by all engines: two transfers on one
- * link take turns, each link remembering when it is busy, so that a
- * transfer fits in a gap another engine left even if the host ran that
+ * Every engine keeps a modelled clock. A DMA engine spends
+ * TERN_TIMING_PACKET_NS decoding and issuing each packet. A COPY, FILL or
+ * REDUCE is a DMA transfer: it starts once the engine has issued it, one
+ * of the engine's TERN_TIMING_QUEUES DMA queues is free, every link of its
+ * route has room for it (links are shared by all engines: two transfers
+ * on one link take turns, each link remembering when it is busy, so that
+ * a transfer fits in a gap another engine left even if the host ran that
  * engine first) and the transfers it depends on (an earlier write to
  * memory it reads or writes) have landed; it lasts as long as its slowest
- * resource
- * needs (each link at the link's bandwidth, the engine's local memory at
- * TERN_TIMING_MEM_BANDWIDTH) and lands one latency per hop later (two for
- * a read: request and data). Issue does not wait for the transfer, so an
- * engine keeps several links busy at once, as a chip's DMA rings do.
+ * resource needs (each link at the link's bandwidth, the engine's local
+ * memory at TERN_TIMING_MEM_BANDWIDTH) and lands one latency per hop later
+ * (two for a read: request and data). Issue does not wait for the
+ * transfer, so an engine keeps several links busy at once, as a chip's DMA
+ * rings do.
  *
  * A compute packet (MATMUL, the vector and scalar packets) keeps its
  * engine busy for its cycles at the core's clock, by the published cost
  * model of Trainium2's engines (Documentation/compute.rst): its engine
  * issues nothing else meanwhile, and the engines of a core, each with its
- * own clock, overlap as the chip's do.
+ * own clock, overlap as the chip's do. Those cycles include the issue, so
+ * a core's engines pay no decode; their other packets cost nothing of
+ * their own (a chip's semaphore waits and updates are fields of its
+ * instructions), though a wait still waits for its semaphore.
  *
  * A SEM_SIGNAL is ordered after everything its engine issued before it: it
  * lands once those transfers have landed and its own route's latency has
@@ -49,8 +52,9 @@
 
 #include "tern_model_port.h"
 #include "tern_fabric.h"
+#include "../../uapi/drm/tern_accel.h"
 
-/* An engine's cost to decode and issue one packet. */
+/* A DMA engine's cost to decode and issue one packet. */
 #define TERN_TIMING_PACKET_NS		50u
 /* Local memory as one engine streams it: a Trainium2 chip's HBM. */
 #define TERN_TIMING_MEM_BANDWIDTH	(2900ull * 1000 * 1000 * 1000)
@@ -164,10 +168,18 @@ void tern_timing_compute(struct tern_timing_engine *engine, u64 cycles);
 /* A TIMESTAMP: the engine's clock once its transfers have landed. */
 u64 tern_timing_stamp(struct tern_timing_engine *engine);
 
-/* A packet done: its decode and issue cost. */
-static inline void tern_timing_packet(struct tern_timing_engine *engine)
+/*
+ * A packet done on an engine of @engine_type (enum drm_tern_engine_type):
+ * a DMA engine's decode and issue cost. A core's engines pay their
+ * packets' cycles alone (tern_timing_compute()): the published costs
+ * include the issue, and their semaphore waits and updates are fields of
+ * the instructions themselves.
+ */
+static inline void tern_timing_packet(struct tern_timing_engine *engine,
+				      u32 engine_type)
 {
-	engine->now += TERN_TIMING_PACKET_NS;
+	if (engine_type == DRM_TERN_ENGINE_DMA)
+		engine->now += TERN_TIMING_PACKET_NS;
 }
 
 /* A job ended: its transfers have landed. */

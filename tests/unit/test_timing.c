@@ -30,6 +30,11 @@
 #define SPEC "custom:0-1@100/1000ns,1-2@100/1000ns,2-3@100/1000ns,3-0@100/1000ns"
 
 static struct tern_fabric fabric;
+static const struct tern_core_shape no_cores;
+/* Every engine here is a DMA engine: each packet costs its decode. */
+static const struct tern_model_target dma = {
+	.type = DRM_TERN_ENGINE_DMA, .shape = &no_cores,
+};
 static struct tern_timing *timing;
 static struct tern_timing_engine engines[DEVICES];
 static u8 *memory[DEVICES];
@@ -98,7 +103,7 @@ static int run_on(u32 device, struct stream *s, bool model_clock)
 		.translate = translate, .clock = host_clock,
 		.fabric = &fabric, .device = device,
 		.timing = timing, .engine = &engines[device],
-		.model_clock = model_clock,
+		.model_clock = model_clock, .target = &dma,
 	};
 	struct tern_model_job job;
 	int ret;
@@ -289,6 +294,7 @@ static void test_wait_first_same_time(void **state)
 		.translate = translate, .clock = host_clock,
 		.fabric = &fabric, .device = 1,
 		.timing = timing, .engine = &engines[1], .model_clock = true,
+		.target = &dma,
 	};
 	struct tern_model_job job;
 
