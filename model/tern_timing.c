@@ -426,9 +426,12 @@ void tern_timing_wait(struct tern_timing *timing,
 
 void tern_timing_compute(struct tern_timing_engine *engine, u64 cycles)
 {
+	u32 rem;
+
 	/* rounded up: a packet of one cycle still takes a nanosecond */
-	engine->now += (cycles * 1000000000ull + TERN_TIMING_CORE_HZ - 1) /
-		       TERN_TIMING_CORE_HZ;
+	engine->now += tern_div_u64_rem(cycles * 1000000000ull +
+					TERN_TIMING_CORE_HZ - 1,
+					(u32)TERN_TIMING_CORE_HZ, &rem);
 	if (engine->drain < engine->now)
 		engine->drain = engine->now;
 }
