@@ -27,6 +27,8 @@ struct tern_insn {
 	uint8_t reads, writes;		/* regions: reads first */
 	bool signal;			/* a later one on another engine waits */
 	uint16_t bytes;			/* of @packet */
+	/* a matmul's multiply-adds, the rest's bytes: what windows measure */
+	uint64_t work;
 	struct tern_region region[5];
 	/*
 	 * Before it runs, engine f has completed at least wait[f] of its

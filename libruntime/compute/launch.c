@@ -10,6 +10,12 @@
  * The streams are cut into jobs by windows of the program order and sent
  * window by window, so a job never waits for a job not yet sent: the
  * device's limit on jobs in flight cannot stall the program on itself.
+ * A window holds a bounded amount of work, and its jobs start only once
+ * the jobs of the window two before have ended on every engine: a
+ * semaphore wait then lasts about two windows of another engine's work
+ * at most, however long the program, well inside the job timeout that
+ * a waiting job counts against, while neighbouring windows still
+ * overlap.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +23,13 @@
 #include "compute.h"
 #include "submit.h"
 
-/* Instructions of the program order in one window of jobs. */
+/* Instructions of the program order in one window of jobs, at most. */
 #define TERN_LAUNCH_WINDOW	512u
+/*
+ * Work in one window, at most (tern_insn_work(): multiply-adds, or bytes
+ * for the other instructions); eight matmuls of whole tiles.
+ */
+#define TERN_LAUNCH_WORK	(1ull << 26)
 /* Packet bytes an instruction may need: itself, a wait per engine, a signal. */
 #define TERN_INSN_STREAM_BYTES \
 	(TERN_PACKET_MAX_BYTES + \
@@ -101,6 +112,9 @@ struct tern_launch {
 	/* every window's job, for the launching stream to answer for */
 	struct tern_fence **jobs;
 	uint32_t job_count, job_cap;
+	/* the last three windows' jobs per engine (in @jobs), by window % 3 */
+	struct tern_fence *recent[3][TERN_ENGINE_KINDS];
+	uint32_t window;
 };
 
 /* Appends @insn, with its waits and signal, to its engine's window. */
@@ -117,15 +131,41 @@ static void tern_emit(struct tern_launch *l, const struct tern_insn *insn)
 		tern_packet_sem_signal(b, l->sem[e], l->done[e], false);
 }
 
-/* Sends each engine's part of the window; the first carries the waits. */
+/*
+ * What engine @e's job of the current window waits for: the launch's
+ * start for its first job, and the other engines' jobs of the window two
+ * before.
+ */
+static uint32_t tern_window_waits(struct tern_launch *l, int e,
+				  struct tern_fence **waits)
+{
+	uint32_t n = 0;
+
+	if (!l->started[e]) {
+		memcpy(waits, l->before, l->before_count * sizeof(*waits));
+		n = l->before_count;
+	}
+	if (l->window >= 2)
+		for (int f = 0; f < TERN_ENGINE_KINDS; f++) {
+			struct tern_fence *job = l->recent[(l->window - 2) % 3][f];
+
+			if (f != e && job)
+				waits[n++] = job;
+		}
+	return n;
+}
+
+/* Sends each engine's part of the window. */
 static tern_status_t tern_send_window(struct tern_launch *l)
 {
+	struct tern_fence *waits[ARRAY_SIZE(l->before) + TERN_ENGINE_KINDS];
 	tern_status_t status = TERN_SUCCESS;
 
 	for (int e = 0; e < TERN_ENGINE_KINDS && !status; e++) {
-		bool first = !l->started[e];
 		struct tern_fence *job = NULL;
+		uint32_t n;
 
+		l->recent[l->window % 3][e] = NULL;
 		if (!l->b[e].size)
 			continue;
 		if (l->job_count == l->job_cap) {
@@ -137,15 +177,17 @@ static tern_status_t tern_send_window(struct tern_launch *l)
 			l->jobs = more;
 			l->job_cap = cap;
 		}
+		n = tern_window_waits(l, e, waits);
 		status = tern_stream_submit(l->stream[e], l->packets[e],
-					    l->b[e].size,
-					    first ? l->before : NULL,
-					    first ? l->before_count : 0, &job);
-		if (!status)
+					    l->b[e].size, waits, n, &job);
+		if (!status) {
 			l->jobs[l->job_count++] = job;
+			l->recent[l->window % 3][e] = job;
+		}
 		l->started[e] = true;
 		l->b[e].size = 0;
 	}
+	l->window++;
 	return status;
 }
 
@@ -281,11 +323,13 @@ static tern_status_t tern_launch_send(struct tern_launch *l)
 	tern_status_t status = TERN_SUCCESS;
 
 	for (uint32_t at = 0; at < p->count && !status;) {
-		uint32_t end = at + TERN_LAUNCH_WINDOW < p->count ?
-			       at + TERN_LAUNCH_WINDOW : p->count;
+		uint64_t work = 0;
 
-		for (; at < end; at++)
+		for (uint32_t n = 0; at < p->count && n < TERN_LAUNCH_WINDOW &&
+		     work < TERN_LAUNCH_WORK; n++, at++) {
 			tern_emit(l, &p->insns[at]);
+			work += p->insns[at].work;
+		}
 		status = tern_send_window(l);
 	}
 	return status;

@@ -168,6 +168,30 @@ static void tern_region_of(struct tern_region *r, const tern_tile_t *t,
 	r->hi = (uint32_t)(t->offset + (uint64_t)t->elements * esize);
 }
 
+/*
+ * How much work @insn is: a matmul's multiply-adds (K x M x N), the
+ * bytes of its largest region for the rest.
+ */
+static uint64_t tern_insn_work(const struct tern_insn *insn)
+{
+	const struct drm_tern_packet_header *h = (const void *)insn->packet;
+	uint64_t most = 1;
+
+	if (h->opcode == DRM_TERN_OP_MATMUL) {
+		const struct drm_tern_packet_matmul *m = (const void *)h;
+
+		return (uint64_t)m->stationary.partitions *
+		       m->stationary.elements * m->result.elements;
+	}
+	for (int i = 0; i < insn->reads + insn->writes; i++) {
+		const struct tern_region *r = &insn->region[i];
+		uint64_t n = (uint64_t)(r->p1 - r->p0) * (r->hi - r->lo);
+
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /* ---- adding an instruction ---- */
 
 /* An instruction being added: filled by the caller, then tern_add(). */
@@ -249,6 +273,7 @@ static tern_status_t tern_append(struct tern_program *p, struct tern_draft *d)
 		       p->engine_count[e] + 1, sizeof(uint32_t)))
 		return TERN_ERROR_OUT_OF_MEMORY;
 	d->insn.bytes = (uint16_t)d->b.size;
+	d->insn.work = tern_insn_work(&d->insn);
 	insn = &p->insns[p->count];
 	*insn = d->insn;
 	tern_order(p, insn);
