@@ -468,7 +468,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3 TERN_SIM_HOST_MEM_MB=lots TERN_SIM_CLIENT_HOST_MB=-1 TERN_SIM_CLIENT_JOBS=99999999999 TERN_SIM_CLIENT_JOB_MB=2000000000 TERN_SIM_CLIENT_BUFFERS=1e3"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3 TERN_SIM_HOST_MEM_MB=lots TERN_SIM_CLIENT_HOST_MB=-1 TERN_SIM_CLIENT_JOBS=99999999999 TERN_SIM_CLIENT_JOB_MB=2000000000 TERN_SIM_CLIENT_BUFFERS=1e3 TERN_SIM_CORES=17 TERN_SIM_SBUF_KB=0 TERN_SIM_PSUM_KB=3 TERN_SIM_PSUM_KB=66"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -489,6 +489,16 @@ if [ "$mode" = sim ]; then
 		usage_error "tern-simd $opt: usage" "^Usage: tern-simd" \
 			eval "'$build/tern-simd' --socket /nonexistent/s --lock /nonexistent/l --foreground $opt"
 	done
+	# and a chip's shape out of range: a sentence naming all three
+	simd_dir=$(mktemp -d)
+	for opt in "--cores 17" "--sbuf-kb 0" "--sbuf-kb 1025" "--psum-kb 3" \
+		"--psum-kb 66"; do
+		# shellcheck disable=SC2086
+		usage_error "tern-simd $opt: the shapes it takes" \
+			"^tern-simd: 0-16 cores, 1-1024 KiB of SBUF and an even 2-64 KiB of PSUM a partition, not " \
+			"$build/tern-simd" --socket "$simd_dir/s" --lock "$simd_dir/l" --foreground $opt
+	done
+	rm -rf "$simd_dir"
 	run env TERN_SIM_TOPOLOGY=bogus "$inspect" list
 	check "inspect with TERN_SIM_TOPOLOGY=bogus: names it and the forms it takes" \
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='bogus'\" '$err' &&
