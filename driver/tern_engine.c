@@ -474,6 +474,7 @@ void tern_engine_state_read(struct tern_engine *engine,
 {
 	memset(state, 0, sizeof(*state));
 	state->index = engine->index;
+	tern_state_engine_target(state, &engine->target);
 	spin_lock(&engine->lock);
 	state->busy = engine->queued > 0;
 	state->hung = engine->hung;
