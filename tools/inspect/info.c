@@ -60,12 +60,6 @@ static bool info_link_end(const struct snapshot *snap,
 	return true;
 }
 
-static uint32_t info_engine_count(const struct snapshot_device *dev)
-{
-	return dev->engine_count < SNAPSHOT_MAX_ENGINES ? dev->engine_count
-							: SNAPSHOT_MAX_ENGINES;
-}
-
 /* "  LABEL:     CONV": a labelled line of the text, aligned. */
 static const char *info_label(char *buf, size_t len, const char *label,
 			      const char *conv)
@@ -84,7 +78,7 @@ static void info_print_engines(struct print *p,
 		   "ENGINE", "BUSY", "HUNG", "BUSY TIME", "QUEUED", "COMPLETED",
 		   "FAILED", "TIMEOUTS", "RESETS");
 	print_array(p, "engines");
-	for (uint32_t e = 0; e < info_engine_count(dev); e++) {
+	for (uint32_t e = 0; e < dev->engine_count; e++) {
 		const struct tern_state_engine *eng = &dev->engines[e];
 		char busy[32];
 

@@ -213,25 +213,21 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 	free(objects);
 }
 
-static uint32_t metrics_engine_count(const struct snapshot_device *dev)
-{
-	return dev->engine_count < SNAPSHOT_MAX_ENGINES ? dev->engine_count
-							: SNAPSHOT_MAX_ENGINES;
-}
-
 static void metrics_engines(FILE *out, const struct snapshot *snap)
 {
-	struct metrics_object *objects = calloc(
-		(size_t)snap->device_count * SNAPSHOT_MAX_ENGINES + 1,
-		sizeof(*objects));
+	struct metrics_object *objects;
+	size_t engines = 0;
 	int n = 0;
 
+	for (int i = 0; i < snap->device_count; i++)
+		engines += snap->devices[i].engine_count;
+	objects = calloc(engines + 1, sizeof(*objects));
 	if (!objects)
 		return;
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++)
+		for (uint32_t e = 0; e < dev->engine_count; e++)
 			objects[n++] = (struct metrics_object){
 				.values = &dev->engines[e], .dev = dev,
 			};
