@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Checks `tern-inspect info|topo|health --json` against the documented schema.
 
-Usage: python3 check_inspect_json.py info FILE BACKEND INDEX
+Usage: python3 check_inspect_json.py info FILE BACKEND INDEX [DMA CORES]
        python3 check_inspect_json.py topo FILE BACKEND DEVICES LINKS PORTS TOPOLOGY
        python3 check_inspect_json.py health FILE BACKEND DEVICES
 PORTS: links each device must have ("-" not to check); TOPOLOGY: the
-"topology" value wanted ("-" not to check). Prints what is wrong and exits
+"topology" value wanted ("-" not to check); DMA and CORES: the device's
+DMA engines and cores, whose tensor, vector and scalar engines follow. Prints what is wrong and exits
 1, or exits 0.
 """
 import json
@@ -27,12 +28,19 @@ INFO_KEYS = {
     "clients": list,
     # added in schema_version 1 when clients became each user's own
     "client_count": int, "clients_hidden": int,
+    # added in schema_version 1 with chips of cores
+    "engine_types": list,
 }
 ENGINE_KEYS = {
     "index": int, "busy": bool, "hung": bool, "busy_ns": int,
     "jobs_queued": int, "jobs_completed": int, "jobs_failed": int,
     "timeouts": int, "resets": int, "hang_resets": int,
+    # added in schema_version 1 with chips of cores
+    "type": str, "core": (int, type(None)),
 }
+ENGINE_TYPES = ["dma", "tensor", "vector", "scalar"]
+ENGINE_TYPE_KEYS = {"type": str, "engines": int, "engines_busy": int,
+                    "busy_ns": int}
 INFO_LINK_KEYS = {
     "index": int, "port": int, "peer_device": int, "peer_port": int,
     "state": str, "bytes_out": int, "bytes_in": int, "errors": int,
@@ -66,14 +74,45 @@ def check_list_of(what, items, keys):
     return None
 
 
-def check_info(doc, backend, index):
+def engine_layout(dma, cores):
+    """[(type, core)] of a chip's engines: DMA engines, then 3 per core."""
+    return [("dma", None)] * dma + [(ENGINE_TYPES[1 + t], c)
+                                    for c in range(cores) for t in range(3)]
+
+
+def check_engines(engines, types, layout):
+    """Each engine's type and core, and the sums by type, agree."""
+    for e in engines:
+        if e["type"] not in ENGINE_TYPES + ["unknown"]:
+            return f"engine {e['index']}: type {e['type']!r}"
+        if (e["core"] is None) != (e["type"] in ("dma", "unknown")):
+            return f"engine {e['index']}: a {e['type']} engine of core {e['core']}"
+    if layout is not None:
+        got = [(e["type"], e["core"]) for e in engines]
+        if got != layout:
+            return f"engines are {got}, want {layout}"
+    want = [{"type": t,
+             "engines": sum(e["type"] == t for e in engines),
+             "engines_busy": sum(e["type"] == t and e["busy"] for e in engines),
+             "busy_ns": sum(e["busy_ns"] for e in engines if e["type"] == t)}
+            for t in ENGINE_TYPES if any(e["type"] == t for e in engines)]
+    if types != want:
+        return f"engine_types {types}, want {want}"
+    return None
+
+
+def check_info(doc, backend, index, dma=None, cores=None):
     problem = check_header(doc, backend, {"device"})
     if problem:
         return problem
     dev = doc["device"]
+    layout = None if dma is None else engine_layout(int(dma), int(cores))
     problem = (check_keys("device", dev, INFO_KEYS) or
                check_health("device", dev) or
                check_list_of("engine", dev["engines"], ENGINE_KEYS) or
+               check_list_of("engine type", dev["engine_types"],
+                             ENGINE_TYPE_KEYS) or
+               check_engines(dev["engines"], dev["engine_types"], layout) or
                check_list_of("link", dev["links"], INFO_LINK_KEYS) or
                check_list_of("client", dev["clients"], CLIENT_KEYS))
     if problem:

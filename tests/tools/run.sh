@@ -32,7 +32,9 @@ done
 
 if [ "$mode" = sim ]; then
 	export TERN_BACKEND=sim TERN_SIM_DEVICES=3 TERN_SIM_MEM_MB=64
-	devices=3 mem_mb=64
+	# chips without cores, unless a test asks for them
+	unset TERN_SIM_CORES
+	devices=3 mem_mb=64 dma_engines=4 cores=0
 else
 	params=/sys/module/tern/parameters
 	if [ ! -r $params/mock_devices ]; then
@@ -41,6 +43,8 @@ else
 	fi
 	export TERN_BACKEND=kernel
 	devices=$(cat $params/mock_devices) mem_mb=$(cat $params/mock_mem_mb)
+	dma_engines=$(cat $params/mock_engines)
+	cores=$(cat $params/mock_cores 2>/dev/null || echo 0)
 fi
 mem_bytes=$((mem_mb * 1024 * 1024))
 if [ $((mem_mb % 1024)) -eq 0 ]; then
@@ -282,11 +286,11 @@ check "inspect info $last: names the device, its node and memory" \
 		grep -q '^  node: *$node1$' '$out' &&
 		grep -q '^  device used / total: .* / $(echo "$mem_shown" | sed 's/\([0-9]\)\([KMG]\)/\1 \2/') ' '$out'"
 check "inspect info $last: sections for engines, links and clients" \
-	sh -c "grep -q '^engines (' '$out' && grep -q '^  ENGINE  *BUSY  *HUNG' '$out' &&
+	sh -c "grep -q '^engines (' '$out' && grep -q '^  ENGINE  *TYPE  *CORE  *BUSY  *HUNG' '$out' &&
 		grep -q '^links (' '$out' && grep -q '^clients (' '$out' && grep -q '^  health: ' '$out'"
 run "$inspect" info "$last" --json
-check "inspect info $last --json: schema, device $last" \
-	sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode $last"
+check "inspect info $last --json: schema, device $last, $dma_engines DMA engines and $cores cores" \
+	sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode $last $dma_engines $cores"
 cp "$out" "$tmp/info"
 run "$inspect" --json info "$node1"
 check "inspect info by node ($node1): same device" \
@@ -308,6 +312,38 @@ usage_error "inspect info with two devices" "info: unexpected argument '1'" \
 	"$inspect" info 0 1
 usage_error "inspect info unknown option" "info: unknown option '--all'" \
 	"$inspect" info 0 --all
+
+# ---- tern-inspect: chips of cores, each with a tensor, vector, scalar engine ----
+
+# The simulator's chips get 2 cores here, on a machine of their own (the
+# default machine, which the rest shares, keeps its shape); tern.ko's have
+# its mock_cores.
+if [ "$mode" = sim ]; then
+	with_cores="env TERN_SIM_CORES=2 TERN_SIM_MACHINE=auto" core_count=2
+else
+	with_cores=env core_count=$cores
+fi
+last_engine=$((dma_engines + 3 * core_count - 1))
+if [ "$core_count" -eq 0 ]; then
+	skip "inspect info: each engine's type and core" "tern.ko was loaded without mock_cores"
+else
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0
+	check "inspect info 0 on chips of $core_count cores: each engine's type and core" \
+		sh -c "[ $rc -eq 0 ] && grep -qE '^  0 +dma +- +no ' '$out' &&
+			grep -qE '^  $dma_engines +tensor +0 +no ' '$out' &&
+			grep -qE '^  $((dma_engines + 1)) +vector +0 +no ' '$out' &&
+			grep -qE '^  $last_engine +scalar +$((core_count - 1)) +no ' '$out'"
+	check "inspect info 0 on chips of $core_count cores: the engines by type" \
+		sh -c "grep -qE '^  TYPE +ENGINES +BUSY +BUSY TIME$' '$out' &&
+			grep -qE '^  dma +$dma_engines +[0-9]+ ' '$out' &&
+			grep -qE '^  tensor +$core_count +0 ' '$out' &&
+			grep -qE '^  scalar +$core_count +0 ' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	check "inspect info 0 --json on chips of $core_count cores: types, cores, sums by type" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode 0 $dma_engines $core_count"
+fi
 
 # ---- tern-inspect topo ----
 

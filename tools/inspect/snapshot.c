@@ -100,6 +100,21 @@ void snapshot_device_free(struct snapshot_device *dev)
 	dev->engines = NULL;
 }
 
+void snapshot_engine_types(const struct snapshot_device *dev,
+			   struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES])
+{
+	memset(types, 0, SNAPSHOT_ENGINE_TYPES * sizeof(*types));
+	for (uint32_t e = 0; e < dev->engine_count; e++) {
+		const struct tern_state_engine *engine = &dev->engines[e];
+
+		if (engine->type >= SNAPSHOT_ENGINE_TYPES)
+			continue;
+		types[engine->type].engines++;
+		types[engine->type].busy += engine->busy != 0;
+		types[engine->type].busy_ns += engine->busy_ns;
+	}
+}
+
 const char *snapshot_error(int err)
 {
 	if (err == SNAPSHOT_TOO_MANY_ENGINES)

@@ -146,6 +146,27 @@ void snapshot_session_end(struct snapshot_session *session);
 
 void snapshot_free(struct snapshot *snap);
 
+/* A device's engines of one type (enum drm_tern_engine_type), summed. */
+struct snapshot_engine_type {
+	uint32_t engines;	/* of that type */
+	uint32_t busy;		/* of them, running a job now */
+	uint64_t busy_ns;	/* their time with a job, together */
+};
+#define SNAPSHOT_ENGINE_TYPES	(DRM_TERN_ENGINE_SCALAR + 1)
+
+/*
+ * @dev's engines by type into @types, indexed by type; an engine of no
+ * known type counts in none.
+ */
+void snapshot_engine_types(const struct snapshot_device *dev,
+			   struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES]);
+
+/* Whether engine @e is a core's: not a DMA engine, of no core. */
+static inline bool snapshot_engine_has_core(const struct tern_state_engine *e)
+{
+	return e->core != DRM_TERN_ENGINE_NO_CORE;
+}
+
 /*
  * Makes room for @dev's engine_count engines, listed as above: 0, or -1
  * when out of memory. snapshot_device_free() frees them again.
