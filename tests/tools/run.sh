@@ -313,38 +313,6 @@ usage_error "inspect info with two devices" "info: unexpected argument '1'" \
 usage_error "inspect info unknown option" "info: unknown option '--all'" \
 	"$inspect" info 0 --all
 
-# ---- tern-inspect: chips of cores, each with a tensor, vector, scalar engine ----
-
-# The simulator's chips get 2 cores here, on a machine of their own (the
-# default machine, which the rest shares, keeps its shape); tern.ko's have
-# its mock_cores.
-if [ "$mode" = sim ]; then
-	with_cores="env TERN_SIM_CORES=2 TERN_SIM_MACHINE=auto" core_count=2
-else
-	with_cores=env core_count=$cores
-fi
-last_engine=$((dma_engines + 3 * core_count - 1))
-if [ "$core_count" -eq 0 ]; then
-	skip "inspect info: each engine's type and core" "tern.ko was loaded without mock_cores"
-else
-	# shellcheck disable=SC2086
-	run $with_cores "$inspect" info 0
-	check "inspect info 0 on chips of $core_count cores: each engine's type and core" \
-		sh -c "[ $rc -eq 0 ] && grep -qE '^  0 +dma +- +no ' '$out' &&
-			grep -qE '^  $dma_engines +tensor +0 +no ' '$out' &&
-			grep -qE '^  $((dma_engines + 1)) +vector +0 +no ' '$out' &&
-			grep -qE '^  $last_engine +scalar +$((core_count - 1)) +no ' '$out'"
-	check "inspect info 0 on chips of $core_count cores: the engines by type" \
-		sh -c "grep -qE '^  TYPE +ENGINES +BUSY +BUSY TIME$' '$out' &&
-			grep -qE '^  dma +$dma_engines +[0-9]+ ' '$out' &&
-			grep -qE '^  tensor +$core_count +0 ' '$out' &&
-			grep -qE '^  scalar +$core_count +0 ' '$out'"
-	# shellcheck disable=SC2086
-	run $with_cores "$inspect" info 0 --json
-	check "inspect info 0 --json on chips of $core_count cores: types, cores, sums by type" \
-		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode 0 $dma_engines $core_count"
-fi
-
 # ---- tern-inspect topo ----
 
 # topo_expect TOPOLOGY DEVICES LINKS PORTS ENV...: plain and JSON topo on
@@ -456,6 +424,50 @@ usage_error "inspect -j metrics" "metrics: --json and --pretty do not apply" \
 	"$inspect" -j metrics
 usage_error "inspect metrics stray argument" "metrics: unexpected argument 'all'" \
 	"$inspect" metrics all
+
+# ---- tern-inspect: chips of cores, each with a tensor, vector, scalar engine ----
+
+# The simulator's chips get 2 cores here, on a machine of their own (the
+# default machine, which the rest shares, keeps its shape); tern.ko's have
+# its mock_cores.
+if [ "$mode" = sim ]; then
+	with_cores="env TERN_SIM_CORES=2 TERN_SIM_MACHINE=auto" core_count=2
+else
+	with_cores=env core_count=$cores
+fi
+last_engine=$((dma_engines + 3 * core_count - 1))
+if [ "$core_count" -eq 0 ]; then
+	skip "inspect info: each engine's type and core" "tern.ko was loaded without mock_cores"
+else
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0
+	check "inspect info 0 on chips of $core_count cores: each engine's type and core" \
+		sh -c "[ $rc -eq 0 ] && grep -qE '^  0 +dma +- +no ' '$out' &&
+			grep -qE '^  $dma_engines +tensor +0 +no ' '$out' &&
+			grep -qE '^  $((dma_engines + 1)) +vector +0 +no ' '$out' &&
+			grep -qE '^  $last_engine +scalar +$((core_count - 1)) +no ' '$out'"
+	check "inspect info 0 on chips of $core_count cores: the engines by type" \
+		sh -c "grep -qE '^  TYPE +ENGINES +BUSY +BUSY TIME$' '$out' &&
+			grep -qE '^  dma +$dma_engines +[0-9]+ ' '$out' &&
+			grep -qE '^  tensor +$core_count +0 ' '$out' &&
+			grep -qE '^  scalar +$core_count +0 ' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	check "inspect info 0 --json on chips of $core_count cores: types, cores, sums by type" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode 0 $dma_engines $core_count"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" metrics
+	check "inspect metrics on chips of $core_count cores: engines labelled with type and core" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_metrics.py' '$out' $devices $links_total &&
+			[ \$(grep -c '^tern_engine_active{device=\"0\",engine=\"[0-9]*\",type=\"dma\",core=\"\"} [01]\$' '$out') -eq $dma_engines ] &&
+			grep -q '^tern_engine_active{device=\"0\",engine=\"$dma_engines\",type=\"tensor\",core=\"0\"} [01]\$' '$out' &&
+			grep -q '^tern_engine_busy_seconds_total{device=\"0\",engine=\"$last_engine\",type=\"scalar\",core=\"$((core_count - 1))\"} [0-9.]*\$' '$out'"
+	check "inspect metrics on chips of $core_count cores: engines and busy time by type" \
+		sh -c "grep -q '^tern_device_engines{device=\"0\",type=\"dma\"} $dma_engines\$' '$out' &&
+			grep -q '^tern_device_engines{device=\"0\",type=\"tensor\"} $core_count\$' '$out' &&
+			grep -q '^tern_device_engines{device=\"0\",type=\"scalar\"} $core_count\$' '$out' &&
+			grep -q '^tern_device_engine_busy_seconds_total{device=\"0\",type=\"vector\"} [0-9.]*\$' '$out'"
+fi
 
 # ---- tern-inspect: bad input and help ----
 

@@ -628,7 +628,10 @@ static void test_prometheus_client_sample(void **state)
 	snap_ring(t, 2);
 	t->devices[1].engine_count = 2;
 	t->devices[1].engines = (struct tern_state_engine[2]){
-		{ .index = 0 }, { .index = 1, .busy_ns = 1500000000ull },
+		{ .index = 0, .type = DRM_TERN_ENGINE_DMA,
+		  .core = DRM_TERN_ENGINE_NO_CORE },
+		{ .index = 1, .type = DRM_TERN_ENGINE_TENSOR, .core = 0,
+		  .busy_ns = 1500000000ull },
 	};
 	t->snap.client_count = 1;
 	t->clients[0] = (struct snapshot_client){
@@ -640,7 +643,19 @@ static void test_prometheus_client_sample(void **state)
 		"tern_client_memory_bytes{device=\"1\",pid=\"42\",client=\"7\","
 		"comm=\"we\\\"ird\\\\\",kind=\"device\"} 4096\n"));
 	assert_non_null(strstr(text,
-		"tern_engine_busy_seconds_total{device=\"1\",engine=\"1\"} 1.500000000\n"));
+		"tern_engine_busy_seconds_total{device=\"1\",engine=\"1\","
+		"type=\"tensor\",core=\"0\"} 1.500000000\n"));
+	assert_non_null(strstr(text,
+		"tern_engine_active{device=\"1\",engine=\"0\",type=\"dma\","
+		"core=\"\"} 0\n"));
+	/* By type: the types device 1 has, none of device 0's none. */
+	assert_non_null(strstr(text,
+		"tern_device_engines{device=\"1\",type=\"dma\"} 1\n"));
+	assert_non_null(strstr(text,
+		"tern_device_engine_busy_seconds_total{device=\"1\","
+		"type=\"tensor\"} 1.500000000\n"));
+	assert_null(strstr(text, "tern_device_engines{device=\"0\""));
+	assert_null(strstr(text, "type=\"vector\""));
 	assert_non_null(strstr(text,
 		"tern_link_up{link=\"1\",device_a=\"1\",port_a=\"0\",device_b=\"0\",port_b=\"1\"} 1\n"));
 	assert_non_null(strstr(text, "# TYPE tern_link_bytes_total counter\n"));
