@@ -4,9 +4,12 @@
 Usage: python3 check_inspect_json.py info FILE BACKEND INDEX [DMA CORES]
        python3 check_inspect_json.py topo FILE BACKEND DEVICES LINKS PORTS TOPOLOGY
        python3 check_inspect_json.py health FILE BACKEND DEVICES
+       python3 check_inspect_json.py top FILE BACKEND DEVICES DMA CORES [BUSY]
 PORTS: links each device must have ("-" not to check); TOPOLOGY: the
 "topology" value wanted ("-" not to check); DMA and CORES: the device's
-DMA engines and cores, whose tensor, vector and scalar engines follow. Prints what is wrong and exits
+DMA engines and cores, whose tensor, vector and scalar engines follow;
+BUSY: "device/type", a type whose engines must have been busy in some
+frame (top --json's JSON lines, each frame's devices by engine type). Prints what is wrong and exits
 1, or exits 0.
 """
 import json
@@ -193,16 +196,59 @@ def check_health_doc(doc, backend, devices):
     return None
 
 
+def check_top(lines, backend, devices, dma, cores, busy=None):
+    """Each frame's devices have their engines by type, adding up."""
+    counts = {"dma": int(dma), "tensor": int(cores), "vector": int(cores),
+              "scalar": int(cores)}
+    want = [t for t in ENGINE_TYPES if counts[t]]
+    moved = False
+    for n, frame in enumerate(lines):
+        problem = check_header(frame, backend, {"time", "interval_ns",
+                                                "totals", "devices",
+                                                "clients"})
+        if problem:
+            return f"frame {n}: {problem}"
+        if len(frame["devices"]) != int(devices):
+            return f"frame {n}: {len(frame['devices'])} devices"
+        for dev in frame["devices"]:
+            what = f"frame {n} device {dev['index']}"
+            problem = check_list_of(f"{what} engine type",
+                                    dev["engine_types"],
+                                    dict(ENGINE_TYPE_KEYS,
+                                         utilisation_percent=int))
+            if problem:
+                return problem
+            types = dev["engine_types"]
+            if [t["type"] for t in types] != want:
+                return f"{what}: engine types {types}, want {want}"
+            for t in types:
+                if t["engines"] != counts[t["type"]]:
+                    return f"{what}: {t}, want {counts[t['type']]} engines"
+                if not 0 <= t["utilisation_percent"] <= 100 or \
+                        t["engines_busy"] > t["engines"]:
+                    return f"{what}: {t}"
+                if busy == f"{dev['index']}/{t['type']}" and t["busy_ns"] > 0:
+                    moved = True
+            if sum(t["busy_ns"] for t in types) > dev["busy_ns"]:
+                return f"{what}: the types' busy time is more than the device's"
+    if busy and not moved:
+        return f"no frame has busy time for {busy}"
+    return None
+
+
 def main():
     command, path = sys.argv[1:3]
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            if command == "top":
+                doc = [json.loads(line) for line in f.read().splitlines()]
+            else:
+                doc = json.load(f)
     except ValueError as e:
         print(f"not JSON: {e}")
         return 1
     checks = {"info": check_info, "topo": check_topo,
-              "health": check_health_doc}
+              "health": check_health_doc, "top": check_top}
     problem = checks[command](doc, *sys.argv[3:])
     if problem:
         print(problem)

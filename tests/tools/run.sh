@@ -467,6 +467,17 @@ else
 			grep -q '^tern_device_engines{device=\"0\",type=\"tensor\"} $core_count\$' '$out' &&
 			grep -q '^tern_device_engines{device=\"0\",type=\"scalar\"} $core_count\$' '$out' &&
 			grep -q '^tern_device_engine_busy_seconds_total{device=\"0\",type=\"vector\"} [0-9.]*\$' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top --json -n 2 -d 0.2
+	check "inspect top --json on chips of $core_count cores: each device's engines by type" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' top '$out' $mode $devices $dma_engines $core_count"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top -b -n 2 -d 0.2
+	types_line="^     dma %s [0-9]+/$dma_engines  tensor %s [0-9]+/$core_count  vector %s [0-9]+/$core_count  scalar %s [0-9]+/$core_count\$"
+	check "inspect top -b on chips of $core_count cores: a line of engine types under each device" \
+		sh -c "[ $rc -eq 0 ] &&
+			[ \$(grep -cE \"\$(printf '$types_line' - - - -)\" '$out') -eq $devices ] &&
+			[ \$(grep -cE \"\$(printf '$types_line' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%')\" '$out') -eq $devices ]"
 fi
 
 # ---- tern-inspect: bad input and help ----

@@ -796,6 +796,89 @@ static void write_frame(FILE *out, const void *frame)
 	top_frame_print_json(frame, out, false);
 }
 
+/* Engine @index of a chip of one DMA engine and one core, @busy_ns busy. */
+static struct tern_state_engine engine_of(uint32_t index, uint64_t busy_ns)
+{
+	struct tern_state_engine e = {
+		.index = index, .busy_ns = busy_ns,
+		.type = index ? index : DRM_TERN_ENGINE_DMA,
+		.core = index ? 0 : DRM_TERN_ENGINE_NO_CORE,
+	};
+
+	return e;
+}
+
+/*
+ * top: each device's engines by type, their time in the interval over
+ * their capacity; a line under a chip of cores, none under one of DMA
+ * engines alone; in JSON for both.
+ */
+static void test_top_engine_types(void **state)
+{
+	struct tern_state_engine was[4], now[4], dma_only[2];
+	struct test_snap *old = malloc(sizeof(*old));
+	struct test_snap *t = malloc(sizeof(*t));
+	struct top_frame frame;
+	char *text;
+
+	(void)state;
+	assert_non_null(old);
+	assert_non_null(t);
+	for (uint32_t e = 0; e < 4; e++) {
+		was[e] = engine_of(e, 0);
+		now[e] = engine_of(e, 0);
+	}
+	now[0].busy_ns = 100000000;		/* dma: 10% of 1 s */
+	now[1].busy_ns = 500000000;		/* tensor: 50% */
+	now[1].busy = 1;
+	dma_only[0] = engine_of(0, 0);
+	dma_only[1] = engine_of(0, 0);
+	dma_only[1].index = 1;
+	snap_init(old, 2);
+	snap_init(t, 2);
+	old->snap.taken_ns = 1000000000;
+	t->snap.taken_ns = 2000000000;
+	old->devices[0].engine_count = t->devices[0].engine_count = 4;
+	old->devices[0].engines = was;
+	t->devices[0].engines = now;
+	old->devices[1].engine_count = t->devices[1].engine_count = 2;
+	old->devices[1].engines = t->devices[1].engines = dma_only;
+
+	assert_true(top_frame_compute(&old->snap, &t->snap, &frame));
+	assert_int_equal(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].engines, 1);
+	assert_int_equal(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].engines_busy, 1);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].busy_ns == 500000000);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].utilisation == 50.0);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_DMA].utilisation == 10.0);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_VECTOR].utilisation == 0);
+	assert_int_equal(frame.devices[1].types[DRM_TERN_ENGINE_TENSOR].engines, 0);
+	text = written(write_frame, &frame);
+	top_frame_free(&frame);
+	assert_non_null(strstr(text,
+		"\n     dma 10.0% 0/1  tensor 50.0% 1/1  vector 0.0% 0/1  scalar 0.0% 0/1\n"));
+	assert_null(strstr(text, "dma 0.0% 0/2"));
+	assert_non_null(strstr(text,
+		"\"engine_types\":[{\"type\":\"dma\",\"engines\":1,"
+		"\"engines_busy\":0,\"busy_ns\":100000000,"
+		"\"utilisation_percent\":10},{\"type\":\"tensor\",\"engines\":1,"
+		"\"engines_busy\":1,\"busy_ns\":500000000,"
+		"\"utilisation_percent\":50},"));
+	assert_non_null(strstr(text,
+		"\"engine_types\":[{\"type\":\"dma\",\"engines\":2,"
+		"\"engines_busy\":0,\"busy_ns\":0,\"utilisation_percent\":0}]}"));
+	free(text);
+
+	/* A first frame: no rates yet. */
+	assert_true(top_frame_compute(NULL, &t->snap, &frame));
+	text = written(write_frame, &frame);
+	top_frame_free(&frame);
+	assert_non_null(strstr(text,
+		"\n     dma - 0/1  tensor - 1/1  vector - 0/1  scalar - 0/1\n"));
+	free(text);
+	free(old);
+	free(t);
+}
+
 /*
  * Clients counted by the driver but not listed are other users': hidden,
  * unless this process sees every client (then a file came or went
@@ -882,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_char),
 		cmocka_unit_test(test_json_strings_always_valid),
 		cmocka_unit_test(test_clients_hidden),
+		cmocka_unit_test(test_top_engine_types),
 	};
 
 	return cmocka_run_group_tests_name("tools", tests, NULL, NULL);
