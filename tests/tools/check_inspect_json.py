@@ -5,11 +5,14 @@ Usage: python3 check_inspect_json.py info FILE BACKEND INDEX [DMA CORES]
        python3 check_inspect_json.py topo FILE BACKEND DEVICES LINKS PORTS TOPOLOGY
        python3 check_inspect_json.py health FILE BACKEND DEVICES
        python3 check_inspect_json.py top FILE BACKEND DEVICES DMA CORES [BUSY]
+       python3 check_inspect_json.py moved BEFORE AFTER ENGINE TYPE
 PORTS: links each device must have ("-" not to check); TOPOLOGY: the
 "topology" value wanted ("-" not to check); DMA and CORES: the device's
 DMA engines and cores, whose tensor, vector and scalar engines follow;
 BUSY: "device/type", a type whose engines must have been busy in some
-frame (top --json's JSON lines, each frame's devices by engine type). Prints what is wrong and exits
+frame (top --json's JSON lines, each frame's devices by engine type).
+moved: between two `info --json` documents of one device, engine ENGINE,
+of type TYPE, ended a job more and its busy time moved, and its type's. Prints what is wrong and exits
 1, or exits 0.
 """
 import json
@@ -236,6 +239,23 @@ def check_top(lines, backend, devices, dma, cores, busy=None):
     return None
 
 
+def check_moved(before, after, engine, kind):
+    """@engine, of type @kind, ran a job between @before and @after."""
+    engine = int(engine)
+    was, now = (d["device"]["engines"][engine] for d in (before, after))
+    if now["type"] != kind:
+        return f"engine {engine} is a {now['type']} engine, want {kind}"
+    if now["jobs_completed"] <= was["jobs_completed"]:
+        return f"engine {engine} completed no job: {was} -> {now}"
+    if now["busy_ns"] <= was["busy_ns"]:
+        return f"engine {engine}'s busy time did not move: {was} -> {now}"
+    was, now = ({t["type"]: t["busy_ns"] for t in d["device"]["engine_types"]}
+                for d in (before, after))
+    if now[kind] <= was[kind]:
+        return f"the {kind} engines' busy time did not move: {was} -> {now}"
+    return None
+
+
 def main():
     command, path = sys.argv[1:3]
     try:
@@ -244,11 +264,15 @@ def main():
                 doc = [json.loads(line) for line in f.read().splitlines()]
             else:
                 doc = json.load(f)
+        if command == "moved":
+            with open(sys.argv[3], encoding="utf-8") as f:
+                sys.argv[3] = json.load(f)
     except ValueError as e:
         print(f"not JSON: {e}")
         return 1
     checks = {"info": check_info, "topo": check_topo,
-              "health": check_health_doc, "top": check_top}
+              "health": check_health_doc, "top": check_top,
+              "moved": check_moved}
     problem = checks[command](doc, *sys.argv[3:])
     if problem:
         print(problem)

@@ -478,6 +478,45 @@ else
 		sh -c "[ $rc -eq 0 ] &&
 			[ \$(grep -cE \"\$(printf '$types_line' - - - -)\" '$out') -eq $devices ] &&
 			[ \$(grep -cE \"\$(printf '$types_line' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%')\" '$out') -eq $devices ]"
+
+	# A MATMUL on the last core's tensor engine moves its busy time, and
+	# the tensor engines', in info, metrics and top.
+	hold=$build/tests/inspect/hold_memory
+	core=$((core_count - 1)) tensor=$((dma_engines + 3 * (core_count - 1)))
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	cp "$out" "$tmp/before-matmul"
+	# shellcheck disable=SC2086
+	run $with_cores "$hold" --matmul 0 $core
+	check "a MATMUL on device 0's core $core: its tensor engine, $tensor, ran it" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^matmul on engine $tensor: TERN_SUCCESS\$' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	check "inspect info 0 --json after the MATMUL: engine $tensor and the tensor engines were busy" \
+		python3 "$here/check_inspect_json.py" moved "$tmp/before-matmul" "$out" $tensor tensor
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" metrics
+	check "inspect metrics after the MATMUL: engine $tensor's busy seconds, the tensor engines'" \
+		sh -c "[ $rc -eq 0 ] &&
+			grep -qE '^tern_engine_busy_seconds_total\\{device=\"0\",engine=\"$tensor\",type=\"tensor\",core=\"$core\"\\} (0\\.0*[1-9]|[1-9])' '$out' &&
+			grep -qE '^tern_device_engine_busy_seconds_total\\{device=\"0\",type=\"tensor\"\\} (0\\.0*[1-9]|[1-9])' '$out' &&
+			grep -qE '^tern_engine_jobs_total\\{device=\"0\",engine=\"$tensor\",type=\"tensor\",core=\"$core\",result=\"completed\"\\} [1-9]' '$out'"
+	# shellcheck disable=SC2086
+	$with_cores "$hold" --matmul 0 $core --repeat >"$tmp/matmul" 2>&1 &
+	matmuls=$!
+	tries=0
+	while ! grep -q '^matmul on engine' "$tmp/matmul" && [ $tries -lt 300 ] &&
+		kill -0 $matmuls 2>/dev/null; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top --json -n 2 -d 0.2
+	kill $matmuls 2>/dev/null
+	wait $matmuls 2>/dev/null
+	check "inspect top --json while MATMULs run on core $core: the tensor engines' busy time" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^matmul on engine $tensor: TERN_SUCCESS\$' '$tmp/matmul' &&
+			python3 '$here/check_inspect_json.py' top '$out' $mode $devices $dma_engines $core_count 0/tensor"
 fi
 
 # ---- tern-inspect: bad input and help ----
