@@ -707,6 +707,30 @@ struct packet_case {
 	u32 engines;	/* bits of the engine types that run it */
 };
 
+/*
+ * The engines' numbers: the DMA engines, then each core's tensor, vector
+ * and scalar engine, as tern.ko, tern-simd and libtern number them.
+ */
+static void test_engine_numbers(void **state)
+{
+	static const struct { u32 type, core; } want[] = {
+		{ DRM_TERN_ENGINE_DMA, 0 }, { DRM_TERN_ENGINE_DMA, 0 },
+		{ DRM_TERN_ENGINE_DMA, 0 }, { DRM_TERN_ENGINE_TENSOR, 0 },
+		{ DRM_TERN_ENGINE_VECTOR, 0 }, { DRM_TERN_ENGINE_SCALAR, 0 },
+		{ DRM_TERN_ENGINE_TENSOR, 1 }, { DRM_TERN_ENGINE_VECTOR, 1 },
+		{ DRM_TERN_ENGINE_SCALAR, 1 },
+	};
+	struct tern_model_target target;
+
+	(void)state;
+	for (u32 e = 0; e < sizeof(want) / sizeof(want[0]); e++) {
+		tern_model_engine_target(3, e, &shape, &target);
+		assert_int_equal(target.type, want[e].type);
+		assert_int_equal(target.core, want[e].core);
+		assert_ptr_equal(target.shape, &shape);
+	}
+}
+
 #define CASE(name, v, engines) { name, &(v), sizeof(v), (engines) }
 #define ON(t) (1u << DRM_TERN_ENGINE_##t)
 
@@ -1267,6 +1291,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_timing_costs, reset),
 		cmocka_unit_test_setup(test_timing_no_decode_on_cores, reset),
 		cmocka_unit_test_setup(test_timing_wait_still_waits, reset),
+		cmocka_unit_test(test_engine_numbers),
 		cmocka_unit_test(test_validate_engines),
 		cmocka_unit_test(test_validate_rules),
 		cmocka_unit_test(test_activation_accuracy),

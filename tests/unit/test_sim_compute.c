@@ -15,10 +15,12 @@
 #include "test.h"
 #include "float_ref.h"
 #include "internal.h"
+#include "netlink.h"
 #include "packets.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "compute/compute.h"
+#include "tern_sim.h"
 
 #define CORE		1
 #define K		96
@@ -376,6 +378,62 @@ static void test_program_failure(void **state)
 	rig_close(&r);
 }
 
+/* Walks @attrs of a device message: each engine nest's state, by index. */
+static uint32_t read_engines(const struct sim_nl_msg *msg,
+			     struct tern_state_engine *engines, uint32_t max)
+{
+	struct sim_nl_attr attr;
+	uint32_t at = 0, n = 0;
+
+	while (sim_nl_next_attr(msg->attrs, msg->attrs_len, &at, &attr)) {
+		struct tern_state_engine engine;
+
+		if (attr.type != DRM_TERN_A_DEV_ENGINE)
+			continue;
+		memset(&engine, 0, sizeof(engine));
+		assert_int_equal(sim_nl_get_state(&tern_state_engine_set,
+						  &engine, attr.data, attr.len,
+						  0, NULL, NULL), 0);
+		assert_true(engine.index < max);
+		engines[engine.index] = engine;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The machine says what each engine is, as tern.ko's netlink family does:
+ * the DMA engines of no core, then each core's tensor, vector, scalar.
+ */
+static void test_engines_reported(void **state)
+{
+	static const struct { uint32_t type, core; } want[4 + 3 * 2] = {
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_TENSOR, 0 }, { DRM_TERN_ENGINE_VECTOR, 0 },
+		{ DRM_TERN_ENGINE_SCALAR, 0 }, { DRM_TERN_ENGINE_TENSOR, 1 },
+		{ DRM_TERN_ENGINE_VECTOR, 1 }, { DRM_TERN_ENGINE_SCALAR, 1 },
+	};
+	struct tern_state_engine engines[4 + 3 * 2];
+	struct sim_nl_msg msg;
+	uint32_t off = 0;
+	size_t len;
+	void *msgs;
+
+	(void)state;
+	assert_ok(tern_sim_netlink_dump(DRM_TERN_CMD_DEVICE_GET, 0, &msgs,
+					&len));
+	assert_true(sim_nl_next_msg(msgs, (uint32_t)len, &off, &msg));
+	assert_int_equal(read_engines(&msg, engines, 4 + 3 * 2), 4 + 3 * 2);
+	for (uint32_t e = 0; e < 4 + 3 * 2; e++) {
+		assert_int_equal(engines[e].type, want[e].type);
+		assert_int_equal(engines[e].core, want[e].core);
+	}
+	free(msgs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_engine),
 		cmocka_unit_test(test_program_waits),
 		cmocka_unit_test(test_program_failure),
+		cmocka_unit_test(test_engines_reported),
 	};
 	char name[64];
 
