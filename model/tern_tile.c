@@ -35,6 +35,12 @@ void tern_model_engine_target(u32 dma_engines, u32 index,
 	target->core = index / TERN_CORE_ENGINES;
 }
 
+u32 tern_model_engine_index(u32 dma_engines, u32 core, u32 type)
+{
+	return dma_engines + TERN_CORE_ENGINES * core + type -
+	       DRM_TERN_ENGINE_TENSOR;
+}
+
 bool tern_compute_dtype_ok(u32 dtype)
 {
 	switch (dtype) {

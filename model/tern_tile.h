@@ -57,6 +57,9 @@ void tern_model_engine_target(u32 dma_engines, u32 index,
 			      const struct tern_core_shape *shape,
 			      struct tern_model_target *target);
 
+/* The index of core @core's engine of compute @type: the inverse of the above. */
+u32 tern_model_engine_index(u32 dma_engines, u32 core, u32 type);
+
 /* Bytes in each partition of @space; 0 for an unknown space. */
 u32 tern_space_partition_bytes(const struct tern_core_shape *shape,
 			       u32 space);

@@ -22,6 +22,7 @@
 
 #include "compute.h"
 #include "submit.h"
+#include "tern_tile.h"
 
 /* Instructions of the program order in one window of jobs, at most. */
 #define TERN_LAUNCH_WINDOW	512u
@@ -79,7 +80,7 @@ static tern_status_t tern_engine_stream(struct tern_device *dev,
 {
 	uint32_t dma = dev->info.dma_engine_count;
 	uint32_t engine = e == TERN_ENGINE_DMA ? index % dma :
-			  dma + 3 * index + (uint32_t)e - 1;
+			  tern_model_engine_index(dma, index, (uint32_t)e);
 	tern_status_t status = TERN_SUCCESS;
 
 	/*
