@@ -175,8 +175,6 @@ TERN_API tern_status_t tern_activation(const tern_matrix_t *x,
 
 	if (!x || !y || !act_known(function, k.name))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.out[0] = y;
 	return rows_run(&k, stream);
@@ -196,8 +194,6 @@ TERN_API tern_status_t tern_activation_backward(const tern_matrix_t *x,
 
 	if (!x || !dy || !dx || !act_known(function, k.name))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.in[1] = dy;
 	k.out[0] = dx;

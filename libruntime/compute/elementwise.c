@@ -36,8 +36,6 @@ TERN_API tern_status_t tern_elementwise(const tern_matrix_t *a,
 				    (int)op);
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
-	k.rows = a->rows;
-	k.cols = a->cols;
 	k.in[0] = a;
 	k.in[1] = b;
 	k.out[0] = out;
@@ -60,8 +58,6 @@ TERN_API tern_status_t tern_sum_rows(const tern_matrix_t *x, tern_ptr_t sums,
 
 	if (!x)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.col_out[0] = sums;
 	return rows_run(&k, stream);

@@ -140,8 +140,6 @@ TERN_API tern_status_t tern_layer_norm(const tern_matrix_t *x,
 	if (!x || !y || !norm_eps_ok(eps))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	a.inv_n = 1.0f / (float)x->cols;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.out[0] = y;
 	k.row_out[0] = mean;
@@ -170,8 +168,6 @@ TERN_API tern_status_t tern_layer_norm_backward(const tern_matrix_t *x,
 	if (!x || !dy || !dx)
 		return TERN_ERROR_INVALID_ARGUMENT;
 	a.inv_n = 1.0f / (float)x->cols;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.in[1] = dy;
 	k.out[0] = dx;

@@ -291,9 +291,11 @@ static tern_status_t rows_fit(const struct rows_kernel *k,
 	return TERN_SUCCESS;
 }
 
-tern_status_t rows_run(const struct rows_kernel *k, tern_stream_t stream)
+tern_status_t rows_run(const struct rows_kernel *kernel, tern_stream_t stream)
 {
 	struct tern_program *programs[64];
+	struct rows_kernel shaped = *kernel;
+	const struct rows_kernel *k = &shaped;
 	struct tern_device *dev;
 	uint32_t blocks, cores, used = 0;
 	tern_ptr_t ones = { NULL, 0 };
@@ -301,6 +303,9 @@ tern_status_t rows_run(const struct rows_kernel *k, tern_stream_t stream)
 
 	if (!tern_handle_valid(stream, TERN_HANDLE_STREAM))
 		return TERN_ERROR_INVALID_ARGUMENT;
+	/* every matrix has the first input's shape */
+	shaped.rows = kernel->in[0]->rows;
+	shaped.cols = kernel->in[0]->cols;
 	dev = stream->device;
 	if (!(dev->info.capabilities & TERN_DEVICE_CAP_COMPUTE)) {
 		tern_set_last_error("%s: device %d has no compute engines",

@@ -26,7 +26,7 @@ struct rows_block {
 /* A row kernel: its operands, its needs, and its body. */
 struct rows_kernel {
 	const char *name;
-	uint32_t rows, cols;
+	uint32_t rows, cols;		/* rows_run(): in[0]'s */
 	const tern_matrix_t *in[3];
 	uint32_t n_in;
 	const tern_matrix_t *out[2];
@@ -42,8 +42,8 @@ struct rows_kernel {
 	const void *arg;
 };
 
-/* Checks @k's operands, builds its programs and launches them. */
-tern_status_t rows_run(const struct rows_kernel *k, tern_stream_t stream);
+/* Checks @kernel's operands, builds its programs and launches them. */
+tern_status_t rows_run(const struct rows_kernel *kernel, tern_stream_t stream);
 
 /*
  * Adds @tile's rows into sum @which down the rows (of the core's blocks;

@@ -152,8 +152,6 @@ TERN_API tern_status_t tern_softmax(const tern_matrix_t *x,
 
 	if (!x || !y)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	k.rows = x->rows;
-	k.cols = x->cols;
 	k.in[0] = x;
 	k.out[0] = y;
 	return rows_run(&k, stream);
@@ -173,8 +171,6 @@ TERN_API tern_status_t tern_softmax_backward(const tern_matrix_t *y,
 
 	if (!y || !dy || !dx)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	k.rows = y->rows;
-	k.cols = y->cols;
 	k.in[0] = y;
 	k.in[1] = dy;
 	k.out[0] = dx;
@@ -200,8 +196,6 @@ TERN_API tern_status_t tern_cross_entropy(const tern_matrix_t *logits,
 		tern_set_last_error("tern_cross_entropy: a gradient needs a grad_scale other than 0 and NaN");
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
-	k.rows = logits->rows;
-	k.cols = logits->cols;
 	k.in[0] = logits;
 	k.in[1] = targets;
 	k.row_out[0] = loss;
