@@ -23,6 +23,8 @@ static const struct bench_test bench_tests[] = {
 	  .main = bench_copy_main },
 	{ "latency", "a null request, submit plus wait, submit alone, back to back",
 	  .main = bench_latency_main },
+	{ "gemm", "C = A.B on a device's cores against the peak and OpenBLAS",
+	  .main = bench_gemm_main },
 	{ "all-reduce", "all-reduce bandwidth and fabric efficiency",
 	  .coll = COLL_ALL_REDUCE },
 	{ "all-gather", "all-gather bandwidth and fabric efficiency",

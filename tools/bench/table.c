@@ -3,7 +3,9 @@
  * tern-bench tables: "# " then the columns two blanks apart, so a row's
  * first field is as wide as its column plus the "# " of the header.
  */
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,4 +57,39 @@ void bench_table_header(const struct bench_column *columns, size_t count)
 	}
 	for (int i = 0; i < 3; i++)
 		bench_print_trimmed(line[i]);
+}
+
+void bench_table_row(const struct bench_column *columns, size_t count,
+		     const void *row)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct bench_column *c = &columns[i];
+		const char *field = (const char *)row + c->offset;
+		int width = c->width + (i ? 0 : 2);
+		double real;
+
+		if (i)
+			fputs("  ", stdout);
+		switch (c->kind) {
+		case BENCH_COLUMN_UINT:
+			printf("%*llu", width,
+			       (unsigned long long)*(const uint64_t *)field);
+			break;
+		case BENCH_COLUMN_REAL:
+			real = *(const double *)field;
+			if (isnan(real))
+				printf("%*s", width, "n/a");
+			else
+				printf("%*.*f", width, c->precision, real);
+			break;
+		case BENCH_COLUMN_TEXT:
+			printf("%*s", width, *(const char *const *)field);
+			break;
+		default:
+			printf("%*s", width, "");
+			break;
+		}
+	}
+	printf("\n");
+	fflush(stdout);	/* a row at a time for whoever is watching */
 }
