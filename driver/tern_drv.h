@@ -25,8 +25,6 @@
 /* DMA engines (mock_engines) and cores (mock_cores) a device may have. */
 #define TERN_MAX_DMA_ENGINES	16
 #define TERN_MAX_CORES		64
-/* A core has a tensor, a vector and a scalar engine. */
-#define TERN_CORE_ENGINES	3
 
 struct dentry;
 struct tern_engine;

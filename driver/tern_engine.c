@@ -474,6 +474,7 @@ void tern_engine_state_read(struct tern_engine *engine,
 {
 	memset(state, 0, sizeof(*state));
 	state->index = engine->index;
+	tern_state_engine_target(state, &engine->target);
 	spin_lock(&engine->lock);
 	state->busy = engine->queued > 0;
 	state->hung = engine->hung;
@@ -590,26 +591,6 @@ static void tern_engine_reset_work(struct work_struct *work)
 	tern_health_update(engine->tdev);
 }
 
-/*
- * Engine @index of @tdev: one of the DMA engines, then each core's
- * tensor, vector and scalar engine (enum drm_tern_engine_type's order).
- */
-static void tern_engine_target(struct tern_drm_device *tdev,
-			       unsigned int index,
-			       struct tern_model_target *target)
-{
-	unsigned int compute = index - tdev->dma_engine_count;
-
-	target->shape = &tdev->shape;
-	if (index < tdev->dma_engine_count) {
-		target->type = DRM_TERN_ENGINE_DMA;
-		target->core = 0;
-		return;
-	}
-	target->type = DRM_TERN_ENGINE_TENSOR + compute % TERN_CORE_ENGINES;
-	target->core = compute / TERN_CORE_ENGINES;
-}
-
 static int tern_engine_init(struct tern_engine *engine,
 			    struct tern_drm_device *tdev, unsigned int index,
 			    unsigned int timeout_ms)
@@ -618,7 +599,8 @@ static int tern_engine_init(struct tern_engine *engine,
 
 	engine->tdev = tdev;
 	engine->index = index;
-	tern_engine_target(tdev, index, &engine->target);
+	tern_model_engine_target(tdev->dma_engine_count, index, &tdev->shape,
+				 &engine->target);
 	engine->timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	snprintf(engine->name, sizeof(engine->name), "tern%u-e%u",
 		 tdev->index, index);

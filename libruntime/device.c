@@ -29,12 +29,8 @@ TERN_API tern_status_t tern_device_count(int *count)
 void tern_device_target(const struct tern_device *dev, uint32_t engine,
 			struct tern_model_target *target)
 {
-	uint32_t dma = dev->info.dma_engine_count;
-
-	target->shape = &dev->info.cores;
-	target->type = engine < dma ? DRM_TERN_ENGINE_DMA :
-		       DRM_TERN_ENGINE_TENSOR + (engine - dma) % 3;
-	target->core = engine < dma ? 0 : (engine - dma) / 3;
+	tern_model_engine_target(dev->info.dma_engine_count, engine,
+				 &dev->info.cores, target);
 }
 
 TERN_API tern_status_t tern_device_open(int index, tern_device_t *device)

@@ -270,6 +270,71 @@ tern_status_t tern_gemm(const tern_matrix_t *a, const tern_matrix_t *b,
 			const tern_gemm_options_t *options,
 			tern_stream_t stream);
 
+/*
+ * ---- row kernels ----
+ *
+ * Each takes matrices of one shape (rows x cols, rows as far apart as
+ * their ld says) of float32, bfloat16 or float16, computes in float32 by
+ * the device's own operations, one row to a partition, and rounds once to
+ * each output's type; Documentation/libtern.rst gives each one's sequence
+ * of roundings. A row must fit in a core's SBUF (TERN_ERROR_NOT_SUPPORTED
+ * with a sentence otherwise). Outputs may be their inputs themselves (in
+ * place) but may not overlap them otherwise.
+ */
+
+/* @y = @function(@x), element by element. */
+tern_status_t tern_activation(const tern_matrix_t *x, const tern_matrix_t *y,
+			      tern_activation_t function, tern_stream_t stream);
+/* @dx = @dy * function'(@x): the activation's backward. */
+tern_status_t tern_activation_backward(const tern_matrix_t *x,
+				       const tern_matrix_t *dy,
+				       const tern_matrix_t *dx,
+				       tern_activation_t function,
+				       tern_stream_t stream);
+/* @out = @a @op @b, element by element. */
+tern_status_t tern_elementwise(const tern_matrix_t *a, tern_alu_op_t op,
+			       const tern_matrix_t *b, const tern_matrix_t *out,
+			       tern_stream_t stream);
+/* @y = softmax of each row of @x, or with @log its log-softmax. */
+tern_status_t tern_softmax(const tern_matrix_t *x, const tern_matrix_t *y,
+			   bool log, tern_stream_t stream);
+/* @dx from the forward's output @y and @dy (softmax or, @log, log-softmax). */
+tern_status_t tern_softmax_backward(const tern_matrix_t *y,
+				    const tern_matrix_t *dy,
+				    const tern_matrix_t *dx, bool log,
+				    tern_stream_t stream);
+/*
+ * Layer norm of each row: @y = (@x - mean) * rstd * @gamma + @beta, with
+ * rstd = 1 / sqrt(var + @eps); @gamma and @beta are cols float32 each,
+ * and @mean and @rstd (rows float32 each) receive what the backward needs.
+ */
+tern_status_t tern_layer_norm(const tern_matrix_t *x, tern_ptr_t gamma,
+			      tern_ptr_t beta, float eps,
+			      const tern_matrix_t *y, tern_ptr_t mean,
+			      tern_ptr_t rstd, tern_stream_t stream);
+/* Its backward: @dx, and @dgamma and @dbeta (cols float32 each). */
+tern_status_t tern_layer_norm_backward(const tern_matrix_t *x,
+				       tern_ptr_t gamma, tern_ptr_t mean,
+				       tern_ptr_t rstd,
+				       const tern_matrix_t *dy,
+				       const tern_matrix_t *dx,
+				       tern_ptr_t dgamma, tern_ptr_t dbeta,
+				       tern_stream_t stream);
+/*
+ * Cross-entropy of each row of @logits against @targets (a probability
+ * per class: one-hot labels or soft ones): @loss (rows float32) =
+ * -sum(targets * log_softmax(logits)); with @dlogits (optional),
+ * (softmax(logits) - targets) * @grad_scale, the gradient of
+ * @grad_scale times the summed loss (1 / rows for a mean).
+ */
+tern_status_t tern_cross_entropy(const tern_matrix_t *logits,
+				 const tern_matrix_t *targets, tern_ptr_t loss,
+				 const tern_matrix_t *dlogits, float grad_scale,
+				 tern_stream_t stream);
+/* @sums (cols float32) = the sum of @x's rows: a bias's gradient. */
+tern_status_t tern_sum_rows(const tern_matrix_t *x, tern_ptr_t sums,
+			    tern_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,6 +63,11 @@ typedef struct {
 	uint64_t mem_total, mem_used, mem_host_used;
 	uint32_t buffer_count;
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
+	/*
+	 * The device's first engines, at most TERN_SIM_MAX_ENGINES (the size
+	 * of this struct is libtern's ABI): a chip of cores may have more,
+	 * which tern_sim_netlink_dump() reports, each with its type and core.
+	 */
 	uint32_t engine_count;
 	tern_sim_engine_state_t engines[TERN_SIM_MAX_ENGINES];
 	/* DRM_TERN_HEALTH_REASON_* bits (tern_accel.h), as tern.ko derives them. */

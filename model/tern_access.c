@@ -25,7 +25,7 @@ struct tern_timing_operand tern_operand(const struct tern_access *a,
 {
 	struct tern_timing_operand op = {
 		.ptr = a->ptr, .bytes = bytes, .write = write,
-		.hop_count = a->hop_count, .hops = a->hops,
+		.device = a->owner, .hop_count = a->hop_count, .hops = a->hops,
 	};
 
 	return op;

@@ -515,7 +515,7 @@ int tern_model_run(struct tern_model_job *job, const struct tern_model_mem *mem)
 		if (ret)
 			return ret;
 		if (mem->timing)
-			tern_timing_packet(mem->engine);
+			tern_timing_packet(mem->engine, mem->target->type);
 		budget -= tern_min_u64(budget, TERN_MODEL_PACKET_COST);
 		job->offset += (u32)hdr->length * 8;
 		job->progress = 0;

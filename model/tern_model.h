@@ -50,8 +50,8 @@
  * @skip_data: COPY, FILL and REDUCE move no bytes; translation, faults,
  *	traffic counters and the timing model are as when they do. For
  *	modelling schedules whose buffers the host could not hold.
- * @target: the engine that runs the job: its type, its core and the
- *	chip's cores.
+ * @target: the engine that runs the job: its type (which the timing
+ *	model charges its packets by), its core and the chip's cores.
  * @onchip: the submitting context's SBUF or PSUM (@space) of @core, its
  *	partitions one after the other, allocated and zeroed when first
  *	asked for; NULL if it cannot be, which fails the job with -ENOMEM.

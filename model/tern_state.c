@@ -5,6 +5,7 @@
  */
 #include "tern_fabric.h"
 #include "tern_state.h"
+#include "tern_tile.h"
 
 #ifdef __KERNEL__
 #include <linux/stddef.h>
@@ -110,6 +111,28 @@ int tern_state_get(const struct tern_state_set *set, void *state, u16 attr,
 		return 0;
 	}
 	return 0;
+}
+
+void tern_state_engine_target(struct tern_state_engine *state,
+			      const struct tern_model_target *target)
+{
+	state->type = target->type;
+	state->core = target->type == DRM_TERN_ENGINE_DMA ?
+		      DRM_TERN_ENGINE_NO_CORE : target->core;
+}
+
+const char *tern_engine_type_name(u32 type)
+{
+	static const char *const names[] = {
+		[DRM_TERN_ENGINE_DMA] = "dma",
+		[DRM_TERN_ENGINE_TENSOR] = "tensor",
+		[DRM_TERN_ENGINE_VECTOR] = "vector",
+		[DRM_TERN_ENGINE_SCALAR] = "scalar",
+	};
+
+	if (type >= ARRAY_SIZE(names))
+		return "unknown";
+	return names[type];
 }
 
 void tern_state_device_add_engine(struct tern_state_device *dev,

@@ -52,6 +52,8 @@ enum tern_state_unit {
 	TERN_UNIT_HEALTH,	/* enum tern_health */
 	TERN_UNIT_REASONS,	/* DRM_TERN_HEALTH_REASON_* bits */
 	TERN_UNIT_PORT_STATE,	/* DRM_TERN_PORT_UP or DRM_TERN_PORT_DOWN */
+	TERN_UNIT_ENGINE_TYPE,	/* enum drm_tern_engine_type */
+	TERN_UNIT_CORE,		/* a core's index, or DRM_TERN_ENGINE_NO_CORE */
 };
 
 /* A device: the values of its DEVICE_GET message. */
@@ -82,6 +84,8 @@ struct tern_state_device {
 /* An engine: the values of a DRM_TERN_A_DEV_ENGINE nest. */
 struct tern_state_engine {
 	u32 index;
+	u32 type;
+	u32 core;
 	u32 busy;
 	u32 hung;
 	u64 busy_ns;
@@ -167,6 +171,19 @@ int tern_state_put(const struct tern_state_set *set, const void *state,
  */
 int tern_state_get(const struct tern_state_set *set, void *state, u16 attr,
 		   const void *payload, u32 len);
+
+struct tern_model_target;
+
+/*
+ * Sets what @state's engine is from @target (tern_model_engine_target()):
+ * its type, and its core, DRM_TERN_ENGINE_NO_CORE for a DMA engine.
+ * tern.ko and tern-simd both report an engine through this.
+ */
+void tern_state_engine_target(struct tern_state_engine *state,
+			      const struct tern_model_target *target);
+
+/* "dma", "tensor", "vector" or "scalar"; "unknown" for another @type. */
+const char *tern_engine_type_name(u32 type);
 
 /*
  * Adds @engine's counters to its device's sums in @dev: jobs, timeouts,

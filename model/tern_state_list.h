@@ -84,6 +84,10 @@ TERN_DEVICE_VALUE(mem_errors_uncorrected, U64,
 /* An engine: a DRM_TERN_A_DEV_ENGINE nest of a device message. */
 TERN_ENGINE_VALUE(index, U32, DRM_TERN_A_ENGINE_INDEX, ID, NULL, NULL,
 		  "The engine's number.")
+TERN_ENGINE_VALUE(type, U32, DRM_TERN_A_ENGINE_TYPE, ENGINE_TYPE, NULL, NULL,
+		  "What it runs: dma, tensor, vector or scalar (enum drm_tern_engine_type).")
+TERN_ENGINE_VALUE(core, U32, DRM_TERN_A_ENGINE_CORE, CORE, NULL, NULL,
+		  "The core whose engine it is; DRM_TERN_ENGINE_NO_CORE for a DMA engine.")
 TERN_ENGINE_VALUE(busy, U32, DRM_TERN_A_ENGINE_BUSY, BOOL,
 		  "tern_engine_active", NULL,
 		  "1 while the engine runs a job, else 0.")

@@ -20,6 +20,27 @@ u32 tern_space_partition_bytes(const struct tern_core_shape *shape,
 	}
 }
 
+void tern_model_engine_target(u32 dma_engines, u32 index,
+			      const struct tern_core_shape *shape,
+			      struct tern_model_target *target)
+{
+	target->shape = shape;
+	if (index < dma_engines) {
+		target->type = DRM_TERN_ENGINE_DMA;
+		target->core = 0;
+		return;
+	}
+	index -= dma_engines;
+	target->type = DRM_TERN_ENGINE_TENSOR + index % TERN_CORE_ENGINES;
+	target->core = index / TERN_CORE_ENGINES;
+}
+
+u32 tern_model_engine_index(u32 dma_engines, u32 core, u32 type)
+{
+	return dma_engines + TERN_CORE_ENGINES * core + type -
+	       DRM_TERN_ENGINE_TENSOR;
+}
+
 bool tern_compute_dtype_ok(u32 dtype)
 {
 	switch (dtype) {

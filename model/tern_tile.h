@@ -30,6 +30,9 @@ struct tern_core_shape {
 #define TERN_TRN2_SBUF_PARTITION_BYTES	(192u << 10)
 #define TERN_TRN2_PSUM_PARTITION_BYTES	(16u << 10)
 
+/* A core's engines: a tensor, a vector and a scalar engine. */
+#define TERN_CORE_ENGINES		3
+
 /**
  * struct tern_model_target - the engine a packet stream runs on
  * @type: enum drm_tern_engine_type
@@ -41,6 +44,21 @@ struct tern_model_target {
 	u32 core;
 	const struct tern_core_shape *shape;
 };
+
+/*
+ * What engine @index of a chip of @shape's cores is, after its
+ * @dma_engines DMA engines: engine @dma_engines + 3 * c + t - 1 is core
+ * c's engine of type t (enum drm_tern_engine_type), as
+ * &drm_tern_info.dma_engine_count says. A DMA engine's @core is 0 (its
+ * packets name their core). tern.ko, tern-simd and libtern all number
+ * engines with this.
+ */
+void tern_model_engine_target(u32 dma_engines, u32 index,
+			      const struct tern_core_shape *shape,
+			      struct tern_model_target *target);
+
+/* The index of core @core's engine of compute @type: the inverse of the above. */
+u32 tern_model_engine_index(u32 dma_engines, u32 core, u32 type);
 
 /* Bytes in each partition of @space; 0 for an unknown space. */
 u32 tern_space_partition_bytes(const struct tern_core_shape *shape,

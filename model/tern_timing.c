@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The Tern timing model: modelled engine clocks, links as shared
- * resources, and when each semaphore reached its value.
+ * The Tern timing model: modelled engine clocks, links and each device's
+ * memory as shared resources, and when each semaphore reached its value.
  */
 #include "tern_timing.h"
 
@@ -11,6 +11,11 @@
 static u64 tern_max_u64(u64 a, u64 b)
 {
 	return a > b ? a : b;
+}
+
+static u64 tern_min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
 }
 
 /* Femtoseconds per byte at @bandwidth bytes/s, at least 1. */
@@ -34,15 +39,16 @@ static u64 tern_bytes_ns(u64 bytes, u32 fs_per_byte)
 	return tern_div_u64_rem(bytes * fs_per_byte, TERN_FS_PER_NS, &rem);
 }
 
-/* The earliest time from @at that @link has @ns free. */
-static u64 tern_link_fit(const struct tern_timing_link *link, u64 at, u64 ns)
+/* The earliest time from @at that @res has @ns free. */
+static u64 tern_busy_fit(const struct tern_timing_resource *res, u64 at,
+			 u64 ns)
 {
 	u32 i;
 
 	if (!ns)
 		return at;
-	for (i = 0; i < link->span_count; i++) {
-		const struct tern_timing_span *s = &link->spans[i];
+	for (i = 0; i < res->span_count; i++) {
+		const struct tern_timing_span *s = &res->spans[i];
 
 		if (s->end <= at)
 			continue;
@@ -57,36 +63,115 @@ static u64 tern_link_fit(const struct tern_timing_link *link, u64 at, u64 ns)
  * Marks [@at, @at + @ns) busy, joining spans it touches; when every span
  * is in use, the one that ended first is forgotten.
  */
-static void tern_link_reserve(struct tern_timing_link *link, u64 at, u64 ns)
+static void tern_busy_reserve(struct tern_timing_resource *res, u64 at,
+			      u64 ns)
 {
 	struct tern_timing_span span = { at, at + ns };
 	u32 i = 0, j;
 
 	if (!ns)
 		return;
-	while (i < link->span_count && link->spans[i].end < span.start)
+	while (i < res->span_count && res->spans[i].end < span.start)
 		i++;
 	/* Spans from i on that touch the new one become part of it. */
-	for (j = i; j < link->span_count && link->spans[j].start <= span.end;
+	for (j = i; j < res->span_count && res->spans[j].start <= span.end;
 	     j++) {
-		if (link->spans[j].start < span.start)
-			span.start = link->spans[j].start;
-		if (link->spans[j].end > span.end)
-			span.end = link->spans[j].end;
+		if (res->spans[j].start < span.start)
+			span.start = res->spans[j].start;
+		if (res->spans[j].end > span.end)
+			span.end = res->spans[j].end;
 	}
-	if (j == i && link->span_count == TERN_TIMING_SPANS) {
+	if (j == i && res->span_count == TERN_TIMING_SPANS) {
 		if (i == 0)
 			return;	/* older than all it remembers */
-		memmove(&link->spans[0], &link->spans[1],
+		memmove(&res->spans[0], &res->spans[1],
 			sizeof(span) * (TERN_TIMING_SPANS - 1));
-		link->span_count--;
+		res->span_count--;
 		i--;
 		j--;
 	}
-	memmove(&link->spans[i + 1], &link->spans[j],
-		sizeof(span) * (link->span_count - j));
-	link->span_count -= j - i - 1;
-	link->spans[i] = span;
+	memmove(&res->spans[i + 1], &res->spans[j],
+		sizeof(span) * (res->span_count - j));
+	res->span_count -= j - i - 1;
+	res->spans[i] = span;
+}
+
+/*
+ * The latest time @res is free within [@lo, *@hi): on true, [*@gap, *@hi)
+ * is that gap; false when there is none.
+ */
+static bool tern_busy_last_gap(const struct tern_timing_resource *res,
+			       u64 lo, u64 *hi, u64 *gap)
+{
+	u32 i;
+
+	for (i = res->span_count; i-- > 0;) {
+		const struct tern_timing_span *s = &res->spans[i];
+
+		if (s->start >= *hi)
+			continue;
+		if (s->end >= *hi) {
+			*hi = s->start;	/* busy up to the top: look below */
+			continue;
+		}
+		*gap = tern_max_u64(s->end, lo);
+		return *gap < *hi;
+	}
+	*gap = lo;
+	return lo < *hi;
+}
+
+/*
+ * The first time from *@at that @res is free, into *@at; returns when it
+ * is busy again (~0 when it never is).
+ */
+static u64 tern_busy_next_gap(const struct tern_timing_resource *res,
+			      u64 *at)
+{
+	u32 i;
+
+	for (i = 0; i < res->span_count; i++) {
+		const struct tern_timing_span *s = &res->spans[i];
+
+		if (s->end <= *at)
+			continue;
+		if (s->start > *at)
+			return s->start;
+		*at = s->end;
+	}
+	return ~0ull;
+}
+
+/*
+ * Takes @ns of a device's memory for a transfer that starts at @start and
+ * whose links keep it busy until @paced (@start when it crosses none).
+ * Returns when the last of that time ends, @paced at the least.
+ *
+ * A transfer the links pace needs memory at their pace, not all at once:
+ * it takes the latest free time within its time on the links, so that a
+ * transfer issued meanwhile that memory paces, which takes the first free
+ * time from its start, is not put behind it. What does not fit there
+ * follows it.
+ */
+static u64 tern_memory_take(struct tern_timing_resource *memory, u64 start,
+			    u64 paced, u64 ns)
+{
+	u64 hi = paced, gap, take, at = paced, next;
+
+	while (ns && tern_busy_last_gap(memory, start, &hi, &gap)) {
+		take = tern_min_u64(ns, hi - gap);
+		tern_busy_reserve(memory, hi - take, take);
+		ns -= take;
+		hi -= take;
+	}
+	while (ns) {
+		next = tern_busy_next_gap(memory, &at);
+		take = tern_min_u64(ns, next - at);
+		tern_busy_reserve(memory, at, take);
+		ns -= take;
+		at += take;
+	}
+	return at;
 }
 
 void tern_timing_init(struct tern_timing *timing,
@@ -168,7 +253,7 @@ static void tern_remember_write(struct tern_timing_engine *engine,
 }
 
 /* The link direction hop @h of @op crosses: a read's bytes flow back. */
-static struct tern_timing_link *tern_hop_link(struct tern_timing *timing,
+static struct tern_timing_resource *tern_hop_link(struct tern_timing *timing,
 					      const struct tern_timing_operand *op,
 					      int h, u64 *ns)
 {
@@ -192,13 +277,13 @@ static u64 tern_links_walk(struct tern_timing *timing,
 
 	for (i = 0; i < count; i++) {
 		for (h = 0; h < ops[i].hop_count; h++) {
-			struct tern_timing_link *link =
+			struct tern_timing_resource *link =
 				tern_hop_link(timing, &ops[i], h, &ns);
 
 			if (reserve)
-				tern_link_reserve(link, at, ns);
+				tern_busy_reserve(link, at, ns);
 			else
-				fit = tern_max_u64(fit, tern_link_fit(link, at, ns));
+				fit = tern_max_u64(fit, tern_busy_fit(link, at, ns));
 		}
 	}
 	return fit;
@@ -230,11 +315,52 @@ static u64 tern_links_fit(struct tern_timing *timing,
 	return at;
 }
 
+/* Whether an operand before @i is in the memory of @ops[@i]'s device. */
+static bool tern_device_seen(const struct tern_timing_operand *ops, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (ops[j].device == ops[i].device)
+			return true;
+	return false;
+}
+
+/*
+ * Takes from each device's memory the time the bytes of @ops there need,
+ * for a transfer from @start that its links keep busy until @paced;
+ * returns when the last of it ends, @paced at the least. Lock held.
+ */
+static u64 tern_memories_take(struct tern_timing *timing,
+			      const struct tern_timing_operand *ops, int count,
+			      u64 start, u64 paced)
+{
+	u64 done = paced, bytes, ns;
+	u32 device;
+	int i, j;
+
+	for (i = 0; i < count; i++) {
+		device = ops[i].device;
+		if (device >= TERN_FABRIC_MAX_DEVICES ||
+		    tern_device_seen(ops, i))
+			continue;
+		bytes = 0;
+		for (j = i; j < count; j++)
+			if (ops[j].device == device)
+				bytes += ops[j].bytes;
+		ns = tern_bytes_ns(bytes, timing->mem_fs_per_byte);
+		done = tern_max_u64(done,
+				    tern_memory_take(&timing->memory[device],
+						     start, paced, ns));
+	}
+	return done;
+}
+
 void tern_timing_transfer(struct tern_timing *timing,
 			  struct tern_timing_engine *engine,
 			  const struct tern_timing_operand *ops, int count)
 {
-	u64 ready = engine->now, start, busy = 0, local = 0, latency = 0, end;
+	u64 ready = engine->now, start, busy = 0, latency = 0, done, end;
 	u32 queue = 0, q;
 	int i;
 
@@ -244,14 +370,11 @@ void tern_timing_transfer(struct tern_timing *timing,
 		if (engine->queue_free[q] < engine->queue_free[queue])
 			queue = q;
 	start = tern_max_u64(ready, engine->queue_free[queue]);
-	start = tern_max_u64(start, engine->mem_free);
 
 	for (i = 0; i < count; i++) {
 		const struct tern_timing_operand *op = &ops[i];
 
-		if (!op->hop_count)
-			local += op->bytes;
-		else
+		if (op->hop_count)
 			latency = tern_max_u64(latency,
 					       tern_route_latency(timing, op->hops,
 								  op->hop_count,
@@ -260,12 +383,11 @@ void tern_timing_transfer(struct tern_timing *timing,
 	tern_lock(&timing->lock);
 	start = tern_links_fit(timing, ops, count, start, &busy);
 	tern_links_walk(timing, ops, count, start, true);
+	done = tern_memories_take(timing, ops, count, start, start + busy);
 	tern_unlock(&timing->lock);
 
-	engine->mem_free = start + tern_bytes_ns(local, timing->mem_fs_per_byte);
-	busy = tern_max_u64(busy, engine->mem_free - start);
-	engine->queue_free[queue] = start + busy;
-	end = start + busy + latency;
+	engine->queue_free[queue] = done;
+	end = done + latency;
 	engine->drain = tern_max_u64(engine->drain, end);
 	for (i = 0; i < count; i++)
 		if (ops[i].write)
@@ -426,9 +548,12 @@ void tern_timing_wait(struct tern_timing *timing,
 
 void tern_timing_compute(struct tern_timing_engine *engine, u64 cycles)
 {
+	u32 rem;
+
 	/* rounded up: a packet of one cycle still takes a nanosecond */
-	engine->now += (cycles * 1000000000ull + TERN_TIMING_CORE_HZ - 1) /
-		       TERN_TIMING_CORE_HZ;
+	engine->now += tern_div_u64_rem(cycles * 1000000000ull +
+					TERN_TIMING_CORE_HZ - 1,
+					(u32)TERN_TIMING_CORE_HZ, &rem);
 	if (engine->drain < engine->now)
 		engine->drain = engine->now;
 }

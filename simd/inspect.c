@@ -19,6 +19,7 @@ void machine_engine_state(struct machine_engine *e,
 {
 	memset(state, 0, sizeof(*state));
 	state->index = e->index;
+	tern_state_engine_target(state, &e->target);
 	pthread_mutex_lock(&e->lock);
 	state->busy_ns = e->stats.busy_ns;
 	state->jobs_completed = e->stats.jobs_completed;

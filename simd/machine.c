@@ -41,20 +41,6 @@ static bool machine_model_has_reduce(void)
 	return tern_model_validate(&p, sizeof(p), NULL) == 0;
 }
 
-/* What engine @index of a device is: DMA first, then 3 per core. */
-static void machine_engine_target(const struct machine *m, uint32_t index,
-				  struct tern_model_target *target)
-{
-	target->shape = &m->cores;
-	if (index < MACHINE_DMA_ENGINES) {
-		target->type = DRM_TERN_ENGINE_DMA;
-		target->core = 0;
-		return;
-	}
-	target->type = DRM_TERN_ENGINE_TENSOR + (index - MACHINE_DMA_ENGINES) % 3;
-	target->core = (index - MACHINE_DMA_ENGINES) / 3;
-}
-
 int machine_init(struct machine *m, const struct sim_shape *shape,
 		 char *reason, size_t reason_len)
 {
@@ -114,13 +100,15 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 		dev->index = i;
 		dev->mem_total = (uint64_t)shape->mem_mb << 20;
 		pthread_mutex_init(&dev->lock, NULL);
-		dev->engine_count = MACHINE_DMA_ENGINES + 3 * shape->cores;
+		dev->engine_count = MACHINE_DMA_ENGINES +
+				    TERN_CORE_ENGINES * shape->cores;
 		for (e = 0; e < (int)dev->engine_count; e++) {
 			struct machine_engine *engine = &dev->engines[e];
 
 			engine->dev = dev;
 			engine->index = (uint32_t)e;
-			machine_engine_target(m, (uint32_t)e, &engine->target);
+			tern_model_engine_target(MACHINE_DMA_ENGINES, (uint32_t)e,
+						 &m->cores, &engine->target);
 			pthread_mutex_init(&engine->lock, NULL);
 		}
 	}

@@ -29,7 +29,8 @@
 /* DMA engines of each device, then a tensor, vector and scalar per core. */
 #define MACHINE_DMA_ENGINES	4
 #define MACHINE_MAX_CORES	16
-#define MACHINE_MAX_ENGINES	(MACHINE_DMA_ENGINES + 3 * MACHINE_MAX_CORES)
+#define MACHINE_MAX_ENGINES	(MACHINE_DMA_ENGINES + \
+				 TERN_CORE_ENGINES * MACHINE_MAX_CORES)
 #define MACHINE_PAGE_SIZE	4096ull
 /* Semaphores a parked engine watches; its jobs' others are looked at. */
 #define MACHINE_PARK_WORDS	8

@@ -50,8 +50,12 @@ struct simd_options {
 
 static void simd_tell(struct simd_options *o, const char *what)
 {
-	if (o->ready_fd < 0)
+	/* run by hand, with nobody waiting on a pipe: say it on stderr */
+	if (o->ready_fd < 0) {
+		if (strncmp(what, "error: ", 7) == 0)
+			fprintf(stderr, "tern-simd: %s", what + 7);
 		return;
+	}
 	if (write(o->ready_fd, what, strlen(what)) < 0) {
 		/* The starter went: nobody to tell. */
 	}
@@ -313,9 +317,10 @@ int main(int argc, char **argv)
 	machine.persistent = o.persistent;
 	machine.idle_ns = o.idle_ms * 1000000ull;
 	if (machine_init(&machine, &o.shape, reason, sizeof(reason))) {
+		/* the shape asked for is not one a machine can have */
 		snprintf(message, sizeof(message), "error: %s\n", reason);
 		simd_tell(&o, message);
-		return 1;
+		return 2;
 	}
 	machine_limits_init(&machine, &o.limits);
 	o.listen_fd = simd_listen(&o);

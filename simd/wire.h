@@ -270,8 +270,9 @@ struct sim_fault {
  * (DRM_TERN_CMD_DEVICE_GET, _LINK_GET or _CLIENT_GET), of @device or of
  * all (SIM_DUMP_ALL; links are only all). The reply is struct sim_reply
  * and the messages (netlink.h), as many as fit in SIM_WIRE_MAX_PAYLOAD:
- * devices and links always do; clients past that are left out, and the
- * devices' client counts still count them.
+ * a device and the links always do (libtern asks for the devices one at
+ * a time, as 64 chips of 16 cores do not fit); clients past that are left
+ * out, and the devices' client counts still count them.
  */
 #define SIM_DUMP_ALL	0xffffffffu
 struct sim_dump { uint32_t cmd; uint32_t device; };

@@ -27,6 +27,8 @@ struct tern_insn {
 	uint8_t reads, writes;		/* regions: reads first */
 	bool signal;			/* a later one on another engine waits */
 	uint16_t bytes;			/* of @packet */
+	/* a matmul's multiply-adds, the rest's bytes: what windows measure */
+	uint64_t work;
 	struct tern_region region[5];
 	/*
 	 * Before it runs, engine f has completed at least wait[f] of its
@@ -65,6 +67,7 @@ struct tern_compute_core {
 /* A device's compute state, made by the first launch. */
 struct tern_compute {
 	pthread_mutex_t lock;		/* launches, one at a time */
+	struct tern_buffer *ones;	/* 128 float32 ones, for sums */
 	uint32_t core_count;
 	struct tern_compute_core core[];
 };
@@ -75,6 +78,25 @@ struct tern_compute {
  */
 tern_status_t tern_programs_launch(struct tern_program *const *programs,
 				   uint32_t count, struct tern_stream *stream);
+
+/*
+ * Whether @x is a matrix of @dev of float32, bfloat16 or float16 (and,
+ * with @narrow, an 8-bit float) inside its buffer; if not, the last error
+ * says so, naming @kernel and the matrix's @name.
+ */
+bool tern_matrix_ok(const tern_matrix_t *x, const struct tern_device *dev,
+		    const char *kernel, const char *name, bool narrow);
+/* Whether @v holds @count float32 inside its buffer of @dev (as above). */
+bool tern_vector_ok(tern_ptr_t v, uint32_t count,
+		    const struct tern_device *dev, const char *kernel,
+		    const char *name);
+/* Whether the bytes @a and @b span in one buffer meet. */
+bool tern_matrices_overlap(const tern_matrix_t *a, const tern_matrix_t *b);
+/* Whether @a and @b are one matrix: an output in place of its input. */
+bool tern_matrices_same(const tern_matrix_t *a, const tern_matrix_t *b);
+
+/* @dev's compute state, made on first use; NULL without memory. */
+struct tern_compute *tern_compute_get(struct tern_device *dev);
 
 /* Frees @dev's compute state, once its streams are idle and released. */
 void tern_compute_release(struct tern_device *dev);

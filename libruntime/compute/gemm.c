@@ -222,65 +222,6 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 	return s;
 }
 
-/* Whether @x is a matrix of a type in @types inside its buffer of @dev. */
-static bool gemm_matrix_ok(const tern_matrix_t *x, struct tern_device *dev,
-			   const char *name, bool output)
-{
-	struct tern_buffer *buf = x->ptr.buffer;
-	size_t es = tern_dtype_bytes(x->dtype);
-	bool type_ok = x->dtype == TERN_FLOAT32 || x->dtype == TERN_BFLOAT16 ||
-		       x->dtype == TERN_FLOAT16 ||
-		       (!output && (x->dtype == TERN_FLOAT8_E4M3 ||
-				    x->dtype == TERN_FLOAT8_E5M2));
-
-	if (!tern_handle_valid(buf, TERN_HANDLE_BUFFER) || buf->device != dev) {
-		tern_set_last_error("tern_gemm: %s's buffer is not one of the stream's device",
-				    name);
-		return false;
-	}
-	if (!type_ok) {
-		tern_set_last_error("tern_gemm: %s is %s; it takes float32, bfloat16, float16%s",
-				    name, tern_dtype_name(x->dtype),
-				    output ? "" : " or an 8-bit float");
-		return false;
-	}
-	if (!x->rows || !x->cols || x->ld < x->cols) {
-		tern_set_last_error("tern_gemm: %s is %u x %u with rows %u elements apart: none may be 0 and rows hold their columns",
-				    name, x->rows, x->cols, x->ld);
-		return false;
-	}
-	if (((unsigned __int128)(x->rows - 1) * x->ld + x->cols) * es >
-	    buf->bytes - (x->ptr.offset < buf->bytes ? x->ptr.offset :
-			  buf->bytes)) {
-		tern_set_last_error("tern_gemm: %s (%u x %u, rows %u apart, of %s from byte %zu) runs past its buffer's %zu bytes",
-				    name, x->rows, x->cols, x->ld,
-				    tern_dtype_name(x->dtype), x->ptr.offset,
-				    buf->bytes);
-		return false;
-	}
-	return true;
-}
-
-/* The bytes [lo, hi) @x spans in its buffer. */
-static void gemm_span(const tern_matrix_t *x, size_t es, size_t *lo,
-		      size_t *hi)
-{
-	*lo = x->ptr.offset;
-	*hi = x->ptr.offset + ((size_t)(x->rows - 1) * x->ld + x->cols) * es;
-}
-
-static bool gemm_overlaps(const tern_matrix_t *x, size_t ex,
-			  const tern_matrix_t *c, size_t ec)
-{
-	size_t xl, xh, cl, ch;
-
-	if (x->ptr.buffer != c->ptr.buffer)
-		return false;
-	gemm_span(x, ex, &xl, &xh);
-	gemm_span(c, ec, &cl, &ch);
-	return xl < ch && cl < xh;
-}
-
 static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
 {
 	const tern_gemm_options_t *o = g->o;
@@ -288,9 +229,9 @@ static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
 	uint32_t bk = o->transpose_b ? g->b->cols : g->b->rows;
 	uint32_t bn = o->transpose_b ? g->b->rows : g->b->cols;
 
-	if (!gemm_matrix_ok(g->a, dev, "A", false) ||
-	    !gemm_matrix_ok(g->b, dev, "B", false) ||
-	    !gemm_matrix_ok(g->c, dev, "C", true))
+	if (!tern_matrix_ok(g->a, dev, "tern_gemm", "A", true) ||
+	    !tern_matrix_ok(g->b, dev, "tern_gemm", "B", true) ||
+	    !tern_matrix_ok(g->c, dev, "tern_gemm", "C", false))
 		return TERN_ERROR_INVALID_ARGUMENT;
 	g->m = o->transpose_a ? g->a->cols : g->a->rows;
 	g->k = ak;
@@ -303,8 +244,8 @@ static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
 	g->ea = tern_dtype_bytes(g->a->dtype);
 	g->eb = tern_dtype_bytes(g->b->dtype);
 	g->ec = tern_dtype_bytes(g->c->dtype);
-	if (gemm_overlaps(g->a, g->ea, g->c, g->ec) ||
-	    gemm_overlaps(g->b, g->eb, g->c, g->ec)) {
+	if (tern_matrices_overlap(g->a, g->c) ||
+	    tern_matrices_overlap(g->b, g->c)) {
 		tern_set_last_error("tern_gemm: A or B overlaps C");
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
@@ -312,9 +253,10 @@ static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
 		tern_matrix_t bias = tern_matrix(*o->bias, TERN_FLOAT32, 1,
 						 g->n);
 
-		if (!gemm_matrix_ok(&bias, dev, "the bias", true))
+		if (!tern_matrix_ok(&bias, dev, "tern_gemm", "the bias",
+				    false))
 			return TERN_ERROR_INVALID_ARGUMENT;
-		if (gemm_overlaps(&bias, 4, g->c, g->ec)) {
+		if (tern_matrices_overlap(&bias, g->c)) {
 			tern_set_last_error("tern_gemm: the bias overlaps C");
 			return TERN_ERROR_INVALID_ARGUMENT;
 		}

@@ -5,6 +5,21 @@
 #include "compute.h"
 #include "tern_timing.h"
 
+/* tern_compute.h's enums are the packet format's, passed through as they are. */
+_Static_assert((int)TERN_SBUF == DRM_TERN_SPACE_SBUF &&
+	       (int)TERN_PSUM == DRM_TERN_SPACE_PSUM &&
+	       (int)TERN_ENGINE_DMA == DRM_TERN_ENGINE_DMA &&
+	       (int)TERN_ENGINE_TENSOR == DRM_TERN_ENGINE_TENSOR &&
+	       (int)TERN_ENGINE_VECTOR == DRM_TERN_ENGINE_VECTOR &&
+	       (int)TERN_ENGINE_SCALAR == DRM_TERN_ENGINE_SCALAR &&
+	       (int)TERN_ALU_MIN == DRM_TERN_ALU_MIN &&
+	       (int)TERN_ALU_MAX == DRM_TERN_ALU_MAX &&
+	       (int)TERN_ACT_GELU_TANH == DRM_TERN_ACT_GELU_TANH &&
+	       (int)TERN_ACT_SQUARE == DRM_TERN_ACT_SQUARE &&
+	       TERN_PARTITIONS == DRM_TERN_PARTITIONS &&
+	       TERN_PSUM_BANK_BYTES == DRM_TERN_PSUM_BANK_BYTES,
+	       "tern_compute.h follows uapi/drm/tern_accel.h");
+
 TERN_API tern_status_t tern_device_get_compute(tern_device_t device,
 					       tern_compute_info_t *info)
 {

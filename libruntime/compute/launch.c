@@ -10,21 +10,33 @@
  * The streams are cut into jobs by windows of the program order and sent
  * window by window, so a job never waits for a job not yet sent: the
  * device's limit on jobs in flight cannot stall the program on itself.
+ * A window holds a bounded amount of work, and its jobs start only once
+ * the jobs of the window two before have ended on every engine: a
+ * semaphore wait then lasts about two windows of another engine's work
+ * at most, however long the program, well inside the job timeout that
+ * a waiting job counts against, while neighbouring windows still
+ * overlap.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "compute.h"
 #include "submit.h"
+#include "tern_tile.h"
 
-/* Instructions of the program order in one window of jobs. */
+/* Instructions of the program order in one window of jobs, at most. */
 #define TERN_LAUNCH_WINDOW	512u
+/*
+ * Work in one window, at most (tern_insn_work(): multiply-adds, or bytes
+ * for the other instructions); eight matmuls of whole tiles.
+ */
+#define TERN_LAUNCH_WORK	(1ull << 26)
 /* Packet bytes an instruction may need: itself, a wait per engine, a signal. */
 #define TERN_INSN_STREAM_BYTES \
 	(TERN_PACKET_MAX_BYTES + \
 	 (TERN_ENGINE_KINDS + 1) * sizeof(struct drm_tern_packet_sem_wait))
 
-static struct tern_compute *tern_compute_get(struct tern_device *dev)
+struct tern_compute *tern_compute_get(struct tern_device *dev)
 {
 	uint32_t cores = dev->info.cores.cores;
 	struct tern_compute *c;
@@ -68,9 +80,17 @@ static tern_status_t tern_engine_stream(struct tern_device *dev,
 {
 	uint32_t dma = dev->info.dma_engine_count;
 	uint32_t engine = e == TERN_ENGINE_DMA ? index % dma :
-			  dma + 3 * index + (uint32_t)e - 1;
+			  tern_model_engine_index(dma, index, (uint32_t)e);
 	tern_status_t status = TERN_SUCCESS;
 
+	/*
+	 * A stream whose job failed (the launching stream has reported it) may
+	 * be one the driver will take no more jobs on: start afresh.
+	 */
+	if (core->engine[e] && tern_worklog_stream_error(core->engine[e]->log)) {
+		tern_stream_destroy(core->engine[e]);
+		core->engine[e] = NULL;
+	}
 	if (!core->engine[e])
 		status = tern_stream_create_on(dev, engine, &core->engine[e]);
 	*out = core->engine[e];
@@ -90,6 +110,12 @@ struct tern_launch {
 	uint32_t before_count;
 	uint8_t *packets[TERN_ENGINE_KINDS];
 	struct tern_packet_builder b[TERN_ENGINE_KINDS];
+	/* every window's job, for the launching stream to answer for */
+	struct tern_fence **jobs;
+	uint32_t job_count, job_cap;
+	/* the last three windows' jobs per engine (in @jobs), by window % 3 */
+	struct tern_fence *recent[3][TERN_ENGINE_KINDS];
+	uint32_t window;
 };
 
 /* Appends @insn, with its waits and signal, to its engine's window. */
@@ -106,23 +132,63 @@ static void tern_emit(struct tern_launch *l, const struct tern_insn *insn)
 		tern_packet_sem_signal(b, l->sem[e], l->done[e], false);
 }
 
-/* Sends each engine's part of the window; the first carries the waits. */
+/*
+ * What engine @e's job of the current window waits for: the launch's
+ * start for its first job, and the other engines' jobs of the window two
+ * before.
+ */
+static uint32_t tern_window_waits(struct tern_launch *l, int e,
+				  struct tern_fence **waits)
+{
+	uint32_t n = 0;
+
+	if (!l->started[e]) {
+		memcpy(waits, l->before, l->before_count * sizeof(*waits));
+		n = l->before_count;
+	}
+	if (l->window >= 2)
+		for (int f = 0; f < TERN_ENGINE_KINDS; f++) {
+			struct tern_fence *job = l->recent[(l->window - 2) % 3][f];
+
+			if (f != e && job)
+				waits[n++] = job;
+		}
+	return n;
+}
+
+/* Sends each engine's part of the window. */
 static tern_status_t tern_send_window(struct tern_launch *l)
 {
+	struct tern_fence *waits[ARRAY_SIZE(l->before) + TERN_ENGINE_KINDS];
 	tern_status_t status = TERN_SUCCESS;
 
 	for (int e = 0; e < TERN_ENGINE_KINDS && !status; e++) {
-		bool first = !l->started[e];
+		struct tern_fence *job = NULL;
+		uint32_t n;
 
+		l->recent[l->window % 3][e] = NULL;
 		if (!l->b[e].size)
 			continue;
+		if (l->job_count == l->job_cap) {
+			uint32_t cap = l->job_cap ? 2 * l->job_cap : 16;
+			void *more = realloc(l->jobs, cap * sizeof(*l->jobs));
+
+			if (!more)
+				return TERN_ERROR_OUT_OF_MEMORY;
+			l->jobs = more;
+			l->job_cap = cap;
+		}
+		n = tern_window_waits(l, e, waits);
 		status = tern_stream_submit(l->stream[e], l->packets[e],
-					    l->b[e].size,
-					    first ? l->before : NULL,
-					    first ? l->before_count : 0, NULL);
+					    l->b[e].size, waits, n, &job);
+		if (!status) {
+			l->jobs[l->job_count++] = job;
+			l->recent[l->window % 3][e] = job;
+		}
 		l->started[e] = true;
 		l->b[e].size = 0;
 	}
+	l->window++;
 	return status;
 }
 
@@ -196,11 +262,23 @@ static tern_status_t tern_launch_prepare(struct tern_launch *l,
 	return status;
 }
 
-/* Makes @s's next work wait for every engine @l sent jobs to. */
+/*
+ * Makes @s's next work wait for every engine @l sent jobs to, and @s
+ * answer for their jobs: a failure among them is the stream's, reported
+ * by its synchronize, query and events like one of its own.
+ */
 static tern_status_t tern_launch_join(struct tern_launch *l,
 				      struct tern_stream *s)
 {
 	tern_status_t status = TERN_SUCCESS;
+
+	pthread_mutex_lock(&s->lock);
+	for (uint32_t i = 0; i < l->job_count && !status; i++) {
+		status = tern_worklog_reserve(s->log);
+		if (!status)
+			tern_worklog_append(s->log, l->jobs[i]);
+	}
+	pthread_mutex_unlock(&s->lock);
 
 	for (int e = 0; e < TERN_ENGINE_KINDS && !status; e++) {
 		struct tern_fence *f;
@@ -234,6 +312,9 @@ static void tern_launch_free(struct tern_launch *l, struct tern_fence *end)
 		tern_fence_put(l->before[i]);
 	for (int e = 0; e < TERN_ENGINE_KINDS; e++)
 		free(l->packets[e]);
+	for (uint32_t i = 0; i < l->job_count; i++)
+		tern_fence_put(l->jobs[i]);
+	free(l->jobs);
 }
 
 /* Sends all of @l's program, window by window. */
@@ -243,11 +324,13 @@ static tern_status_t tern_launch_send(struct tern_launch *l)
 	tern_status_t status = TERN_SUCCESS;
 
 	for (uint32_t at = 0; at < p->count && !status;) {
-		uint32_t end = at + TERN_LAUNCH_WINDOW < p->count ?
-			       at + TERN_LAUNCH_WINDOW : p->count;
+		uint64_t work = 0;
 
-		for (; at < end; at++)
+		for (uint32_t n = 0; at < p->count && n < TERN_LAUNCH_WINDOW &&
+		     work < TERN_LAUNCH_WORK; n++, at++) {
 			tern_emit(l, &p->insns[at]);
+			work += p->insns[at].work;
+		}
 		status = tern_send_window(l);
 	}
 	return status;

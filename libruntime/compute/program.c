@@ -168,6 +168,30 @@ static void tern_region_of(struct tern_region *r, const tern_tile_t *t,
 	r->hi = (uint32_t)(t->offset + (uint64_t)t->elements * esize);
 }
 
+/*
+ * How much work @insn is: a matmul's multiply-adds (K x M x N), the
+ * bytes of its largest region for the rest.
+ */
+static uint64_t tern_insn_work(const struct tern_insn *insn)
+{
+	const struct drm_tern_packet_header *h = (const void *)insn->packet;
+	uint64_t most = 1;
+
+	if (h->opcode == DRM_TERN_OP_MATMUL) {
+		const struct drm_tern_packet_matmul *m = (const void *)h;
+
+		return (uint64_t)m->stationary.partitions *
+		       m->stationary.elements * m->result.elements;
+	}
+	for (int i = 0; i < insn->reads + insn->writes; i++) {
+		const struct tern_region *r = &insn->region[i];
+		uint64_t n = (uint64_t)(r->p1 - r->p0) * (r->hi - r->lo);
+
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /* ---- adding an instruction ---- */
 
 /* An instruction being added: filled by the caller, then tern_add(). */
@@ -249,6 +273,7 @@ static tern_status_t tern_append(struct tern_program *p, struct tern_draft *d)
 		       p->engine_count[e] + 1, sizeof(uint32_t)))
 		return TERN_ERROR_OUT_OF_MEMORY;
 	d->insn.bytes = (uint16_t)d->b.size;
+	d->insn.work = tern_insn_work(&d->insn);
 	insn = &p->insns[p->count];
 	*insn = d->insn;
 	tern_order(p, insn);
@@ -302,8 +327,11 @@ static tern_status_t tern_view_va(struct tern_program *p, const tern_view_t *v,
 	unsigned __int128 last;
 
 	if (!tern_handle_valid(buf, TERN_HANDLE_BUFFER) || !esize ||
-	    v->element_stride > UINT32_MAX || v->partition_stride > INT64_MAX)
+	    v->element_stride > UINT32_MAX || v->partition_stride > INT64_MAX) {
+		tern_set_last_error("%s: the view needs a live buffer, a known type, an element stride below 4 GiB and a partition stride below 2^63 bytes",
+				    what);
 		return TERN_ERROR_INVALID_ARGUMENT;
+	}
 	last = (unsigned __int128)v->ptr.offset +
 	       (unsigned __int128)(tile->partitions - 1) * v->partition_stride +
 	       (unsigned __int128)(tile->elements - 1) * v->element_stride +
@@ -319,6 +347,12 @@ static tern_status_t tern_view_va(struct tern_program *p, const tern_view_t *v,
 	if (tern_buffer_va_on(buf, p->device, v->ptr.offset, va)) {
 		tern_set_last_error("%s: the buffer is not one of the program's device",
 				    what);
+		return TERN_ERROR_INVALID_ARGUMENT;
+	}
+	if (*va % esize) {
+		tern_set_last_error("%s: byte %zu of the buffer is no place for a %s: its address must be a multiple of %zu",
+				    what, v->ptr.offset,
+				    tern_dtype_name(v->dtype), esize);
 		return TERN_ERROR_INVALID_ARGUMENT;
 	}
 	return TERN_SUCCESS;

@@ -13,27 +13,15 @@
 
 #define SIM_NOT_HERE "its netlink family tells the same"
 
-TERN_API tern_status_t tern_sim_netlink_dump(int cmd, int device, void **msgs,
-					     size_t *len)
+/* One DUMP request's answer, its messages alone, into *@msgs. */
+static tern_status_t sim_dump_one(uint32_t cmd, uint32_t device, void **msgs,
+				  size_t *len)
 {
-	struct sim_dump req = {
-		.cmd = (uint32_t)cmd,
-		.device = device < 0 ? SIM_DUMP_ALL : (uint32_t)device,
-	};
+	struct sim_dump req = { .cmd = cmd, .device = device };
 	struct sim_reply *reply;
 	tern_status_t status;
 	uint32_t got;
 
-	if (!msgs || !len || device < -1 ||
-	    (cmd != DRM_TERN_CMD_DEVICE_GET && cmd != DRM_TERN_CMD_LINK_GET &&
-	     cmd != DRM_TERN_CMD_CLIENT_GET) ||
-	    (cmd == DRM_TERN_CMD_LINK_GET && device != -1))
-		return TERN_ERROR_INVALID_ARGUMENT;
-	status = sim_backend_chosen(SIM_NOT_HERE);
-	if (status)
-		return status;
-	if (device >= sim_device_count())
-		return TERN_ERROR_INVALID_DEVICE;
 	reply = malloc(SIM_WIRE_MAX_PAYLOAD);
 	if (!reply)
 		return TERN_ERROR_OUT_OF_MEMORY;
@@ -48,6 +36,68 @@ TERN_API tern_status_t tern_sim_netlink_dump(int cmd, int device, void **msgs,
 	*msgs = reply;
 	*len = got;
 	return TERN_SUCCESS;
+}
+
+/*
+ * Every device's message, asked for one device at a time: a machine of
+ * 64 chips of 16 cores has more engines than one answer holds.
+ */
+static tern_status_t sim_dump_devices(void **msgs, size_t *len)
+{
+	int count = sim_device_count();
+	uint8_t *all = malloc(1);
+	size_t total = 0;
+
+	if (!all)
+		return TERN_ERROR_OUT_OF_MEMORY;
+	for (int d = 0; d < count; d++) {
+		tern_status_t status;
+		uint8_t *grown;
+		size_t got;
+		void *one;
+
+		status = sim_dump_one(DRM_TERN_CMD_DEVICE_GET, (uint32_t)d, &one,
+				      &got);
+		if (status) {
+			free(all);
+			return status;
+		}
+		grown = realloc(all, total + got + 1);
+		if (!grown) {
+			free(one);
+			free(all);
+			return TERN_ERROR_OUT_OF_MEMORY;
+		}
+		all = grown;
+		memcpy(all + total, one, got);
+		total += got;
+		free(one);
+	}
+	*msgs = all;
+	*len = total;
+	return TERN_SUCCESS;
+}
+
+TERN_API tern_status_t tern_sim_netlink_dump(int cmd, int device, void **msgs,
+					     size_t *len)
+{
+	tern_status_t status;
+
+	if (!msgs || !len || device < -1 ||
+	    (cmd != DRM_TERN_CMD_DEVICE_GET && cmd != DRM_TERN_CMD_LINK_GET &&
+	     cmd != DRM_TERN_CMD_CLIENT_GET) ||
+	    (cmd == DRM_TERN_CMD_LINK_GET && device != -1))
+		return TERN_ERROR_INVALID_ARGUMENT;
+	status = sim_backend_chosen(SIM_NOT_HERE);
+	if (status)
+		return status;
+	if (device >= sim_device_count())
+		return TERN_ERROR_INVALID_DEVICE;
+	if (cmd == DRM_TERN_CMD_DEVICE_GET && device < 0)
+		return sim_dump_devices(msgs, len);
+	return sim_dump_one((uint32_t)cmd,
+			    device < 0 ? SIM_DUMP_ALL : (uint32_t)device,
+			    msgs, len);
 }
 
 /* An engine nest, into the engine of @state it names. */

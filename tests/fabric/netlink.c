@@ -511,12 +511,36 @@ static const int engine_attrs[] = {
 	DRM_TERN_A_ENGINE_JOBS_QUEUED, DRM_TERN_A_ENGINE_JOBS_COMPLETED,
 	DRM_TERN_A_ENGINE_JOBS_FAILED, DRM_TERN_A_ENGINE_TIMEOUTS, DRM_TERN_A_ENGINE_RESETS,
 	DRM_TERN_A_ENGINE_HUNG, DRM_TERN_A_ENGINE_HANG_RESETS,
+	DRM_TERN_A_ENGINE_TYPE, DRM_TERN_A_ENGINE_CORE,
 };
+
+/*
+ * What engine @e of a device is, as GET_INFO numbers them: the DMA
+ * engines, of no core, then a tensor, a vector and a scalar per core.
+ */
+static void assert_engine_kind(const struct nl_engine *engine, uint32_t e,
+			       const struct drm_tern_info *info)
+{
+	uint32_t dma = info->dma_engine_count;
+
+	if (e < dma) {
+		assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_TYPE],
+				 DRM_TERN_ENGINE_DMA);
+		assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_CORE],
+				 DRM_TERN_ENGINE_NO_CORE);
+		return;
+	}
+	assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_TYPE],
+			 DRM_TERN_ENGINE_TENSOR + (e - dma) % 3);
+	assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_CORE], (e - dma) / 3);
+	assert_true(engine->attr[DRM_TERN_A_ENGINE_CORE] < info->core_count);
+}
 
 /* Every attribute there, engines in order, device totals = engine sums. */
 static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 {
 	uint64_t sum[DRM_TERN_A_ENGINE_MAX + 1] = { 0 };
+	struct drm_tern_info info = uapi_get_info(fabric.fd[index]);
 	char want[64], version[32];
 
 	for (size_t i = 0; i < ARRAY_SIZE(device_attrs); i++)
@@ -526,8 +550,7 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 	assert_false(dev->has[DRM_TERN_A_DEV_MEM_ERROR_KIND]);
 	assert_false(dev->has[DRM_TERN_A_DEV_MEM_ERROR_ADDR]);
 
-	assert_int_equal(dev->attr[DRM_TERN_A_DEV_CAPABILITIES],
-			 uapi_get_info(fabric.fd[index]).capabilities);
+	assert_int_equal(dev->attr[DRM_TERN_A_DEV_CAPABILITIES], info.capabilities);
 	snprintf(want, sizeof(want), "platform:tern.%u", index);
 	assert_string_equal(dev->str[DRM_TERN_A_DEV_BUS_ID], want);
 	read_version(version, sizeof(version));
@@ -547,6 +570,7 @@ static void assert_device_complete(const struct nl_reply *dev, uint32_t index)
 		assert_false(engine->has[DRM_TERN_A_ENGINE_GUILTY_COMM]);
 		assert_false(engine->has[DRM_TERN_A_ENGINE_GUILTY_CLIENT_ID]);
 		assert_int_equal(engine->attr[DRM_TERN_A_ENGINE_INDEX], e);
+		assert_engine_kind(engine, e, &info);
 		for (int a = 1; a <= DRM_TERN_A_ENGINE_MAX; a++)
 			sum[a] += engine->attr[a];
 	}

@@ -11,8 +11,15 @@
  *                               "job: <status name>"; exit 0 only if it
  *                               succeeded; with --keep, then keeps the
  *                               device open until killed
+ *   hold_memory --matmul DEVICE CORE [--repeat]
+ *                               runs one MATMUL on the tensor engine of
+ *                               DEVICE's core CORE, waits for it and
+ *                               prints "matmul on engine E: <status
+ *                               name>"; with --repeat, then one after
+ *                               another until killed
  *
- * Exit status 2 for a bad command line, 1 when libtern fails.
+ * Exit status 2 for a bad command line or a core the device has not, 1
+ * when libtern fails.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,14 +27,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "submit.h"
 #include "tern.h"
 
 #define JOB_BYTES 4096
 
+/* The MATMUL: a K x M and a K x N tile of SBUF into M x N of PSUM. */
+#define MATMUL_K 128
+#define MATMUL_M 128
+#define MATMUL_N 512
+
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: hold_memory DEVICE MIB | hold_memory --job DEVICE [--keep]\n");
+		"usage: hold_memory DEVICE MIB | hold_memory --job DEVICE [--keep] |\n"
+		"       hold_memory --matmul DEVICE CORE [--repeat]\n");
 	return 2;
 }
 
@@ -69,12 +83,87 @@ static int run_job(tern_device_t device)
 	return status == TERN_SUCCESS ? 0 : 1;
 }
 
+/*
+ * A MATMUL on the tensor engine of @device's core @core (its SBUF and
+ * PSUM are this process's own, zero: the product is zeros), waited for;
+ * @repeat: again and again until killed.
+ */
+static int run_matmul(tern_device_t device, long core, bool repeat)
+{
+	struct tern_device *dev = device;
+	struct drm_tern_tile a = {
+		.partitions = MATMUL_K, .elements = MATMUL_M,
+		.space = DRM_TERN_SPACE_SBUF, .dtype = DRM_TERN_DTYPE_BFLOAT16,
+	};
+	struct drm_tern_tile b = {
+		.offset = MATMUL_M * 2, .partitions = MATMUL_K,
+		.elements = MATMUL_N, .space = DRM_TERN_SPACE_SBUF,
+		.dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	struct drm_tern_tile c = {
+		.partitions = MATMUL_M, .elements = MATMUL_N,
+		.space = DRM_TERN_SPACE_PSUM, .dtype = DRM_TERN_DTYPE_FLOAT32,
+	};
+	struct tern_packet_builder packets;
+	struct tern_stream *stream;
+	tern_status_t status;
+	uint64_t words[16];
+	uint32_t engine;
+
+	if (core >= (long)dev->info.cores.cores) {
+		fprintf(stderr, "hold_memory: device %d has %u cores: no core %ld\n",
+			dev->index, dev->info.cores.cores, core);
+		return 2;
+	}
+	engine = dev->info.dma_engine_count + 3 * (uint32_t)core +
+		 DRM_TERN_ENGINE_TENSOR - 1;
+	tern_packets_init(&packets, words, sizeof(words));
+	tern_packet_matmul(&packets, &a, &b, &c, false);
+	status = tern_stream_create_on(dev, engine, &stream);
+	if (status != TERN_SUCCESS)
+		return failed("creating a stream on the tensor engine", status);
+	/* Said once, when the first has ended, or when one fails. */
+	for (bool first = true;; first = false) {
+		status = tern_stream_submit(stream, packets.buf, packets.size,
+					    NULL, 0, NULL);
+		if (status == TERN_SUCCESS)
+			status = tern_stream_synchronize(stream);
+		if (first || status != TERN_SUCCESS) {
+			printf("matmul on engine %u: %s\n", engine,
+			       tern_status_name(status));
+			fflush(stdout);
+		}
+		if (status != TERN_SUCCESS || !repeat)
+			break;
+	}
+	tern_stream_destroy(stream);
+	return status == TERN_SUCCESS ? 0 : 1;
+}
+
 /* Until a signal ends the process. */
 static void __attribute__((noreturn)) sleep_forever(void)
 {
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+/* hold_memory --matmul DEVICE CORE [--repeat] */
+static int matmul_main(int argc, char **argv)
+{
+	bool repeat = argc == 5;
+	tern_device_t device;
+	tern_status_t status;
+	long index, core;
+
+	if ((argc != 4 && !repeat) || (repeat && strcmp(argv[4], "--repeat")) ||
+	    !parse_count(argv[2], 64, &index) ||
+	    !parse_count(argv[3], 1 << 16, &core))
+		return usage();
+	status = tern_device_open((int)index, &device);
+	if (status != TERN_SUCCESS)
+		return failed("opening the device", status);
+	return run_matmul(device, core, repeat);
 }
 
 int main(int argc, char **argv)
@@ -87,6 +176,8 @@ int main(int argc, char **argv)
 	long index, mib = 0;
 	int ret;
 
+	if (argc >= 2 && strcmp(argv[1], "--matmul") == 0)
+		return matmul_main(argc, argv);
 	if ((argc != 3 && !keep) || (keep && strcmp(argv[3], "--keep")) ||
 	    !parse_count(argv[job ? 2 : 1], 64, &index) ||
 	    (!job && (!parse_count(argv[2], 65536, &mib) || mib == 0)))

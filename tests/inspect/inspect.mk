@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 #
 # tern-inspect's end-to-end tests. Included by tests/build.mk:
-#   $(BUILD)/tests/inspect/hold_memory   a client holding device memory or
-#                                        running one job, for
-#                                        tests/inspect/vm-inspect.sh
+#   $(BUILD)/tests/inspect/hold_memory   a client holding device memory,
+#                                        running one job or MATMULs on a
+#                                        core's tensor engine, for
+#                                        tests/inspect/vm-inspect.sh and
+#                                        tests/tools/run.sh
 #   check-inspect-args                   tests/inspect/args.sh: bad command
 #                                        lines, on this machine (TAP)
 

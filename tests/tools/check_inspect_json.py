@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: MIT
 """Checks `tern-inspect info|topo|health --json` against the documented schema.
 
-Usage: python3 check_inspect_json.py info FILE BACKEND INDEX
+Usage: python3 check_inspect_json.py info FILE BACKEND INDEX [DMA CORES]
        python3 check_inspect_json.py topo FILE BACKEND DEVICES LINKS PORTS TOPOLOGY
        python3 check_inspect_json.py health FILE BACKEND DEVICES
+       python3 check_inspect_json.py top FILE BACKEND DEVICES DMA CORES [BUSY]
+       python3 check_inspect_json.py moved BEFORE AFTER ENGINE TYPE
 PORTS: links each device must have ("-" not to check); TOPOLOGY: the
-"topology" value wanted ("-" not to check). Prints what is wrong and exits
+"topology" value wanted ("-" not to check); DMA and CORES: the device's
+DMA engines and cores, whose tensor, vector and scalar engines follow;
+BUSY: "device/type", a type whose engines must have been busy in some
+frame (top --json's JSON lines, each frame's devices by engine type).
+moved: between two `info --json` documents of one device, engine ENGINE,
+of type TYPE, ended a job more and its busy time moved, and its type's. Prints what is wrong and exits
 1, or exits 0.
 """
 import json
@@ -27,12 +34,19 @@ INFO_KEYS = {
     "clients": list,
     # added in schema_version 1 when clients became each user's own
     "client_count": int, "clients_hidden": int,
+    # added in schema_version 1 with chips of cores
+    "engine_types": list,
 }
 ENGINE_KEYS = {
     "index": int, "busy": bool, "hung": bool, "busy_ns": int,
     "jobs_queued": int, "jobs_completed": int, "jobs_failed": int,
     "timeouts": int, "resets": int, "hang_resets": int,
+    # added in schema_version 1 with chips of cores
+    "type": str, "core": (int, type(None)),
 }
+ENGINE_TYPES = ["dma", "tensor", "vector", "scalar"]
+ENGINE_TYPE_KEYS = {"type": str, "engines": int, "engines_busy": int,
+                    "busy_ns": int}
 INFO_LINK_KEYS = {
     "index": int, "port": int, "peer_device": int, "peer_port": int,
     "state": str, "bytes_out": int, "bytes_in": int, "errors": int,
@@ -66,14 +80,45 @@ def check_list_of(what, items, keys):
     return None
 
 
-def check_info(doc, backend, index):
+def engine_layout(dma, cores):
+    """[(type, core)] of a chip's engines: DMA engines, then 3 per core."""
+    return [("dma", None)] * dma + [(ENGINE_TYPES[1 + t], c)
+                                    for c in range(cores) for t in range(3)]
+
+
+def check_engines(engines, types, layout):
+    """Each engine's type and core, and the sums by type, agree."""
+    for e in engines:
+        if e["type"] not in ENGINE_TYPES + ["unknown"]:
+            return f"engine {e['index']}: type {e['type']!r}"
+        if (e["core"] is None) != (e["type"] in ("dma", "unknown")):
+            return f"engine {e['index']}: a {e['type']} engine of core {e['core']}"
+    if layout is not None:
+        got = [(e["type"], e["core"]) for e in engines]
+        if got != layout:
+            return f"engines are {got}, want {layout}"
+    want = [{"type": t,
+             "engines": sum(e["type"] == t for e in engines),
+             "engines_busy": sum(e["type"] == t and e["busy"] for e in engines),
+             "busy_ns": sum(e["busy_ns"] for e in engines if e["type"] == t)}
+            for t in ENGINE_TYPES if any(e["type"] == t for e in engines)]
+    if types != want:
+        return f"engine_types {types}, want {want}"
+    return None
+
+
+def check_info(doc, backend, index, dma=None, cores=None):
     problem = check_header(doc, backend, {"device"})
     if problem:
         return problem
     dev = doc["device"]
+    layout = None if dma is None else engine_layout(int(dma), int(cores))
     problem = (check_keys("device", dev, INFO_KEYS) or
                check_health("device", dev) or
                check_list_of("engine", dev["engines"], ENGINE_KEYS) or
+               check_list_of("engine type", dev["engine_types"],
+                             ENGINE_TYPE_KEYS) or
+               check_engines(dev["engines"], dev["engine_types"], layout) or
                check_list_of("link", dev["links"], INFO_LINK_KEYS) or
                check_list_of("client", dev["clients"], CLIENT_KEYS))
     if problem:
@@ -154,16 +199,80 @@ def check_health_doc(doc, backend, devices):
     return None
 
 
+def check_top(lines, backend, devices, dma, cores, busy=None):
+    """Each frame's devices have their engines by type, adding up."""
+    counts = {"dma": int(dma), "tensor": int(cores), "vector": int(cores),
+              "scalar": int(cores)}
+    want = [t for t in ENGINE_TYPES if counts[t]]
+    moved = False
+    for n, frame in enumerate(lines):
+        problem = check_header(frame, backend, {"time", "interval_ns",
+                                                "totals", "devices",
+                                                "clients"})
+        if problem:
+            return f"frame {n}: {problem}"
+        if len(frame["devices"]) != int(devices):
+            return f"frame {n}: {len(frame['devices'])} devices"
+        for dev in frame["devices"]:
+            what = f"frame {n} device {dev['index']}"
+            problem = check_list_of(f"{what} engine type",
+                                    dev["engine_types"],
+                                    dict(ENGINE_TYPE_KEYS,
+                                         utilisation_percent=int))
+            if problem:
+                return problem
+            types = dev["engine_types"]
+            if [t["type"] for t in types] != want:
+                return f"{what}: engine types {types}, want {want}"
+            for t in types:
+                if t["engines"] != counts[t["type"]]:
+                    return f"{what}: {t}, want {counts[t['type']]} engines"
+                if not 0 <= t["utilisation_percent"] <= 100 or \
+                        t["engines_busy"] > t["engines"]:
+                    return f"{what}: {t}"
+                if busy == f"{dev['index']}/{t['type']}" and t["busy_ns"] > 0:
+                    moved = True
+            if sum(t["busy_ns"] for t in types) > dev["busy_ns"]:
+                return f"{what}: the types' busy time is more than the device's"
+    if busy and not moved:
+        return f"no frame has busy time for {busy}"
+    return None
+
+
+def check_moved(before, after, engine, kind):
+    """@engine, of type @kind, ran a job between @before and @after."""
+    engine = int(engine)
+    was, now = (d["device"]["engines"][engine] for d in (before, after))
+    if now["type"] != kind:
+        return f"engine {engine} is a {now['type']} engine, want {kind}"
+    if now["jobs_completed"] <= was["jobs_completed"]:
+        return f"engine {engine} completed no job: {was} -> {now}"
+    if now["busy_ns"] <= was["busy_ns"]:
+        return f"engine {engine}'s busy time did not move: {was} -> {now}"
+    was, now = ({t["type"]: t["busy_ns"] for t in d["device"]["engine_types"]}
+                for d in (before, after))
+    if now[kind] <= was[kind]:
+        return f"the {kind} engines' busy time did not move: {was} -> {now}"
+    return None
+
+
 def main():
     command, path = sys.argv[1:3]
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            if command == "top":
+                doc = [json.loads(line) for line in f.read().splitlines()]
+            else:
+                doc = json.load(f)
+        if command == "moved":
+            with open(sys.argv[3], encoding="utf-8") as f:
+                sys.argv[3] = json.load(f)
     except ValueError as e:
         print(f"not JSON: {e}")
         return 1
     checks = {"info": check_info, "topo": check_topo,
-              "health": check_health_doc}
+              "health": check_health_doc, "top": check_top,
+              "moved": check_moved}
     problem = checks[command](doc, *sys.argv[3:])
     if problem:
         print(problem)

@@ -34,14 +34,17 @@ CLIENT_KEYS = {
 
 
 def check_keys(what, obj, keys):
-    """None if @obj has exactly @keys, each of its type; else the problem."""
+    """None if @obj has exactly @keys, each of its type (or one of a tuple
+    of types); else the problem."""
     if set(obj) != set(keys):
         missing = sorted(set(keys) - set(obj))
         extra = sorted(set(obj) - set(keys))
         return f"{what}: missing keys {missing}, unexpected keys {extra}"
     for key, kind in keys.items():
-        if type(obj[key]) is not kind:
-            return f"{what}: {key} is {obj[key]!r}, want {kind.__name__}"
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if type(obj[key]) not in kinds:
+            names = " or ".join(k.__name__ for k in kinds)
+            return f"{what}: {key} is {obj[key]!r}, want {names}"
     return None
 
 

@@ -32,7 +32,9 @@ done
 
 if [ "$mode" = sim ]; then
 	export TERN_BACKEND=sim TERN_SIM_DEVICES=3 TERN_SIM_MEM_MB=64
-	devices=3 mem_mb=64
+	# chips without cores, unless a test asks for them
+	unset TERN_SIM_CORES
+	devices=3 mem_mb=64 dma_engines=4 cores=0
 else
 	params=/sys/module/tern/parameters
 	if [ ! -r $params/mock_devices ]; then
@@ -41,6 +43,8 @@ else
 	fi
 	export TERN_BACKEND=kernel
 	devices=$(cat $params/mock_devices) mem_mb=$(cat $params/mock_mem_mb)
+	dma_engines=$(cat $params/mock_engines)
+	cores=$(cat $params/mock_cores 2>/dev/null || echo 0)
 fi
 mem_bytes=$((mem_mb * 1024 * 1024))
 if [ $((mem_mb % 1024)) -eq 0 ]; then
@@ -259,6 +263,10 @@ if [ "$mode" = sim ]; then
 	run "$inspect" list -v
 	check "inspect list -v on the simulator: no clients while none runs" \
 		sh -c "[ \$(grep -c '^        clients: none$' '$out') -eq $devices ]"
+	# 64 chips of 16 cores: more engines than one answer of the machine holds
+	run env TERN_SIM_TOPOLOGY=trn2-ultra TERN_SIM_DEVICES=64 TERN_SIM_CORES=16 TERN_SIM_MEM_MB=16 "$inspect" list
+	check "inspect list on trn2-ultra with 16 cores: 64 devices of 52 engines" \
+		sh -c "[ $rc -eq 0 ] && [ \$(tail -n +4 '$out' | awk '\$11 == \"0/52\"' | wc -l) -eq 64 ]"
 else
 	check "inspect list --json: nodes are accel or render nodes" \
 		python3 -c 'import json,sys; sys.exit(not all(d["node"].startswith(("/dev/accel/accel", "/dev/dri/renderD")) for d in json.load(open(sys.argv[1]))["devices"]))' "$tmp/compact"
@@ -278,11 +286,11 @@ check "inspect info $last: names the device, its node and memory" \
 		grep -q '^  node: *$node1$' '$out' &&
 		grep -q '^  device used / total: .* / $(echo "$mem_shown" | sed 's/\([0-9]\)\([KMG]\)/\1 \2/') ' '$out'"
 check "inspect info $last: sections for engines, links and clients" \
-	sh -c "grep -q '^engines (' '$out' && grep -q '^  ENGINE  *BUSY  *HUNG' '$out' &&
+	sh -c "grep -q '^engines (' '$out' && grep -q '^  ENGINE  *TYPE  *CORE  *BUSY  *HUNG' '$out' &&
 		grep -q '^links (' '$out' && grep -q '^clients (' '$out' && grep -q '^  health: ' '$out'"
 run "$inspect" info "$last" --json
-check "inspect info $last --json: schema, device $last" \
-	sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode $last"
+check "inspect info $last --json: schema, device $last, $dma_engines DMA engines and $cores cores" \
+	sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode $last $dma_engines $cores"
 cp "$out" "$tmp/info"
 run "$inspect" --json info "$node1"
 check "inspect info by node ($node1): same device" \
@@ -417,6 +425,100 @@ usage_error "inspect -j metrics" "metrics: --json and --pretty do not apply" \
 usage_error "inspect metrics stray argument" "metrics: unexpected argument 'all'" \
 	"$inspect" metrics all
 
+# ---- tern-inspect: chips of cores, each with a tensor, vector, scalar engine ----
+
+# The simulator's chips get 2 cores here, on a machine of their own (the
+# default machine, which the rest shares, keeps its shape); tern.ko's have
+# its mock_cores.
+if [ "$mode" = sim ]; then
+	with_cores="env TERN_SIM_CORES=2 TERN_SIM_MACHINE=auto" core_count=2
+else
+	with_cores=env core_count=$cores
+fi
+last_engine=$((dma_engines + 3 * core_count - 1))
+if [ "$core_count" -eq 0 ]; then
+	skip "inspect info: each engine's type and core" "tern.ko was loaded without mock_cores"
+else
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0
+	check "inspect info 0 on chips of $core_count cores: each engine's type and core" \
+		sh -c "[ $rc -eq 0 ] && grep -qE '^  0 +dma +- +no ' '$out' &&
+			grep -qE '^  $dma_engines +tensor +0 +no ' '$out' &&
+			grep -qE '^  $((dma_engines + 1)) +vector +0 +no ' '$out' &&
+			grep -qE '^  $last_engine +scalar +$((core_count - 1)) +no ' '$out'"
+	check "inspect info 0 on chips of $core_count cores: the engines by type" \
+		sh -c "grep -qE '^  TYPE +ENGINES +BUSY +BUSY TIME$' '$out' &&
+			grep -qE '^  dma +$dma_engines +[0-9]+ ' '$out' &&
+			grep -qE '^  tensor +$core_count +0 ' '$out' &&
+			grep -qE '^  scalar +$core_count +0 ' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	check "inspect info 0 --json on chips of $core_count cores: types, cores, sums by type" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' info '$out' $mode 0 $dma_engines $core_count"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" metrics
+	check "inspect metrics on chips of $core_count cores: engines labelled with type and core" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_metrics.py' '$out' $devices $links_total &&
+			[ \$(grep -c '^tern_engine_active{device=\"0\",engine=\"[0-9]*\",type=\"dma\",core=\"\"} [01]\$' '$out') -eq $dma_engines ] &&
+			grep -q '^tern_engine_active{device=\"0\",engine=\"$dma_engines\",type=\"tensor\",core=\"0\"} [01]\$' '$out' &&
+			grep -q '^tern_engine_busy_seconds_total{device=\"0\",engine=\"$last_engine\",type=\"scalar\",core=\"$((core_count - 1))\"} [0-9.]*\$' '$out'"
+	check "inspect metrics on chips of $core_count cores: engines and busy time by type" \
+		sh -c "grep -q '^tern_device_engines{device=\"0\",type=\"dma\"} $dma_engines\$' '$out' &&
+			grep -q '^tern_device_engines{device=\"0\",type=\"tensor\"} $core_count\$' '$out' &&
+			grep -q '^tern_device_engines{device=\"0\",type=\"scalar\"} $core_count\$' '$out' &&
+			grep -q '^tern_device_engine_busy_seconds_total{device=\"0\",type=\"vector\"} [0-9.]*\$' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top --json -n 2 -d 0.2
+	check "inspect top --json on chips of $core_count cores: each device's engines by type" \
+		sh -c "[ $rc -eq 0 ] && python3 '$here/check_inspect_json.py' top '$out' $mode $devices $dma_engines $core_count"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top -b -n 2 -d 0.2
+	types_line="^     dma %s [0-9]+/$dma_engines  tensor %s [0-9]+/$core_count  vector %s [0-9]+/$core_count  scalar %s [0-9]+/$core_count\$"
+	check "inspect top -b on chips of $core_count cores: a line of engine types under each device" \
+		sh -c "[ $rc -eq 0 ] &&
+			[ \$(grep -cE \"\$(printf '$types_line' - - - -)\" '$out') -eq $devices ] &&
+			[ \$(grep -cE \"\$(printf '$types_line' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%' '[0-9.]+%')\" '$out') -eq $devices ]"
+
+	# A MATMUL on the last core's tensor engine moves its busy time, and
+	# the tensor engines', in info, metrics and top.
+	hold=$build/tests/inspect/hold_memory
+	core=$((core_count - 1)) tensor=$((dma_engines + 3 * (core_count - 1)))
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	cp "$out" "$tmp/before-matmul"
+	# shellcheck disable=SC2086
+	run $with_cores "$hold" --matmul 0 $core
+	check "a MATMUL on device 0's core $core: its tensor engine, $tensor, ran it" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^matmul on engine $tensor: TERN_SUCCESS\$' '$out'"
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" info 0 --json
+	check "inspect info 0 --json after the MATMUL: engine $tensor and the tensor engines were busy" \
+		python3 "$here/check_inspect_json.py" moved "$tmp/before-matmul" "$out" $tensor tensor
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" metrics
+	check "inspect metrics after the MATMUL: engine $tensor's busy seconds, the tensor engines'" \
+		sh -c "[ $rc -eq 0 ] &&
+			grep -qE '^tern_engine_busy_seconds_total\\{device=\"0\",engine=\"$tensor\",type=\"tensor\",core=\"$core\"\\} (0\\.0*[1-9]|[1-9])' '$out' &&
+			grep -qE '^tern_device_engine_busy_seconds_total\\{device=\"0\",type=\"tensor\"\\} (0\\.0*[1-9]|[1-9])' '$out' &&
+			grep -qE '^tern_engine_jobs_total\\{device=\"0\",engine=\"$tensor\",type=\"tensor\",core=\"$core\",result=\"completed\"\\} [1-9]' '$out'"
+	# shellcheck disable=SC2086
+	$with_cores "$hold" --matmul 0 $core --repeat >"$tmp/matmul" 2>&1 &
+	matmuls=$!
+	tries=0
+	while ! grep -q '^matmul on engine' "$tmp/matmul" && [ $tries -lt 300 ] &&
+		kill -0 $matmuls 2>/dev/null; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	# shellcheck disable=SC2086
+	run $with_cores "$inspect" top --json -n 2 -d 0.2
+	kill $matmuls 2>/dev/null
+	wait $matmuls 2>/dev/null
+	check "inspect top --json while MATMULs run on core $core: the tensor engines' busy time" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^matmul on engine $tensor: TERN_SUCCESS\$' '$tmp/matmul' &&
+			python3 '$here/check_inspect_json.py' top '$out' $mode $devices $dma_engines $core_count 0/tensor"
+fi
+
 # ---- tern-inspect: bad input and help ----
 
 run "$inspect"
@@ -468,7 +570,7 @@ check "inspect health --help names -q and the exit status" \
 
 settings=TERN_BACKEND=gpu
 [ "$mode" = sim ] &&
-	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3 TERN_SIM_HOST_MEM_MB=lots TERN_SIM_CLIENT_HOST_MB=-1 TERN_SIM_CLIENT_JOBS=99999999999 TERN_SIM_CLIENT_JOB_MB=2000000000 TERN_SIM_CLIENT_BUFFERS=1e3"
+	settings="$settings TERN_SIM_DEVICES=0 TERN_SIM_DEVICES=65 TERN_SIM_MEM_MB=abc TERN_SIM_TOPOLOGY=bogus TERN_SIM_JOB_TIMEOUT_MS=0 TERN_SIM_CLOCK=fast TERN_SIM_DATA=maybe TERN_SIM_TOPOLOGY=trn3 TERN_SIM_HOST_MEM_MB=lots TERN_SIM_CLIENT_HOST_MB=-1 TERN_SIM_CLIENT_JOBS=99999999999 TERN_SIM_CLIENT_JOB_MB=2000000000 TERN_SIM_CLIENT_BUFFERS=1e3 TERN_SIM_CORES=17 TERN_SIM_SBUF_KB=0 TERN_SIM_PSUM_KB=3 TERN_SIM_PSUM_KB=66"
 for setting in $settings; do
 	shown="${setting%%=*}='${setting#*=}'"
 	usage_error "bench with $setting" "refused the backend configuration:.* $shown" \
@@ -489,6 +591,16 @@ if [ "$mode" = sim ]; then
 		usage_error "tern-simd $opt: usage" "^Usage: tern-simd" \
 			eval "'$build/tern-simd' --socket /nonexistent/s --lock /nonexistent/l --foreground $opt"
 	done
+	# and a chip's shape out of range: a sentence naming all three
+	simd_dir=$(mktemp -d)
+	for opt in "--cores 17" "--sbuf-kb 0" "--sbuf-kb 1025" "--psum-kb 3" \
+		"--psum-kb 66"; do
+		# shellcheck disable=SC2086
+		usage_error "tern-simd $opt: the shapes it takes" \
+			"^tern-simd: 0-16 cores, 1-1024 KiB of SBUF and an even 2-64 KiB of PSUM a partition, not " \
+			"$build/tern-simd" --socket "$simd_dir/s" --lock "$simd_dir/l" --foreground $opt
+	done
+	rm -rf "$simd_dir"
 	run env TERN_SIM_TOPOLOGY=bogus "$inspect" list
 	check "inspect with TERN_SIM_TOPOLOGY=bogus: names it and the forms it takes" \
 		sh -c "[ $rc -eq 2 ] && grep -q \"TERN_SIM_TOPOLOGY='bogus'\" '$err' &&

@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
 #include "test.h"
 #include "cli.h"
 #include "data.h"
+#include "family.h"
 #include "inspect.h"
 #include "pattern.h"
 #include "reference.h"
@@ -731,8 +735,12 @@ static void test_prometheus_client_sample(void **state)
 	assert_non_null(t);
 	snap_ring(t, 2);
 	t->devices[1].engine_count = 2;
-	t->devices[1].engines[1].index = 1;
-	t->devices[1].engines[1].busy_ns = 1500000000ull;
+	t->devices[1].engines = (struct tern_state_engine[2]){
+		{ .index = 0, .type = DRM_TERN_ENGINE_DMA,
+		  .core = DRM_TERN_ENGINE_NO_CORE },
+		{ .index = 1, .type = DRM_TERN_ENGINE_TENSOR, .core = 0,
+		  .busy_ns = 1500000000ull },
+	};
 	t->snap.client_count = 1;
 	t->clients[0] = (struct snapshot_client){
 		.device = 1, .id = 7, .pid = 42, .comm = "we\"ird\\",
@@ -743,7 +751,19 @@ static void test_prometheus_client_sample(void **state)
 		"tern_client_memory_bytes{device=\"1\",pid=\"42\",client=\"7\","
 		"comm=\"we\\\"ird\\\\\",kind=\"device\"} 4096\n"));
 	assert_non_null(strstr(text,
-		"tern_engine_busy_seconds_total{device=\"1\",engine=\"1\"} 1.500000000\n"));
+		"tern_engine_busy_seconds_total{device=\"1\",engine=\"1\","
+		"type=\"tensor\",core=\"0\"} 1.500000000\n"));
+	assert_non_null(strstr(text,
+		"tern_engine_active{device=\"1\",engine=\"0\",type=\"dma\","
+		"core=\"\"} 0\n"));
+	/* By type: the types device 1 has, none of device 0's none. */
+	assert_non_null(strstr(text,
+		"tern_device_engines{device=\"1\",type=\"dma\"} 1\n"));
+	assert_non_null(strstr(text,
+		"tern_device_engine_busy_seconds_total{device=\"1\","
+		"type=\"tensor\"} 1.500000000\n"));
+	assert_null(strstr(text, "tern_device_engines{device=\"0\""));
+	assert_null(strstr(text, "type=\"vector\""));
 	assert_non_null(strstr(text,
 		"tern_link_up{link=\"1\",device_a=\"1\",port_a=\"0\",device_b=\"0\",port_b=\"1\"} 1\n"));
 	assert_non_null(strstr(text, "# TYPE tern_link_bytes_total counter\n"));
@@ -751,11 +771,220 @@ static void test_prometheus_client_sample(void **state)
 	free(t);
 }
 
+/*
+ * A device message as tern.ko or the machine writes it: @engine_count
+ * engines said, @nests engine nests (with busy_ns 1000 * index), each
+ * with its type and core when @typed (4 DMA engines, then 3 per core).
+ */
+static struct nl_msg *device_message(uint32_t engine_count, uint32_t nests,
+				     bool typed)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(1 << 16);
+
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 1, 0, 0,
+				    DRM_TERN_CMD_DEVICE_GET,
+				    DRM_TERN_GENL_VERSION));
+	assert_int_equal(nla_put_u32(msg, DRM_TERN_A_DEV_INDEX, 2), 0);
+	assert_int_equal(nla_put_u32(msg, DRM_TERN_A_DEV_ENGINE_COUNT,
+				     engine_count), 0);
+	for (uint32_t e = 0; e < nests; e++) {
+		struct nlattr *nest = nla_nest_start(msg, DRM_TERN_A_DEV_ENGINE);
+
+		assert_non_null(nest);
+		assert_int_equal(nla_put_u32(msg, DRM_TERN_A_ENGINE_INDEX, e), 0);
+		assert_int_equal(nla_put_u64(msg, DRM_TERN_A_ENGINE_BUSY_NS,
+					     1000ull * e), 0);
+		if (typed) {
+			assert_int_equal(nla_put_u32(msg, DRM_TERN_A_ENGINE_TYPE,
+				e < 4 ? DRM_TERN_ENGINE_DMA :
+				DRM_TERN_ENGINE_TENSOR + (e - 4) % 3), 0);
+			assert_int_equal(nla_put_u32(msg, DRM_TERN_A_ENGINE_CORE,
+				e < 4 ? DRM_TERN_ENGINE_NO_CORE : (e - 4) / 3), 0);
+		}
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+/* A trn2 chip's 28 engines, every one with its type and core. */
+static void test_parse_many_engines(void **state)
+{
+	struct nl_msg *msg = device_message(4 + 3 * 8, 4 + 3 * 8, true);
+	struct snapshot_extra extra;
+	struct snapshot_device dev;
+
+	(void)state;
+	family_init_policies();
+	assert_int_equal(snapshot_parse_device(nlmsg_hdr(msg), &dev, &extra), 0);
+	assert_int_equal(dev.engine_count, 28);
+	for (uint32_t e = 0; e < 28; e++) {
+		assert_int_equal(dev.engines[e].index, e);
+		assert_true(dev.engines[e].busy_ns == 1000ull * e);
+	}
+	assert_int_equal(dev.engines[3].type, DRM_TERN_ENGINE_DMA);
+	assert_int_equal(dev.engines[3].core, DRM_TERN_ENGINE_NO_CORE);
+	assert_int_equal(dev.engines[25].type, DRM_TERN_ENGINE_TENSOR);
+	assert_int_equal(dev.engines[25].core, 7);
+	assert_int_equal(dev.engines[27].type, DRM_TERN_ENGINE_SCALAR);
+	assert_int_equal(dev.engines[27].core, 7);
+	/* An event's engine: the last nest, whatever the device counts. */
+	assert_int_equal(extra.engine, 27);
+	assert_true(extra.engine_values.busy_ns == 27000);
+	snapshot_device_free(&dev);
+	nlmsg_free(msg);
+}
+
+/*
+ * Engines of an older sender are of no known type and no core; engines
+ * the nests do not mention are listed with zero counters; a nest past
+ * the device's count is not its engine.
+ */
+static void test_parse_untyped_engines(void **state)
+{
+	struct nl_msg *msg = device_message(3, 5, false);
+	struct snapshot_device dev;
+
+	(void)state;
+	family_init_policies();
+	assert_int_equal(snapshot_parse_device(nlmsg_hdr(msg), &dev, NULL), 0);
+	assert_int_equal(dev.engine_count, 3);
+	for (uint32_t e = 0; e < 3; e++) {
+		assert_int_equal(dev.engines[e].index, e);
+		assert_int_equal(dev.engines[e].type, SNAPSHOT_ENGINE_TYPE_UNKNOWN);
+		assert_int_equal(dev.engines[e].core, DRM_TERN_ENGINE_NO_CORE);
+	}
+	assert_string_equal(tern_engine_type_name(dev.engines[0].type),
+			    "unknown");
+	snapshot_device_free(&dev);
+	nlmsg_free(msg);
+
+	msg = device_message(4, 2, true);
+	assert_int_equal(snapshot_parse_device(nlmsg_hdr(msg), &dev, NULL), 0);
+	assert_true(dev.engines[1].busy_ns == 1000);
+	assert_int_equal(dev.engines[3].index, 3);
+	assert_true(dev.engines[3].busy_ns == 0);
+	assert_int_equal(dev.engines[3].type, SNAPSHOT_ENGINE_TYPE_UNKNOWN);
+	snapshot_device_free(&dev);
+	nlmsg_free(msg);
+}
+
+/* More engines than tern-inspect takes: refused, saying so. */
+static void test_parse_too_many_engines(void **state)
+{
+	struct nl_msg *msg = device_message(SNAPSHOT_MAX_ENGINES + 1, 1, true);
+	struct snapshot snap = { 0 };
+	struct snapshot_device dev;
+
+	(void)state;
+	family_init_policies();
+	assert_int_equal(snapshot_parse_device(nlmsg_hdr(msg), &dev, NULL),
+			 SNAPSHOT_TOO_MANY_ENGINES);
+	assert_null(dev.engines);
+	assert_int_equal(snapshot_add(&snap, nlmsg_hdr(msg)),
+			 SNAPSHOT_TOO_MANY_ENGINES);
+	assert_int_equal(snap.device_count, 0);
+	assert_string_equal(snapshot_error(SNAPSHOT_TOO_MANY_ENGINES),
+			    "a device reports more engines than tern-inspect "
+			    "takes (4096)");
+	snapshot_free(&snap);
+	nlmsg_free(msg);
+
+	msg = device_message(SNAPSHOT_MAX_ENGINES, 1, true);
+	assert_int_equal(snapshot_add(&snap, nlmsg_hdr(msg)), 0);
+	assert_int_equal(snap.devices[0].engine_count, SNAPSHOT_MAX_ENGINES);
+	snapshot_free(&snap);
+	nlmsg_free(msg);
+}
+
 /* A frame as text, then as JSON. */
 static void write_frame(FILE *out, const void *frame)
 {
 	top_frame_print_plain(frame, out, 0, 0, NULL, false);
 	top_frame_print_json(frame, out, false);
+}
+
+/* Engine @index of a chip of one DMA engine and one core, @busy_ns busy. */
+static struct tern_state_engine engine_of(uint32_t index, uint64_t busy_ns)
+{
+	struct tern_state_engine e = {
+		.index = index, .busy_ns = busy_ns,
+		.type = index ? index : DRM_TERN_ENGINE_DMA,
+		.core = index ? 0 : DRM_TERN_ENGINE_NO_CORE,
+	};
+
+	return e;
+}
+
+/*
+ * top: each device's engines by type, their time in the interval over
+ * their capacity; a line under a chip of cores, none under one of DMA
+ * engines alone; in JSON for both.
+ */
+static void test_top_engine_types(void **state)
+{
+	struct tern_state_engine was[4], now[4], dma_only[2];
+	struct test_snap *old = malloc(sizeof(*old));
+	struct test_snap *t = malloc(sizeof(*t));
+	struct top_frame frame;
+	char *text;
+
+	(void)state;
+	assert_non_null(old);
+	assert_non_null(t);
+	for (uint32_t e = 0; e < 4; e++) {
+		was[e] = engine_of(e, 0);
+		now[e] = engine_of(e, 0);
+	}
+	now[0].busy_ns = 100000000;		/* dma: 10% of 1 s */
+	now[1].busy_ns = 500000000;		/* tensor: 50% */
+	now[1].busy = 1;
+	dma_only[0] = engine_of(0, 0);
+	dma_only[1] = engine_of(0, 0);
+	dma_only[1].index = 1;
+	snap_init(old, 2);
+	snap_init(t, 2);
+	old->snap.taken_ns = 1000000000;
+	t->snap.taken_ns = 2000000000;
+	old->devices[0].engine_count = t->devices[0].engine_count = 4;
+	old->devices[0].engines = was;
+	t->devices[0].engines = now;
+	old->devices[1].engine_count = t->devices[1].engine_count = 2;
+	old->devices[1].engines = t->devices[1].engines = dma_only;
+
+	assert_true(top_frame_compute(&old->snap, &t->snap, &frame));
+	assert_int_equal(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].engines, 1);
+	assert_int_equal(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].engines_busy, 1);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].busy_ns == 500000000);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_TENSOR].utilisation == 50.0);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_DMA].utilisation == 10.0);
+	assert_true(frame.devices[0].types[DRM_TERN_ENGINE_VECTOR].utilisation == 0);
+	assert_int_equal(frame.devices[1].types[DRM_TERN_ENGINE_TENSOR].engines, 0);
+	text = written(write_frame, &frame);
+	top_frame_free(&frame);
+	assert_non_null(strstr(text,
+		"\n     dma 10.0% 0/1  tensor 50.0% 1/1  vector 0.0% 0/1  scalar 0.0% 0/1\n"));
+	assert_null(strstr(text, "dma 0.0% 0/2"));
+	assert_non_null(strstr(text,
+		"\"engine_types\":[{\"type\":\"dma\",\"engines\":1,"
+		"\"engines_busy\":0,\"busy_ns\":100000000,"
+		"\"utilisation_percent\":10},{\"type\":\"tensor\",\"engines\":1,"
+		"\"engines_busy\":1,\"busy_ns\":500000000,"
+		"\"utilisation_percent\":50},"));
+	assert_non_null(strstr(text,
+		"\"engine_types\":[{\"type\":\"dma\",\"engines\":2,"
+		"\"engines_busy\":0,\"busy_ns\":0,\"utilisation_percent\":0}]}"));
+	free(text);
+
+	/* A first frame: no rates yet. */
+	assert_true(top_frame_compute(NULL, &t->snap, &frame));
+	text = written(write_frame, &frame);
+	top_frame_free(&frame);
+	assert_non_null(strstr(text,
+		"\n     dma - 0/1  tensor - 1/1  vector - 0/1  scalar - 0/1\n"));
+	free(text);
+	free(old);
+	free(t);
 }
 
 /*
@@ -841,10 +1070,14 @@ int main(void)
 		cmocka_unit_test(test_find_device),
 		cmocka_unit_test(test_prometheus_label_escaping),
 		cmocka_unit_test(test_prometheus_client_sample),
+		cmocka_unit_test(test_parse_many_engines),
+		cmocka_unit_test(test_parse_untyped_engines),
+		cmocka_unit_test(test_parse_too_many_engines),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_utf8_char),
 		cmocka_unit_test(test_json_strings_always_valid),
 		cmocka_unit_test(test_clients_hidden),
+		cmocka_unit_test(test_top_engine_types),
 	};
 
 	return cmocka_run_group_tests_name("tools", tests, NULL, NULL);

@@ -707,6 +707,30 @@ struct packet_case {
 	u32 engines;	/* bits of the engine types that run it */
 };
 
+/*
+ * The engines' numbers: the DMA engines, then each core's tensor, vector
+ * and scalar engine, as tern.ko, tern-simd and libtern number them.
+ */
+static void test_engine_numbers(void **state)
+{
+	static const struct { u32 type, core; } want[] = {
+		{ DRM_TERN_ENGINE_DMA, 0 }, { DRM_TERN_ENGINE_DMA, 0 },
+		{ DRM_TERN_ENGINE_DMA, 0 }, { DRM_TERN_ENGINE_TENSOR, 0 },
+		{ DRM_TERN_ENGINE_VECTOR, 0 }, { DRM_TERN_ENGINE_SCALAR, 0 },
+		{ DRM_TERN_ENGINE_TENSOR, 1 }, { DRM_TERN_ENGINE_VECTOR, 1 },
+		{ DRM_TERN_ENGINE_SCALAR, 1 },
+	};
+	struct tern_model_target target;
+
+	(void)state;
+	for (u32 e = 0; e < sizeof(want) / sizeof(want[0]); e++) {
+		tern_model_engine_target(3, e, &shape, &target);
+		assert_int_equal(target.type, want[e].type);
+		assert_int_equal(target.core, want[e].core);
+		assert_ptr_equal(target.shape, &shape);
+	}
+}
+
 #define CASE(name, v, engines) { name, &(v), sizeof(v), (engines) }
 #define ON(t) (1u << DRM_TERN_ENGINE_##t)
 
@@ -873,36 +897,52 @@ static void test_validate_rules(void **state)
 
 /* ---- the timing model ---- */
 
-/* Modelled ns of @packet on a fresh engine of core 1 of type @type. */
-static u64 modelled_ns(const void *packet, u32 bytes, u32 type)
+static struct tern_fabric timing_fabric;
+static struct tern_timing timing;
+
+/* A fresh timing model of one device. */
+static void timing_reset(void)
+{
+	assert_int_equal(tern_fabric_init(&timing_fabric, 1, "none"), 0);
+	tern_timing_init(&timing, &timing_fabric);
+}
+
+/* Runs @packets on @engine, core 1's of type @type, to the job's end. */
+static void run_timed(const void *packets, u32 bytes, u32 type,
+		      struct tern_timing_engine *engine)
 {
 	struct tern_model_target t = target_of(type, 1);
-	static struct tern_fabric fabric;
-	static struct tern_timing timing;
-	struct tern_timing_engine engine = { 0 };
 	struct tern_model_mem mem = {
 		.translate = fake_translate, .clock = fake_clock,
 		.target = &t, .onchip = fake_onchip, .timing = &timing,
-		.engine = &engine,
+		.engine = engine,
 	};
 	struct tern_model_job job;
 	int ret;
 
-	assert_int_equal(tern_fabric_init(&fabric, 1, "none"), 0);
-	tern_timing_init(&timing, &fabric);
-	tern_model_job_init(&job, packet, bytes);
+	assert_int_equal(tern_model_validate_on(packets, bytes, &t, NULL), 0);
+	tern_model_job_init(&job, packets, bytes);
 	do {
 		ret = tern_model_run(&job, &mem);
 	} while (ret == TERN_MODEL_YIELD);
 	assert_int_equal(ret, 0);
-	tern_timing_job_end(&engine);
+	tern_timing_job_end(engine);
+}
+
+/* Modelled ns of @packet on a fresh engine of core 1 of type @type. */
+static u64 modelled_ns(const void *packet, u32 bytes, u32 type)
+{
+	struct tern_timing_engine engine = { 0 };
+
+	timing_reset();
+	run_timed(packet, bytes, type, &engine);
 	return engine.now;
 }
 
-/* ceil(cycles / 2.4 GHz) and the packet's decode. */
+/* ceil(cycles / 2.4 GHz): the cycles alone, no decode on a core's engines. */
 static u64 formula_ns(u64 cycles)
 {
-	return (cycles * 1000 + 2399) / 2400 + TERN_TIMING_PACKET_NS;
+	return (cycles * 1000 + 2399) / 2400;
 }
 
 static void test_timing_costs(void **state)
@@ -944,6 +984,93 @@ static void test_timing_costs(void **state)
 	/* and the same again */
 	assert_int_equal(modelled_ns(&tt, sizeof(tt), DRM_TERN_ENGINE_VECTOR),
 			 formula_ns(600 + 64));
+}
+
+/* Semaphores of the timing tests, at the end of device memory. */
+#define SEM_VA		(HBM_VA + HBM_BYTES - 64)
+#define ABORT_VA	(HBM_VA + HBM_BYTES - 56)
+
+/* A pipeline's step on the tensor engine: its waits, MATMUL, a signal. */
+struct matmul_step {
+	struct drm_tern_packet_sem_wait wait;
+	struct drm_tern_packet_sem_wait_abort wait_abort;
+	struct drm_tern_packet_matmul mm;
+	struct drm_tern_packet_sem_signal signal;
+};
+
+static struct matmul_step matmul_step(u64 wait_for)
+{
+	struct matmul_step s = {
+		.wait = {
+			.header = HEADER(struct drm_tern_packet_sem_wait,
+					 DRM_TERN_OP_SEM_WAIT, 0),
+			.addr = SEM_VA, .value = wait_for,
+		},
+		.wait_abort = {
+			.header = HEADER(struct drm_tern_packet_sem_wait_abort,
+					 DRM_TERN_OP_SEM_WAIT_ABORT, 0),
+			.addr = SEM_VA, .value = wait_for, .abort = ABORT_VA,
+		},
+		.mm = matmul(DRM_TERN_DTYPE_BFLOAT16, DRM_TERN_DTYPE_BFLOAT16,
+			     128, 128, 512, false),
+		.signal = {
+			.header = HEADER(struct drm_tern_packet_sem_signal,
+					 DRM_TERN_OP_SEM_SIGNAL,
+					 DRM_TERN_SEM_SIGNAL_ADD),
+			.addr = SEM_VA + 16, .value = 1,
+		},
+	};
+
+	return s;
+}
+
+/*
+ * On a core's engines a packet costs its cycles and nothing more: the
+ * published figures include the issue, and waits that have passed and
+ * signals are free, as fields of a chip's instructions are.
+ */
+static void test_timing_no_decode_on_cores(void **state)
+{
+	struct matmul_step steps[2] = { matmul_step(0), matmul_step(0) };
+	struct drm_tern_packet_timestamp stamp = {
+		.header = HEADER(struct drm_tern_packet_timestamp,
+				 DRM_TERN_OP_TIMESTAMP, 0),
+		.dst = SEM_VA + 24,
+	};
+
+	(void)state;
+	/* 512 cycles are 213.3 ns: 214 each, whatever surrounds them */
+	assert_int_equal(modelled_ns(&steps[0].mm, sizeof(steps[0].mm),
+				     DRM_TERN_ENGINE_TENSOR), 214);
+	assert_int_equal(modelled_ns(steps, sizeof(steps),
+				     DRM_TERN_ENGINE_TENSOR),
+			 2 * formula_ns(512));
+	assert_int_equal(modelled_ns(&stamp, sizeof(stamp),
+				     DRM_TERN_ENGINE_VECTOR), 0);
+	/* a DMA engine still decodes each packet */
+	assert_int_equal(modelled_ns(&stamp, sizeof(stamp),
+				     DRM_TERN_ENGINE_DMA),
+			 TERN_TIMING_PACKET_NS);
+}
+
+/* A wait on a core's engine still waits for its semaphore's signal. */
+static void test_timing_wait_still_waits(void **state)
+{
+	struct drm_tern_packet_sem_signal signal = {
+		.header = HEADER(struct drm_tern_packet_sem_signal,
+				 DRM_TERN_OP_SEM_SIGNAL, 0),
+		.addr = SEM_VA, .value = 1,
+	};
+	struct matmul_step step = matmul_step(1);
+	struct tern_timing_engine dma = { .now = 1000 }, tensor = { 0 };
+
+	(void)state;
+	timing_reset();
+	run_timed(&signal, sizeof(signal), DRM_TERN_ENGINE_DMA, &dma);
+	assert_int_equal(dma.now, 1000 + TERN_TIMING_PACKET_NS);
+	/* the signal landed at 1000; the MATMUL follows it at once */
+	run_timed(&step, sizeof(step), DRM_TERN_ENGINE_TENSOR, &tensor);
+	assert_int_equal(tensor.now, 1000 + formula_ns(512));
 }
 
 /* ---- the activation functions against double precision ---- */
@@ -1162,6 +1289,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_tensor_reduce_order, reset),
 		cmocka_unit_test_setup(test_activate_scale_bias_sum, reset),
 		cmocka_unit_test_setup(test_timing_costs, reset),
+		cmocka_unit_test_setup(test_timing_no_decode_on_cores, reset),
+		cmocka_unit_test_setup(test_timing_wait_still_waits, reset),
+		cmocka_unit_test(test_engine_numbers),
 		cmocka_unit_test(test_validate_engines),
 		cmocka_unit_test(test_validate_rules),
 		cmocka_unit_test(test_activation_accuracy),

@@ -15,10 +15,12 @@
 #include "test.h"
 #include "float_ref.h"
 #include "internal.h"
+#include "netlink.h"
 #include "packets.h"
 #include "sim_test.h"
 #include "submit.h"
 #include "compute/compute.h"
+#include "tern_sim.h"
 
 #define CORE		1
 #define K		96
@@ -302,6 +304,136 @@ static void test_program_waits(void **state)
 	rig_close(&r);
 }
 
+/*
+ * A job of a program's engine that fails is the launching stream's error,
+ * never a success with the data unwritten; the next launch on the core
+ * starts afresh and is right. The failure is a store into a buffer freed
+ * just after the launch, behind forty whole matmuls.
+ */
+static void test_program_failure(void **state)
+{
+	tern_tile_t x = { TERN_SBUF, TERN_BFLOAT16, 0, 128, 0, 512 };
+	tern_tile_t w = { TERN_SBUF, TERN_BFLOAT16, 0, 128, 4096, 128 };
+	tern_tile_t acc = { TERN_PSUM, TERN_FLOAT32, 0, 128, 0, 512 };
+	tern_tile_t out = { TERN_SBUF, TERN_FLOAT32, 0, 128, 8192, 512 };
+	tern_tile_t small = { TERN_SBUF, TERN_FLOAT32, 0, 4, 8192, 4 };
+	tern_program_t slow, quick;
+	tern_buffer_t victim;
+	tern_stream_t stream;
+	tern_view_t v;
+	struct rig r;
+	float *got;
+
+	(void)state;
+	rig_open(&r);
+	assert_ok(tern_buffer_alloc(r.dev, TERN_MEMORY_DEVICE, 1 << 18,
+				    &victim));
+	v.ptr = tern_ptr(r.buf, 0);
+	v.partition_stride = 2048;
+	v.element_stride = 2;
+	v.dtype = TERN_BFLOAT16;
+	assert_ok(tern_stream_create(r.dev, &stream));
+	assert_ok(tern_program_create(r.dev, CORE, &slow));
+	assert_ok(tern_program_load(slow, &x, &v));
+	assert_ok(tern_program_load(slow, &w, &v));
+	for (int i = 0; i < 40; i++)
+		assert_ok(tern_program_matmul(slow, &acc, &w, &x, i > 0));
+	assert_ok(tern_program_copy(slow, TERN_ENGINE_VECTOR, &out, &acc,
+				    false));
+	v.ptr = tern_ptr(victim, 0);
+	v.dtype = TERN_FLOAT32;
+	v.element_stride = 4;
+	assert_ok(tern_program_store(slow, &v, &out));
+	assert_ok(tern_program_launch(slow, stream));
+	assert_ok(tern_buffer_free(victim));
+	assert_status(tern_stream_synchronize(stream),
+		      TERN_ERROR_DEVICE_FAULT);
+
+	/* afresh: 4 x 4 ones, each plus one */
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			((float *)(r.cpu + C_AT))[i * 128 + j] = -1.0f;
+	for (int i = 0; i < 16; i++)
+		((float *)r.cpu)[(i / 4) * 512 + i % 4] = 1.0f;
+	v.ptr = tern_ptr(r.buf, 0);
+	v.partition_stride = 2048;
+	assert_ok(tern_program_create(r.dev, CORE, &quick));
+	assert_ok(tern_program_load(quick, &small, &v));
+	assert_ok(tern_program_tensor_scalar(quick, TERN_ENGINE_VECTOR, &small,
+					     &small, TERN_ALU_ADD,
+					     tern_value(1.0f), TERN_ALU_NONE,
+					     tern_value(0.0f)));
+	v.ptr.offset = C_AT;
+	v.partition_stride = 512;
+	assert_ok(tern_program_store(quick, &v, &small));
+	assert_ok(tern_program_launch(quick, stream));
+	assert_ok(tern_stream_synchronize(stream));
+	got = (float *)(r.cpu + C_AT);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			assert_true(got[i * 128 + j] == 2.0f);
+	assert_ok(tern_program_destroy(slow));
+	assert_ok(tern_program_destroy(quick));
+	assert_ok(tern_stream_destroy(stream));
+	rig_close(&r);
+}
+
+/* Walks @attrs of a device message: each engine nest's state, by index. */
+static uint32_t read_engines(const struct sim_nl_msg *msg,
+			     struct tern_state_engine *engines, uint32_t max)
+{
+	struct sim_nl_attr attr;
+	uint32_t at = 0, n = 0;
+
+	while (sim_nl_next_attr(msg->attrs, msg->attrs_len, &at, &attr)) {
+		struct tern_state_engine engine;
+
+		if (attr.type != DRM_TERN_A_DEV_ENGINE)
+			continue;
+		memset(&engine, 0, sizeof(engine));
+		assert_int_equal(sim_nl_get_state(&tern_state_engine_set,
+						  &engine, attr.data, attr.len,
+						  0, NULL, NULL), 0);
+		assert_true(engine.index < max);
+		engines[engine.index] = engine;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The machine says what each engine is, as tern.ko's netlink family does:
+ * the DMA engines of no core, then each core's tensor, vector, scalar.
+ */
+static void test_engines_reported(void **state)
+{
+	static const struct { uint32_t type, core; } want[4 + 3 * 2] = {
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_DMA, DRM_TERN_ENGINE_NO_CORE },
+		{ DRM_TERN_ENGINE_TENSOR, 0 }, { DRM_TERN_ENGINE_VECTOR, 0 },
+		{ DRM_TERN_ENGINE_SCALAR, 0 }, { DRM_TERN_ENGINE_TENSOR, 1 },
+		{ DRM_TERN_ENGINE_VECTOR, 1 }, { DRM_TERN_ENGINE_SCALAR, 1 },
+	};
+	struct tern_state_engine engines[4 + 3 * 2];
+	struct sim_nl_msg msg;
+	uint32_t off = 0;
+	size_t len;
+	void *msgs;
+
+	(void)state;
+	assert_ok(tern_sim_netlink_dump(DRM_TERN_CMD_DEVICE_GET, 0, &msgs,
+					&len));
+	assert_true(sim_nl_next_msg(msgs, (uint32_t)len, &off, &msg));
+	assert_int_equal(read_engines(&msg, engines, 4 + 3 * 2), 4 + 3 * 2);
+	for (uint32_t e = 0; e < 4 + 3 * 2; e++) {
+		assert_int_equal(engines[e].type, want[e].type);
+		assert_int_equal(engines[e].core, want[e].core);
+	}
+	free(msgs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +442,8 @@ int main(void)
 		cmocka_unit_test(test_onchip_is_each_contexts),
 		cmocka_unit_test(test_wrong_engine),
 		cmocka_unit_test(test_program_waits),
+		cmocka_unit_test(test_program_failure),
+		cmocka_unit_test(test_engines_reported),
 	};
 	char name[64];
 

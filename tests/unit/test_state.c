@@ -14,6 +14,7 @@
 
 #include "tern_fabric.h"
 #include "tern_state.h"
+#include "tern_tile.h"
 
 /* Attributes as a netlink message carries them: struct nlattr, padded. */
 struct attrs {
@@ -271,6 +272,35 @@ static void test_reason_list_covers_rule(void **state)
 	assert_int_equal(tern_health_reasons(&all, NULL), listed);
 }
 
+/* What an engine is: its type, and its core unless it is a DMA engine. */
+static void test_engine_type_and_core(void **state)
+{
+	struct tern_model_target tensor = {
+		.type = DRM_TERN_ENGINE_TENSOR, .core = 3,
+	};
+	struct tern_model_target dma = { .type = DRM_TERN_ENGINE_DMA };
+	struct tern_state_engine eng;
+
+	(void)state;
+	memset(&eng, 0, sizeof(eng));
+	tern_state_engine_target(&eng, &tensor);
+	assert_int_equal(eng.type, DRM_TERN_ENGINE_TENSOR);
+	assert_int_equal(eng.core, 3);
+	tern_state_engine_target(&eng, &dma);
+	assert_int_equal(eng.type, DRM_TERN_ENGINE_DMA);
+	assert_int_equal(eng.core, DRM_TERN_ENGINE_NO_CORE);
+	assert_string_equal(tern_engine_type_name(DRM_TERN_ENGINE_DMA), "dma");
+	assert_string_equal(tern_engine_type_name(DRM_TERN_ENGINE_TENSOR),
+			    "tensor");
+	assert_string_equal(tern_engine_type_name(DRM_TERN_ENGINE_VECTOR),
+			    "vector");
+	assert_string_equal(tern_engine_type_name(DRM_TERN_ENGINE_SCALAR),
+			    "scalar");
+	assert_string_equal(tern_engine_type_name(4), "unknown");
+	assert_string_equal(tern_engine_type_name(DRM_TERN_ENGINE_NO_CORE),
+			    "unknown");
+}
+
 /* A device's counters are its engines'; so is what its health sees. */
 static void test_engines_add_up(void **state)
 {
@@ -358,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_health_states_and_baseline),
 		cmocka_unit_test(test_health_of_and_names),
 		cmocka_unit_test(test_reason_list_covers_rule),
+		cmocka_unit_test(test_engine_type_and_core),
 		cmocka_unit_test(test_engines_add_up),
 		cmocka_unit_test(test_fabric_input_and_link),
 	};

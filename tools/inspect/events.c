@@ -113,8 +113,7 @@ static void events_print_device(struct events_state *state, struct print *p,
 			     extra->has_guilty_comm ? comm : "");
 		print_string(p, NULL, " (%s)", extra->has_guilty_comm ? comm : "?");
 		print_u64(p, "resets", " resets %llu",
-			  extra->engine < SNAPSHOT_MAX_ENGINES ?
-			  dev->engines[extra->engine].resets : 0);
+			  extra->engine_values.resets);
 	}
 	if (dev->health_given)
 		print_string(p, "health", " health %s",
@@ -148,7 +147,7 @@ static void events_handle(struct events_state *state, struct nlmsghdr *nlh)
 			snapshot_parse_device(nlh, &dev, &extra);
 	if (err < 0) {
 		fprintf(stderr, EVENTS_PROG ": skipped a malformed %s event: %s\n",
-			events_kinds[cmd], nl_geterror(err));
+			events_kinds[cmd], snapshot_error(err));
 		return;
 	}
 	live_timestamp(time, sizeof(time));
@@ -159,6 +158,8 @@ static void events_handle(struct events_state *state, struct nlmsghdr *nlh)
 		events_print_link(&p, &link);
 	else
 		events_print_device(state, &p, &dev, &extra);
+	if (!is_link)
+		snapshot_device_free(&dev);
 	print_text(&p, "\n");
 	print_end(&p);
 	fflush(stdout);

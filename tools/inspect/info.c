@@ -19,8 +19,9 @@ static void info_usage(FILE *out)
 		"Usage: tern-inspect info [options] DEV\n"
 		"Everything known about device DEV (its index, node such as\n"
 		"/dev/accel/accel0, or bus id): identity, capabilities, memory,\n"
-		"each engine's counters, its fabric links, memory errors, health\n"
-		"with the reasons, and the processes using it.\n"
+		"each engine's type (dma, tensor, vector, scalar), core and\n"
+		"counters, the engines by type, its fabric links, memory errors,\n"
+		"health with the reasons, and the processes using it.\n"
 		"\n"
 		"Options:\n");
 	inspect_print_common_options(out);
@@ -60,12 +61,6 @@ static bool info_link_end(const struct snapshot *snap,
 	return true;
 }
 
-static uint32_t info_engine_count(const struct snapshot_device *dev)
-{
-	return dev->engine_count < SNAPSHOT_MAX_ENGINES ? dev->engine_count
-							: SNAPSHOT_MAX_ENGINES;
-}
-
 /* "  LABEL:     CONV": a labelled line of the text, aligned. */
 static const char *info_label(char *buf, size_t len, const char *label,
 			      const char *conv)
@@ -74,24 +69,32 @@ static const char *info_label(char *buf, size_t len, const char *label,
 	return buf;
 }
 
+/* "2.004 s": engine time as the tables show it. */
+static void info_seconds(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+}
+
 static void info_print_engines(struct print *p,
 			       const struct snapshot_device *dev)
 {
 	print_u64(p, "engines_busy", "\nengines (%llu busy of ",
 		  dev->engines_busy);
 	print_text(p, "%u)\n", dev->engine_count);
-	print_text(p, "  %-6s  %-4s  %-4s  %12s  %6s  %10s  %8s  %8s  %6s\n",
-		   "ENGINE", "BUSY", "HUNG", "BUSY TIME", "QUEUED", "COMPLETED",
-		   "FAILED", "TIMEOUTS", "RESETS");
+	print_text(p, "  %-6s  %-7s  %-4s  %-4s  %-4s  %12s  %6s  %10s  %8s  %8s  %6s\n",
+		   "ENGINE", "TYPE", "CORE", "BUSY", "HUNG", "BUSY TIME",
+		   "QUEUED", "COMPLETED", "FAILED", "TIMEOUTS", "RESETS");
 	print_array(p, "engines");
-	for (uint32_t e = 0; e < info_engine_count(dev); e++) {
+	for (uint32_t e = 0; e < dev->engine_count; e++) {
 		const struct tern_state_engine *eng = &dev->engines[e];
 		char busy[32];
 
-		snprintf(busy, sizeof(busy), "%.3f s",
-			 (double)eng->busy_ns / 1e9);
+		info_seconds(eng->busy_ns, busy, sizeof(busy));
 		print_object(p, NULL);
 		print_u64(p, "index", "  %-6llu  ", eng->index);
+		print_string(p, "type", "%-7s  ", tern_engine_type_name(eng->type));
+		print_optional_u64(p, "core", "%-4s  ",
+				   snapshot_engine_has_core(eng), eng->core);
 		print_bool(p, "busy", "%-4s  ", eng->busy, "yes", "no");
 		print_bool(p, "hung", "%-4s  ", eng->hung, "YES", "no");
 		print_u64(p, "busy_ns", NULL, eng->busy_ns);
@@ -102,6 +105,39 @@ static void info_print_engines(struct print *p,
 		print_u64(p, "timeouts", "%8llu  ", eng->timeouts);
 		print_u64(p, "resets", "%6llu\n", eng->resets);
 		print_u64(p, "hang_resets", NULL, eng->hang_resets);
+		print_object_end(p);
+	}
+	print_array_end(p);
+}
+
+/*
+ * The engines by type: how many, how many busy now, their busy time
+ * together (top has the rate). Only the types the device has.
+ */
+static void info_print_engine_types(struct print *p,
+				    const struct snapshot_device *dev)
+{
+	struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES];
+	bool any = false;
+
+	snapshot_engine_types(dev, types);
+	print_array(p, "engine_types");
+	for (uint32_t t = 0; t < SNAPSHOT_ENGINE_TYPES; t++) {
+		char busy[32];
+
+		if (!types[t].engines)
+			continue;
+		if (!any)
+			print_text(p, "\n  %-7s  %7s  %4s  %12s\n", "TYPE",
+				   "ENGINES", "BUSY", "BUSY TIME");
+		any = true;
+		info_seconds(types[t].busy_ns, busy, sizeof(busy));
+		print_object(p, NULL);
+		print_string(p, "type", "  %-7s  ", tern_engine_type_name(t));
+		print_u64(p, "engines", "%7llu  ", types[t].engines);
+		print_u64(p, "engines_busy", "%4llu  ", types[t].busy);
+		print_u64(p, "busy_ns", NULL, types[t].busy_ns);
+		print_string(p, NULL, "%12s\n", busy);
 		print_object_end(p);
 	}
 	print_array_end(p);
@@ -233,6 +269,7 @@ static void info_print(const struct inspect_options *opts,
 	info_print_section(&p, dev, "jobs");
 
 	info_print_engines(&p, dev);
+	info_print_engine_types(&p, dev);
 	info_print_links(&p, snap, dev);
 	print_u64(&p, "client_count", "\nclients (%llu)\n", dev->client_count);
 	print_u64(&p, "clients_hidden", NULL, dev->clients_hidden);

@@ -70,7 +70,7 @@ static void json_open(struct json_writer *w, const char *key, char bracket)
 {
 	json_prefix(w, key);
 	fputc(bracket, w->out);
-	/* Our schemas nest 3 deep; stay in bounds if a caller ever errs. */
+	/* Our schemas nest 5 deep; stay in bounds if a caller ever errs. */
 	if (w->depth + 1 < JSON_MAX_DEPTH)
 		w->depth++;
 	w->has_items[w->depth] = false;
@@ -123,6 +123,12 @@ void json_bool(struct json_writer *w, const char *key, bool value)
 {
 	json_prefix(w, key);
 	fputs(value ? "true" : "false", w->out);
+}
+
+void json_null(struct json_writer *w, const char *key)
+{
+	json_prefix(w, key);
+	fputs("null", w->out);
 }
 
 void json_finish(struct json_writer *w)

@@ -28,6 +28,8 @@ void json_array_end(struct json_writer *w);
 void json_string(struct json_writer *w, const char *key, const char *value);
 void json_u64(struct json_writer *w, const char *key, uint64_t value);
 void json_bool(struct json_writer *w, const char *key, bool value);
+/* null: a value that is not there (a DMA engine's core). */
+void json_null(struct json_writer *w, const char *key);
 /* Ends the document with a newline. */
 void json_finish(struct json_writer *w);
 

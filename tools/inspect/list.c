@@ -74,7 +74,7 @@ static uint64_t list_busy_ns(const struct snapshot_device *dev)
 {
 	uint64_t total = 0;
 
-	for (uint32_t e = 0; e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES; e++)
+	for (uint32_t e = 0; e < dev->engine_count; e++)
 		total += dev->engines[e].busy_ns;
 	return total;
 }

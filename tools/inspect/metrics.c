@@ -71,6 +71,20 @@ static void metrics_u64(FILE *out, uint64_t value)
 	fprintf(out, "} %llu\n", (unsigned long long)value);
 }
 
+/*
+ * An engine's labels after its device's: its number, its type and its
+ * core, "" for a DMA engine (to Prometheus the same as no label).
+ */
+static void metrics_engine_labels(FILE *out,
+				  const struct tern_state_engine *engine)
+{
+	fprintf(out, ",engine=\"%u\",type=\"%s\",core=\"", engine->index,
+		tern_engine_type_name(engine->type));
+	if (snapshot_engine_has_core(engine))
+		fprintf(out, "%u", engine->core);
+	fputc('"', out);
+}
+
 /* What a list's sample is of, and the labels that name it. */
 struct metrics_object {
 	const void *values;			/* the list's struct */
@@ -106,8 +120,7 @@ static void metrics_labels(FILE *out, const struct snapshot *snap,
 	} else {
 		fprintf(out, "device=\"%u\"", o->dev->index);
 		if (o->values != o->dev)
-			fprintf(out, ",engine=\"%u\"",
-				((const struct tern_state_engine *)o->values)->index);
+			metrics_engine_labels(out, o->values);
 	}
 }
 
@@ -213,31 +226,67 @@ static void metrics_devices(FILE *out, const struct snapshot *snap)
 	free(objects);
 }
 
-static uint32_t metrics_engine_count(const struct snapshot_device *dev)
-{
-	return dev->engine_count < SNAPSHOT_MAX_ENGINES ? dev->engine_count
-							: SNAPSHOT_MAX_ENGINES;
-}
-
 static void metrics_engines(FILE *out, const struct snapshot *snap)
 {
-	struct metrics_object *objects = calloc(
-		(size_t)snap->device_count * SNAPSHOT_MAX_ENGINES + 1,
-		sizeof(*objects));
+	struct metrics_object *objects;
+	size_t engines = 0;
 	int n = 0;
 
+	for (int i = 0; i < snap->device_count; i++)
+		engines += snap->devices[i].engine_count;
+	objects = calloc(engines + 1, sizeof(*objects));
 	if (!objects)
 		return;
 	for (int i = 0; i < snap->device_count; i++) {
 		const struct snapshot_device *dev = &snap->devices[i];
 
-		for (uint32_t e = 0; e < metrics_engine_count(dev); e++)
+		for (uint32_t e = 0; e < dev->engine_count; e++)
 			objects[n++] = (struct metrics_object){
 				.values = &dev->engines[e], .dev = dev,
 			};
 	}
 	metrics_list(out, snap, &values_engine, objects, n);
 	free(objects);
+}
+
+/*
+ * Each device's engines by type: how many, and their busy time together,
+ * so that rate() of the one over the other is the type's utilisation.
+ * Only the types a device has; engines of no known type are in none.
+ */
+static void metrics_engine_types(FILE *out, const struct snapshot *snap)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} families[] = {
+		{ "tern_device_engines", "gauge",
+		  "Engines of the device, by type (dma, tensor, vector, scalar)." },
+		{ "tern_device_engine_busy_seconds_total", "counter",
+		  "Time the device's engines of the type had a job, together." },
+	};
+
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+		metrics_family(out, families[f].name, families[f].type,
+			       families[f].help);
+		for (int i = 0; i < snap->device_count; i++) {
+			const struct snapshot_device *dev = &snap->devices[i];
+			struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES];
+
+			snapshot_engine_types(dev, types);
+			for (uint32_t t = 0; t < SNAPSHOT_ENGINE_TYPES; t++) {
+				if (!types[t].engines)
+					continue;
+				fprintf(out, "%s{device=\"%u\",type=\"%s\"",
+					families[f].name, dev->index,
+					tern_engine_type_name(t));
+				if (f == 0)
+					metrics_u64(out, types[t].engines);
+				else
+					fprintf(out, "} %.9f\n",
+						(double)types[t].busy_ns / 1e9);
+			}
+		}
+	}
 }
 
 static void metrics_links(FILE *out, const struct snapshot *snap)
@@ -353,6 +402,7 @@ void metrics_write(FILE *out, const struct snapshot *snap)
 {
 	metrics_devices(out, snap);
 	metrics_engines(out, snap);
+	metrics_engine_types(out, snap);
 	metrics_links(out, snap);
 	metrics_ports(out, snap);
 	metrics_clients(out, snap);

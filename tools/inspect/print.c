@@ -127,6 +127,21 @@ void print_bool(struct print *p, const char *key, const char *fmt, bool value,
 		print_text_string(p, fmt, value ? yes : no);
 }
 
+void print_optional_u64(struct print *p, const char *key, const char *fmt,
+			bool present, uint64_t value)
+{
+	char text[24];
+
+	if (p->json && key && present) {
+		json_u64(&p->w, key, value);
+	} else if (p->json && key) {
+		json_null(&p->w, key);
+	} else if (!p->json && fmt) {
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)value);
+		print_text_string(p, fmt, present ? text : "");
+	}
+}
+
 void print_bytes(struct print *p, const char *key, const char *fmt,
 		 uint64_t bytes)
 {

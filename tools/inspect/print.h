@@ -55,6 +55,12 @@ void print_string(struct print *p, const char *key, const char *fmt,
 /* JSON true or false; text @yes or @no through @fmt. */
 void print_bool(struct print *p, const char *key, const char *fmt, bool value,
 		const char *yes, const char *no);
+/*
+ * A number that may not be there: in JSON @value or null, in text @fmt (a
+ * %s conversion) with @value or "-".
+ */
+void print_optional_u64(struct print *p, const char *key, const char *fmt,
+			bool present, uint64_t value);
 /* A byte count: a number in JSON, "4 MiB" in text. */
 void print_bytes(struct print *p, const char *key, const char *fmt,
 		 uint64_t bytes);

@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netlink/errno.h>
+
 #include "cli.h"
 #include "family.h"
 #include "snapshot.h"
 #include "tern_accel.h"
+
+#define SNAPSHOT_STRING_OF(x) #x
+#define SNAPSHOT_STRING(x) SNAPSHOT_STRING_OF(x)
 
 int snapshot_take(const char *prog, struct snapshot *snap)
 {
@@ -72,8 +77,56 @@ void snapshot_session_end(struct snapshot_session *session)
 	session->netlink = NULL;
 }
 
+int snapshot_device_alloc_engines(struct snapshot_device *dev)
+{
+	dev->engines = NULL;
+	if (!dev->engine_count)
+		return 0;
+	dev->engines = calloc(dev->engine_count, sizeof(*dev->engines));
+	if (!dev->engines)
+		return -1;
+	for (uint32_t e = 0; e < dev->engine_count; e++) {
+		dev->engines[e].index = e;
+		/* An older sender says neither: not known, not DMA of core 0. */
+		dev->engines[e].type = SNAPSHOT_ENGINE_TYPE_UNKNOWN;
+		dev->engines[e].core = DRM_TERN_ENGINE_NO_CORE;
+	}
+	return 0;
+}
+
+void snapshot_device_free(struct snapshot_device *dev)
+{
+	free(dev->engines);
+	dev->engines = NULL;
+}
+
+void snapshot_engine_types(const struct snapshot_device *dev,
+			   struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES])
+{
+	memset(types, 0, SNAPSHOT_ENGINE_TYPES * sizeof(*types));
+	for (uint32_t e = 0; e < dev->engine_count; e++) {
+		const struct tern_state_engine *engine = &dev->engines[e];
+
+		if (engine->type >= SNAPSHOT_ENGINE_TYPES)
+			continue;
+		types[engine->type].engines++;
+		types[engine->type].busy += engine->busy != 0;
+		types[engine->type].busy_ns += engine->busy_ns;
+	}
+}
+
+const char *snapshot_error(int err)
+{
+	if (err == SNAPSHOT_TOO_MANY_ENGINES)
+		return "a device reports more engines than tern-inspect takes "
+		       "(" SNAPSHOT_STRING(SNAPSHOT_MAX_ENGINES) ")";
+	return nl_geterror(err);
+}
+
 void snapshot_free(struct snapshot *snap)
 {
+	for (int i = 0; i < snap->device_count; i++)
+		snapshot_device_free(&snap->devices[i]);
 	free(snap->devices);
 	free(snap->links);
 	free(snap->clients);

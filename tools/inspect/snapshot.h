@@ -16,7 +16,19 @@
 #include "tern.h"
 #include "tern_state.h"
 
-#define SNAPSHOT_MAX_ENGINES 16
+/*
+ * The most engines tern-inspect takes of one device: far more than tern.ko
+ * (16 DMA engines and 64 cores of 3: 208) or the simulator (4 and 16 of
+ * 3: 52) make. A device that reports more is refused with
+ * SNAPSHOT_TOO_MANY_ENGINES rather than shown in part.
+ */
+#define SNAPSHOT_MAX_ENGINES 4096
+
+/*
+ * The type of an engine whose sender did not say (a tern.ko older than
+ * DRM_TERN_A_ENGINE_TYPE): tern_engine_type_name() calls it "unknown".
+ */
+#define SNAPSHOT_ENGINE_TYPE_UNKNOWN UINT32_MAX
 
 /*
  * The values of a message of the "tern" family, by the names of the
@@ -45,7 +57,12 @@ struct snapshot_device {
 	bool health_given;		/* an older tern.ko sends none */
 	uint64_t clock_hz;
 	uint32_t links_up;		/* of port_count, from the links */
-	struct tern_state_engine engines[SNAPSHOT_MAX_ENGINES];
+	/*
+	 * engine_count engines, in index order (NULL for none), each listed
+	 * with zero counters, an unknown type and no core until its nest
+	 * says more; snapshot_device_free() frees them.
+	 */
+	struct tern_state_engine *engines;
 	/*
 	 * errno from opening the node to read what netlink does not give
 	 * (the engine clock): EACCES when this user may not open it; 0 when
@@ -129,6 +146,41 @@ void snapshot_session_end(struct snapshot_session *session);
 
 void snapshot_free(struct snapshot *snap);
 
+/* A device's engines of one type (enum drm_tern_engine_type), summed. */
+struct snapshot_engine_type {
+	uint32_t engines;	/* of that type */
+	uint32_t busy;		/* of them, running a job now */
+	uint64_t busy_ns;	/* their time with a job, together */
+};
+#define SNAPSHOT_ENGINE_TYPES	(DRM_TERN_ENGINE_SCALAR + 1)
+
+/*
+ * @dev's engines by type into @types, indexed by type; an engine of no
+ * known type counts in none.
+ */
+void snapshot_engine_types(const struct snapshot_device *dev,
+			   struct snapshot_engine_type types[SNAPSHOT_ENGINE_TYPES]);
+
+/* Whether engine @e is a core's: not a DMA engine, of no core. */
+static inline bool snapshot_engine_has_core(const struct tern_state_engine *e)
+{
+	return e->core != DRM_TERN_ENGINE_NO_CORE;
+}
+
+/*
+ * Makes room for @dev's engine_count engines, listed as above: 0, or -1
+ * when out of memory. snapshot_device_free() frees them again.
+ */
+int snapshot_device_alloc_engines(struct snapshot_device *dev);
+void snapshot_device_free(struct snapshot_device *dev);
+
+/*
+ * What a parser's error @err (negative) means: SNAPSHOT_TOO_MANY_ENGINES
+ * in words, else libnl's.
+ */
+#define SNAPSHOT_TOO_MANY_ENGINES (-1000)
+const char *snapshot_error(int err);
+
 /*
  * Looks up a device by the argument an operator typed: its index ("3"),
  * its node ("/dev/accel/accel3") or its bus id. NULL if none; the caller
@@ -182,6 +234,7 @@ struct snapshot_extra {
 	uint32_t mem_error_kind;	/* enum tern_mem_error_kind */
 	uint64_t mem_error_addr;
 	int engine;			/* the last engine nest's index, or -1 */
+	struct tern_state_engine engine_values;	/* that nest's values */
 	bool has_guilty_comm;		/* an engine reset's */
 	char guilty_comm[64];
 	uint64_t guilty_client_id;
@@ -191,7 +244,9 @@ struct snapshot_extra {
 
 /*
  * One message into @dev, @link or @client (zeroed first), and @extra (may
- * be NULL). 0 or a negative libnl error for a malformed message.
+ * be NULL). 0 or a negative libnl error for a malformed message, or
+ * SNAPSHOT_TOO_MANY_ENGINES. A parsed @dev holds its engines: free it
+ * with snapshot_device_free() unless it goes into a snapshot.
  */
 int snapshot_parse_device(struct nlmsghdr *nlh, struct snapshot_device *dev,
 			  struct snapshot_extra *extra);

@@ -173,7 +173,7 @@ static bool kernel_sees_all_clients(void)
 static void kernel_report(const char *prog, const char *what, int err)
 {
 	fprintf(stderr, "%s: reading tern.ko's %s over netlink: %s\n", prog,
-		what, nl_geterror(err));
+		what, snapshot_error(err));
 }
 
 /* The dumps of one snapshot over @conn. Returns 0 or the exit status. */

@@ -56,8 +56,11 @@ static void parse_string(struct nlattr **tb, int attr, char *buf, size_t len)
 static int parse_engine(struct nlattr *nest, struct snapshot_device *dev,
 			struct snapshot_extra *extra)
 {
+	struct tern_state_engine engine = {
+		.type = SNAPSHOT_ENGINE_TYPE_UNKNOWN,
+		.core = DRM_TERN_ENGINE_NO_CORE,
+	};
 	struct nlattr *tb[DRM_TERN_A_ENGINE_MAX + 1];
-	struct tern_state_engine engine = { 0 };
 	int err = nla_parse_nested(tb, DRM_TERN_A_ENGINE_MAX, nest,
 				   family_engine_policy);
 
@@ -66,11 +69,13 @@ static int parse_engine(struct nlattr *nest, struct snapshot_device *dev,
 				   DRM_TERN_A_ENGINE_MAX);
 	if (err < 0)
 		return err;
-	if (engine.index < SNAPSHOT_MAX_ENGINES)
+	/* One the device does not count is not its engine: left out. */
+	if (engine.index < dev->engine_count)
 		dev->engines[engine.index] = engine;
 	if (!extra)
 		return 0;
 	extra->engine = (int)engine.index;
+	extra->engine_values = engine;
 	extra->has_guilty_comm = tb[DRM_TERN_A_ENGINE_GUILTY_COMM] != NULL;
 	parse_string(tb, DRM_TERN_A_ENGINE_GUILTY_COMM, extra->guilty_comm,
 		     sizeof(extra->guilty_comm));
@@ -112,18 +117,21 @@ int snapshot_parse_device(struct nlmsghdr *nlh, struct snapshot_device *dev,
 		     sizeof(dev->bus_id));
 	parse_string(tb, DRM_TERN_A_DEV_DRIVER_VERSION, dev->driver_version,
 		     sizeof(dev->driver_version));
+	if (dev->engine_count > SNAPSHOT_MAX_ENGINES)
+		return SNAPSHOT_TOO_MANY_ENGINES;
 	/* Without engine nests, the engines are listed with zero counters. */
-	for (uint32_t e = 0; e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES;
-	     e++)
-		dev->engines[e].index = e;
+	if (snapshot_device_alloc_engines(dev))
+		return -NLE_NOMEM;
 	/* DRM_TERN_A_DEV_ENGINE repeats, one nest per engine. */
 	nla_for_each_attr(nla, genlmsg_attrdata(nlmsg_data(nlh), 0),
 			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
 		if (nla_type(nla) != DRM_TERN_A_DEV_ENGINE)
 			continue;
 		err = parse_engine(nla, dev, extra);
-		if (err < 0)
+		if (err < 0) {
+			snapshot_device_free(dev);
 			return err;
+		}
 	}
 	if (!extra)
 		return 0;

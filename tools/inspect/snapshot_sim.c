@@ -51,8 +51,11 @@ static tern_status_t sim_read_device(int index, struct sim_device *out)
 	return status;
 }
 
-/* The machine's answer to dump @cmd, into @snap. */
-static tern_status_t sim_dump(struct snapshot *snap, int cmd)
+/*
+ * The machine's answer to dump @cmd, into @snap; a message the parser
+ * refuses leaves its error in *@refused.
+ */
+static tern_status_t sim_dump(struct snapshot *snap, int cmd, int *refused)
 {
 	tern_status_t status;
 	struct nlmsghdr *nlh;
@@ -65,7 +68,8 @@ static tern_status_t sim_dump(struct snapshot *snap, int cmd)
 		return status;
 	rem = (int)len;
 	for (nlh = msgs; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
-		if (snapshot_add(snap, nlh)) {
+		*refused = snapshot_add(snap, nlh);
+		if (*refused) {
 			status = TERN_ERROR_BACKEND;
 			break;
 		}
@@ -76,14 +80,15 @@ static tern_status_t sim_dump(struct snapshot *snap, int cmd)
 
 /* The machine's devices, links and clients; what this process sees. */
 static tern_status_t sim_from_machine(struct snapshot *snap,
-				      const struct sim_device *seen, int count)
+				      const struct sim_device *seen, int count,
+				      int *refused)
 {
-	tern_status_t status = sim_dump(snap, DRM_TERN_CMD_DEVICE_GET);
+	tern_status_t status = sim_dump(snap, DRM_TERN_CMD_DEVICE_GET, refused);
 
 	if (!status)
-		status = sim_dump(snap, DRM_TERN_CMD_LINK_GET);
+		status = sim_dump(snap, DRM_TERN_CMD_LINK_GET, refused);
 	if (!status)
-		status = sim_dump(snap, DRM_TERN_CMD_CLIENT_GET);
+		status = sim_dump(snap, DRM_TERN_CMD_CLIENT_GET, refused);
 	if (status)
 		return status;
 	for (int i = 0; i < snap->device_count; i++) {
@@ -144,7 +149,7 @@ static int sim_add_links(struct snapshot *snap, uint32_t fabric_id,
 /* tern.ko's devices as libtern sees them, without its netlink family. */
 static tern_status_t sim_from_properties(struct snapshot *snap,
 					 const struct sim_device *seen,
-					 int count)
+					 int count, int *refused)
 {
 	snap->devices = calloc((size_t)count, sizeof(*snap->devices));
 	if (!snap->devices)
@@ -165,10 +170,14 @@ static tern_status_t sim_from_properties(struct snapshot *snap,
 		dev->port_count = props->fabric_port_count;
 		dev->memory_used_bytes = seen[i].mem_used;
 		dev->memory_total_bytes = seen[i].mem_total;
-		for (uint32_t e = 0; e < dev->engine_count &&
-		     e < SNAPSHOT_MAX_ENGINES; e++)
-			dev->engines[e].index = e;
-		if (sim_add_links(snap, dev->fabric_id, seen[i].ports,
+		/* Without netlink, what each engine is is not known. */
+		if (dev->engine_count > SNAPSHOT_MAX_ENGINES) {
+			dev->engine_count = 0;
+			*refused = SNAPSHOT_TOO_MANY_ENGINES;
+			return TERN_ERROR_BACKEND;
+		}
+		if (snapshot_device_alloc_engines(dev) ||
+		    sim_add_links(snap, dev->fabric_id, seen[i].ports,
 				  seen[i].port_count))
 			return TERN_ERROR_OUT_OF_MEMORY;
 	}
@@ -183,7 +192,7 @@ int snapshot_sim_take(const char *prog, struct snapshot *snap)
 	struct sim_device *seen;
 	struct timespec now;
 	char what[48];
-	int count, ret, i;
+	int count, ret, i, refused = 0;
 
 	snap->source = SNAPSHOT_SOURCE_SIM;
 	ret = cli_count_devices(prog, &snap->backend, &count);
@@ -207,14 +216,18 @@ int snapshot_sim_take(const char *prog, struct snapshot *snap)
 		return 1;
 	}
 	if (snap->backend == TERN_BACKEND_SIM)
-		status = sim_from_machine(snap, seen, count);
+		status = sim_from_machine(snap, seen, count, &refused);
 	else
-		status = sim_from_properties(snap, seen, count);
+		status = sim_from_properties(snap, seen, count, &refused);
 	free(seen);
 	if (status != TERN_SUCCESS) {
 		tern_backend_t backend = snap->backend;
 
-		cli_report_error(prog, "reading the machine", status);
+		if (refused)
+			fprintf(stderr, "%s: reading the machine: %s\n", prog,
+				snapshot_error(refused));
+		else
+			cli_report_error(prog, "reading the machine", status);
 		snapshot_free(snap);
 		snap->source = SNAPSHOT_SOURCE_SIM;
 		snap->backend = backend;	/* still worth stating */

@@ -36,7 +36,8 @@ static void top_usage(FILE *out)
 	fprintf(out,
 		"Usage: tern-inspect top [-d SECONDS] [-n N] [-b] [options]\n"
 		"A live view of every device (utilisation, engines busy, memory,\n"
-		"fabric link throughput, health) and every process using one\n"
+		"fabric link throughput, health; under a chip of cores, each\n"
+		"engine type's utilisation) and every process using one\n"
 		"(memory, utilisation, active jobs). On a terminal it redraws in\n"
 		"place; q quits.\n"
 		"\n"

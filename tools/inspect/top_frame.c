@@ -35,9 +35,36 @@ static uint64_t top_engine_busy_ns(const struct snapshot_device *dev)
 {
 	uint64_t total = 0;
 
-	for (uint32_t e = 0; e < dev->engine_count && e < SNAPSHOT_MAX_ENGINES; e++)
+	for (uint32_t e = 0; e < dev->engine_count; e++)
 		total += dev->engines[e].busy_ns;
 	return total;
+}
+
+/*
+ * @row's engines by type: how many, how many busy now, and their engine
+ * time in the interval since @before (NULL: the device is new, or no
+ * interval yet when !@rates) over the engines' capacity.
+ */
+static void top_count_types(struct top_device_row *row,
+			    const struct snapshot_device *before,
+			    bool rates, uint64_t interval_ns)
+{
+	struct snapshot_engine_type now[SNAPSHOT_ENGINE_TYPES];
+	struct snapshot_engine_type was[SNAPSHOT_ENGINE_TYPES] = { { 0 } };
+
+	snapshot_engine_types(row->dev, now);
+	if (before)
+		snapshot_engine_types(before, was);
+	for (uint32_t t = 0; t < SNAPSHOT_ENGINE_TYPES; t++) {
+		struct top_type_row *type = &row->types[t];
+
+		type->engines = now[t].engines;
+		type->engines_busy = now[t].busy;
+		type->busy_ns = rates ? top_delta(now[t].busy_ns,
+						  was[t].busy_ns) : 0;
+		type->utilisation = top_percent(type->busy_ns,
+						interval_ns * type->engines);
+	}
 }
 
 static const struct snapshot_device *top_old_device(const struct snapshot *old,
@@ -146,6 +173,8 @@ bool top_frame_compute(const struct snapshot *old, const struct snapshot *now,
 				  before ? top_engine_busy_ns(before) : 0);
 		row->utilisation = top_percent(row->busy_ns,
 					       frame->interval_ns * dev->engine_count);
+		top_count_types(row, before, frame->has_rates,
+				frame->interval_ns);
 		frame->engines += dev->engine_count;
 		frame->engines_busy += dev->engines_busy;
 		frame->mem_used += dev->memory_used_bytes;
@@ -298,6 +327,58 @@ static void top_print_header(struct print *p, const struct top_frame *frame,
 	print_object_end(p);
 }
 
+/* Whether @row's device has a core: engines of more than the DMA type. */
+static bool top_has_cores(const struct top_device_row *row)
+{
+	for (uint32_t t = DRM_TERN_ENGINE_TENSOR; t < SNAPSHOT_ENGINE_TYPES; t++)
+		if (row->types[t].engines)
+			return true;
+	return false;
+}
+
+/*
+ * The device's engines by type, for the types it has: in text a line
+ * under a chip of cores' row ("dma 1.2% 0/4  tensor 50.0% 1/2 ..."),
+ * in JSON always.
+ */
+static void top_print_types(struct print *p, const struct top_frame *frame,
+			    const struct top_device_row *row)
+{
+	bool text = top_has_cores(row);
+	const char *gap = "     ";
+
+	print_array(p, "engine_types");
+	for (uint32_t t = 0; t < SNAPSHOT_ENGINE_TYPES; t++) {
+		const struct top_type_row *type = &row->types[t];
+		char util[16], busy[24];
+
+		if (!type->engines)
+			continue;
+		top_util(frame, type->utilisation, util, sizeof(util) - 1);
+		if (frame->has_rates)
+			strcat(util, "%");
+		snprintf(busy, sizeof(busy), "%u/%u", type->engines_busy,
+			 type->engines);
+		if (text)
+			print_text(p, "%s", gap);
+		gap = "  ";
+		print_object(p, NULL);
+		print_string(p, "type", text ? "%s " : NULL,
+			     tern_engine_type_name(t));
+		print_u64(p, "engines", NULL, type->engines);
+		print_u64(p, "engines_busy", NULL, type->engines_busy);
+		print_u64(p, "busy_ns", NULL, type->busy_ns);
+		print_u64(p, "utilisation_percent", NULL,
+			  top_rounded(type->utilisation));
+		print_string(p, NULL, text ? "%s " : NULL, util);
+		print_string(p, NULL, text ? "%s" : NULL, busy);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	if (text)
+		print_text(p, "\n");
+}
+
 static void top_print_devices(struct print *p, const struct top_frame *frame)
 {
 	print_text(p, "%-4s %6s %5s  %-21s %11s %11s  %s\n", "DEV", "UTIL%",
@@ -343,6 +424,7 @@ static void top_print_devices(struct print *p, const struct top_frame *frame)
 			      dev->health_reasons ? " (%s)" : NULL,
 			      dev->health_reasons);
 		print_text(p, "\n");
+		top_print_types(p, frame, row);
 		print_object_end(p);
 	}
 	print_array_end(p);

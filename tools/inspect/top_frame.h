@@ -12,11 +12,19 @@
 
 #include "snapshot.h"
 
+/* A device's engines of one type (enum drm_tern_engine_type). */
+struct top_type_row {
+	uint32_t engines, engines_busy;	/* of the type; running a job now */
+	uint64_t busy_ns;		/* their engine time in the interval */
+	double utilisation;		/* percent of engines * interval */
+};
+
 struct top_device_row {
 	const struct snapshot_device *dev;
 	uint64_t busy_ns;		/* engine time in the interval, all engines */
 	double utilisation;		/* percent of engine_count * interval */
 	uint64_t in_bytes, out_bytes;	/* over its links in the interval */
+	struct top_type_row types[SNAPSHOT_ENGINE_TYPES];	/* by type */
 };
 
 struct top_client_row {

@@ -222,6 +222,13 @@ enum drm_tern_engine_type {
 	DRM_TERN_ENGINE_SCALAR = 3,
 };
 
+/*
+ * DRM_TERN_ENGINE_NO_CORE: the core the netlink family reports
+ * (DRM_TERN_A_ENGINE_CORE) for an engine that is no core's own: a DMA
+ * engine, which serves every core of the chip.
+ */
+#define DRM_TERN_ENGINE_NO_CORE	0xffffffffu
+
 /* Partitions of SBUF and PSUM, and PSUM's banks in each partition. */
 #define DRM_TERN_PARTITIONS		128
 #define DRM_TERN_PSUM_BANK_BYTES	2048
@@ -1429,6 +1436,19 @@ enum tern_genl_engine_attr {
 	DRM_TERN_A_ENGINE_STEPS,
 	/** @DRM_TERN_A_ENGINE_STEP_MAX_NS: u64, the longest of those steps. */
 	DRM_TERN_A_ENGINE_STEP_MAX_NS,
+	/**
+	 * @DRM_TERN_A_ENGINE_TYPE: u32, enum drm_tern_engine_type: what the
+	 * engine runs.
+	 */
+	DRM_TERN_A_ENGINE_TYPE,
+	/**
+	 * @DRM_TERN_A_ENGINE_CORE: u32, the core whose tensor, vector or
+	 * scalar engine it is (0 to &drm_tern_info.core_count - 1), or
+	 * DRM_TERN_ENGINE_NO_CORE for a DMA engine. A tern.ko that sends
+	 * neither this nor DRM_TERN_A_ENGINE_TYPE leaves an engine's type to
+	 * &drm_tern_info.dma_engine_count.
+	 */
+	DRM_TERN_A_ENGINE_CORE,
 
 	__TERN_A_ENGINE_MAX,
 };

@@ -240,9 +240,11 @@ double coll_half_local(int m, bool gather)
 	/*
 	 * A step that sends a sum reads two, the one that completes it also
 	 * writes one; one that passes a gathered chunk on and keeps it reads
-	 * two and writes one, the last only keeps it.
+	 * two and writes one, the last only keeps it. And the m - 1 chunks
+	 * the rank before sends land here: a device's memory serves its
+	 * peers' writes too.
 	 */
-	return gather ? 3.0 * (m - 1) + 2 : 2.0 * (m - 1) + 3;
+	return (gather ? 3.0 * (m - 1) + 2 : 2.0 * (m - 1) + 3) + (m - 1);
 }
 
 TERN_API tern_status_t tern_comm_lower_bound(tern_comm_t comm,

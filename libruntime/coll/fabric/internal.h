@@ -61,12 +61,15 @@ double coll_div_up(double a, double b);
  * resource: the @steps/@overlap waves between one block's start and the
  * next's, the @sends chunks a block puts on one link, or the @local
  * chunks the steps of a block (on every ring) read and write in the
- * engine's memory.
+ * device's memory, the chunks its peers write there included.
  */
 double coll_pipeline_ns(double chain, double steps, double overlap,
 			double blocks, double chunk, double hop, double link,
 			double sends, double local);
-/* Chunks a ring's block reads and writes here in @m steps of one half. */
+/*
+ * Chunks a ring's block reads and writes here in @m steps of one half,
+ * and those the rank before writes here.
+ */
 double coll_half_local(int m, bool gather);
 
 /* ---- topo.c, prog.c: the torus and the slots ---- */
