@@ -171,7 +171,8 @@ static void test_compute_fill_codes(void **state)
 	for (size_t t = 0; t < compute_type_count; t++) {
 		const struct compute_type *type = &compute_types[t];
 
-		compute_fill(type, codes, values, N, 7);
+		compute_fill(type, codes, values, N, 7, COMPUTE_GEMM_TOP,
+			     false);
 		for (size_t i = 0; i < N; i++) {
 			uint32_t bits;
 			float value;
@@ -198,6 +199,15 @@ static void test_compute_fill_codes(void **state)
 	assert_non_null(compute_type_find("fp8"));
 	assert_int_equal(compute_type_find("fp8")->dtype, TERN_FLOAT8_E4M3);
 	assert_null(compute_type_find("int8"));
+	assert_string_equal(compute_type_names(false), "bf16, fp16 or fp32");
+	compute_fill(&compute_types[0], codes, values, N, 8, COMPUTE_ROWS_TOP,
+		     true);
+	for (size_t i = 0; i < N; i++)
+		assert_true(values[i] >= 0x1p-6f && values[i] < 8.0f);
+	assert_int_equal(compute_function_find("gelu")->function,
+			 TERN_ACT_GELU_TANH);
+	assert_true(compute_function_find("log")->positive);
+	assert_null(compute_function_find("softmax"));
 }
 
 /*

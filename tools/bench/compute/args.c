@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Options of the compute tests. One table gives each option's names, its
- * line of --help and what it wants, so the parser, the help and the
- * messages cannot disagree. -b -e -f -n -w -d are copy's, with sizes the
- * side of a square matrix; the lists have long names only.
+ * line of --help, what it wants and which tests take it, so the parser,
+ * the help and the messages cannot disagree. -b -e -f -n -w -d are
+ * copy's, with sizes the side of a square matrix; the lists have long
+ * names only.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -17,7 +18,7 @@
 #define COMPUTE_MAX_ITERS 1000000
 
 /* Options without a short form. */
-enum { OPT_SIZES = 256, OPT_DTYPE, OPT_CORES, OPT_TRANSPOSE };
+enum { OPT_SIZES = 256, OPT_DTYPE, OPT_CORES, OPT_TRANSPOSE, OPT_FUNCTION };
 
 struct compute_option {
 	int id;			/* the short option, or OPT_* */
@@ -25,6 +26,7 @@ struct compute_option {
 	const char *arg;	/* its value in --help; NULL: takes none */
 	const char *help;	/* NULL: an alias, not listed */
 	const char *wanted;	/* follows "expected" */
+	unsigned int only;	/* 0: every test; else COMPUTE_TAKES_* */
 };
 
 #define SIDE_WANTED \
@@ -33,39 +35,52 @@ struct compute_option {
 
 static const struct compute_option compute_options[] = {
 	{ 'b', "minsize", "N",
-	  "smallest matrix side (default 128)", SIDE_WANTED },
+	  "smallest matrix side (default 128)", SIDE_WANTED, 0 },
 	{ 'e', "maxsize", "N",
-	  "largest matrix side (default 4096)", SIDE_WANTED },
+	  "largest matrix side (default 4096)", SIDE_WANTED, 0 },
 	{ 'f', "stepfactor", "N",
 	  "multiply the side by N each step (default 2)",
-	  "a whole multiplication factor from 2 to 1024" },
+	  "a whole multiplication factor from 2 to 1024", 0 },
 	{ OPT_SIZES, "sizes", "LIST",
 	  "these sides instead of -b -e -f, e.g. 100,1000",
-	  "matrix sides from 1 to 32K, comma-separated, each once (e.g. 128,1000,4K)" },
+	  "matrix sides from 1 to 32K, comma-separated, each once (e.g. 128,1000,4K)",
+	  0 },
 	{ OPT_DTYPE, "dtype", "LIST",
-	  "input types, fp8 being E4M3 (default bf16,fp32):" HELP_INDENT,
-	  "input types, comma-separated, each once: " },
+	  "input types (default bf16,fp32):" HELP_INDENT,
+	  "input types, comma-separated, each once: ", 0 },
+	{ OPT_FUNCTION, "function", "LIST",
+	  "activations (default gelu, the tanh form):" HELP_INDENT,
+	  "activations, comma-separated, each once: ", COMPUTE_TAKES_FUNCTION },
 	{ OPT_CORES, "cores", "LIST",
 	  "core counts to spread C over, e.g. 1,8 (default all)",
-	  "core counts from 1 to 64 or 'all', comma-separated, each once" },
+	  "core counts from 1 to 64 or 'all', comma-separated, each once",
+	  COMPUTE_TAKES_CORES },
 	{ OPT_TRANSPOSE, "transpose", "OPS",
 	  "nn, nt, tn or tt: op(A), op(B) as stored (n)" HELP_INDENT
 	  "or transposed (t) (default nn)",
-	  "nn, nt, tn or tt: op(A) then op(B), n as stored or t transposed" },
+	  "nn, nt, tn or tt: op(A) then op(B), n as stored or t transposed",
+	  COMPUTE_TAKES_TRANSPOSE },
 	{ 'n', "iters", "N",
 	  "timed iterations per row (default 3)",
-	  "a whole number of iterations from 1 to 1000000" },
+	  "a whole number of iterations from 1 to 1000000", 0 },
 	{ 'w', "warmup_iters", "N",
 	  "untimed iterations per row first (default 1)",
-	  "a whole number of warm-up iterations from 0 to 1000000" },
-	{ 'w', "warmup", "N", NULL, NULL },
+	  "a whole number of warm-up iterations from 0 to 1000000", 0 },
+	{ 'w', "warmup", "N", NULL, NULL, 0 },
 	{ 'd', "device", "N",
 	  "device index (default 0)",
-	  "a device index, a whole number from 0 (see 'tern-inspect list')" },
-	{ 'h', "help", NULL, "show this help", NULL },
+	  "a device index, a whole number from 0 (see 'tern-inspect list')",
+	  0 },
+	{ 'h', "help", NULL, "show this help", NULL, 0 },
 };
 
 #define COMPUTE_OPTIONS (sizeof(compute_options) / sizeof(compute_options[0]))
+
+static bool compute_takes(const struct compute_test *test,
+			  const struct compute_option *o)
+{
+	return !o->only || (test->takes & o->only);
+}
 
 static const struct compute_option *compute_option(int id)
 {
@@ -87,33 +102,40 @@ static const char *compute_option_name(int id)
 	return name;
 }
 
-/* The type list ends the dtype lines; every other line is as written. */
-static const char *compute_with_types(int id, const char *text)
+/* The names a list takes end its lines; every other line is as written. */
+static const char *compute_with_names(const struct compute_test *test, int id,
+				      const char *text)
 {
-	static char line[256];
+	static char line[320];
 
-	if (id != OPT_DTYPE)
+	if (id == OPT_DTYPE)
+		snprintf(line, sizeof(line), "%s%s", text,
+			 compute_type_names(test->fp8));
+	else if (id == OPT_FUNCTION)
+		snprintf(line, sizeof(line), "%s%s", text,
+			 compute_function_names());
+	else
 		return text;
-	snprintf(line, sizeof(line), "%s%s", text, compute_type_names());
 	return line;
 }
 
-void compute_print_usage(const char *name, const char *summary)
+void compute_print_usage(const struct compute_test *test)
 {
-	printf("Usage: tern-bench %s [options]\n%s\n\nOptions:\n", name,
-	       summary);
+	printf("Usage: tern-bench %s [options]\n%s\n\nOptions:\n", test->name,
+	       test->summary);
 	for (size_t i = 0; i < COMPUTE_OPTIONS; i++) {
 		const struct compute_option *o = &compute_options[i];
 		char left[40];
 
-		if (!o->help)
+		if (!o->help || !compute_takes(test, o))
 			continue;
 		snprintf(left, sizeof(left), "%s%c%s --%s%s%s",
 			 o->id < OPT_SIZES ? "-" : " ",
 			 o->id < OPT_SIZES ? o->id : ' ',
 			 o->id < OPT_SIZES ? "," : " ", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
-		printf("  %-27s%s\n", left, compute_with_types(o->id, o->help));
+		printf("  %-27s%s\n", left,
+		       compute_with_names(test, o->id, o->help));
 	}
 	printf("\n"
 	       "Every result is checked; the exit status is 0 when all are right,\n"
@@ -143,8 +165,39 @@ static bool compute_split(const char *text, char items[][16], size_t *count)
 	}
 }
 
-static bool compute_parse_list(int id, const char *text,
+/* Item @i of list option @id into @args; false if it is none of its values. */
+static bool compute_parse_item(const struct compute_test *test, int id,
+			       const char *item, size_t i,
 			       struct compute_args *args)
+{
+	uint64_t side;
+	long cores;
+
+	switch (id) {
+	case OPT_SIZES:
+		if (!cli_parse_size(item, 1, COMPUTE_MAX_SIDE, &side))
+			return false;
+		args->sizes[i] = (uint32_t)side;
+		return true;
+	case OPT_DTYPE:
+		args->types[i] = compute_type_find(item);
+		return args->types[i] &&
+		       (test->fp8 || args->types[i]->bytes > 1);
+	case OPT_FUNCTION:
+		args->functions[i] = compute_function_find(item);
+		return args->functions[i] != NULL;
+	default:	/* OPT_CORES */
+		if (strcmp(item, "all") == 0)
+			cores = 0;
+		else if (!cli_parse_long(item, 1, 64, &cores))
+			return false;
+		args->cores[i] = (uint32_t)cores;
+		return true;
+	}
+}
+
+static bool compute_parse_list(const struct compute_test *test, int id,
+			       const char *text, struct compute_args *args)
 {
 	char items[COMPUTE_MAX_LIST][16];
 	size_t count;
@@ -152,36 +205,18 @@ static bool compute_parse_list(int id, const char *text,
 	if (!compute_split(text, items, &count))
 		return false;
 	for (size_t i = 0; i < count; i++) {
-		uint64_t side;
-		long cores;
-
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(items[i], items[j]) == 0)
 				return false;
-		switch (id) {
-		case OPT_SIZES:
-			if (!cli_parse_size(items[i], 1, COMPUTE_MAX_SIDE, &side))
-				return false;
-			args->sizes[i] = (uint32_t)side;
-			break;
-		case OPT_DTYPE:
-			args->types[i] = compute_type_find(items[i]);
-			if (!args->types[i])
-				return false;
-			break;
-		default:	/* OPT_CORES */
-			if (strcmp(items[i], "all") == 0)
-				cores = 0;
-			else if (!cli_parse_long(items[i], 1, 64, &cores))
-				return false;
-			args->cores[i] = (uint32_t)cores;
-			break;
-		}
+		if (!compute_parse_item(test, id, items[i], i, args))
+			return false;
 	}
 	if (id == OPT_SIZES)
 		args->size_count = count;
 	else if (id == OPT_DTYPE)
 		args->type_count = count;
+	else if (id == OPT_FUNCTION)
+		args->function_count = count;
 	else
 		args->core_count = count;
 	return true;
@@ -194,8 +229,8 @@ struct compute_sweep {
 	bool given;
 };
 
-static bool compute_parse_value(int id, const char *text,
-				struct compute_args *args,
+static bool compute_parse_value(const struct compute_test *test, int id,
+				const char *text, struct compute_args *args,
 				struct compute_sweep *sweep)
 {
 	switch (id) {
@@ -212,7 +247,8 @@ static bool compute_parse_value(int id, const char *text,
 	case OPT_SIZES:
 	case OPT_DTYPE:
 	case OPT_CORES:
-		return compute_parse_list(id, text, args);
+	case OPT_FUNCTION:
+		return compute_parse_list(test, id, text, args);
 	case OPT_TRANSPOSE:
 		if (strlen(text) != 2 || !strchr("nt", text[0]) ||
 		    !strchr("nt", text[1]))
@@ -231,7 +267,7 @@ static bool compute_parse_value(int id, const char *text,
 	return false;
 }
 
-/* The sides of the sweep, or why not; the caller has checked -b <= -e. */
+/* The sides of the sweep; the caller has checked -b <= -e. */
 static void compute_expand_sweep(const struct compute_sweep *sweep,
 				 struct compute_args *args)
 {
@@ -279,27 +315,19 @@ static enum bench_parse_result compute_finish(const char *name,
 	return BENCH_PARSE_RUN;
 }
 
-enum bench_parse_result compute_parse_args(int argc, char **argv,
-					   struct compute_args *args)
+/* getopt's tables, from the options @test takes. */
+static void compute_getopt_tables(const struct compute_test *test,
+				  struct option *longopts, char *optstring)
 {
-	struct option longopts[COMPUTE_OPTIONS + 1];
-	const char *name = argv[0];
-	char optstring[64] = "+:";
-	struct compute_sweep sweep = { .min = 128, .max = 4096, .factor = 2 };
-	int opt;
+	size_t n = 0;
 
-	*args = (struct compute_args) {
-		.types = { compute_type_find("bf16"),
-			   compute_type_find("fp32") },
-		.type_count = 2,
-		.core_count = 1,	/* cores[0] = 0: all */
-		.iters = 3,
-		.warmup_iters = 1,
-	};
+	strcpy(optstring, "+:");
 	for (size_t i = 0; i < COMPUTE_OPTIONS; i++) {
 		const struct compute_option *o = &compute_options[i];
 
-		longopts[i] = (struct option) {
+		if (!compute_takes(test, o))
+			continue;
+		longopts[n++] = (struct option) {
 			o->name, o->arg ? required_argument : no_argument,
 			NULL, o->id };
 		if (o->id < OPT_SIZES && !strchr(optstring, o->id)) {
@@ -309,8 +337,30 @@ enum bench_parse_result compute_parse_args(int argc, char **argv,
 			strcpy(optstring + len + 1, o->arg ? ":" : "");
 		}
 	}
-	longopts[COMPUTE_OPTIONS] = (struct option) { NULL, 0, NULL, 0 };
+	longopts[n] = (struct option) { NULL, 0, NULL, 0 };
+}
 
+enum bench_parse_result compute_parse_args(const struct compute_test *test,
+					   int argc, char **argv,
+					   struct compute_args *args)
+{
+	struct option longopts[COMPUTE_OPTIONS + 1];
+	const char *name = argv[0];
+	char optstring[64];
+	struct compute_sweep sweep = { .min = 128, .max = 4096, .factor = 2 };
+	int opt;
+
+	*args = (struct compute_args) {
+		.types = { compute_type_find("bf16"),
+			   compute_type_find("fp32") },
+		.type_count = 2,
+		.core_count = 1,	/* cores[0] = 0: all */
+		.functions = { compute_function_find("gelu") },
+		.function_count = 1,
+		.iters = 3,
+		.warmup_iters = 1,
+	};
+	compute_getopt_tables(test, longopts, optstring);
 	opterr = 0;	/* our messages say what was wanted */
 	optind = 0;	/* glibc: full rescan, main() already used getopt */
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) !=
@@ -323,17 +373,19 @@ enum bench_parse_result compute_parse_args(int argc, char **argv,
 		case ':':
 			fprintf(stderr, "tern-bench %s: %s needs a value: expected %s\n",
 				name, argv[optind - 1],
-				compute_with_types(optopt, o ? o->wanted : "a value"));
+				compute_with_names(test, optopt,
+						   o ? o->wanted : "a value"));
 			return BENCH_PARSE_USAGE;
 		case '?':
 			compute_unknown_option(name, argc, argv);
 			return BENCH_PARSE_USAGE;
 		default:
-			if (compute_parse_value(opt, optarg, args, &sweep))
+			if (compute_parse_value(test, opt, optarg, args, &sweep))
 				break;
 			fprintf(stderr, "tern-bench %s: %s '%s': expected %s\n",
 				name, compute_option_name(opt), optarg,
-				compute_with_types(opt, compute_option(opt)->wanted));
+				compute_with_names(test, opt,
+						   compute_option(opt)->wanted));
 			return BENCH_PARSE_USAGE;
 		}
 	}

@@ -7,9 +7,9 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "blas.h"
+#include "setup.h"
 
 const char *blas_description(void)
 {
@@ -19,14 +19,6 @@ const char *blas_description(void)
 		 openblas_get_num_threads(),
 		 openblas_get_num_threads() == 1 ? "" : "s");
 	return text;
-}
-
-static double blas_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
 static void blas_sgemm(const struct gemm_shape *s, const float *a,
@@ -50,10 +42,10 @@ void blas_run(const struct gemm_shape *s, const float *a, const float *b,
 
 	for (long i = 0; i < warmup; i++)
 		blas_sgemm(s, a, b, c);
-	start = blas_now_us();
+	start = compute_now_us();
 	for (long i = 0; i < iters; i++)
 		blas_sgemm(s, a, b, c);
-	result->time_us = (blas_now_us() - start) / (double)iters;
+	result->time_us = (compute_now_us() - start) / (double)iters;
 	result->wrong = 0;
 	for (size_t i = 0; i < count; i++) {
 		const struct gemm_sample *x = &samples[i];

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Input types and random inputs for the compute tests. A normal number of
- * a binary format is sign, biased exponent and mantissa: (1 + mantissa /
- * 2^m) times 2^(exponent - bias). For exponents from bias - 6 to bias + 7
- * every format here has it normal (E4M3 is the narrowest), and float32
- * holds it exactly.
+ * Input types, functions and random inputs for the compute tests. A
+ * normal number of a binary format is sign, biased exponent and mantissa:
+ * (1 + mantissa / 2^m) times 2^(exponent - bias). For exponents from
+ * bias - 6 to bias + 7 every format here has it normal (E4M3 is the
+ * narrowest), and float32 holds it exactly.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +24,22 @@ const struct compute_type compute_types[] = {
 const size_t compute_type_count =
 	sizeof(compute_types) / sizeof(compute_types[0]);
 
+const struct compute_function compute_functions[] = {
+	{ "identity", TERN_ACT_IDENTITY, false },
+	{ "relu", TERN_ACT_RELU, false },
+	{ "gelu", TERN_ACT_GELU_TANH, false },
+	{ "silu", TERN_ACT_SILU, false },
+	{ "sigmoid", TERN_ACT_SIGMOID, false },
+	{ "tanh", TERN_ACT_TANH, false },
+	{ "exp", TERN_ACT_EXP, false },
+	{ "log", TERN_ACT_LOG, true },
+	{ "rsqrt", TERN_ACT_RSQRT, true },
+	{ "square", TERN_ACT_SQUARE, false },
+};
+
+const size_t compute_function_count =
+	sizeof(compute_functions) / sizeof(compute_functions[0]);
+
 const struct compute_type *compute_type_find(const char *name)
 {
 	for (size_t i = 0; i < compute_type_count; i++)
@@ -32,30 +48,65 @@ const struct compute_type *compute_type_find(const char *name)
 	return NULL;
 }
 
-const char *compute_type_names(void)
+const struct compute_function *compute_function_find(const char *name)
+{
+	for (size_t i = 0; i < compute_function_count; i++)
+		if (strcmp(compute_functions[i].name, name) == 0)
+			return &compute_functions[i];
+	return NULL;
+}
+
+/* Appends @name, the @index-th (from 0) of @total, to the list in @out. */
+static void compute_append(char *out, size_t len, size_t *used,
+			   const char *name, size_t index, size_t total)
+{
+	int n;
+
+	if (*used >= len)
+		return;
+	n = snprintf(out + *used, len - *used, "%s%s", index == 0 ? "" :
+		     index + 1 < total ? ", " : " or ", name);
+	*used += n > 0 ? (size_t)n : 0;
+}
+
+const char *compute_type_names(bool fp8)
 {
 	static char names[128];
+	size_t used = 0, total = 0, index = 0;
+
+	for (size_t i = 0; i < compute_type_count; i++)
+		total += fp8 || compute_types[i].bytes > 1;
+	names[0] = '\0';
+	for (size_t i = 0; i < compute_type_count; i++)
+		if (fp8 || compute_types[i].bytes > 1)
+			compute_append(names, sizeof(names), &used,
+				       compute_types[i].name, index++, total);
+	return names;
+}
+
+const char *compute_function_names(void)
+{
+	static char names[160];
 	size_t used = 0;
 
-	for (size_t i = 0; i < compute_type_count && used < sizeof(names); i++) {
-		int n = snprintf(names + used, sizeof(names) - used, "%s%s",
-				 i == 0 ? "" : i + 1 < compute_type_count ?
-				 ", " : " or ", compute_types[i].name);
-
-		used += n > 0 ? (size_t)n : 0;
-	}
+	names[0] = '\0';
+	for (size_t i = 0; i < compute_function_count; i++)
+		compute_append(names, sizeof(names), &used,
+			       compute_functions[i].name, i,
+			       compute_function_count);
 	return names;
 }
 
 void compute_fill(const struct compute_type *type, void *bits, float *values,
-		  size_t count, uint64_t seed)
+		  size_t count, uint64_t seed, int top, bool positive)
 {
 	unsigned int m = type->mantissa_bits, e = type->exponent_bits;
+	uint32_t span = (uint32_t)(top + 7);	/* exponents -6 to top */
 
 	for (size_t i = 0; i < count; i++) {
 		uint64_t word = pattern_word(seed, i);
-		uint32_t sign = word & 1;
-		uint32_t exponent = type->bias - 6 + (uint32_t)(word >> 1) % 14;
+		uint32_t sign = positive ? 0 : word & 1;
+		uint32_t exponent = type->bias - 6 + (uint32_t)(word >> 1) % span;
 		uint32_t mantissa = (uint32_t)(word >> 32) & ((1u << m) - 1);
 		uint32_t code = sign << (e + m) | exponent << m | mantissa;
 		float value = ldexpf(1.0f + ldexpf((float)mantissa, -(int)m),

@@ -16,19 +16,23 @@
 #include "bench.h"
 #include "blas.h"
 #include "cli.h"
-#include "device.h"
 #include "pattern.h"
 #include "reference.h"
+#include "setup.h"
 #include "table.h"
 #include "tern_compute.h"
 
-#define GEMM_SUMMARY "C = A.B by tern_gemm on a device's cores: device time against the tensor\nengines' peak, and the host's time against OpenBLAS's sgemm."
+static const struct compute_test gemm_test = {
+	.name = "gemm",
+	.summary = "C = A.B by tern_gemm on a device's cores: device time against the tensor\n"
+		   "engines' peak, and the host's time against OpenBLAS's sgemm.",
+	.takes = COMPUTE_TAKES_CORES | COMPUTE_TAKES_TRANSPOSE,
+	.fp8 = true,
+};
 
 struct gemm_bench {
 	const struct compute_args *args;
-	struct bench_device dev;
-	tern_compute_info_t compute;
-	bool modelled;		/* device time is the timing model's */
+	struct compute_device cd;
 	tern_stream_t stream;
 	tern_event_t start, end;
 	tern_buffer_t a, b, c;
@@ -79,18 +83,10 @@ static const struct bench_column gemm_columns[] = {
  */
 static double gemm_peak_per_core(const struct gemm_bench *b, tern_dtype_t dtype)
 {
-	double peak = 2.0 * b->compute.partitions * TERN_MATMUL_MAX_M *
-		      (double)b->compute.core_clock_hz;
+	double peak = 2.0 * b->cd.compute.partitions * TERN_MATMUL_MAX_M *
+		      (double)b->cd.compute.core_clock_hz;
 
 	return dtype == TERN_FLOAT32 ? peak / 4 : peak;
-}
-
-static double gemm_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
 static tern_status_t gemm_enqueue(struct gemm_bench *b,
@@ -132,7 +128,7 @@ static tern_status_t gemm_time(struct gemm_bench *b, const struct gemm_shape *s,
 	if (status == TERN_SUCCESS)
 		status = tern_stream_synchronize(b->stream);
 	if (status == TERN_SUCCESS) {
-		start = gemm_now_us();
+		start = compute_now_us();
 		status = tern_event_record(b->start, b->stream);
 	}
 	if (status == TERN_SUCCESS)
@@ -145,7 +141,7 @@ static tern_status_t gemm_time(struct gemm_bench *b, const struct gemm_shape *s,
 	else
 		tern_stream_synchronize(b->stream);
 	if (status == TERN_SUCCESS) {
-		row->wall_ms = (gemm_now_us() - start) / 1000.0 / (double)iters;
+		row->wall_ms = (compute_now_us() - start) / 1000.0 / (double)iters;
 		status = tern_event_elapsed_time(&ms, b->start, b->end);
 	}
 	row->time_us = (double)ms * 1000.0 / (double)iters;
@@ -168,9 +164,10 @@ static tern_status_t gemm_measure(struct gemm_bench *b, uint32_t side,
 	size_t count;
 
 	compute_fill(type, b->a_bits, b->a_values, (size_t)s.m * s.k,
-		     pattern_seed(side, 2 * type->dtype));
+		     pattern_seed(side, 2 * type->dtype), COMPUTE_GEMM_TOP, false);
 	compute_fill(type, b->b_bits, b->b_values, (size_t)s.k * s.n,
-		     pattern_seed(side, 2 * type->dtype + 1));
+		     pattern_seed(side, 2 * type->dtype + 1), COMPUTE_GEMM_TOP,
+		     false);
 	/* all ones: a NaN the device never writes (its NaN is 0x7fc00000) */
 	memset(b->c_device, 0xff, (size_t)s.m * s.n * sizeof(float));
 	status = gemm_time(b, &s, type, cores, row);
@@ -188,7 +185,7 @@ static tern_status_t gemm_measure(struct gemm_bench *b, uint32_t side,
 	row->type = type->name;
 	row->cores = cores;
 	row->tflops = row->time_us > 0 ? flops / row->time_us / 1e6 : 0;
-	row->peak = b->modelled ? row->tflops * 1e12 /
+	row->peak = b->cd.modelled ? row->tflops * 1e12 /
 		    (gemm_peak_per_core(b, type->dtype) * cores) : NAN;
 	row->wall_gflops = row->wall_ms > 0 ? flops / row->wall_ms / 1e6 : 0;
 	row->blas_ms = blas.time_us / 1000.0;
@@ -201,7 +198,7 @@ static tern_status_t gemm_measure(struct gemm_bench *b, uint32_t side,
 
 static uint32_t gemm_cores(const struct gemm_bench *b, size_t i)
 {
-	return b->args->cores[i] ? b->args->cores[i] : b->compute.cores;
+	return b->args->cores[i] ? b->args->cores[i] : b->cd.compute.cores;
 }
 
 static void gemm_print_header(const struct gemm_bench *b)
@@ -221,16 +218,16 @@ static void gemm_print_header(const struct gemm_bench *b)
 	printf(" transpose %c%c warmup iters: %ld iters: %ld validation: 1\n",
 	       args->transpose_a ? 't' : 'n', args->transpose_b ? 't' : 'n',
 	       args->warmup_iters, args->iters);
-	bench_print_device(&b->dev);
-	cli_format_bytes(b->compute.sbuf_partition_bytes, sbuf, sizeof(sbuf));
-	cli_format_bytes(b->compute.psum_partition_bytes, psum, sizeof(psum));
+	bench_print_device(&b->cd.dev);
+	cli_format_bytes(b->cd.compute.sbuf_partition_bytes, sbuf, sizeof(sbuf));
+	cli_format_bytes(b->cd.compute.psum_partition_bytes, psum, sizeof(psum));
 	printf("# Compute: %u cores at %llu Hz, SBUF %s and PSUM %s a partition; a core's peak %.2f TFLOPS (fp32 %.2f)\n",
-	       b->compute.cores,
-	       (unsigned long long)b->compute.core_clock_hz, sbuf, psum,
+	       b->cd.compute.cores,
+	       (unsigned long long)b->cd.compute.core_clock_hz, sbuf, psum,
 	       gemm_peak_per_core(b, TERN_BFLOAT16) / 1e12,
 	       gemm_peak_per_core(b, TERN_FLOAT32) / 1e12);
 	printf("# device: %s per call, TFLOPS over the peak of the cores asked for\n",
-	       b->modelled ?
+	       b->cd.modelled ?
 	       "modelled device time (the simulator's timing model, TERN_SIM_CLOCK=model)" :
 	       "the engines' clock (peak n/a: not the timing model's)");
 	printf("# wall: the host's clock around the calls and the wait; ratio: wall GFLOPS over OpenBLAS's\n");
@@ -321,113 +318,46 @@ static int gemm_sweep(struct gemm_bench *b)
 	return tally.wrong || tally.blas_wrong ? 1 : 0;
 }
 
-/* The device must have cores, as many as asked for. */
-static int gemm_check_compute(struct gemm_bench *b)
+/* The device must have as many cores as asked for. */
+static int gemm_check_cores(struct gemm_bench *b)
 {
-	tern_status_t status;
-
-	status = tern_device_get_compute(b->dev.device, &b->compute);
-	if (status == TERN_ERROR_NOT_SUPPORTED) {
-		fprintf(stderr,
-			"tern-bench gemm: device %d has no compute cores (on the simulator TERN_SIM_CORES gives each device 1 to 16)\n",
-			b->dev.props.index);
-		return EXIT_USAGE;
-	}
-	if (status != TERN_SUCCESS) {
-		cli_report_error("tern-bench gemm", "reading the device's cores",
-				 status);
-		return 1;
-	}
 	for (size_t i = 0; i < b->args->core_count; i++) {
-		if (b->args->cores[i] <= b->compute.cores)
+		if (b->args->cores[i] <= b->cd.compute.cores)
 			continue;
 		fprintf(stderr,
 			"tern-bench gemm: --cores %u: device %d has %u core%s\n",
-			b->args->cores[i], b->dev.props.index, b->compute.cores,
-			b->compute.cores == 1 ? "" : "s");
+			b->args->cores[i], b->cd.dev.props.index,
+			b->cd.compute.cores, b->cd.compute.cores == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
-	b->modelled = b->dev.props.capabilities &
-		      TERN_DEVICE_CAP_MODELLED_CLOCK;
 	return 0;
-}
-
-/* The largest side and the widest input type, which size the buffers. */
-static void gemm_largest(const struct compute_args *args, uint64_t *side,
-			 size_t *bytes)
-{
-	*side = 0;
-	*bytes = 0;
-	for (size_t i = 0; i < args->size_count; i++)
-		if (args->sizes[i] > *side)
-			*side = args->sizes[i];
-	for (size_t i = 0; i < args->type_count; i++)
-		if (args->types[i]->bytes > *bytes)
-			*bytes = args->types[i]->bytes;
-}
-
-/* Refuses sizes the device cannot hold before allocating anything. */
-static int gemm_check_memory(struct gemm_bench *b)
-{
-	uint64_t used = 0, total = 0, side, need;
-	char need_s[32], free_s[32], total_s[32];
-	tern_status_t status;
-	size_t bytes;
-
-	gemm_largest(b->args, &side, &bytes);
-	need = side * side * (2 * bytes + sizeof(float));
-	status = tern_device_memory_usage(b->dev.device, &used, &total);
-	if (status != TERN_SUCCESS) {
-		cli_report_error("tern-bench gemm", "reading memory usage",
-				 status);
-		return 1;
-	}
-	if (need <= total - used)
-		return 0;
-	cli_format_bytes(need, need_s, sizeof(need_s));
-	cli_format_bytes(total - used, free_s, sizeof(free_s));
-	cli_format_bytes(total, total_s, sizeof(total_s));
-	fprintf(stderr,
-		"tern-bench gemm: side %llu needs %s of device memory (A and B of the widest type, C of float32); device %d has %s free of %s\n",
-		(unsigned long long)side, need_s, b->dev.props.index, free_s,
-		total_s);
-	return EXIT_USAGE;
-}
-
-static tern_status_t gemm_alloc(struct gemm_bench *b, uint64_t bytes,
-				tern_buffer_t *buffer, void **ptr)
-{
-	tern_status_t status;
-
-	status = tern_buffer_alloc(b->dev.device, TERN_MEMORY_DEVICE, bytes,
-				   buffer);
-	if (status == TERN_SUCCESS)
-		status = tern_buffer_map(*buffer, ptr);
-	return status;
 }
 
 /* Everything on the device is freed by tern_device_close(). */
 static tern_status_t gemm_setup(struct gemm_bench *b)
 {
-	uint64_t side, elements;
+	uint64_t elements;
 	tern_status_t status;
 	void *c_ptr = NULL;
+	uint32_t side;
 	size_t bytes;
 
-	gemm_largest(b->args, &side, &bytes);
-	elements = side * side;
-	status = gemm_alloc(b, elements * bytes, &b->a, &b->a_bits);
+	compute_largest(b->args, &side, &bytes);
+	elements = (uint64_t)side * side;
+	status = compute_alloc(&b->cd, elements * bytes, &b->a, &b->a_bits);
 	if (status == TERN_SUCCESS)
-		status = gemm_alloc(b, elements * bytes, &b->b, &b->b_bits);
+		status = compute_alloc(&b->cd, elements * bytes, &b->b,
+				       &b->b_bits);
 	if (status == TERN_SUCCESS)
-		status = gemm_alloc(b, elements * sizeof(float), &b->c, &c_ptr);
+		status = compute_alloc(&b->cd, elements * sizeof(float), &b->c,
+				       &c_ptr);
 	b->c_device = c_ptr;
 	if (status == TERN_SUCCESS)
-		status = tern_stream_create(b->dev.device, &b->stream);
+		status = tern_stream_create(b->cd.dev.device, &b->stream);
 	if (status == TERN_SUCCESS)
-		status = tern_event_create(b->dev.device, &b->start);
+		status = tern_event_create(b->cd.dev.device, &b->start);
 	if (status == TERN_SUCCESS)
-		status = tern_event_create(b->dev.device, &b->end);
+		status = tern_event_create(b->cd.dev.device, &b->end);
 	if (status != TERN_SUCCESS)
 		return status;
 	b->a_values = malloc(elements * sizeof(float));
@@ -441,30 +371,31 @@ static tern_status_t gemm_setup(struct gemm_bench *b)
 int bench_gemm_main(int argc, char **argv)
 {
 	struct compute_args args;
-	struct bench_options opts = { 0 };
 	struct gemm_bench b = { .args = &args };
 	tern_status_t status;
+	uint32_t side;
+	size_t bytes;
 	int ret;
 
-	switch (compute_parse_args(argc, argv, &args)) {
+	switch (compute_parse_args(&gemm_test, argc, argv, &args)) {
 	case BENCH_PARSE_HELP:
-		compute_print_usage("gemm", GEMM_SUMMARY);
+		compute_print_usage(&gemm_test);
 		return 0;
 	case BENCH_PARSE_USAGE:
 		return EXIT_USAGE;
 	case BENCH_PARSE_RUN:
 		break;
 	}
-	/* On the simulator, a Trainium2 chip's cores in modelled time, unless told. */
-	setenv("TERN_SIM_CORES", "8", 0);
-	setenv("TERN_SIM_CLOCK", "model", 0);
-	opts.device = args.device;
-	ret = bench_device_open("gemm", &opts, &b.dev);
+	ret = compute_open(&gemm_test, &args, &b.cd);
 	if (ret)
 		return ret;
-	ret = gemm_check_compute(&b);
+	compute_largest(&args, &side, &bytes);
+	ret = gemm_check_cores(&b);
 	if (!ret)
-		ret = gemm_check_memory(&b);
+		ret = compute_check_memory(&gemm_test, &b.cd, (uint64_t)side *
+					   side * (2 * bytes + sizeof(float)),
+					   side,
+					   "A and B of the widest type, C of float32");
 	if (ret)
 		goto close;
 	status = gemm_setup(&b);
@@ -480,6 +411,6 @@ close:
 	free(b.b_values);
 	free(b.c_peer);
 	free(b.samples);
-	tern_device_close(b.dev.device);
+	tern_device_close(b.cd.dev.device);
 	return ret;
 }
