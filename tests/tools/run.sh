@@ -172,7 +172,8 @@ for args in "--help" "-h" "help"; do
 	# shellcheck disable=SC2086
 	run "$bench" $args
 	check "bench $args lists the tests" \
-		sh -c "[ $rc -eq 0 ] && grep -q '^  copy ' '$out'"
+		sh -c "[ $rc -eq 0 ] && for t in copy gemm act softmax; do
+			grep -q \"^  \$t \" '$out' || exit 1; done"
 done
 for args in "copy --help" "copy -h" "help copy"; do
 	# shellcheck disable=SC2086
@@ -677,6 +678,163 @@ usage_error "bench latency -d past the devices" "-d 99: no such device" "$bench"
 run "$bench" latency --help
 check "bench latency --help: usage and options" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-bench latency' '$out' && grep -q -- '--iters' '$out'"
+
+# ---- tern-bench gemm ----
+
+# gemm_rows_ok: every data row has 12 columns, #wrong 0, and figures that
+# are numbers, a share of the peak of at most 1; from side 100, the rates
+# are above 0 (side 1's round to 0.00).
+gemm_rows_ok() {
+	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 12 || $7 != "0" ||
+		$6 > 1 || $4 <= 0 || $8 <= 0 ||
+		($1 >= 100 && ($5 <= 0 || $6 <= 0 || $9 <= 0 || $11 <= 0 ||
+			       $12 <= 0)) { print; next }
+		{ for (i = 4; i <= 12; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ && i != 7) print }')"
+}
+
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_CORES=2 "$bench" gemm --sizes 1,100,256 --dtype bf16,fp8,fp32 \
+		--cores 1,2 -n 1 -w 0
+	check "bench gemm on 2 cores exits 0, nothing on stderr" \
+		sh -c "[ $rc -eq 0 ] && [ ! -s '$err' ]"
+	check "bench gemm: a row per type, core count and size, in that order" \
+		test "$(rows | awk '{ printf "%s/%s/%s ", $2, $3, $1 }')" = \
+		"bf16/1/1 bf16/1/100 bf16/1/256 bf16/2/1 bf16/2/100 bf16/2/256 fp8/1/1 fp8/1/100 fp8/1/256 fp8/2/1 fp8/2/100 fp8/2/256 fp32/1/1 fp32/1/100 fp32/1/256 fp32/2/1 fp32/2/100 fp32/2/256 "
+	check "bench gemm: every C right to the bit, every figure above 0, peak at most 1" \
+		gemm_rows_ok
+	check "bench gemm: out-of-bounds and peer summaries say 0 OK" \
+		sh -c "grep -q '^# Out of bounds values : 0 OK$' '$out' &&
+			grep -q \"^# Peer values past float32's error bound : 0 OK$\" '$out'"
+	check "bench gemm on the simulator: device time is modelled by default" \
+		sh -c "grep -q '^# device: modelled device time' '$out'"
+	check "bench gemm: header names the cores, their peak and the peer" \
+		sh -c "grep -q '^# Compute: 2 cores at 2400000000 Hz, .* peak 78.64 TFLOPS (fp32 19.66)$' '$out' &&
+			grep -q '^# peer: cblas_sgemm of the same values in float32, OpenBLAS' '$out' &&
+			grep '^#' '$out' | grep -q 'device.*wall.*peer: OpenBLAS'"
+	for t in nt tn tt; do
+		run env TERN_SIM_CORES=2 "$bench" gemm --sizes 130 --transpose $t \
+			--dtype fp16 -n 1 -w 0
+		check "bench gemm --transpose $t: exits 0, says so in the header" \
+			sh -c "[ $rc -eq 0 ] && grep -q '^# tern-bench gemm: .* transpose $t ' '$out'"
+		check "bench gemm --transpose $t: C right to the bit" gemm_rows_ok
+	done
+	run env TERN_SIM_CORES=2 TERN_SIM_CLOCK=wall "$bench" gemm -b 64 -e 128 -n 1 -w 0 --dtype fp8e5m2
+	check "bench gemm with TERN_SIM_CLOCK=wall: the engines' clock, no share of the peak" \
+		sh -c "[ $rc -eq 0 ] && grep -q \"^# device: the engines' clock\" '$out' &&
+			[ \"\$(grep -v '^#' '$out' | awk '{ printf \"%s/%s/%s/%s \", \$1, \$3, \$6, \$7 }')\" = '64/2/n/a/0 128/2/n/a/0 ' ]"
+	run env -u TERN_SIM_CORES "$bench" gemm --sizes 16 --dtype bf16 -n 1 -w 0
+	check "bench gemm without TERN_SIM_CORES: a chip of 8 cores, all used" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^# Compute: 8 cores' '$out' &&
+			grep -q '^# tern-bench gemm: sizes 16 types bf16 cores 8 ' '$out'"
+	usage_error "bench gemm --cores past the device's" "--cores 3: device 0 has 2 cores" \
+		env TERN_SIM_CORES=2 "$bench" gemm --cores 1,3
+	usage_error "bench gemm on a device without cores" \
+		"device 0 has no compute cores (on the simulator TERN_SIM_CORES" \
+		env TERN_SIM_CORES=0 "$bench" gemm
+	usage_error "bench gemm larger than device memory" \
+		"side 4096 needs 192 MiB of device memory (A and B of the widest type, C of float32); device 0 has" \
+		env TERN_SIM_CORES=2 "$bench" gemm --sizes 4K
+fi
+for args in "-b x" "-b 0" "-e 40K" "-f 1" "-n 0" "-w -1" "-d -1" \
+	"--sizes 1,,2" "--sizes 128,128" "--sizes 0" "--dtype int8" \
+	"--dtype bf16," "--cores 0" "--cores 1,1" "--transpose x" \
+	"--transpose nnn"; do
+	# shellcheck disable=SC2086
+	usage_error "bench gemm $args" "^tern-bench gemm: ${args%% *} '.*': expected [a-z]" \
+		"$bench" gemm $args
+done
+for flag in -b -e -f -n -w -d --sizes --dtype --cores --transpose; do
+	usage_error "bench gemm $flag without a value" "$flag needs a value: expected" \
+		"$bench" gemm "$flag"
+done
+usage_error "bench gemm -b above -e" "-b (512) must not exceed -e (256)" \
+	"$bench" gemm -b 512 -e 256
+usage_error "bench gemm --sizes with -b" "--sizes and -b, -e or -f both give the sizes" \
+	"$bench" gemm --sizes 128 -b 256
+usage_error "bench gemm unknown option" "unknown option '--bogus'" \
+	"$bench" gemm --bogus
+usage_error "bench gemm stray argument" "unexpected argument 'extra'" \
+	"$bench" gemm -n 1 extra
+usage_error "bench gemm -d past the devices" "-d $devices: no such device" \
+	"$bench" gemm -d "$devices"
+run "$bench" gemm --help
+check "bench gemm --help: every option" \
+	sh -c "[ $rc -eq 0 ] && for o in -b -e -f -n -w -d -h; do
+		grep -q \"^  \$o, --\" '$out' || exit 1; done &&
+		for o in sizes dtype cores transpose; do
+		grep -q \"^      --\$o \" '$out' || exit 1; done"
+
+# ---- tern-bench act and softmax ----
+
+# rows_rows_ok: every data row has 14 columns, #wrong 0, numbers for the
+# figures and a share of the bound of at most 1.
+rows_rows_ok() {
+	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 14 || $7 != "0" ||
+		$9 > 1 || $5 <= 0 || $10 <= 0 { print; next }
+		{ for (i = 5; i <= 14; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ && i != 7) print }')"
+}
+
+if [ "$mode" = sim ]; then
+	run env TERN_SIM_CORES=2 "$bench" act --sizes 1,100,256 --function relu,gelu,log \
+		--dtype bf16,fp32 -n 1 -w 0
+	check "bench act on 2 cores exits 0, nothing on stderr" \
+		sh -c "[ $rc -eq 0 ] && [ ! -s '$err' ]"
+	check "bench act: a row per type, function and size, in that order" \
+		test "$(rows | awk '{ printf "%s/%s/%s ", $2, $3, $1 }')" = \
+		"bf16/relu/1 bf16/relu/100 bf16/relu/256 bf16/gelu/1 bf16/gelu/100 bf16/gelu/256 bf16/log/1 bf16/log/100 bf16/log/256 fp32/relu/1 fp32/relu/100 fp32/relu/256 fp32/gelu/1 fp32/gelu/100 fp32/gelu/256 fp32/log/1 fp32/log/100 fp32/log/256 "
+	check "bench act: a core per block of 128 rows, at most 2" \
+		test "$(rows | awk '$2 == "bf16" && $3 == "relu" { printf "%s ", $4 }')" = "1 1 2 "
+	check "bench act: every y right to the bit, figures numbers, bound ratio at most 1" \
+		rows_rows_ok
+	check "bench act: summaries say 0 OK, bound is one ACTIVATE a block" \
+		sh -c "grep -q '^# Out of bounds values : 0 OK$' '$out' &&
+			grep -q '^# Peer values past 2^-10 of the reference : 0 OK$' '$out' &&
+			grep -q '^# bound: 1 ACTIVATE of F + 64 cycles a block' '$out'"
+	run env TERN_SIM_CORES=2 "$bench" softmax -b 64 -e 256 -f 4 --dtype fp16 -n 1 -w 0
+	check "bench softmax on 2 cores: exits 0, rows 64 and 256, y right to the bit" \
+		sh -c "[ $rc -eq 0 ] && [ ! -s '$err' ] &&
+			[ \"\$(grep -v '^#' '$out' | awk '{ printf \"%s/%s/%s \", \$1, \$2, \$3 }')\" = '64/fp16/softmax 256/fp16/softmax ' ]"
+	check "bench softmax: figures numbers, bound ratio at most 1" rows_rows_ok
+	check "bench softmax: bound is two ACTIVATEs a block" \
+		sh -c "grep -q '^# bound: 2 ACTIVATEs of F + 64 cycles a block' '$out'"
+	run env TERN_SIM_CORES=2 TERN_SIM_CLOCK=wall "$bench" softmax --sizes 32 --dtype bf16 -n 1 -w 0
+	check "bench softmax with TERN_SIM_CLOCK=wall: the engines' clock, no bound ratio" \
+		sh -c "[ $rc -eq 0 ] && grep -q \"^# device: the engines' clock\" '$out' &&
+			[ \"\$(grep -v '^#' '$out' | awk '{ print \$7 \"/\" \$9 }')\" = '0/n/a' ]"
+	usage_error "bench act on a device without cores" \
+		"device 0 has no compute cores" env TERN_SIM_CORES=0 "$bench" act
+	usage_error "bench softmax larger than device memory" \
+		"side 8192 needs 512 MiB of device memory (x and y of the widest type); device 0 has" \
+		env TERN_SIM_CORES=2 "$bench" softmax --sizes 8K
+fi
+usage_error "bench act --dtype fp8" \
+	"^tern-bench act: --dtype 'fp8': expected input types, comma-separated, each once: bf16, fp16 or fp32$" \
+	"$bench" act --dtype fp8
+usage_error "bench act --function softmax" \
+	"^tern-bench act: --function 'softmax': expected activations, comma-separated, each once: identity, relu, gelu, silu, sigmoid, tanh, exp, log, rsqrt or square$" \
+	"$bench" act --function softmax
+usage_error "bench act --function gelu,gelu" "--function 'gelu,gelu': expected activations" \
+	"$bench" act --function gelu,gelu
+usage_error "bench act --function without a value" "--function needs a value: expected activations" \
+	"$bench" act --function
+usage_error "bench act takes no --cores" "unknown option '--cores'" \
+	"$bench" act --cores 2
+usage_error "bench softmax takes no --function" "unknown option '--function'" \
+	"$bench" softmax --function gelu
+usage_error "bench softmax takes no --transpose" "unknown option '--transpose'" \
+	"$bench" softmax --transpose nn
+usage_error "bench softmax -b above -e" "-b (512) must not exceed -e (256)" \
+	"$bench" softmax -b 512 -e 256
+usage_error "bench softmax -n 0" "-n '0': expected a whole number of iterations" \
+	"$bench" softmax -n 0
+run "$bench" act --help
+check "bench act --help: --function, no --cores" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^      --function LIST ' '$out' &&
+		! grep -q -- '--cores' '$out'"
+run "$bench" softmax --help
+check "bench softmax --help: neither --function nor --transpose" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^Usage: tern-bench softmax' '$out' &&
+		! grep -q -e '--function' -e '--transpose' '$out'"
 
 # ---- tern-bench collectives ----
 

@@ -6,6 +6,7 @@
  * drawing, health reasons, Prometheus label escaping, and what is said of
  * the clients of other users this process may not see.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 
 #include "test.h"
 #include "cli.h"
+#include "data.h"
 #include "family.h"
 #include "inspect.h"
 #include "pattern.h"
+#include "reference.h"
 #include "snapshot.h"
 #include "tern_accel.h"
 #include "text.h"
@@ -155,6 +158,121 @@ static void test_pattern_depends_on_seed(void **state)
 	assert_memory_not_equal(a, b, N);
 	/* Data from another size or direction counts as wrong. */
 	assert_true(pattern_count_wrong(a, N, pattern_seed(N, 1)) > N / 2);
+}
+
+/* The codes compute_fill() writes are the values it reports. */
+static void test_compute_fill_codes(void **state)
+{
+	enum { N = 1000 };
+	uint32_t codes[N];
+	float values[N];
+
+	(void)state;
+	for (size_t t = 0; t < compute_type_count; t++) {
+		const struct compute_type *type = &compute_types[t];
+
+		compute_fill(type, codes, values, N, 7, COMPUTE_GEMM_TOP,
+			     false);
+		for (size_t i = 0; i < N; i++) {
+			uint32_t bits;
+			float value;
+
+			if (type->dtype == TERN_FLOAT32) {
+				bits = codes[i];
+			} else if (type->dtype == TERN_BFLOAT16) {
+				bits = (uint32_t)((uint16_t *)codes)[i] << 16;
+			} else if (type->dtype == TERN_FLOAT16) {
+				_Float16 half;
+
+				memcpy(&half, (uint16_t *)codes + i, 2);
+				value = (float)half;
+				memcpy(&bits, &value, 4);
+			} else {
+				continue;	/* the same code path, fewer bits */
+			}
+			memcpy(&value, &bits, 4);
+			assert_true(value == values[i]);
+			assert_true(fabsf(value) >= 0x1p-6f &&
+				    fabsf(value) < 0x1p8f);
+		}
+	}
+	assert_non_null(compute_type_find("fp8"));
+	assert_int_equal(compute_type_find("fp8")->dtype, TERN_FLOAT8_E4M3);
+	assert_null(compute_type_find("int8"));
+	assert_string_equal(compute_type_names(false), "bf16, fp16 or fp32");
+	compute_fill(&compute_types[0], codes, values, N, 8, COMPUTE_ROWS_TOP,
+		     true);
+	for (size_t i = 0; i < N; i++)
+		assert_true(values[i] >= 0x1p-6f && values[i] < 8.0f);
+	assert_int_equal(compute_function_find("gelu")->function,
+			 TERN_ACT_GELU_TANH);
+	assert_true(compute_function_find("log")->positive);
+	assert_null(compute_function_find("softmax"));
+}
+
+/*
+ * The reference sums in K order by fused multiply-adds from -0, then
+ * IDENTITY's fma(t, 1, 0): 1 + 2^-24 + 2^-24 stays 1 (each tie rounds to
+ * even), where the other order gives 1 + 2^-23; and -0 comes out +0.
+ */
+static void test_gemm_reference_order(void **state)
+{
+	const float a[3] = { 1.0f, 0x1p-24f, 0x1p-24f }, b[3] = { 1, 1, 1 };
+	const float zero_a[1] = { 0.0f }, zero_b[1] = { -1.0f };
+	struct gemm_shape s = { .m = 1, .n = 1, .k = 3 };
+	struct gemm_sample x = { .row = 0, .col = 0 };
+	float got;
+
+	(void)state;
+	gemm_reference(&s, a, b, &x, 1);
+	assert_true(x.expect == 1.0f);
+	got = 1.0f + 0x1p-23f;
+	assert_int_equal(gemm_count_wrong(&s, &got, &x, 1), 1);
+	got = 1.0f;
+	assert_int_equal(gemm_count_wrong(&s, &got, &x, 1), 0);
+	s.k = 1;
+	gemm_reference(&s, zero_a, zero_b, &x, 1);
+	assert_false(signbit(x.expect));
+	got = -0.0f;
+	assert_int_equal(gemm_count_wrong(&s, &got, &x, 1), 1);
+}
+
+/* op(A)[m][k] is A[k][m] when A is transposed: the reference follows. */
+static void test_gemm_reference_transposed(void **state)
+{
+	const float a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 };
+	struct gemm_shape s = { .m = 2, .n = 2, .k = 2 };
+	struct gemm_sample x[4];
+
+	(void)state;
+	assert_int_equal(gemm_choose_samples(&s, 1, x), 4);
+	gemm_reference(&s, a, b, x, 4);		/* [1 2; 3 4] . [5 6; 7 8] */
+	assert_true(x[0].expect == 19 && x[1].expect == 22 &&
+		    x[2].expect == 43 && x[3].expect == 50);
+	s.transpose_a = s.transpose_b = true;	/* [1 3; 2 4] . [5 7; 6 8] */
+	gemm_reference(&s, a, b, x, 4);
+	assert_true(x[0].expect == 23 && x[1].expect == 31 &&
+		    x[2].expect == 34 && x[3].expect == 46);
+}
+
+/* Past GEMM_CHECK_ALL elements: the corners, then others inside C. */
+static void test_gemm_samples(void **state)
+{
+	struct gemm_shape s = { .m = 300, .n = 1000, .k = 1 };
+	struct gemm_sample *x = malloc(GEMM_CHECK_ALL * sizeof(*x));
+	size_t count;
+
+	(void)state;
+	assert_non_null(x);
+	count = gemm_choose_samples(&s, 3, x);
+	assert_int_equal(count, GEMM_SAMPLES);
+	assert_true(x[3].row == 299 && x[3].col == 999);
+	for (size_t i = 0; i < count; i++)
+		assert_true(x[i].row < s.m && x[i].col < s.n);
+	s.m = 256;
+	s.n = 256;
+	assert_int_equal(gemm_choose_samples(&s, 3, x), 65536);
+	free(x);
 }
 
 
@@ -948,6 +1066,10 @@ int main(void)
 		cmocka_unit_test(test_pattern_fill_then_count),
 		cmocka_unit_test(test_pattern_counts_each_wrong_byte),
 		cmocka_unit_test(test_pattern_depends_on_seed),
+		cmocka_unit_test(test_compute_fill_codes),
+		cmocka_unit_test(test_gemm_reference_order),
+		cmocka_unit_test(test_gemm_reference_transposed),
+		cmocka_unit_test(test_gemm_samples),
 		cmocka_unit_test(test_torus_found),
 		cmocka_unit_test(test_torus_rejected),
 		cmocka_unit_test(test_ring),

@@ -13,11 +13,14 @@ TEST_TOOLS_INSPECT_OBJS := $(addprefix $(BUILD)/tools/inspect/, \
 	values.o)
 TEST_TOOLS_OBJS := $(BUILD)/tests/tools/test_tools_unit.o \
 	$(BUILD)/tools/common/cli.o $(BUILD)/tools/bench/pattern.o \
+	$(BUILD)/tools/bench/compute/data.o \
+	$(BUILD)/tools/bench/compute/reference.o \
 	$(TEST_TOOLS_INSPECT_OBJS)
 
 USERSPACE_TARGETS += $(BUILD)/tests/test_tools
 
 $(BUILD)/tests/tools/%.o: CFLAGS_COMMON += -Itools/common -Itools/bench \
+	-Itools/bench/compute \
 	-Itools/inspect $(shell pkg-config --cflags cmocka $(INSPECT_PKGS))
 
 $(BUILD)/tests/test_tools: $(TEST_TOOLS_OBJS) $(LIBTERN_A)

@@ -13,6 +13,9 @@ enum coll_id { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER,
 
 int bench_copy_main(int argc, char **argv);
 int bench_latency_main(int argc, char **argv);
+int bench_gemm_main(int argc, char **argv);	/* compute/gemm.c */
+int bench_act_main(int argc, char **argv);	/* compute/act.c */
+int bench_softmax_main(int argc, char **argv);	/* compute/softmax.c */
 int bench_coll_main(enum coll_id id, int argc, char **argv);
 
 #endif /* TOOLS_BENCH_BENCH_H */

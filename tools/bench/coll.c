@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "options.h"
 #include "settings.h"
+#include "table.h"
 
 struct coll_kind {
 	enum coll_id id;
@@ -378,79 +379,31 @@ static tern_status_t coll_measure(struct coll_bench *b,
 	return status;
 }
 
-/* Prints @line without trailing blanks. */
-static void coll_print_trimmed(char *line)
-{
-	size_t len = strlen(line);
-
-	while (len && line[len - 1] == ' ')
-		line[--len] = '\0';
-	puts(line);
-}
-
-/* A column of the table: the group it is under, its name, unit, width. */
-struct coll_column {
-	const char *group, *name, *unit;
-	int width;
-};
-
 #define COLL_PLACEMENT(g) \
-	{ g, "time", "(us)", 10 }, { g, "algbw", "(GB/s)", 6 }, \
-	{ g, "busbw", "(GB/s)", 6 }, { g, "#wrong", "", 6 }
+	BENCH_HEADING(g, "time", "(us)", 10), \
+	BENCH_HEADING(g, "algbw", "(GB/s)", 6), \
+	BENCH_HEADING(g, "busbw", "(GB/s)", 6), \
+	BENCH_HEADING(g, "#wrong", "", 6)
 
-static const struct coll_column coll_columns[] = {
-	{ NULL, "size", "(B)", 10 }, { NULL, "count", "(elements)", 12 },
-	{ NULL, "type", "", 8 }, { NULL, "redop", "", 6 },
-	{ NULL, "root", "", 6 },
+/* The table's columns; coll_print_row() prints the rows to match. */
+static const struct bench_column coll_columns[] = {
+	BENCH_HEADING(NULL, "size", "(B)", 10),
+	BENCH_HEADING(NULL, "count", "(elements)", 12),
+	BENCH_HEADING(NULL, "type", "", 8),
+	BENCH_HEADING(NULL, "redop", "", 6),
+	BENCH_HEADING(NULL, "root", "", 6),
 	COLL_PLACEMENT("out-of-place"), COLL_PLACEMENT("in-place"),
-	{ "fabric-eff", "busiest", "(B/iter)", 12 },
-	{ "fabric-eff", "ratio", "", 5 },
+	BENCH_HEADING("fabric-eff", "busiest", "(B/iter)", 12),
+	BENCH_HEADING("fabric-eff", "ratio", "", 5),
 	/* out of place: the host's clock, and the fabric's bound */
-	{ "wall", "time", "(us)", 10 }, { "wall", "busbw", "(GB/s)", 6 },
-	{ "bound", "time", "(us)", 10 }, { "bound", "ratio", "", 5 },
-	{ NULL, "algo", "", 8 },
+	BENCH_HEADING("wall", "time", "(us)", 10),
+	BENCH_HEADING("wall", "busbw", "(GB/s)", 6),
+	BENCH_HEADING("bound", "time", "(us)", 10),
+	BENCH_HEADING("bound", "ratio", "", 5),
+	BENCH_HEADING(NULL, "algo", "", 8),
 };
 
 #define COLL_COLUMNS (sizeof(coll_columns) / sizeof(coll_columns[0]))
-
-static bool coll_same_group(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Three lines: the groups, centred over their columns, names and units. */
-static void coll_print_table_header(void)
-{
-	char line[3][512];
-	int at[3] = { 0, 0, 0 };
-
-	for (size_t i = 0; i < COLL_COLUMNS; i++) {
-		const struct coll_column *c = &coll_columns[i];
-		const char *sep = i ? "  " : "# ";
-
-		at[1] += snprintf(line[1] + at[1], sizeof(line[1]) - at[1],
-				  "%s%*s", sep, c->width, c->name);
-		at[2] += snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
-				  "%s%*s", sep, c->width, c->unit);
-		if (i && coll_same_group(c->group, coll_columns[i - 1].group))
-			continue;
-		/* the group's span, from its first column to its last */
-		{
-			const char *title = c->group ? c->group : "";
-			int span = -2, len = (int)strlen(title), left;
-
-			for (size_t k = i; k < COLL_COLUMNS &&
-			     coll_same_group(coll_columns[k].group, c->group); k++)
-				span += 2 + coll_columns[k].width;
-			left = (span - len) / 2;
-			at[0] += snprintf(line[0] + at[0], sizeof(line[0]) - at[0],
-					  "%s%*s%s%*s", sep, left, "", title,
-					  span - len - left, "");
-		}
-	}
-	for (int i = 0; i < 3; i++)
-		coll_print_trimmed(line[i]);
-}
 
 /* The topology's least bytes on the busiest link, per iteration. */
 static double coll_lower_bound(const struct coll_bench *b, uint64_t size)
@@ -588,7 +541,7 @@ static int coll_sweep(struct coll_bench *b)
 	uint64_t wrong = 0, first_wrong = 0;
 	unsigned int measured = 0;
 
-	coll_print_table_header();
+	bench_table_header(coll_columns, COLL_COLUMNS);
 	for (uint64_t size = sweep->min_bytes; size;
 	     size = bench_next_size(sweep, size)) {
 		struct coll_shape s = coll_shape(b, size);

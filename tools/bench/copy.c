@@ -16,6 +16,7 @@
 #include "device.h"
 #include "options.h"
 #include "pattern.h"
+#include "table.h"
 
 #define COPY_SUMMARY "Copy bandwidth host->device (h2d), device->host (d2h) and device->device (d2d)."
 
@@ -210,16 +211,6 @@ static tern_status_t copy_setup(struct copy_bench *b, uint64_t bytes)
 		TERN_ERROR_OUT_OF_MEMORY;
 }
 
-/* Prints @line without trailing blanks. */
-static void copy_print_trimmed(char *line)
-{
-	size_t len = strlen(line);
-
-	while (len && line[len - 1] == ' ')
-		line[--len] = '\0';
-	puts(line);
-}
-
 static void copy_print_table_header(void)
 {
 	char line[3][160];
@@ -244,7 +235,7 @@ static void copy_print_table_header(void)
 	snprintf(line[2] + at[2], sizeof(line[2]) - at[2],
 		 "  %10s %7s", "(us)", "(GB/s)");
 	for (int i = 0; i < 3; i++)
-		copy_print_trimmed(line[i]);
+		bench_print_trimmed(line[i]);
 }
 
 static void copy_print_row(uint64_t size,

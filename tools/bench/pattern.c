@@ -8,7 +8,7 @@
 
 #include "pattern.h"
 
-static uint64_t pattern_word(uint64_t seed, uint64_t index)
+uint64_t pattern_word(uint64_t seed, uint64_t index)
 {
 	uint64_t z = seed + index * 0x9e3779b97f4a7c15ull;
 

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Word @index of the stream for @seed: splitmix64(seed + index * golden). */
+uint64_t pattern_word(uint64_t seed, uint64_t index);
+
 /* A seed unique to one (size, test) pair. */
 uint64_t pattern_seed(uint64_t size, uint32_t test);
 
