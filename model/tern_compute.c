@@ -420,57 +420,27 @@ static void tern_matmul_run(const struct tern_onchip_tile *st,
 }
 
 #ifdef TERN_MATMUL_FPU
-/* The moving tile in float32, made once a call: each thread its own. */
-static _Thread_local float tern_matmul_moving[DRM_TERN_PARTITIONS * 512];
-
-static float tern_float(u32 bits)
-{
-	float f;
-
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
 /*
  * Result elements [@at, @end) as tern_matmul_run() computes them, on the
- * FPU: every input read once into float32, a row's chains of fused
- * multiply-adds vectorised (tern_matmul_fpu.c), NaNs made canonical as
- * they are stored, which is all the integer path does differently.
+ * FPU (tern_matmul_fpu.c); false when it could not, then nothing is done.
  */
-static void tern_matmul_run_fpu(const struct tern_onchip_tile *st,
+static bool tern_matmul_run_fpu(const struct tern_onchip_tile *st,
 				const struct tern_onchip_tile *mv,
 				const struct tern_onchip_tile *res, u64 at,
 				u64 end, bool accumulate)
 {
-	u32 k_count = st->tile->partitions, n_count = mv->tile->elements;
-	float a[DRM_TERN_PARTITIONS], acc[512];
+	struct tern_matmul_fpu mm = {
+		.stationary = tern_at(st, 0, 0), .moving = tern_at(mv, 0, 0),
+		.stride = st->partition_bytes,
+		.stationary_dtype = st->tile->dtype,
+		.moving_dtype = mv->tile->dtype,
+		.result = tern_at(res, 0, 0),
+		.result_stride = res->partition_bytes,
+		.k_count = st->tile->partitions, .n_count = mv->tile->elements,
+		.accumulate = accumulate,
+	};
 
-	for (u32 k = 0; k < k_count; k++)
-		for (u32 n = 0; n < n_count; n++)
-			tern_matmul_moving[k * n_count + n] =
-				tern_float(tern_get(mv, k, n));
-	while (at < end) {
-		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
-		u32 n1 = end - at < n_count - n0 ? n0 + (u32)(end - at) : n_count;
-
-		for (u32 k = 0; k < k_count; k++)
-			a[k] = tern_float(tern_get(st, k, m));
-		for (u32 n = n0; n < n1; n++) {
-			u32 bits = TERN_F32_NEG_ZERO;
-
-			if (accumulate)
-				memcpy(&bits, tern_at(res, m, n), 4);
-			acc[n - n0] = tern_float(bits);
-		}
-		tern_matmul_fpu_row(acc, a, tern_matmul_moving + n0, k_count,
-				    n1 - n0, n_count);
-		for (u32 n = n0; n < n1; n++) {
-			u32 bits = tern_fpu_bits(acc[n - n0]);
-
-			memcpy(tern_at(res, m, n), &bits, 4);
-		}
-		at += n1 - n0;
-	}
+	return tern_matmul_fpu_run(&mm, at, end);
 }
 #endif
 
@@ -495,10 +465,10 @@ static int tern_run_matmul(struct tern_model_job *job,
 			      (u64)p->stationary.partitions * TERN_FLOAT_COST,
 			      total - at);
 #ifdef TERN_MATMUL_FPU
-	if (!mem->skip_data)
-		tern_matmul_run_fpu(&st, &mv, &res, at, end,
-				    p->header.flags & DRM_TERN_MATMUL_ACCUMULATE);
-	return tern_advance(job, end - job->progress, total);
+	if (!mem->skip_data &&
+	    tern_matmul_run_fpu(&st, &mv, &res, at, end,
+				p->header.flags & DRM_TERN_MATMUL_ACCUMULATE))
+		at = end;
 #endif
 	while (!mem->skip_data && at < end) {
 		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);

@@ -296,30 +296,39 @@ static void check_matmul(const struct drm_tern_packet_matmul *p,
 
 static void test_matmul_reference(void **state)
 {
-	static const u16 ks[] = { 1, 7, 128 };
-	static const u32 ms[] = { 1, 5, 128 }, ns[] = { 1, 33, 512 };
+	/*
+	 * K x M x N: the simulator computes blocks of 6 rows by 16 columns,
+	 * so shapes with rows and columns left over, and a K whose budget
+	 * (100 a result element) ends a call in the middle of a row.
+	 */
+	static const struct { u16 k; u32 m, n; } shapes[] = {
+		{ 1, 1, 512 }, { 7, 5, 33 }, { 128, 128, 1 },
+		{ 100, 128, 512 }, { 128, 127, 509 }, { 61, 13, 17 },
+		{ 128, 6, 16 }, { 2, 128, 15 },
+	};
 	static float start[128 * 512];
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(float_types); i++) {
-		for (size_t s = 0; s < ARRAY_SIZE(ks); s++) {
+		for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
 			u32 st_type = float_types[i];
 			u32 mv_type = float_types[(i + s) % ARRAY_SIZE(float_types)];
+			u32 m = shapes[s].m, n = shapes[s].n;
 			struct drm_tern_packet_matmul p =
-				matmul(st_type, mv_type, ks[s], ms[s], ns[2 - s],
+				matmul(st_type, mv_type, shapes[s].k, m, n,
 				       false);
 
 			fill_random(&p.stationary);
 			fill_random(&p.moving);
-			for (u32 e = 0; e < ms[s] * ns[2 - s]; e++)
+			for (u32 e = 0; e < m * n; e++)
 				start[e] = -0.0f;
 			assert_int_equal(run_on(&p, sizeof(p),
 						DRM_TERN_ENGINE_TENSOR, NULL), 0);
 			check_matmul(&p, start);
 			/* a second K tile adds to the first, in order */
-			for (u32 e = 0; e < ms[s] * ns[2 - s]; e++)
-				start[e] = f32_of(get_bits(at(&p.result, e / ns[2 - s],
-							      e % ns[2 - s]), 4));
+			for (u32 e = 0; e < m * n; e++)
+				start[e] = f32_of(get_bits(at(&p.result, e / n,
+							      e % n), 4));
 			p.header.flags = DRM_TERN_MATMUL_ACCUMULATE;
 			fill_random(&p.stationary);
 			assert_int_equal(run_on(&p, sizeof(p),
@@ -329,7 +338,6 @@ static void test_matmul_reference(void **state)
 	}
 }
 
-/* A MATMUL bigger than a call's budget yields and gives the same answer. */
 static void test_matmul_yields(void **state)
 {
 	struct drm_tern_packet_matmul p = matmul(DRM_TERN_DTYPE_FLOAT32,
