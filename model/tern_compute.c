@@ -341,6 +341,105 @@ static u32 tern_alu(u32 op, u32 a, u32 b)
 	}
 }
 
+/*
+ * Elements are worked on in runs of this many, read and written side by
+ * side and each packet's choices (types, operation) made once a run.
+ */
+#define TERN_RUN	64u
+
+/* a[i] = @op(a[i], b[i * @b_step]) for i below @count; a scalar's step is 0. */
+static void tern_alu_run(u32 op, u32 *a, const u32 *b, u32 b_step, u32 count)
+{
+	u32 i;
+
+	switch (op) {
+	case DRM_TERN_ALU_ADD:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fadd(a[i], b[i * b_step]);
+		return;
+	case DRM_TERN_ALU_SUBTRACT:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fsub(a[i], b[i * b_step]);
+		return;
+	case DRM_TERN_ALU_MULTIPLY:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fmul(a[i], b[i * b_step]);
+		return;
+	default:
+		for (i = 0; i < count; i++)
+			a[i] = tern_alu(op, a[i], b[i * b_step]);
+		return;
+	}
+}
+
+/* The shorter of what is left of @count from @f and a run. */
+static u32 tern_run_length(u32 f, u32 count)
+{
+	return count - f < TERN_RUN ? count - f : TERN_RUN;
+}
+
+/* Elements of one size @stride bytes apart in memory, in order. */
+static inline void tern_dma_grid(u8 *m, u64 stride, u8 *c, u32 count,
+				 u32 size, bool to_memory)
+{
+	for (u32 f = 0; f < count; f++, m += stride, c += size)
+		memcpy(to_memory ? m : c, to_memory ? c : m, size);
+}
+
+/* A partition of a DMA_TILE whose types are the same: the bytes. */
+static void tern_dma_same(u8 *m, u64 stride, u8 *c, u32 count, u32 size,
+			  bool to_memory)
+{
+	if (stride == size) {
+		memcpy(to_memory ? m : c, to_memory ? c : m, (u64)count * size);
+		return;
+	}
+	/* a constant size each, which the compiler makes one move */
+	switch (size) {
+	case 1:
+		tern_dma_grid(m, stride, c, count, 1, to_memory);
+		break;
+	case 2:
+		tern_dma_grid(m, stride, c, count, 2, to_memory);
+		break;
+	default:
+		tern_dma_grid(m, stride, c, count, 4, to_memory);
+		break;
+	}
+}
+
+/* A partition of a DMA_TILE that converts: @m of @m_dtype, @c of @c_dtype. */
+static void tern_dma_convert(u8 *m, u64 stride, u32 m_dtype, u8 *c,
+			     u32 c_dtype, u32 count, bool to_memory)
+{
+	u32 m_size = tern_model_dtype_size(m_dtype);
+	u32 c_size = tern_model_dtype_size(c_dtype);
+	u32 run[TERN_RUN];
+
+	for (u32 f = 0, n; f < count; f += n) {
+		u8 *mf = m + (u64)f * stride, *cf = c + f * c_size;
+
+		n = tern_run_length(f, count);
+		if (to_memory) {
+			tern_elements_load(run, cf, c_dtype, n);
+			if (stride == m_size)
+				tern_elements_store(mf, m_dtype, run, n);
+			else
+				for (u32 i = 0; i < n; i++)
+					tern_element_store(mf + i * stride,
+							   m_dtype, run[i]);
+			continue;
+		}
+		if (stride == m_size)
+			tern_elements_load(run, mf, m_dtype, n);
+		else
+			for (u32 i = 0; i < n; i++)
+				run[i] = tern_element_load(mf + i * stride,
+							   m_dtype);
+		tern_elements_store(cf, c_dtype, run, n);
+	}
+}
+
 static int tern_run_dma_tile(struct tern_model_job *job,
 			     const struct drm_tern_packet_dma_tile *p,
 			     const struct tern_model_mem *mem, u64 *budget)
@@ -370,20 +469,14 @@ static int tern_run_dma_tile(struct tern_model_job *job,
 	n = tern_units(budget, (u64)t->elements * (same ? size : TERN_FLOAT_COST),
 		       t->partitions - first);
 	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
-		for (u32 f = 0; f < t->elements; f++) {
-			u8 *m = a.ptr + pt * p->partition_stride +
-				(u64)f * p->element_stride;
-			u8 *c = tern_at(&o, pt, f);
+		u8 *m = a.ptr + pt * p->partition_stride, *c = tern_at(&o, pt, 0);
 
-			if (same)
-				memcpy(to_memory ? m : c, to_memory ? c : m, size);
-			else if (to_memory)
-				tern_element_store(m, p->dtype,
-						   tern_element_load(c, t->dtype));
-			else
-				tern_element_store(c, t->dtype,
-						   tern_element_load(m, p->dtype));
-		}
+		if (same)
+			tern_dma_same(m, p->element_stride, c, t->elements,
+				      size, to_memory);
+		else
+			tern_dma_convert(m, p->element_stride, p->dtype, c,
+					 t->dtype, t->elements, to_memory);
 	}
 	tern_account(mem, &a, to_memory, n * t->elements * size);
 	return tern_advance(job, n, t->partitions);
@@ -487,7 +580,7 @@ static int tern_run_tensor_copy(struct tern_model_job *job,
 {
 	bool transpose = p->header.flags & DRM_TERN_TENSOR_COPY_TRANSPOSE;
 	bool same = p->in.dtype == p->out.dtype;
-	u32 e = p->in.elements;
+	u32 e = p->in.elements, run[TERN_RUN];
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
@@ -502,9 +595,19 @@ static int tern_run_tensor_copy(struct tern_model_job *job,
 				(u64)e * in.size);
 			continue;
 		}
+		if (!transpose) {
+			/* a run is read before it is written: @out may be @in */
+			for (u32 f = 0, k; f < e; f += k) {
+				k = tern_run_length(f, e);
+				tern_elements_load(run, tern_at(&in, pt, f),
+						   p->in.dtype, k);
+				tern_elements_store(tern_at(&out, pt, f),
+						    p->out.dtype, run, k);
+			}
+			continue;
+		}
 		for (u32 f = 0; f < e; f++) {
-			u8 *dst = transpose ? tern_at(&out, f, pt) :
-				  tern_at(&out, pt, f);
+			u8 *dst = tern_at(&out, f, pt);
 
 			if (same)
 				memcpy(dst, tern_at(&in, pt, f), in.size);
@@ -521,6 +624,7 @@ static int tern_run_tensor_tensor(struct tern_model_job *job,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
 	u32 core = mem->target->core, e = p->out.elements;
+	u32 run0[TERN_RUN], run1[TERN_RUN];
 	struct tern_onchip_tile in0, in1, out;
 	u64 n, first = job->progress;
 	int ret;
@@ -534,10 +638,18 @@ static int tern_run_tensor_tensor(struct tern_model_job *job,
 		return ret;
 	n = tern_units(budget, (u64)e * TERN_FLOAT_COST,
 		       p->out.partitions - first);
-	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++)
-		for (u32 f = 0; f < e; f++)
-			tern_put(&out, pt, f, tern_alu(p->op, tern_get(&in0, pt, f),
-						       tern_get(&in1, pt, f)));
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run0, tern_at(&in0, pt, f),
+					   p->in0.dtype, k);
+			tern_elements_load(run1, tern_at(&in1, pt, f),
+					   p->in1.dtype, k);
+			tern_alu_run(p->op, run0, run1, 1, k);
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run0, k);
+		}
+	}
 	return tern_advance(job, n, p->out.partitions);
 }
 
@@ -557,7 +669,7 @@ static int tern_run_tensor_scalar(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_scalar *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags, run[TERN_RUN];
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
@@ -574,12 +686,15 @@ static int tern_run_tensor_scalar(struct tern_model_job *job,
 					    flags & DRM_TERN_SCALAR_OPERAND1_COLUMN,
 					    p->operand1, pt);
 
-		for (u32 f = 0; f < e; f++) {
-			u32 v = tern_alu(p->op0, tern_get(&in, pt, f), s0);
-
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			tern_alu_run(p->op0, run, &s0, 0, k);
 			if (p->op1 != DRM_TERN_ALU_NONE)
-				v = tern_alu(p->op1, v, s1);
-			tern_put(&out, pt, f, v);
+				tern_alu_run(p->op1, run, &s1, 0, k);
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run, k);
 		}
 	}
 	return tern_advance(job, n, p->out.partitions);
@@ -589,7 +704,7 @@ static int tern_run_tensor_reduce(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_reduce *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->in.elements;
+	u32 e = p->in.elements, run[TERN_RUN];
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
@@ -600,8 +715,16 @@ static int tern_run_tensor_reduce(struct tern_model_job *job,
 	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
 		u32 acc = tern_get(&in, pt, 0);
 
-		for (u32 f = 1; f < e; f++)
-			acc = tern_alu(p->op, acc, tern_get(&in, pt, f));
+		/* in order from the first element, as the packet defines */
+		for (u32 f = 1, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			for (u32 i = 0; i < k; i++)
+				acc = p->op == DRM_TERN_ALU_ADD ?
+				      tern_fadd(acc, run[i]) :
+				      tern_f32_max(acc, run[i]);
+		}
 		tern_put(&out, pt, 0, acc);
 	}
 	return tern_advance(job, n, p->in.partitions);
@@ -611,7 +734,7 @@ static int tern_run_activate(struct tern_model_job *job,
 			     const struct drm_tern_packet_activate *p,
 			     const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags, run[TERN_RUN];
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
@@ -629,13 +752,20 @@ static int tern_run_activate(struct tern_model_job *job,
 					      p->bias, pt);
 		u32 sum = 0;
 
-		for (u32 f = 0; f < e; f++) {
-			u32 y = tern_activate(p->function,
-					      tern_ffma(tern_get(&in, pt, f),
-							scale, bias));
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			for (u32 i = 0; i < k; i++) {
+				u32 y = tern_activate(p->function,
+						      tern_ffma(run[i], scale,
+								bias));
 
-			sum = f ? tern_fadd(sum, y) : y;
-			tern_put(&out, pt, f, y);
+				sum = f + i ? tern_fadd(sum, y) : y;
+				run[i] = y;
+			}
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run, k);
 		}
 		if (flags & DRM_TERN_ACTIVATE_SUM)
 			tern_element_store(sbuf.base + (u64)(p->in.partition + pt) *

@@ -105,6 +105,12 @@ bool tern_tiles_may_share(const struct drm_tern_tile *out,
 	       tern_model_dtype_size(in->dtype);
 }
 
+/* A float32 NaN is the quiet NaN once it is read or written. */
+static u32 tern_f32_canonical(u32 w)
+{
+	return (w & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : w;
+}
+
 u32 tern_element_load(const u8 *src, u32 dtype)
 {
 	u32 w;
@@ -133,7 +139,7 @@ u32 tern_element_load(const u8 *src, u32 dtype)
 		return tern_u32_to_f32(w);
 	default:	/* FLOAT32: a NaN's payload goes */
 		memcpy(&w, src, 4);
-		return (w & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : w;
+		return tern_f32_canonical(w);
 	}
 }
 
@@ -170,8 +176,37 @@ void tern_element_store(u8 *dst, u32 dtype, u32 value)
 		w = (u32)tern_f32_to_int(value, 0, 4294967295ll);
 		break;
 	default:
-		w = (value & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : value;
+		w = tern_f32_canonical(value);
 		break;
 	}
 	memcpy(dst, &w, 4);
+}
+
+void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count)
+{
+	u32 size = tern_model_dtype_size(dtype), i;
+
+	if (dtype != DRM_TERN_DTYPE_FLOAT32) {
+		for (i = 0; i < count; i++)
+			dst[i] = tern_element_load(src + i * size, dtype);
+		return;
+	}
+	memcpy(dst, src, (size_t)count * 4);
+	for (i = 0; i < count; i++)
+		dst[i] = tern_f32_canonical(dst[i]);
+}
+
+void tern_elements_store(u8 *dst, u32 dtype, const u32 *src, u32 count)
+{
+	u32 size = tern_model_dtype_size(dtype), i, w;
+
+	if (dtype != DRM_TERN_DTYPE_FLOAT32) {
+		for (i = 0; i < count; i++)
+			tern_element_store(dst + i * size, dtype, src[i]);
+		return;
+	}
+	for (i = 0; i < count; i++) {
+		w = tern_f32_canonical(src[i]);
+		memcpy(dst + 4 * i, &w, 4);
+	}
 }
