@@ -28,6 +28,19 @@
 #endif
 #define TERN_ACTIVATE_COST	32u
 
+/*
+ * The multiply-adds of MATMUL that cost one TERN_FLOAT_COST: the simulator
+ * does them in blocks on vectors (tern_matmul_fpu.c), several times as
+ * fast as float32 operations one at a time, so that a call still takes
+ * about a millisecond and reads its tiles into float32 for as much work
+ * as it can.
+ */
+#ifdef TERN_MATMUL_FPU
+#define TERN_MATMUL_PER_COST	4u
+#else
+#define TERN_MATMUL_PER_COST	1u
+#endif
+
 /* ---- checks at submit ---- */
 
 static bool tern_float_input_ok(u32 dtype)
@@ -554,8 +567,10 @@ static int tern_run_matmul(struct tern_model_job *job,
 	if (ret)
 		return ret;
 	at = job->progress;
+	/* a result element is K multiply-adds */
 	end = at + tern_units(budget,
-			      (u64)p->stationary.partitions * TERN_FLOAT_COST,
+			      ((u64)p->stationary.partitions * TERN_FLOAT_COST +
+			       TERN_MATMUL_PER_COST - 1) / TERN_MATMUL_PER_COST,
 			      total - at);
 #ifdef TERN_MATMUL_FPU
 	if (!mem->skip_data &&

@@ -298,8 +298,8 @@ static void test_matmul_reference(void **state)
 {
 	/*
 	 * K x M x N: the simulator computes blocks of 6 rows by 16 columns,
-	 * so shapes with rows and columns left over, and a K whose budget
-	 * (100 a result element) ends a call in the middle of a row.
+	 * so shapes with rows and columns left over (and a job that stops
+	 * in the middle of a row: test_matmul_yields).
 	 */
 	static const struct { u16 k; u32 m, n; } shapes[] = {
 		{ 1, 1, 512 }, { 7, 5, 33 }, { 128, 128, 1 },
@@ -338,22 +338,33 @@ static void test_matmul_reference(void **state)
 	}
 }
 
+/*
+ * A job of four whole MATMULs, more than one call's budget whichever way
+ * the model computes: one stops in the middle of a row (a row is 500
+ * elements) and goes on at the next call, with the same bits.
+ */
 static void test_matmul_yields(void **state)
 {
-	struct drm_tern_packet_matmul p = matmul(DRM_TERN_DTYPE_FLOAT32,
-						 DRM_TERN_DTYPE_BFLOAT16, 128,
-						 128, 512, false);
-	static float start[128 * 512];
+	struct drm_tern_packet_matmul p[4];
+	static float start[128 * 500];
 	int calls;
 
 	(void)state;
-	fill_random(&p.stationary);
-	fill_random(&p.moving);
-	for (u32 e = 0; e < 128 * 512; e++)
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = matmul(DRM_TERN_DTYPE_FLOAT32, DRM_TERN_DTYPE_BFLOAT16,
+			      128, 128, 500, false);
+		p[i].stationary.offset = 2048 * i;
+		p[i].moving.offset = 8192 + 1024 * i;
+		p[i].result.offset = DRM_TERN_PSUM_BANK_BYTES * (2 * i);
+		fill_random(&p[i].stationary);
+		fill_random(&p[i].moving);
+	}
+	for (u32 e = 0; e < 128 * 500; e++)
 		start[e] = -0.0f;
-	assert_int_equal(run_on(&p, sizeof(p), DRM_TERN_ENGINE_TENSOR, &calls), 0);
+	assert_int_equal(run_on(p, sizeof(p), DRM_TERN_ENGINE_TENSOR, &calls), 0);
 	assert_true(calls > 1);
-	check_matmul(&p, start);
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
+		check_matmul(&p[i], start);
 }
 
 /* ---- DMA_TILE ---- */
