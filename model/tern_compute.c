@@ -385,6 +385,23 @@ static void tern_alu_run(u32 op, u32 *a, const u32 *b, u32 b_step, u32 count)
 	}
 }
 
+/*
+ * x[i] = fma(x[i], @scale, @bias) for i below @count. With a scale of 1
+ * the product is exact, so that is x + bias, which costs less.
+ */
+static void tern_fma_run(u32 *x, u32 scale, u32 bias, u32 count)
+{
+	u32 i;
+
+	if (scale == TERN_F32_ONE) {
+		for (i = 0; i < count; i++)
+			x[i] = tern_fadd(x[i], bias);
+		return;
+	}
+	for (i = 0; i < count; i++)
+		x[i] = tern_ffma(x[i], scale, bias);
+}
+
 /* The shorter of what is left of @count from @f and a run. */
 static u32 tern_run_length(u32 f, u32 count)
 {
@@ -771,14 +788,14 @@ static int tern_run_activate(struct tern_model_job *job,
 			k = tern_run_length(f, e);
 			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
 					   k);
-			for (u32 i = 0; i < k; i++) {
-				u32 y = tern_activate(p->function,
-						      tern_ffma(run[i], scale,
-								bias));
-
-				sum = f + i ? tern_fadd(sum, y) : y;
-				run[i] = y;
-			}
+			tern_fma_run(run, scale, bias, k);
+			/* results of arithmetic are canonical: IDENTITY's own */
+			for (u32 i = 0; p->function != DRM_TERN_ACT_IDENTITY &&
+			     i < k; i++)
+				run[i] = tern_activate(p->function, run[i]);
+			for (u32 i = 0; (flags & DRM_TERN_ACTIVATE_SUM) && i < k;
+			     i++)
+				sum = f + i ? tern_fadd(sum, run[i]) : run[i];
 			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
 					    run, k);
 		}

@@ -619,8 +619,36 @@ static void test_tensor_reduce_order(void **state)
 	}
 }
 
+/* Checks ACTIVATE @p's output and sums against fmaf and tern_activate(). */
+static void check_activate(const struct drm_tern_packet_activate *p,
+			   const struct drm_tern_tile *bias,
+			   const struct drm_tern_tile *sums)
+{
+	for (u32 pt = 0; pt < 32; pt++) {
+		u32 b = get_bits(at(bias, pt, 0), 4), sum = 0;
+
+		for (u32 f = 0; f < 64; f++) {
+			u32 x = bits_of((float)ref_load(at(&p->in, pt, f),
+							DRM_TERN_DTYPE_FLOAT16));
+			volatile float arg = fmaf(f32_of(x), f32_of(p->scale),
+						  f32_of(b));
+			u32 y = tern_activate(p->function, isnan(arg) ?
+					      0x7fc00000u : bits_of(arg));
+
+			sum = f ? bits_of(f32_of(sum) + f32_of(y)) : y;
+			if (isnan(f32_of(sum)))
+				sum = 0x7fc00000u;
+			assert_int_equal(get_bits(at(&p->out, pt, f), 2),
+					 ref_store(f32_of(y), DRM_TERN_DTYPE_BFLOAT16));
+		}
+		assert_int_equal(get_bits(at(sums, pt, 0), 4), sum);
+	}
+}
+
+/* With a scale of 1, fma(x, 1, bias) is x + bias: the model adds. */
 static void test_activate_scale_bias_sum(void **state)
 {
+	static const u32 scales[] = { 0xbf000000u, 0x3f800000u };	/* -0.5, 1 */
 	struct drm_tern_packet_activate p = {
 		.header = HEADER(struct drm_tern_packet_activate,
 				 DRM_TERN_OP_ACTIVATE,
@@ -628,36 +656,21 @@ static void test_activate_scale_bias_sum(void **state)
 				 DRM_TERN_ACTIVATE_SUM),
 		.in = sbuf(DRM_TERN_DTYPE_FLOAT16, 32, 0, 64),
 		.out = sbuf(DRM_TERN_DTYPE_BFLOAT16, 32, 512, 64),
-		.scale = 0xbf000000u,	/* -0.5 */
 		.bias = 2048, .sum = 3072,
 	};
 	struct drm_tern_tile bias = sbuf(DRM_TERN_DTYPE_FLOAT32, 32, 2048, 1);
 	struct drm_tern_tile sums = sbuf(DRM_TERN_DTYPE_FLOAT32, 32, 3072, 1);
 
 	(void)state;
-	for (u32 fn = DRM_TERN_ACT_IDENTITY; fn <= DRM_TERN_ACT_SQUARE; fn++) {
-		p.function = (u16)fn;
-		fill_random(&p.in);
-		fill_random(&bias);
-		assert_int_equal(run_on(&p, sizeof(p), DRM_TERN_ENGINE_SCALAR,
-					NULL), 0);
-		for (u32 pt = 0; pt < 32; pt++) {
-			u32 b = get_bits(at(&bias, pt, 0), 4), sum = 0;
-
-			for (u32 f = 0; f < 64; f++) {
-				u32 x = bits_of((float)ref_load(at(&p.in, pt, f),
-								DRM_TERN_DTYPE_FLOAT16));
-				volatile float arg = fmaf(f32_of(x), -0.5f, f32_of(b));
-				u32 y = tern_activate(fn, isnan(arg) ? 0x7fc00000u :
-						      bits_of(arg));
-
-				sum = f ? bits_of(f32_of(sum) + f32_of(y)) : y;
-				if (isnan(f32_of(sum)))
-					sum = 0x7fc00000u;
-				assert_int_equal(get_bits(at(&p.out, pt, f), 2),
-						 ref_store(f32_of(y), DRM_TERN_DTYPE_BFLOAT16));
-			}
-			assert_int_equal(get_bits(at(&sums, pt, 0), 4), sum);
+	for (u32 s = 0; s < ARRAY_SIZE(scales); s++) {
+		for (u32 fn = DRM_TERN_ACT_IDENTITY; fn <= DRM_TERN_ACT_SQUARE; fn++) {
+			p.scale = scales[s];
+			p.function = (u16)fn;
+			fill_random(&p.in);
+			fill_random(&bias);
+			assert_int_equal(run_on(&p, sizeof(p),
+						DRM_TERN_ENGINE_SCALAR, NULL), 0);
+			check_activate(&p, &bias, &sums);
 		}
 	}
 }
