@@ -438,6 +438,69 @@ static void tern_dma_same(u8 *m, u64 stride, u8 *c, u32 count, u32 size,
 	}
 }
 
+/*
+ * A load whose partitions lie side by side in memory and whose elements
+ * lie far apart (a matrix read transposed), in squares: the partitions of
+ * a line of memory by TERN_SQUARE_ELEMENTS, read a line at a time into a
+ * buffer, then written a run of each partition at a time, so that the
+ * cache holds every line while it is used, though both sets of lines lie
+ * a large power of two apart. Partitions [@first, @end).
+ */
+#define TERN_SQUARE_ELEMENTS	16u
+
+static inline void tern_dma_squares(const u8 *m, u64 stride,
+				    const struct tern_onchip_tile *o,
+				    u32 first, u32 end, u32 size)
+{
+	u32 width = 64 / size, count = o->tile->elements;
+	u8 buf[64 * TERN_SQUARE_ELEMENTS];
+
+	for (u32 pt = first; pt < end; pt += width) {
+		u32 rows = end - pt < width ? end - pt : width;
+
+		for (u32 f0 = 0; f0 < count; f0 += TERN_SQUARE_ELEMENTS) {
+			u32 cols = count - f0 < TERN_SQUARE_ELEMENTS ?
+				   count - f0 : TERN_SQUARE_ELEMENTS;
+
+			for (u32 f = 0; f < cols; f++) {
+				const u8 *line = m + pt * size +
+						 (u64)(f0 + f) * stride;
+
+				/* the next square's line: far, so not guessed */
+				if (f0 + f + TERN_SQUARE_ELEMENTS < count)
+					tern_prefetch(line + TERN_SQUARE_ELEMENTS *
+						      stride);
+				for (u32 g = 0; g < rows; g++)
+					memcpy(buf + (g * TERN_SQUARE_ELEMENTS +
+						      f) * size,
+					       line + g * size, size);
+			}
+			for (u32 g = 0; g < rows; g++)
+				memcpy(tern_at(o, pt + g, f0),
+				       buf + g * TERN_SQUARE_ELEMENTS * size,
+				       cols * size);
+		}
+	}
+}
+
+/* tern_dma_squares() with a constant size, which makes each one move. */
+static void tern_dma_transposed(const u8 *m, u64 stride,
+				const struct tern_onchip_tile *o, u32 first,
+				u32 end, u32 size)
+{
+	switch (size) {
+	case 1:
+		tern_dma_squares(m, stride, o, first, end, 1);
+		break;
+	case 2:
+		tern_dma_squares(m, stride, o, first, end, 2);
+		break;
+	default:
+		tern_dma_squares(m, stride, o, first, end, 4);
+		break;
+	}
+}
+
 /* A partition of a DMA_TILE that converts: @m of @m_dtype, @c of @c_dtype. */
 static void tern_dma_convert(u8 *m, u64 stride, u32 m_dtype, u8 *c,
 			     u32 c_dtype, u32 count, bool to_memory)
@@ -498,15 +561,25 @@ static int tern_run_dma_tile(struct tern_model_job *job,
 	}
 	n = tern_units(budget, (u64)t->elements * (same ? size : TERN_FLOAT_COST),
 		       t->partitions - first);
-	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
-		u8 *m = a.ptr + pt * p->partition_stride, *c = tern_at(&o, pt, 0);
+	if (mem->skip_data) {
+		/* nothing moved, counted below as if it were */
+	} else if (same && !to_memory && p->partition_stride == size &&
+		   p->element_stride != size) {
+		tern_dma_transposed(a.ptr, p->element_stride, &o, (u32)first,
+				    (u32)(first + n), size);
+	} else {
+		for (u32 pt = (u32)first; pt < first + n; pt++) {
+			u8 *m = a.ptr + pt * p->partition_stride;
+			u8 *c = tern_at(&o, pt, 0);
 
-		if (same)
-			tern_dma_same(m, p->element_stride, c, t->elements,
-				      size, to_memory);
-		else
-			tern_dma_convert(m, p->element_stride, p->dtype, c,
-					 t->dtype, t->elements, to_memory);
+			if (same)
+				tern_dma_same(m, p->element_stride, c,
+					      t->elements, size, to_memory);
+			else
+				tern_dma_convert(m, p->element_stride, p->dtype,
+						 c, t->dtype, t->elements,
+						 to_memory);
+		}
 	}
 	tern_account(mem, &a, to_memory, n * t->elements * size);
 	return tern_advance(job, n, t->partitions);

@@ -325,7 +325,7 @@ static void tern_pack_moving(const struct tern_matmul_fpu *mm,
 		/* the rows are far apart: ask for one a few rows ahead */
 		if (k + 4 < mm->k_count)
 			for (u32 b = 0; b < n_count * size; b += 64)
-				__builtin_prefetch(row + 4 * mm->stride + b);
+				tern_prefetch(row + 4 * mm->stride + b);
 		tern_widen_row(&w, s->moving[0][k], TERN_K_MAX * TERN_NR, row,
 			       n_count);
 		for (u32 n = n_count; n % TERN_NR; n++)

@@ -433,6 +433,72 @@ static void test_dma_tile_grids_and_casts(void **state)
 	}
 }
 
+/*
+ * A load of a matrix read transposed (partitions side by side in memory,
+ * elements far apart) of each element size, from a first partition on,
+ * as a job goes on after a step: every element in place, the partitions
+ * before the first untouched. The model reads such tiles in squares.
+ */
+static void test_dma_tile_transposed(void **state)
+{
+	static const u32 types[] = {
+		DRM_TERN_DTYPE_FLOAT8_E4M3, DRM_TERN_DTYPE_BFLOAT16,
+		DRM_TERN_DTYPE_FLOAT32,
+	};
+	static const struct { u16 at, partitions; u32 elements, first; } shapes[] = {
+		{ 0, 128, 100, 0 }, { 3, 70, 17, 0 }, { 0, 128, 16, 37 },
+		{ 5, 1, 1, 0 }, { 0, 33, 300, 9 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
+			u32 size = tern_model_dtype_size(types[i]);
+			u32 stride = 600 * size;
+			struct drm_tern_tile t = tile(DRM_TERN_SPACE_SBUF, types[i],
+						      shapes[s].at,
+						      shapes[s].partitions, 64,
+						      shapes[s].elements);
+			struct drm_tern_packet_dma_tile p =
+				dma_tile(HBM_VA + 128, size, stride, types[i],
+					 t, false);
+			struct tern_model_target target =
+				target_of(DRM_TERN_ENGINE_DMA, 1);
+			struct tern_model_mem mem = {
+				.translate = fake_translate, .clock = fake_clock,
+				.target = &target, .onchip = fake_onchip,
+			};
+			struct tern_model_job job;
+			int ret;
+
+			for (u32 b = 0; b < shapes[s].elements * 600; b++)
+				random_element(hbm + 128 + b * size, types[i]);
+			memset(fake_onchip(NULL, 1, DRM_TERN_SPACE_SBUF), 0xa5,
+			       (size_t)DRM_TERN_PARTITIONS * SBUF_BYTES);
+			assert_int_equal(check_on(&p, sizeof(p),
+						  DRM_TERN_ENGINE_DMA), 0);
+			tern_model_job_init(&job, &p, sizeof(p));
+			job.progress = shapes[s].first;
+			do {
+				ret = tern_model_run(&job, &mem);
+			} while (ret == TERN_MODEL_YIELD);
+			assert_int_equal(ret, 0);
+			for (u32 pt = 0; pt < t.partitions; pt++)
+				for (u32 f = 0; f < t.elements; f++) {
+					u32 got = get_bits(at(&t, pt, f), size);
+					u32 want = pt < shapes[s].first ?
+						   0xa5a5a5a5u >> (32 - 8 * size) :
+						   get_bits(hbm + 128 + pt * size +
+							    f * stride, size);
+
+					if (got != want)
+						fail_msg("transposed %u [%u][%u] = 0x%x, want 0x%x",
+							 types[i], pt, f, got, want);
+				}
+		}
+	}
+}
+
 static void test_dma_tile_faults(void **state)
 {
 	struct drm_tern_packet_dma_tile p =
@@ -1314,6 +1380,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_matmul_reference, reset),
 		cmocka_unit_test_setup(test_matmul_yields, reset),
 		cmocka_unit_test_setup(test_dma_tile_grids_and_casts, reset),
+		cmocka_unit_test_setup(test_dma_tile_transposed, reset),
 		cmocka_unit_test_setup(test_dma_tile_faults, reset),
 		cmocka_unit_test_setup(test_tensor_copy, reset),
 		cmocka_unit_test_setup(test_tensor_tensor, reset),
