@@ -355,34 +355,45 @@ static u32 tern_alu(u32 op, u32 a, u32 b)
 }
 
 /*
- * Elements are worked on in runs of this many, read and written side by
- * side and each packet's choices (types, operation) made once a run.
+ * a[i] = @op(a[i], b[i]) for i below @count, or with @b a scalar's
+ * address and @b_step 0, @op(a[i], *b): each a loop of its own, of a
+ * constant count when the run is whole (tern_alu_run()). @a and @b are
+ * runs of their own.
  */
-#define TERN_RUN	64u
-
-/* a[i] = @op(a[i], b[i * @b_step]) for i below @count; a scalar's step is 0. */
-static void tern_alu_run(u32 op, u32 *a, const u32 *b, u32 b_step, u32 count)
+static inline void tern_alu_loops(u32 op, u32 *restrict a,
+				  const u32 *restrict b, u32 b_step, u32 count)
 {
-	u32 i;
+	u32 i, s = *b;
 
 	switch (op) {
 	case DRM_TERN_ALU_ADD:
 		for (i = 0; i < count; i++)
-			a[i] = tern_fadd(a[i], b[i * b_step]);
+			a[i] = tern_fadd(a[i], b_step ? b[i] : s);
 		return;
 	case DRM_TERN_ALU_SUBTRACT:
 		for (i = 0; i < count; i++)
-			a[i] = tern_fsub(a[i], b[i * b_step]);
+			a[i] = tern_fsub(a[i], b_step ? b[i] : s);
 		return;
 	case DRM_TERN_ALU_MULTIPLY:
 		for (i = 0; i < count; i++)
-			a[i] = tern_fmul(a[i], b[i * b_step]);
+			a[i] = tern_fmul(a[i], b_step ? b[i] : s);
 		return;
 	default:
 		for (i = 0; i < count; i++)
-			a[i] = tern_alu(op, a[i], b[i * b_step]);
+			a[i] = tern_alu(op, a[i], b_step ? b[i] : s);
 		return;
 	}
+}
+
+/* a[i] = @op(a[i], b[i * @b_step]) for i below @count; a scalar's step is 0. */
+static void tern_alu_run(u32 op, u32 *a, const u32 *b, u32 b_step, u32 count)
+{
+	if (count == TERN_RUN && b_step)
+		tern_alu_loops(op, a, b, 1, TERN_RUN);
+	else if (count == TERN_RUN)
+		tern_alu_loops(op, a, b, 0, TERN_RUN);
+	else
+		tern_alu_loops(op, a, b, b_step, count);
 }
 
 /*
@@ -393,9 +404,12 @@ static void tern_fma_run(u32 *x, u32 scale, u32 bias, u32 count)
 {
 	u32 i;
 
+	if (scale == TERN_F32_ONE && count == TERN_RUN) {
+		tern_alu_loops(DRM_TERN_ALU_ADD, x, &bias, 0, TERN_RUN);
+		return;
+	}
 	if (scale == TERN_F32_ONE) {
-		for (i = 0; i < count; i++)
-			x[i] = tern_fadd(x[i], bias);
+		tern_alu_loops(DRM_TERN_ALU_ADD, x, &bias, 0, count);
 		return;
 	}
 	for (i = 0; i < count; i++)

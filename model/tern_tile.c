@@ -182,31 +182,45 @@ void tern_element_store(u8 *dst, u32 dtype, u32 value)
 	memcpy(dst, &w, 4);
 }
 
+/* Float32 elements as they are read: with @count constant, vectors. */
+static inline void tern_f32_load(u32 *dst, const u8 *src, u32 count)
+{
+	memcpy(dst, src, (size_t)count * 4);
+	for (u32 i = 0; i < count; i++)
+		dst[i] = tern_f32_canonical(dst[i]);
+}
+
+static inline void tern_f32_store(u8 *dst, const u32 *src, u32 count)
+{
+	u32 run[TERN_RUN];
+
+	for (u32 i = 0; i < count; i++)
+		run[i] = tern_f32_canonical(src[i]);
+	memcpy(dst, run, (size_t)count * 4);
+}
+
 void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count)
 {
-	u32 size = tern_model_dtype_size(dtype), i;
+	u32 size = tern_model_dtype_size(dtype);
 
-	if (dtype != DRM_TERN_DTYPE_FLOAT32) {
-		for (i = 0; i < count; i++)
+	if (dtype == DRM_TERN_DTYPE_FLOAT32 && count == TERN_RUN)
+		tern_f32_load(dst, src, TERN_RUN);
+	else if (dtype == DRM_TERN_DTYPE_FLOAT32)
+		tern_f32_load(dst, src, count);
+	else
+		for (u32 i = 0; i < count; i++)
 			dst[i] = tern_element_load(src + i * size, dtype);
-		return;
-	}
-	memcpy(dst, src, (size_t)count * 4);
-	for (i = 0; i < count; i++)
-		dst[i] = tern_f32_canonical(dst[i]);
 }
 
 void tern_elements_store(u8 *dst, u32 dtype, const u32 *src, u32 count)
 {
-	u32 size = tern_model_dtype_size(dtype), i, w;
+	u32 size = tern_model_dtype_size(dtype);
 
-	if (dtype != DRM_TERN_DTYPE_FLOAT32) {
-		for (i = 0; i < count; i++)
+	if (dtype == DRM_TERN_DTYPE_FLOAT32 && count == TERN_RUN)
+		tern_f32_store(dst, src, TERN_RUN);
+	else if (dtype == DRM_TERN_DTYPE_FLOAT32)
+		tern_f32_store(dst, src, count);
+	else
+		for (u32 i = 0; i < count; i++)
 			tern_element_store(dst + i * size, dtype, src[i]);
-		return;
-	}
-	for (i = 0; i < count; i++) {
-		w = tern_f32_canonical(src[i]);
-		memcpy(dst + 4 * i, &w, 4);
-	}
 }
