@@ -28,6 +28,19 @@
 #endif
 #define TERN_ACTIVATE_COST	32u
 
+/*
+ * The multiply-adds of MATMUL that cost one TERN_FLOAT_COST: the simulator
+ * does them in blocks on vectors (tern_matmul_fpu.c), several times as
+ * fast as float32 operations one at a time, so that a call still takes
+ * about a millisecond and reads its tiles into float32 for as much work
+ * as it can.
+ */
+#ifdef TERN_MATMUL_FPU
+#define TERN_MATMUL_PER_COST	4u
+#else
+#define TERN_MATMUL_PER_COST	1u
+#endif
+
 /* ---- checks at submit ---- */
 
 static bool tern_float_input_ok(u32 dtype)
@@ -341,6 +354,199 @@ static u32 tern_alu(u32 op, u32 a, u32 b)
 	}
 }
 
+/*
+ * a[i] = @op(a[i], b[i]) for i below @count, or with @b a scalar's
+ * address and @b_step 0, @op(a[i], *b): each a loop of its own, of a
+ * constant count when the run is whole (tern_alu_run()). @a and @b are
+ * runs of their own.
+ */
+static inline void tern_alu_loops(u32 op, u32 *restrict a,
+				  const u32 *restrict b, u32 b_step, u32 count)
+{
+	u32 i, s = *b;
+
+	switch (op) {
+	case DRM_TERN_ALU_ADD:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fadd(a[i], b_step ? b[i] : s);
+		return;
+	case DRM_TERN_ALU_SUBTRACT:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fsub(a[i], b_step ? b[i] : s);
+		return;
+	case DRM_TERN_ALU_MULTIPLY:
+		for (i = 0; i < count; i++)
+			a[i] = tern_fmul(a[i], b_step ? b[i] : s);
+		return;
+	default:
+		for (i = 0; i < count; i++)
+			a[i] = tern_alu(op, a[i], b_step ? b[i] : s);
+		return;
+	}
+}
+
+/* a[i] = @op(a[i], b[i * @b_step]) for i below @count; a scalar's step is 0. */
+static void tern_alu_run(u32 op, u32 *a, const u32 *b, u32 b_step, u32 count)
+{
+	if (count == TERN_RUN && b_step)
+		tern_alu_loops(op, a, b, 1, TERN_RUN);
+	else if (count == TERN_RUN)
+		tern_alu_loops(op, a, b, 0, TERN_RUN);
+	else
+		tern_alu_loops(op, a, b, b_step, count);
+}
+
+/*
+ * x[i] = fma(x[i], @scale, @bias) for i below @count. With a scale of 1
+ * the product is exact, so that is x + bias, which costs less.
+ */
+static void tern_fma_run(u32 *x, u32 scale, u32 bias, u32 count)
+{
+	u32 i;
+
+	if (scale == TERN_F32_ONE && count == TERN_RUN) {
+		tern_alu_loops(DRM_TERN_ALU_ADD, x, &bias, 0, TERN_RUN);
+		return;
+	}
+	if (scale == TERN_F32_ONE) {
+		tern_alu_loops(DRM_TERN_ALU_ADD, x, &bias, 0, count);
+		return;
+	}
+	for (i = 0; i < count; i++)
+		x[i] = tern_ffma(x[i], scale, bias);
+}
+
+/* The shorter of what is left of @count from @f and a run. */
+static u32 tern_run_length(u32 f, u32 count)
+{
+	return count - f < TERN_RUN ? count - f : TERN_RUN;
+}
+
+/* Elements of one size @stride bytes apart in memory, in order. */
+static inline void tern_dma_grid(u8 *m, u64 stride, u8 *c, u32 count,
+				 u32 size, bool to_memory)
+{
+	for (u32 f = 0; f < count; f++, m += stride, c += size)
+		memcpy(to_memory ? m : c, to_memory ? c : m, size);
+}
+
+/* A partition of a DMA_TILE whose types are the same: the bytes. */
+static void tern_dma_same(u8 *m, u64 stride, u8 *c, u32 count, u32 size,
+			  bool to_memory)
+{
+	if (stride == size) {
+		memcpy(to_memory ? m : c, to_memory ? c : m, (u64)count * size);
+		return;
+	}
+	/* a constant size each, which the compiler makes one move */
+	switch (size) {
+	case 1:
+		tern_dma_grid(m, stride, c, count, 1, to_memory);
+		break;
+	case 2:
+		tern_dma_grid(m, stride, c, count, 2, to_memory);
+		break;
+	default:
+		tern_dma_grid(m, stride, c, count, 4, to_memory);
+		break;
+	}
+}
+
+/*
+ * A load whose partitions lie side by side in memory and whose elements
+ * lie far apart (a matrix read transposed), in squares: the partitions of
+ * a line of memory by TERN_SQUARE_ELEMENTS, read a line at a time into a
+ * buffer, then written a run of each partition at a time, so that the
+ * cache holds every line while it is used, though both sets of lines lie
+ * a large power of two apart. Partitions [@first, @end).
+ */
+#define TERN_SQUARE_ELEMENTS	16u
+
+static inline void tern_dma_squares(const u8 *m, u64 stride,
+				    const struct tern_onchip_tile *o,
+				    u32 first, u32 end, u32 size)
+{
+	u32 width = 64 / size, count = o->tile->elements;
+	u8 buf[64 * TERN_SQUARE_ELEMENTS];
+
+	for (u32 pt = first; pt < end; pt += width) {
+		u32 rows = end - pt < width ? end - pt : width;
+
+		for (u32 f0 = 0; f0 < count; f0 += TERN_SQUARE_ELEMENTS) {
+			u32 cols = count - f0 < TERN_SQUARE_ELEMENTS ?
+				   count - f0 : TERN_SQUARE_ELEMENTS;
+
+			for (u32 f = 0; f < cols; f++) {
+				const u8 *line = m + pt * size +
+						 (u64)(f0 + f) * stride;
+
+				/* the next square's line: far, so not guessed */
+				if (f0 + f + TERN_SQUARE_ELEMENTS < count)
+					tern_prefetch(line + TERN_SQUARE_ELEMENTS *
+						      stride);
+				for (u32 g = 0; g < rows; g++)
+					memcpy(buf + (g * TERN_SQUARE_ELEMENTS +
+						      f) * size,
+					       line + g * size, size);
+			}
+			for (u32 g = 0; g < rows; g++)
+				memcpy(tern_at(o, pt + g, f0),
+				       buf + g * TERN_SQUARE_ELEMENTS * size,
+				       cols * size);
+		}
+	}
+}
+
+/* tern_dma_squares() with a constant size, which makes each one move. */
+static void tern_dma_transposed(const u8 *m, u64 stride,
+				const struct tern_onchip_tile *o, u32 first,
+				u32 end, u32 size)
+{
+	switch (size) {
+	case 1:
+		tern_dma_squares(m, stride, o, first, end, 1);
+		break;
+	case 2:
+		tern_dma_squares(m, stride, o, first, end, 2);
+		break;
+	default:
+		tern_dma_squares(m, stride, o, first, end, 4);
+		break;
+	}
+}
+
+/* A partition of a DMA_TILE that converts: @m of @m_dtype, @c of @c_dtype. */
+static void tern_dma_convert(u8 *m, u64 stride, u32 m_dtype, u8 *c,
+			     u32 c_dtype, u32 count, bool to_memory)
+{
+	u32 m_size = tern_model_dtype_size(m_dtype);
+	u32 c_size = tern_model_dtype_size(c_dtype);
+	u32 run[TERN_RUN];
+
+	for (u32 f = 0, n; f < count; f += n) {
+		u8 *mf = m + (u64)f * stride, *cf = c + f * c_size;
+
+		n = tern_run_length(f, count);
+		if (to_memory) {
+			tern_elements_load(run, cf, c_dtype, n);
+			if (stride == m_size)
+				tern_elements_store(mf, m_dtype, run, n);
+			else
+				for (u32 i = 0; i < n; i++)
+					tern_element_store(mf + i * stride,
+							   m_dtype, run[i]);
+			continue;
+		}
+		if (stride == m_size)
+			tern_elements_load(run, mf, m_dtype, n);
+		else
+			for (u32 i = 0; i < n; i++)
+				run[i] = tern_element_load(mf + i * stride,
+							   m_dtype);
+		tern_elements_store(cf, c_dtype, run, n);
+	}
+}
+
 static int tern_run_dma_tile(struct tern_model_job *job,
 			     const struct drm_tern_packet_dma_tile *p,
 			     const struct tern_model_mem *mem, u64 *budget)
@@ -369,20 +575,24 @@ static int tern_run_dma_tile(struct tern_model_job *job,
 	}
 	n = tern_units(budget, (u64)t->elements * (same ? size : TERN_FLOAT_COST),
 		       t->partitions - first);
-	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
-		for (u32 f = 0; f < t->elements; f++) {
-			u8 *m = a.ptr + pt * p->partition_stride +
-				(u64)f * p->element_stride;
-			u8 *c = tern_at(&o, pt, f);
+	if (mem->skip_data) {
+		/* nothing moved, counted below as if it were */
+	} else if (same && !to_memory && p->partition_stride == size &&
+		   p->element_stride != size) {
+		tern_dma_transposed(a.ptr, p->element_stride, &o, (u32)first,
+				    (u32)(first + n), size);
+	} else {
+		for (u32 pt = (u32)first; pt < first + n; pt++) {
+			u8 *m = a.ptr + pt * p->partition_stride;
+			u8 *c = tern_at(&o, pt, 0);
 
 			if (same)
-				memcpy(to_memory ? m : c, to_memory ? c : m, size);
-			else if (to_memory)
-				tern_element_store(m, p->dtype,
-						   tern_element_load(c, t->dtype));
+				tern_dma_same(m, p->element_stride, c,
+					      t->elements, size, to_memory);
 			else
-				tern_element_store(c, t->dtype,
-						   tern_element_load(m, p->dtype));
+				tern_dma_convert(m, p->element_stride, p->dtype,
+						 c, t->dtype, t->elements,
+						 to_memory);
 		}
 	}
 	tern_account(mem, &a, to_memory, n * t->elements * size);
@@ -420,57 +630,27 @@ static void tern_matmul_run(const struct tern_onchip_tile *st,
 }
 
 #ifdef TERN_MATMUL_FPU
-/* The moving tile in float32, made once a call: each thread its own. */
-static _Thread_local float tern_matmul_moving[DRM_TERN_PARTITIONS * 512];
-
-static float tern_float(u32 bits)
-{
-	float f;
-
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
 /*
  * Result elements [@at, @end) as tern_matmul_run() computes them, on the
- * FPU: every input read once into float32, a row's chains of fused
- * multiply-adds vectorised (tern_matmul_fpu.c), NaNs made canonical as
- * they are stored, which is all the integer path does differently.
+ * FPU (tern_matmul_fpu.c); false when it could not, then nothing is done.
  */
-static void tern_matmul_run_fpu(const struct tern_onchip_tile *st,
+static bool tern_matmul_run_fpu(const struct tern_onchip_tile *st,
 				const struct tern_onchip_tile *mv,
 				const struct tern_onchip_tile *res, u64 at,
 				u64 end, bool accumulate)
 {
-	u32 k_count = st->tile->partitions, n_count = mv->tile->elements;
-	float a[DRM_TERN_PARTITIONS], acc[512];
+	struct tern_matmul_fpu mm = {
+		.stationary = tern_at(st, 0, 0), .moving = tern_at(mv, 0, 0),
+		.stride = st->partition_bytes,
+		.stationary_dtype = st->tile->dtype,
+		.moving_dtype = mv->tile->dtype,
+		.result = tern_at(res, 0, 0),
+		.result_stride = res->partition_bytes,
+		.k_count = st->tile->partitions, .n_count = mv->tile->elements,
+		.accumulate = accumulate,
+	};
 
-	for (u32 k = 0; k < k_count; k++)
-		for (u32 n = 0; n < n_count; n++)
-			tern_matmul_moving[k * n_count + n] =
-				tern_float(tern_get(mv, k, n));
-	while (at < end) {
-		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
-		u32 n1 = end - at < n_count - n0 ? n0 + (u32)(end - at) : n_count;
-
-		for (u32 k = 0; k < k_count; k++)
-			a[k] = tern_float(tern_get(st, k, m));
-		for (u32 n = n0; n < n1; n++) {
-			u32 bits = TERN_F32_NEG_ZERO;
-
-			if (accumulate)
-				memcpy(&bits, tern_at(res, m, n), 4);
-			acc[n - n0] = tern_float(bits);
-		}
-		tern_matmul_fpu_row(acc, a, tern_matmul_moving + n0, k_count,
-				    n1 - n0, n_count);
-		for (u32 n = n0; n < n1; n++) {
-			u32 bits = tern_fpu_bits(acc[n - n0]);
-
-			memcpy(tern_at(res, m, n), &bits, 4);
-		}
-		at += n1 - n0;
-	}
+	return tern_matmul_fpu_run(&mm, at, end);
 }
 #endif
 
@@ -491,14 +671,16 @@ static int tern_run_matmul(struct tern_model_job *job,
 	if (ret)
 		return ret;
 	at = job->progress;
+	/* a result element is K multiply-adds */
 	end = at + tern_units(budget,
-			      (u64)p->stationary.partitions * TERN_FLOAT_COST,
+			      ((u64)p->stationary.partitions * TERN_FLOAT_COST +
+			       TERN_MATMUL_PER_COST - 1) / TERN_MATMUL_PER_COST,
 			      total - at);
 #ifdef TERN_MATMUL_FPU
-	if (!mem->skip_data)
-		tern_matmul_run_fpu(&st, &mv, &res, at, end,
-				    p->header.flags & DRM_TERN_MATMUL_ACCUMULATE);
-	return tern_advance(job, end - job->progress, total);
+	if (!mem->skip_data &&
+	    tern_matmul_run_fpu(&st, &mv, &res, at, end,
+				p->header.flags & DRM_TERN_MATMUL_ACCUMULATE))
+		at = end;
 #endif
 	while (!mem->skip_data && at < end) {
 		u32 m = (u32)(at / n_count), n0 = (u32)(at % n_count);
@@ -517,7 +699,7 @@ static int tern_run_tensor_copy(struct tern_model_job *job,
 {
 	bool transpose = p->header.flags & DRM_TERN_TENSOR_COPY_TRANSPOSE;
 	bool same = p->in.dtype == p->out.dtype;
-	u32 e = p->in.elements;
+	u32 e = p->in.elements, run[TERN_RUN];
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
@@ -532,9 +714,19 @@ static int tern_run_tensor_copy(struct tern_model_job *job,
 				(u64)e * in.size);
 			continue;
 		}
+		if (!transpose) {
+			/* a run is read before it is written: @out may be @in */
+			for (u32 f = 0, k; f < e; f += k) {
+				k = tern_run_length(f, e);
+				tern_elements_load(run, tern_at(&in, pt, f),
+						   p->in.dtype, k);
+				tern_elements_store(tern_at(&out, pt, f),
+						    p->out.dtype, run, k);
+			}
+			continue;
+		}
 		for (u32 f = 0; f < e; f++) {
-			u8 *dst = transpose ? tern_at(&out, f, pt) :
-				  tern_at(&out, pt, f);
+			u8 *dst = tern_at(&out, f, pt);
 
 			if (same)
 				memcpy(dst, tern_at(&in, pt, f), in.size);
@@ -551,6 +743,7 @@ static int tern_run_tensor_tensor(struct tern_model_job *job,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
 	u32 core = mem->target->core, e = p->out.elements;
+	u32 run0[TERN_RUN], run1[TERN_RUN];
 	struct tern_onchip_tile in0, in1, out;
 	u64 n, first = job->progress;
 	int ret;
@@ -564,10 +757,18 @@ static int tern_run_tensor_tensor(struct tern_model_job *job,
 		return ret;
 	n = tern_units(budget, (u64)e * TERN_FLOAT_COST,
 		       p->out.partitions - first);
-	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++)
-		for (u32 f = 0; f < e; f++)
-			tern_put(&out, pt, f, tern_alu(p->op, tern_get(&in0, pt, f),
-						       tern_get(&in1, pt, f)));
+	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run0, tern_at(&in0, pt, f),
+					   p->in0.dtype, k);
+			tern_elements_load(run1, tern_at(&in1, pt, f),
+					   p->in1.dtype, k);
+			tern_alu_run(p->op, run0, run1, 1, k);
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run0, k);
+		}
+	}
 	return tern_advance(job, n, p->out.partitions);
 }
 
@@ -587,7 +788,7 @@ static int tern_run_tensor_scalar(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_scalar *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags, run[TERN_RUN];
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
@@ -604,12 +805,15 @@ static int tern_run_tensor_scalar(struct tern_model_job *job,
 					    flags & DRM_TERN_SCALAR_OPERAND1_COLUMN,
 					    p->operand1, pt);
 
-		for (u32 f = 0; f < e; f++) {
-			u32 v = tern_alu(p->op0, tern_get(&in, pt, f), s0);
-
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			tern_alu_run(p->op0, run, &s0, 0, k);
 			if (p->op1 != DRM_TERN_ALU_NONE)
-				v = tern_alu(p->op1, v, s1);
-			tern_put(&out, pt, f, v);
+				tern_alu_run(p->op1, run, &s1, 0, k);
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run, k);
 		}
 	}
 	return tern_advance(job, n, p->out.partitions);
@@ -619,7 +823,7 @@ static int tern_run_tensor_reduce(struct tern_model_job *job,
 				  const struct drm_tern_packet_tensor_reduce *p,
 				  const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->in.elements;
+	u32 e = p->in.elements, run[TERN_RUN];
 	struct tern_onchip_tile in, out;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, NULL);
@@ -630,8 +834,16 @@ static int tern_run_tensor_reduce(struct tern_model_job *job,
 	for (u32 pt = (u32)first; !mem->skip_data && pt < first + n; pt++) {
 		u32 acc = tern_get(&in, pt, 0);
 
-		for (u32 f = 1; f < e; f++)
-			acc = tern_alu(p->op, acc, tern_get(&in, pt, f));
+		/* in order from the first element, as the packet defines */
+		for (u32 f = 1, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			for (u32 i = 0; i < k; i++)
+				acc = p->op == DRM_TERN_ALU_ADD ?
+				      tern_fadd(acc, run[i]) :
+				      tern_f32_max(acc, run[i]);
+		}
 		tern_put(&out, pt, 0, acc);
 	}
 	return tern_advance(job, n, p->in.partitions);
@@ -641,7 +853,7 @@ static int tern_run_activate(struct tern_model_job *job,
 			     const struct drm_tern_packet_activate *p,
 			     const struct tern_model_mem *mem, u64 *budget)
 {
-	u32 e = p->out.elements, flags = p->header.flags;
+	u32 e = p->out.elements, flags = p->header.flags, run[TERN_RUN];
 	struct tern_onchip_tile in, out, sbuf;
 	u64 n, first = job->progress;
 	int ret = tern_onchip_in_out(mem, &p->in, &p->out, &in, &out, &sbuf);
@@ -659,13 +871,20 @@ static int tern_run_activate(struct tern_model_job *job,
 					      p->bias, pt);
 		u32 sum = 0;
 
-		for (u32 f = 0; f < e; f++) {
-			u32 y = tern_activate(p->function,
-					      tern_ffma(tern_get(&in, pt, f),
-							scale, bias));
-
-			sum = f ? tern_fadd(sum, y) : y;
-			tern_put(&out, pt, f, y);
+		for (u32 f = 0, k; f < e; f += k) {
+			k = tern_run_length(f, e);
+			tern_elements_load(run, tern_at(&in, pt, f), p->in.dtype,
+					   k);
+			tern_fma_run(run, scale, bias, k);
+			/* results of arithmetic are canonical: IDENTITY's own */
+			for (u32 i = 0; p->function != DRM_TERN_ACT_IDENTITY &&
+			     i < k; i++)
+				run[i] = tern_activate(p->function, run[i]);
+			for (u32 i = 0; (flags & DRM_TERN_ACTIVATE_SUM) && i < k;
+			     i++)
+				sum = f + i ? tern_fadd(sum, run[i]) : run[i];
+			tern_elements_store(tern_at(&out, pt, f), p->out.dtype,
+					    run, k);
 		}
 		if (flags & DRM_TERN_ACTIVATE_SUM)
 			tern_element_store(sbuf.base + (u64)(p->in.partition + pt) *

@@ -31,6 +31,7 @@
 
 #include <linux/atomic.h>
 #include <linux/math64.h>
+#include <linux/prefetch.h>
 #include <linux/spinlock.h>
 
 #define tern_load_u64(p)	READ_ONCE(*(p))
@@ -58,6 +59,9 @@
 
 /* @a / @b, and *@rem = @a % @b: a 32-bit kernel has no u64 division. */
 #define tern_div_u64_rem(a, b, rem)	div_u64_rem((a), (b), (rem))
+
+/* Asks for the cache line at @p, which is soon read. */
+#define tern_prefetch(p)	prefetch(p)
 
 /* A short lock that engines of several devices take around shared state. */
 #define tern_lock_t		spinlock_t
@@ -101,6 +105,8 @@ static inline u64 tern_div_u64_rem(u64 a, u32 b, u32 *rem)
 	*rem = (u32)(a % b);
 	return a / b;
 }
+
+#define tern_prefetch(p)	__builtin_prefetch(p)
 
 #define tern_lock_t		pthread_mutex_t
 #define tern_lock_init(l)	pthread_mutex_init((l), NULL)

@@ -105,6 +105,12 @@ bool tern_tiles_may_share(const struct drm_tern_tile *out,
 	       tern_model_dtype_size(in->dtype);
 }
 
+/* A float32 NaN is the quiet NaN once it is read or written. */
+static u32 tern_f32_canonical(u32 w)
+{
+	return (w & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : w;
+}
+
 u32 tern_element_load(const u8 *src, u32 dtype)
 {
 	u32 w;
@@ -133,7 +139,7 @@ u32 tern_element_load(const u8 *src, u32 dtype)
 		return tern_u32_to_f32(w);
 	default:	/* FLOAT32: a NaN's payload goes */
 		memcpy(&w, src, 4);
-		return (w & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : w;
+		return tern_f32_canonical(w);
 	}
 }
 
@@ -170,8 +176,51 @@ void tern_element_store(u8 *dst, u32 dtype, u32 value)
 		w = (u32)tern_f32_to_int(value, 0, 4294967295ll);
 		break;
 	default:
-		w = (value & 0x7fffffff) > 0x7f800000 ? TERN_F32_QNAN : value;
+		w = tern_f32_canonical(value);
 		break;
 	}
 	memcpy(dst, &w, 4);
+}
+
+/* Float32 elements as they are read: with @count constant, vectors. */
+static inline void tern_f32_load(u32 *dst, const u8 *src, u32 count)
+{
+	memcpy(dst, src, (size_t)count * 4);
+	for (u32 i = 0; i < count; i++)
+		dst[i] = tern_f32_canonical(dst[i]);
+}
+
+static inline void tern_f32_store(u8 *dst, const u32 *src, u32 count)
+{
+	u32 run[TERN_RUN];
+
+	for (u32 i = 0; i < count; i++)
+		run[i] = tern_f32_canonical(src[i]);
+	memcpy(dst, run, (size_t)count * 4);
+}
+
+void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count)
+{
+	u32 size = tern_model_dtype_size(dtype);
+
+	if (dtype == DRM_TERN_DTYPE_FLOAT32 && count == TERN_RUN)
+		tern_f32_load(dst, src, TERN_RUN);
+	else if (dtype == DRM_TERN_DTYPE_FLOAT32)
+		tern_f32_load(dst, src, count);
+	else
+		for (u32 i = 0; i < count; i++)
+			dst[i] = tern_element_load(src + i * size, dtype);
+}
+
+void tern_elements_store(u8 *dst, u32 dtype, const u32 *src, u32 count)
+{
+	u32 size = tern_model_dtype_size(dtype);
+
+	if (dtype == DRM_TERN_DTYPE_FLOAT32 && count == TERN_RUN)
+		tern_f32_store(dst, src, TERN_RUN);
+	else if (dtype == DRM_TERN_DTYPE_FLOAT32)
+		tern_f32_store(dst, src, count);
+	else
+		for (u32 i = 0; i < count; i++)
+			tern_element_store(dst + i * size, dtype, src[i]);
 }

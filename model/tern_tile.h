@@ -96,4 +96,19 @@ u32 tern_element_load(const u8 *src, u32 dtype);
 /* Float32 @value rounded once into @dtype at @dst (saturating). */
 void tern_element_store(u8 *dst, u32 dtype, u32 value);
 
+/*
+ * The compute packets work on runs of at most this many elements of a
+ * partition, read and written side by side, each packet's choices (types,
+ * operation) made once a run. A whole run's loops have a constant count,
+ * which lets the compiler make vectors of them.
+ */
+#define TERN_RUN	64u
+
+/*
+ * A run of elements, as the two above do each: @count of @dtype at @src
+ * into @dst, and @count values into @dtype at @dst.
+ */
+void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count);
+void tern_elements_store(u8 *dst, u32 dtype, const u32 *src, u32 count);
+
 #endif /* TERN_TILE_H */

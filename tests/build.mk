@@ -11,6 +11,8 @@
 #   test_compute      the compute packets in the model, against references
 #   test_compute_soft the same, its model computing with integers as
 #                     tern.ko does (make check compares their --digest)
+#   test_compute_portable  the same, MATMUL on the FPU without AVX2, as
+#                     on other CPUs (its --digest is compared too)
 #   test_sim_compute  the compute engines on a simulated machine
 #   test_state        the device-state lists and the health rule (model)
 #   schema_dump       the lists as tern.yaml names them, for
@@ -71,6 +73,11 @@ TEST_COMPUTE_OBJS := $(BUILD)/tests/unit/test_compute.o $(FLOAT_REF_OBJS) \
 SOFT_MODEL_OBJS := $(patsubst $(BUILD)/model/%,$(BUILD)/soft/model/%,$(MODEL_OBJS))
 TEST_COMPUTE_SOFT_OBJS := $(BUILD)/tests/unit/test_compute.o \
 	$(FLOAT_REF_OBJS) $(SOFT_MODEL_OBJS)
+# And with MATMUL's blocks in plain C, as where the CPU has no AVX2.
+PORTABLE_MATMUL_OBJ := $(BUILD)/portable/model/tern_matmul_fpu.o
+TEST_COMPUTE_PORTABLE_OBJS := $(BUILD)/tests/unit/test_compute.o \
+	$(FLOAT_REF_OBJS) $(PORTABLE_MATMUL_OBJ) \
+	$(filter-out $(BUILD)/model/tern_matmul_fpu.o,$(MODEL_OBJS))
 TEST_STATE_OBJS := $(BUILD)/tests/unit/test_state.o $(BUILD)/model/tern_state.o \
 	$(BUILD)/model/tern_fabric.o
 TEST_API_OBJS := $(BUILD)/tests/unit/test_api.o
@@ -96,7 +103,7 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_collectives $(TEST_BIN)/test_comm $(TEST_BIN)/test_modelled \
 	$(TEST_BIN)/test_machine $(TEST_BIN)/test_sim_compute $(TEST_BIN)/test_ring $(TEST_BIN)/test_sharing $(TEST_BIN)/test_ranks $(TEST_BIN)/test_hostile $(TEST_BIN)/trust_helper $(TEST_BIN)/test_net $(TEST_BIN)/test_hosts \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce $(TEST_BIN)/test_compute \
-	$(TEST_BIN)/test_compute_soft \
+	$(TEST_BIN)/test_compute_soft $(TEST_BIN)/test_compute_portable \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
 	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
@@ -130,6 +137,15 @@ $(BUILD)/soft/model/%.o: model/%.c
 		-c $< -o $@
 
 $(TEST_BIN)/test_compute_soft: $(TEST_COMPUTE_SOFT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
+
+$(PORTABLE_MATMUL_OBJ): model/tern_matmul_fpu.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -ffp-contract=off -DTERN_MATMUL_PORTABLE -MMD -MP \
+		-c $< -o $@
+
+$(TEST_BIN)/test_compute_portable: $(TEST_COMPUTE_PORTABLE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS)
 

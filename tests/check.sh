@@ -11,8 +11,9 @@
 #                     tern_sim.h declare, and nothing else
 #                     (tests/abi/check_exports.py)
 #   compute-bits      the compute packets give the same bits computed with
-#                     the FPU and with tern.ko's integers (test_compute
-#                     and test_compute_soft --digest)
+#                     the FPU (with AVX2 and without) and with tern.ko's
+#                     integers (test_compute, test_compute_portable and
+#                     test_compute_soft --digest)
 #   netlink/yaml      Documentation/netlink/tern.yaml against the device-state
 #                     lists of model/tern_state.h (tests/netlink/check_yaml.py)
 #   fuzz-corpus       tests/fuzz/model/gen_corpus.py --check: the model
@@ -313,8 +314,10 @@ suite unit/reduce "$BUILD/tests/test_reduce"
 suite unit/compute "$BUILD/tests/test_compute"
 # shellcheck disable=SC2016 # the inner shell expands them
 step compute-bits sh -c 'a=$("$1" --digest) && b=$("$2" --digest) &&
-	echo "FPU:      $a" && echo "integers: $b" && [ "$a" = "$b" ]' - \
-	"$BUILD/tests/test_compute" "$BUILD/tests/test_compute_soft" || true
+	c=$("$3" --digest) && echo "FPU:      $a" && echo "portable: $c" &&
+	echo "integers: $b" && [ "$a" = "$b" ] && [ "$c" = "$b" ]' - \
+	"$BUILD/tests/test_compute" "$BUILD/tests/test_compute_soft" \
+	"$BUILD/tests/test_compute_portable" || true
 suite unit/state "$BUILD/tests/test_state"
 suite unit/api "$BUILD/tests/test_api"
 suite unit/settings "$BUILD/tests/test_settings"

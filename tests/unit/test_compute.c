@@ -296,30 +296,39 @@ static void check_matmul(const struct drm_tern_packet_matmul *p,
 
 static void test_matmul_reference(void **state)
 {
-	static const u16 ks[] = { 1, 7, 128 };
-	static const u32 ms[] = { 1, 5, 128 }, ns[] = { 1, 33, 512 };
+	/*
+	 * K x M x N: the simulator computes blocks of 6 rows by 16 columns,
+	 * so shapes with rows and columns left over (and a job that stops
+	 * in the middle of a row: test_matmul_yields).
+	 */
+	static const struct { u16 k; u32 m, n; } shapes[] = {
+		{ 1, 1, 512 }, { 7, 5, 33 }, { 128, 128, 1 },
+		{ 100, 128, 512 }, { 128, 127, 509 }, { 61, 13, 17 },
+		{ 128, 6, 16 }, { 2, 128, 15 },
+	};
 	static float start[128 * 512];
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(float_types); i++) {
-		for (size_t s = 0; s < ARRAY_SIZE(ks); s++) {
+		for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
 			u32 st_type = float_types[i];
 			u32 mv_type = float_types[(i + s) % ARRAY_SIZE(float_types)];
+			u32 m = shapes[s].m, n = shapes[s].n;
 			struct drm_tern_packet_matmul p =
-				matmul(st_type, mv_type, ks[s], ms[s], ns[2 - s],
+				matmul(st_type, mv_type, shapes[s].k, m, n,
 				       false);
 
 			fill_random(&p.stationary);
 			fill_random(&p.moving);
-			for (u32 e = 0; e < ms[s] * ns[2 - s]; e++)
+			for (u32 e = 0; e < m * n; e++)
 				start[e] = -0.0f;
 			assert_int_equal(run_on(&p, sizeof(p),
 						DRM_TERN_ENGINE_TENSOR, NULL), 0);
 			check_matmul(&p, start);
 			/* a second K tile adds to the first, in order */
-			for (u32 e = 0; e < ms[s] * ns[2 - s]; e++)
-				start[e] = f32_of(get_bits(at(&p.result, e / ns[2 - s],
-							      e % ns[2 - s]), 4));
+			for (u32 e = 0; e < m * n; e++)
+				start[e] = f32_of(get_bits(at(&p.result, e / n,
+							      e % n), 4));
 			p.header.flags = DRM_TERN_MATMUL_ACCUMULATE;
 			fill_random(&p.stationary);
 			assert_int_equal(run_on(&p, sizeof(p),
@@ -329,23 +338,33 @@ static void test_matmul_reference(void **state)
 	}
 }
 
-/* A MATMUL bigger than a call's budget yields and gives the same answer. */
+/*
+ * A job of four whole MATMULs, more than one call's budget whichever way
+ * the model computes: one stops in the middle of a row (a row is 500
+ * elements) and goes on at the next call, with the same bits.
+ */
 static void test_matmul_yields(void **state)
 {
-	struct drm_tern_packet_matmul p = matmul(DRM_TERN_DTYPE_FLOAT32,
-						 DRM_TERN_DTYPE_BFLOAT16, 128,
-						 128, 512, false);
-	static float start[128 * 512];
+	struct drm_tern_packet_matmul p[4];
+	static float start[128 * 500];
 	int calls;
 
 	(void)state;
-	fill_random(&p.stationary);
-	fill_random(&p.moving);
-	for (u32 e = 0; e < 128 * 512; e++)
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = matmul(DRM_TERN_DTYPE_FLOAT32, DRM_TERN_DTYPE_BFLOAT16,
+			      128, 128, 500, false);
+		p[i].stationary.offset = 2048 * i;
+		p[i].moving.offset = 8192 + 1024 * i;
+		p[i].result.offset = DRM_TERN_PSUM_BANK_BYTES * (2 * i);
+		fill_random(&p[i].stationary);
+		fill_random(&p[i].moving);
+	}
+	for (u32 e = 0; e < 128 * 500; e++)
 		start[e] = -0.0f;
-	assert_int_equal(run_on(&p, sizeof(p), DRM_TERN_ENGINE_TENSOR, &calls), 0);
+	assert_int_equal(run_on(p, sizeof(p), DRM_TERN_ENGINE_TENSOR, &calls), 0);
 	assert_true(calls > 1);
-	check_matmul(&p, start);
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
+		check_matmul(&p[i], start);
 }
 
 /* ---- DMA_TILE ---- */
@@ -409,6 +428,72 @@ static void test_dma_tile_grids_and_casts(void **state)
 
 					assert_int_equal(get_bits(hbm + 65536 + p * ps + f * es, ms),
 							 want);
+				}
+		}
+	}
+}
+
+/*
+ * A load of a matrix read transposed (partitions side by side in memory,
+ * elements far apart) of each element size, from a first partition on,
+ * as a job goes on after a step: every element in place, the partitions
+ * before the first untouched. The model reads such tiles in squares.
+ */
+static void test_dma_tile_transposed(void **state)
+{
+	static const u32 types[] = {
+		DRM_TERN_DTYPE_FLOAT8_E4M3, DRM_TERN_DTYPE_BFLOAT16,
+		DRM_TERN_DTYPE_FLOAT32,
+	};
+	static const struct { u16 at, partitions; u32 elements, first; } shapes[] = {
+		{ 0, 128, 100, 0 }, { 3, 70, 17, 0 }, { 0, 128, 16, 37 },
+		{ 5, 1, 1, 0 }, { 0, 33, 300, 9 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
+			u32 size = tern_model_dtype_size(types[i]);
+			u32 stride = 600 * size;
+			struct drm_tern_tile t = tile(DRM_TERN_SPACE_SBUF, types[i],
+						      shapes[s].at,
+						      shapes[s].partitions, 64,
+						      shapes[s].elements);
+			struct drm_tern_packet_dma_tile p =
+				dma_tile(HBM_VA + 128, size, stride, types[i],
+					 t, false);
+			struct tern_model_target target =
+				target_of(DRM_TERN_ENGINE_DMA, 1);
+			struct tern_model_mem mem = {
+				.translate = fake_translate, .clock = fake_clock,
+				.target = &target, .onchip = fake_onchip,
+			};
+			struct tern_model_job job;
+			int ret;
+
+			for (u32 b = 0; b < shapes[s].elements * 600; b++)
+				random_element(hbm + 128 + b * size, types[i]);
+			memset(fake_onchip(NULL, 1, DRM_TERN_SPACE_SBUF), 0xa5,
+			       (size_t)DRM_TERN_PARTITIONS * SBUF_BYTES);
+			assert_int_equal(check_on(&p, sizeof(p),
+						  DRM_TERN_ENGINE_DMA), 0);
+			tern_model_job_init(&job, &p, sizeof(p));
+			job.progress = shapes[s].first;
+			do {
+				ret = tern_model_run(&job, &mem);
+			} while (ret == TERN_MODEL_YIELD);
+			assert_int_equal(ret, 0);
+			for (u32 pt = 0; pt < t.partitions; pt++)
+				for (u32 f = 0; f < t.elements; f++) {
+					u32 got = get_bits(at(&t, pt, f), size);
+					u32 want = pt < shapes[s].first ?
+						   0xa5a5a5a5u >> (32 - 8 * size) :
+						   get_bits(hbm + 128 + pt * size +
+							    f * stride, size);
+
+					if (got != want)
+						fail_msg("transposed %u [%u][%u] = 0x%x, want 0x%x",
+							 types[i], pt, f, got, want);
 				}
 		}
 	}
@@ -600,8 +685,36 @@ static void test_tensor_reduce_order(void **state)
 	}
 }
 
+/* Checks ACTIVATE @p's output and sums against fmaf and tern_activate(). */
+static void check_activate(const struct drm_tern_packet_activate *p,
+			   const struct drm_tern_tile *bias,
+			   const struct drm_tern_tile *sums)
+{
+	for (u32 pt = 0; pt < 32; pt++) {
+		u32 b = get_bits(at(bias, pt, 0), 4), sum = 0;
+
+		for (u32 f = 0; f < 64; f++) {
+			u32 x = bits_of((float)ref_load(at(&p->in, pt, f),
+							DRM_TERN_DTYPE_FLOAT16));
+			volatile float arg = fmaf(f32_of(x), f32_of(p->scale),
+						  f32_of(b));
+			u32 y = tern_activate(p->function, isnan(arg) ?
+					      0x7fc00000u : bits_of(arg));
+
+			sum = f ? bits_of(f32_of(sum) + f32_of(y)) : y;
+			if (isnan(f32_of(sum)))
+				sum = 0x7fc00000u;
+			assert_int_equal(get_bits(at(&p->out, pt, f), 2),
+					 ref_store(f32_of(y), DRM_TERN_DTYPE_BFLOAT16));
+		}
+		assert_int_equal(get_bits(at(sums, pt, 0), 4), sum);
+	}
+}
+
+/* With a scale of 1, fma(x, 1, bias) is x + bias: the model adds. */
 static void test_activate_scale_bias_sum(void **state)
 {
+	static const u32 scales[] = { 0xbf000000u, 0x3f800000u };	/* -0.5, 1 */
 	struct drm_tern_packet_activate p = {
 		.header = HEADER(struct drm_tern_packet_activate,
 				 DRM_TERN_OP_ACTIVATE,
@@ -609,36 +722,21 @@ static void test_activate_scale_bias_sum(void **state)
 				 DRM_TERN_ACTIVATE_SUM),
 		.in = sbuf(DRM_TERN_DTYPE_FLOAT16, 32, 0, 64),
 		.out = sbuf(DRM_TERN_DTYPE_BFLOAT16, 32, 512, 64),
-		.scale = 0xbf000000u,	/* -0.5 */
 		.bias = 2048, .sum = 3072,
 	};
 	struct drm_tern_tile bias = sbuf(DRM_TERN_DTYPE_FLOAT32, 32, 2048, 1);
 	struct drm_tern_tile sums = sbuf(DRM_TERN_DTYPE_FLOAT32, 32, 3072, 1);
 
 	(void)state;
-	for (u32 fn = DRM_TERN_ACT_IDENTITY; fn <= DRM_TERN_ACT_SQUARE; fn++) {
-		p.function = (u16)fn;
-		fill_random(&p.in);
-		fill_random(&bias);
-		assert_int_equal(run_on(&p, sizeof(p), DRM_TERN_ENGINE_SCALAR,
-					NULL), 0);
-		for (u32 pt = 0; pt < 32; pt++) {
-			u32 b = get_bits(at(&bias, pt, 0), 4), sum = 0;
-
-			for (u32 f = 0; f < 64; f++) {
-				u32 x = bits_of((float)ref_load(at(&p.in, pt, f),
-								DRM_TERN_DTYPE_FLOAT16));
-				volatile float arg = fmaf(f32_of(x), -0.5f, f32_of(b));
-				u32 y = tern_activate(fn, isnan(arg) ? 0x7fc00000u :
-						      bits_of(arg));
-
-				sum = f ? bits_of(f32_of(sum) + f32_of(y)) : y;
-				if (isnan(f32_of(sum)))
-					sum = 0x7fc00000u;
-				assert_int_equal(get_bits(at(&p.out, pt, f), 2),
-						 ref_store(f32_of(y), DRM_TERN_DTYPE_BFLOAT16));
-			}
-			assert_int_equal(get_bits(at(&sums, pt, 0), 4), sum);
+	for (u32 s = 0; s < ARRAY_SIZE(scales); s++) {
+		for (u32 fn = DRM_TERN_ACT_IDENTITY; fn <= DRM_TERN_ACT_SQUARE; fn++) {
+			p.scale = scales[s];
+			p.function = (u16)fn;
+			fill_random(&p.in);
+			fill_random(&bias);
+			assert_int_equal(run_on(&p, sizeof(p),
+						DRM_TERN_ENGINE_SCALAR, NULL), 0);
+			check_activate(&p, &bias, &sums);
 		}
 	}
 }
@@ -1282,6 +1380,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_matmul_reference, reset),
 		cmocka_unit_test_setup(test_matmul_yields, reset),
 		cmocka_unit_test_setup(test_dma_tile_grids_and_casts, reset),
+		cmocka_unit_test_setup(test_dma_tile_transposed, reset),
 		cmocka_unit_test_setup(test_dma_tile_faults, reset),
 		cmocka_unit_test_setup(test_tensor_copy, reset),
 		cmocka_unit_test_setup(test_tensor_tensor, reset),
