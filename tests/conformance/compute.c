@@ -429,6 +429,33 @@ static float e4m3_to_f32(uint8_t v)
 	return v & 0x80 ? -f : f;
 }
 
+/* OCP E5M2 (S.11111.xx, infinities and NaN, never made here). */
+static float e5m2_to_f32(uint8_t v)
+{
+	int e = (v >> 2) & 31, m = v & 3;
+	float f = e ? ldexpf(1.0f + m / 4.0f, e - 15) : ldexpf(m / 4.0f, -14);
+
+	return v & 0x80 ? -f : f;
+}
+
+/* @f rounded to float16, to nearest even, as the device rounds. */
+static uint16_t f32_to_f16(float f)
+{
+	_Float16 h = (_Float16)f;
+	uint16_t bits;
+
+	memcpy(&bits, &h, 2);
+	return bits;
+}
+
+static float f16_to_f32(uint16_t bits)
+{
+	_Float16 h;
+
+	memcpy(&h, &bits, 2);
+	return (float)h;
+}
+
 struct gemm_case {
 	uint32_t m, n, k;
 	bool ta, tb;
@@ -446,8 +473,12 @@ static float elem(const uint8_t *base, tern_dtype_t t, size_t i)
 	switch (t) {
 	case TERN_BFLOAT16:
 		return bf16_to_f32(((const uint16_t *)base)[i]);
+	case TERN_FLOAT16:
+		return f16_to_f32(((const uint16_t *)base)[i]);
 	case TERN_FLOAT8_E4M3:
 		return e4m3_to_f32(base[i]);
+	case TERN_FLOAT8_E5M2:
+		return e5m2_to_f32(base[i]);
 	default:
 		memcpy(&f, base + 4 * i, 4);
 		return f;
@@ -463,8 +494,13 @@ static void fill(uint8_t *base, tern_dtype_t t, size_t count, uint32_t *seed)
 		f = (float)((int)(*seed >> 8) % 100003 - 50001) / 32768.0f;
 		if (t == TERN_BFLOAT16)
 			((uint16_t *)base)[i] = f32_to_bf16(f);
+		else if (t == TERN_FLOAT16)
+			((uint16_t *)base)[i] = f32_to_f16(f);
 		else if (t == TERN_FLOAT8_E4M3)
 			base[i] = (uint8_t)((*seed >> 12) % 0x7f) |
+				  (uint8_t)(*seed & 0x80);
+		else if (t == TERN_FLOAT8_E5M2)
+			base[i] = (uint8_t)((*seed >> 12) % 0x7c) |
 				  (uint8_t)(*seed & 0x80);
 		else
 			memcpy(base + 4 * i, &f, 4);
@@ -474,17 +510,8 @@ static void fill(uint8_t *base, tern_dtype_t t, size_t count, uint32_t *seed)
 /* One GEMM against the spec's sequence of roundings, bit for bit. */
 static void run_gemm(const struct gemm_case *gc)
 {
-	size_t es_a = gc->at == TERN_FLOAT32 ? 4 : gc->at == TERN_BFLOAT16 ?
-		      2 : 1;
-	size_t es_b = gc->bt == TERN_FLOAT32 ? 4 : gc->bt == TERN_BFLOAT16 ?
-		      2 : 1;
-	size_t es_c = gc->ct == TERN_FLOAT32 ? 4 : 2;
-	size_t a_at = 0;
-	size_t b_at = (a_at + (size_t)gc->m * gc->k * es_a + 64) & ~(size_t)7;
-	size_t c_at = (b_at + (size_t)gc->k * gc->n * es_b + 64) & ~(size_t)7;
-	size_t bias_at = (c_at + (size_t)gc->m * gc->n * es_c + 64) &
-			 ~(size_t)7;
-	size_t bytes = bias_at + gc->n * 4 + 64, old_bytes;
+	size_t es_a = 0, es_b = 0, es_c = 0;
+	size_t a_at = 0, b_at, c_at, bias_at, bytes, old_bytes;
 	tern_ptr_t bias_ptr;
 	tern_matrix_t a, b, c;
 	tern_gemm_options_t o;
@@ -493,6 +520,13 @@ static void run_gemm(const struct gemm_case *gc)
 	tern_stream_t s;
 	uint32_t seed = gc->m * 31 + gc->n * 7 + gc->k;
 
+	assert_ok(tern_dtype_size(gc->at, &es_a));
+	assert_ok(tern_dtype_size(gc->bt, &es_b));
+	assert_ok(tern_dtype_size(gc->ct, &es_c));
+	b_at = (a_at + (size_t)gc->m * gc->k * es_a + 64) & ~(size_t)7;
+	c_at = (b_at + (size_t)gc->k * gc->n * es_b + 64) & ~(size_t)7;
+	bias_at = (c_at + (size_t)gc->m * gc->n * es_c + 64) & ~(size_t)7;
+	bytes = bias_at + gc->n * 4 + 64;
 	buf = conf_alloc(TERN_MEMORY_DEVICE, bytes, &cpu);
 	fill(cpu + a_at, gc->at, (size_t)gc->m * gc->k, &seed);
 	fill(cpu + b_at, gc->bt, (size_t)gc->k * gc->n, &seed);
@@ -549,7 +583,9 @@ static void run_gemm(const struct gemm_case *gc)
 			if (gc->act == TERN_ACT_RELU)
 				t = t > 0.0f ? t : 0.0f;
 			want = gc->ct == TERN_BFLOAT16 ?
-			       bf16_to_f32(f32_to_bf16(t)) : t;
+			       bf16_to_f32(f32_to_bf16(t)) :
+			       gc->ct == TERN_FLOAT16 ?
+			       f16_to_f32(f32_to_f16(t)) : t;
 			got = elem(cpu + c_at, gc->ct, (size_t)m * gc->n + n);
 			if (memcmp(&got, &want, 4))
 				fail_msg("%ux%ux%u C[%u][%u] = %a, want %a",
@@ -579,6 +615,8 @@ static void test_gemm(void **state)
 		  TERN_BFLOAT16, 0.5f, 0.75f, true, TERN_ACT_RELU, 1 },
 		{ 64, 20, 256, true, true, TERN_FLOAT8_E4M3, TERN_BFLOAT16,
 		  TERN_FLOAT32, 1.0f, 0.0f, false, TERN_ACT_RELU, 0 },
+		{ 50, 70, 140, false, false, TERN_FLOAT16, TERN_FLOAT8_E5M2,
+		  TERN_FLOAT16, 0.25f, 0.5f, true, TERN_ACT_IDENTITY, 0 },
 	};
 	/* past every tile at once: the simulator only (see below) */
 	static const struct gemm_case big[] = {
@@ -982,6 +1020,68 @@ static void test_layer_norm_kernels(void **state)
 	assert_ok(tern_buffer_free(buf));
 }
 
+/*
+ * The row kernels on narrower types: bfloat16 in and float16 out give the
+ * float32 kernel's results on the same values, rounded once to float16.
+ */
+static void test_row_kernel_types(void **state)
+{
+	size_t n = (size_t)KR * KC, v = 8 * n;
+	tern_buffer_t buf;
+	tern_stream_t s;
+	float *cpu;
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * (v + 2 * KC + 4 * KR),
+			 (uint8_t **)&cpu);
+	assert_ok(tern_stream_create(conf.dev, &s));
+	for (int kernel = 0; kernel < 3; kernel++) {
+		tern_matrix_t x32 = kmat(buf, cpu, 0, 51 + kernel, -3, 3);
+		tern_matrix_t y32 = kmat(buf, cpu, n, 1, 0, 0);
+		tern_matrix_t x16 = tern_matrix(tern_ptr(buf, 2 * n * 4),
+						TERN_BFLOAT16, KR, KC);
+		tern_matrix_t y16 = tern_matrix(tern_ptr(buf, 3 * n * 4),
+						TERN_FLOAT16, KR, KC);
+		uint16_t *xb = (uint16_t *)(cpu + 2 * n);
+		uint16_t *yh = (uint16_t *)(cpu + 3 * n);
+		tern_ptr_t gamma = tern_ptr(buf, v * 4);
+		tern_ptr_t beta = tern_ptr(buf, (v + KC) * 4);
+		tern_ptr_t stats = tern_ptr(buf, (v + 2 * KC) * 4);
+		tern_ptr_t stats2 = tern_ptr(buf, (v + 2 * KC + KR) * 4);
+
+		for (size_t i = 0; i < n; i++) {	/* x32 = the bfloat16 x */
+			xb[i] = f32_to_bf16(cpu[i]);
+			cpu[i] = bf16_to_f32(xb[i]);
+		}
+		for (int c = 0; c < KC; c++) {
+			cpu[v + c] = 1.0f + c / 32.0f;
+			cpu[v + KC + c] = c / 16.0f;
+		}
+		for (int t = 0; t < 2; t++) {
+			const tern_matrix_t *x = t ? &x16 : &x32;
+			const tern_matrix_t *y = t ? &y16 : &y32;
+
+			if (kernel == 0)
+				assert_ok(tern_activation(x, y,
+							  TERN_ACT_GELU_TANH, s));
+			else if (kernel == 1)
+				assert_ok(tern_softmax(x, y, false, s));
+			else
+				assert_ok(tern_layer_norm(x, gamma, beta, 1e-5f,
+							  y, stats, stats2, s));
+		}
+		assert_ok(tern_stream_synchronize(s));
+		for (size_t i = 0; i < n; i++)
+			if (yh[i] != f32_to_f16(cpu[n + i]))
+				fail_msg("kernel %d element %zu: 0x%04x, want 0x%04x",
+					 kernel, i, yh[i],
+					 f32_to_f16(cpu[n + i]));
+	}
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
 int conformance_compute_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -995,6 +1095,7 @@ int conformance_compute_tests(void)
 		cmocka_unit_test(test_elementwise_kernels),
 		cmocka_unit_test(test_softmax_kernels),
 		cmocka_unit_test(test_layer_norm_kernels),
+		cmocka_unit_test(test_row_kernel_types),
 	};
 
 	return cmocka_run_group_tests_name("conformance_compute", tests,
