@@ -190,13 +190,14 @@ static inline void tern_f32_load(u32 *dst, const u8 *src, u32 count)
 		dst[i] = tern_f32_canonical(dst[i]);
 }
 
-static inline void tern_f32_store(u8 *dst, const u32 *src, u32 count)
+static inline void tern_f32_store(u8 *restrict dst, const u32 *restrict src,
+				  u32 count)
 {
-	u32 run[TERN_RUN];
+	for (u32 i = 0; i < count; i++) {
+		u32 w = tern_f32_canonical(src[i]);
 
-	for (u32 i = 0; i < count; i++)
-		run[i] = tern_f32_canonical(src[i]);
-	memcpy(dst, run, (size_t)count * 4);
+		memcpy(dst + 4 * i, &w, 4);
+	}
 }
 
 void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count)

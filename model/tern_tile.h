@@ -106,7 +106,8 @@ void tern_element_store(u8 *dst, u32 dtype, u32 value);
 
 /*
  * A run of elements, as the two above do each: @count of @dtype at @src
- * into @dst, and @count values into @dtype at @dst.
+ * into @dst, and @count values into @dtype at @dst. The run of values is
+ * apart from the elements.
  */
 void tern_elements_load(u32 *dst, const u8 *src, u32 dtype, u32 count);
 void tern_elements_store(u8 *dst, u32 dtype, const u32 *src, u32 count);
