@@ -682,13 +682,13 @@ check "bench latency --help: usage and options" \
 # ---- tern-bench gemm ----
 
 # gemm_rows_ok: every data row has 12 columns, #wrong 0, and figures that
-# are numbers, a share of the peak of at most 1; from side 100, the rates
-# are above 0 (side 1's round to 0.00).
+# are numbers, a share of the peak of at most 1; from side 100, the
+# modelled rates are above 0 (side 1's round to 0.00). The host's rates
+# are only numbers: on a loaded host the ratio to OpenBLAS can round to 0.
 gemm_rows_ok() {
 	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 12 || $7 != "0" ||
 		$6 > 1 || $4 <= 0 || $8 <= 0 ||
-		($1 >= 100 && ($5 <= 0 || $6 <= 0 || $9 <= 0 || $11 <= 0 ||
-			       $12 <= 0)) { print; next }
+		($1 >= 100 && ($5 <= 0 || $6 <= 0)) { print; next }
 		{ for (i = 4; i <= 12; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ && i != 7) print }')"
 }
 
@@ -700,7 +700,7 @@ if [ "$mode" = sim ]; then
 	check "bench gemm: a row per type, core count and size, in that order" \
 		test "$(rows | awk '{ printf "%s/%s/%s ", $2, $3, $1 }')" = \
 		"bf16/1/1 bf16/1/100 bf16/1/256 bf16/2/1 bf16/2/100 bf16/2/256 fp8/1/1 fp8/1/100 fp8/1/256 fp8/2/1 fp8/2/100 fp8/2/256 fp32/1/1 fp32/1/100 fp32/1/256 fp32/2/1 fp32/2/100 fp32/2/256 "
-	check "bench gemm: every C right to the bit, every figure above 0, peak at most 1" \
+	check "bench gemm: every C right to the bit, modelled rates above 0, peak at most 1" \
 		gemm_rows_ok
 	check "bench gemm: out-of-bounds and peer summaries say 0 OK" \
 		sh -c "grep -q '^# Out of bounds values : 0 OK$' '$out' &&
