@@ -1082,6 +1082,49 @@ static void test_row_kernel_types(void **state)
 	assert_ok(tern_buffer_free(buf));
 }
 
+/* The row kernels' refusals: shapes, overlap, types, rows too wide. */
+static void test_row_kernel_refusals(void **state)
+{
+	size_t n = (size_t)KR * KC;
+	tern_matrix_t x, y, bad;
+	tern_buffer_t buf;
+	tern_stream_t s;
+	float *cpu;
+
+	(void)state;
+	need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * 3 * n, (uint8_t **)&cpu);
+	assert_ok(tern_stream_create(conf.dev, &s));
+	x = kmat(buf, cpu, 0, 3, -1, 1);
+	y = kmat(buf, cpu, n, 1, 0, 0);
+	bad = y;
+	bad.cols = KC - 1;				/* another shape */
+	assert_status(tern_softmax(&x, &bad, false, s), EINVAL_);
+	assert_non_null(strstr(tern_get_last_error(), "of one shape"));
+	bad = y;
+	bad.ptr.offset = 4 * 10;			/* over x, not x */
+	assert_status(tern_activation(&x, &bad, TERN_ACT_RELU, s), EINVAL_);
+	assert_non_null(strstr(tern_get_last_error(), "overlaps"));
+	bad = y;
+	bad.dtype = TERN_INT32;
+	assert_status(tern_activation(&x, &bad, TERN_ACT_RELU, s), EINVAL_);
+	assert_status(tern_activation(&x, &y, TERN_ACTIVATION_COUNT, s),
+		      EINVAL_);
+	assert_status(tern_elementwise(&x, TERN_ALU_NONE, &x, &y, s), EINVAL_);
+	assert_status(tern_sum_rows(&x, tern_ptr(buf, 3 * n * 4 - 8), s),
+		      EINVAL_);
+	assert_status(tern_activation(&x, &y, TERN_ACT_RELU, NULL), EINVAL_);
+	bad = tern_matrix(tern_ptr(buf, 0), TERN_FLOAT32, 1, 3 * (uint32_t)n);
+	assert_status(tern_softmax(&bad, &bad, false, s),
+		      TERN_ERROR_NOT_SUPPORTED);	/* a row past SBUF */
+	assert_non_null(strstr(tern_get_last_error(), "SBUF"));
+	/* in place is allowed, and nothing above ran */
+	assert_ok(tern_activation(&x, &x, TERN_ACT_RELU, s));
+	assert_ok(tern_stream_synchronize(s));
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
 int conformance_compute_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1096,6 +1139,7 @@ int conformance_compute_tests(void)
 		cmocka_unit_test(test_softmax_kernels),
 		cmocka_unit_test(test_layer_norm_kernels),
 		cmocka_unit_test(test_row_kernel_types),
+		cmocka_unit_test(test_row_kernel_refusals),
 	};
 
 	return cmocka_run_group_tests_name("conformance_compute", tests,
