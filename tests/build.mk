@@ -31,6 +31,8 @@
 #   test_comm         communicators: order across streams, sticky errors,
 #                     abort, failure detection, groups
 #   test_conformance  the tern.h conformance suite, any backend
+#   test_compute_bits every compute instruction on millions of random
+#                     elements, a digest each: the same on every backend
 #   test_uapi         raw ioctl tests against the first Tern node
 #   test_unload       rmmod with a job's sync_file held, bad parameters at
 #                     load (own VM boot)
@@ -105,7 +107,8 @@ TEST_PROGRAMS := $(TEST_BIN)/test_model $(TEST_BIN)/test_api \
 	$(TEST_BIN)/test_fabric $(TEST_BIN)/test_timing $(TEST_BIN)/test_softfloat $(TEST_BIN)/test_reduce $(TEST_BIN)/test_compute \
 	$(TEST_BIN)/test_compute_soft $(TEST_BIN)/test_compute_portable \
 	$(TEST_BIN)/test_state $(TEST_BIN)/schema_dump \
-	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_uapi \
+	$(TEST_BIN)/test_conformance $(TEST_BIN)/test_compute_bits \
+	$(TEST_BIN)/test_uapi \
 	$(TEST_BIN)/test_unload $(TEST_BIN)/test_unplug
 USERSPACE_TARGETS += $(TEST_PROGRAMS)
 
@@ -220,6 +223,10 @@ $(TEST_BIN)/test_hosts: $(TEST_HOSTS_OBJS) $(TEST_LIBTERN)
 $(TEST_BIN)/test_conformance: $(TEST_CONFORMANCE_OBJS) $(TEST_LIBTERN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LDLIBS) $(TEST_LIBTERN_LDLIBS)
+
+$(TEST_BIN)/test_compute_bits: $(BUILD)/tests/bits/compute_bits.o $(TEST_LIBTERN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBTERN_LDLIBS)
 
 # Unloads and loads tern.ko, so a VM boot of its own; reads netlink.
 $(TEST_BIN)/test_unload: $(patsubst %.c,$(BUILD)/%.o, \

@@ -4,7 +4,8 @@
 # The test suites that need tern.ko, run inside the test VM from the
 # repository root with the module loaded (tests/vm/run-vm.sh -- tests/vm-suite.sh):
 # the uapi tests, the fabric tests (on a ring), the conformance suite on
-# the kernel backend, processes sharing devices, the Python module on it
+# the kernel backend, the compute bits against the simulator's, processes
+# sharing devices, the Python module on it
 # and, last, hot unplug.
 #
 # Prints each program's output, a RESULT line per suite (see
@@ -58,6 +59,9 @@ if [ "$topology" = ring ] && [ "$(cat /sys/module/tern/parameters/mock_devices 2
 	suite fabric "$build/tests/test_fabric_ko"
 fi
 suite conformance env TERN_BACKEND=kernel "$build/tests/test_conformance"
+# The compute instructions on millions of random elements: tern.ko's
+# integers and the simulator's FPU give the same bits.
+suite compute-bits sh tests/bits/compare.sh "$build"
 # Two processes' collectives on the same devices, and a process killed
 # beside a bystander: as on the simulator (tests/unit/test_sharing.c).
 suite sharing env TERN_BACKEND=kernel TERN_TEST_SECONDS=15 \
