@@ -171,7 +171,7 @@ void machine_context_query(struct machine_context *ctx,
 		reply->capabilities |= TERN_DEVICE_CAP_MODELLED_CLOCK;
 	reply->clock_hz = TERN_MODEL_CLOCK_HZ;
 	reply->engine_count = ctx->dev->engine_count;
-	reply->dma_engine_count = MACHINE_DMA_ENGINES;
+	reply->dma_engine_count = ctx->dev->dma_engine_count;
 	/* as tern.ko's INFO: no memories without cores */
 	reply->cores = m->cores.cores;
 	if (m->cores.cores) {

@@ -100,14 +100,19 @@ int machine_init(struct machine *m, const struct sim_shape *shape,
 		dev->index = i;
 		dev->mem_total = (uint64_t)shape->mem_mb << 20;
 		pthread_mutex_init(&dev->lock, NULL);
-		dev->engine_count = MACHINE_DMA_ENGINES +
+		dev->dma_engine_count = MACHINE_DMA_ENGINES;
+		if (MACHINE_DMA_PER_CORE * shape->cores > MACHINE_DMA_ENGINES)
+			dev->dma_engine_count = MACHINE_DMA_PER_CORE *
+						shape->cores;
+		dev->engine_count = dev->dma_engine_count +
 				    TERN_CORE_ENGINES * shape->cores;
 		for (e = 0; e < (int)dev->engine_count; e++) {
 			struct machine_engine *engine = &dev->engines[e];
 
 			engine->dev = dev;
 			engine->index = (uint32_t)e;
-			tern_model_engine_target(MACHINE_DMA_ENGINES, (uint32_t)e,
+			tern_model_engine_target(dev->dma_engine_count,
+						 (uint32_t)e,
 						 &m->cores, &engine->target);
 			pthread_mutex_init(&engine->lock, NULL);
 		}

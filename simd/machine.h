@@ -26,10 +26,17 @@
 #include "tern_timing.h"
 
 #define MACHINE_MAX_DEVICES	64
-/* DMA engines of each device, then a tensor, vector and scalar per core. */
+/*
+ * DMA engines of each device, then a tensor, vector and scalar per core.
+ * A chip without cores has 4 DMA engines; one with cores two per core
+ * (Trainium2 has 16 a core, 128 a chip), so that each core's programs
+ * have a DMA engine of their own, as on the chip, and no core waits
+ * behind another's semaphores.
+ */
 #define MACHINE_DMA_ENGINES	4
+#define MACHINE_DMA_PER_CORE	2
 #define MACHINE_MAX_CORES	16
-#define MACHINE_MAX_ENGINES	(MACHINE_DMA_ENGINES + \
+#define MACHINE_MAX_ENGINES	(MACHINE_DMA_PER_CORE * MACHINE_MAX_CORES + \
 				 TERN_CORE_ENGINES * MACHINE_MAX_CORES)
 #define MACHINE_PAGE_SIZE	4096ull
 /* Semaphores a parked engine watches; its jobs' others are looked at. */
@@ -155,6 +162,7 @@ struct machine_device {
 	uint64_t mem_errors_corrected, mem_errors_uncorrected;
 	atomic_uint health_reasons;	/* as last announced (event.c) */
 	unsigned int engine_count;	/* DMA, then 3 per core */
+	unsigned int dma_engine_count;
 	struct machine_engine engines[MACHINE_MAX_ENGINES];
 };
 

@@ -70,8 +70,10 @@ void tern_compute_release(struct tern_device *dev)
 }
 
 /*
- * The stream of @core's engine @e, made on first use; the cores take the
- * chip's DMA engines in turn.
+ * The stream of @core's engine @e, made on first use. The cores take the
+ * chip's DMA engines from the last down, away from the first ones, which
+ * streams take first: on a chip with a DMA engine per core or more, a
+ * core's loads and stores wait behind no other work.
  */
 static tern_status_t tern_engine_stream(struct tern_device *dev,
 					struct tern_compute_core *core,
@@ -79,7 +81,7 @@ static tern_status_t tern_engine_stream(struct tern_device *dev,
 					struct tern_stream **out)
 {
 	uint32_t dma = dev->info.dma_engine_count;
-	uint32_t engine = e == TERN_ENGINE_DMA ? index % dma :
+	uint32_t engine = e == TERN_ENGINE_DMA ? dma - 1 - index % dma :
 			  tern_model_engine_index(dma, index, (uint32_t)e);
 	tern_status_t status = TERN_SUCCESS;
 

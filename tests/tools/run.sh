@@ -266,8 +266,8 @@ if [ "$mode" = sim ]; then
 		sh -c "[ \$(grep -c '^        clients: none$' '$out') -eq $devices ]"
 	# 64 chips of 16 cores: more engines than one answer of the machine holds
 	run env TERN_SIM_TOPOLOGY=trn2-ultra TERN_SIM_DEVICES=64 TERN_SIM_CORES=16 TERN_SIM_MEM_MB=16 "$inspect" list
-	check "inspect list on trn2-ultra with 16 cores: 64 devices of 52 engines" \
-		sh -c "[ $rc -eq 0 ] && [ \$(tail -n +4 '$out' | awk '\$11 == \"0/52\"' | wc -l) -eq 64 ]"
+	check "inspect list on trn2-ultra with 16 cores: 64 devices of 80 engines" \
+		sh -c "[ $rc -eq 0 ] && [ \$(tail -n +4 '$out' | awk '\$11 == \"0/80\"' | wc -l) -eq 64 ]"
 else
 	check "inspect list --json: nodes are accel or render nodes" \
 		python3 -c 'import json,sys; sys.exit(not all(d["node"].startswith(("/dev/accel/accel", "/dev/dri/renderD")) for d in json.load(open(sys.argv[1]))["devices"]))' "$tmp/compact"
