@@ -138,24 +138,18 @@ static tern_status_t gemm_epilogue(const struct gemm *g, tern_program_t p,
 	return s;
 }
 
-/* Loads op(B)'s panel of K tiles for columns @n0.. into panel @which. */
+/* Loads K tile @kt of op(B)'s panel for columns @n0.. into panel @which. */
 static tern_status_t gemm_load_b(const struct gemm *g, tern_program_t p,
-				 uint32_t n0, uint32_t cols, uint32_t which)
+				 uint32_t n0, uint32_t cols, uint32_t which,
+				 uint32_t kt)
 {
-	tern_status_t s = TERN_SUCCESS;
+	uint32_t kk = g->k - kt * TILE_K < TILE_K ? g->k - kt * TILE_K : TILE_K;
+	tern_tile_t t = sbuf_tile(g->b->dtype, kk,
+				  g->b_at + which * g->b_panel +
+				  kt * (uint32_t)(TILE_N * g->eb), cols);
+	tern_view_t v = gemm_view_k(g->b, g->o->transpose_b, g->eb, kt, n0);
 
-	for (uint32_t kt = 0; kt < g->k_tiles && !s; kt++) {
-		uint32_t kk = g->k - kt * TILE_K < TILE_K ?
-			      g->k - kt * TILE_K : TILE_K;
-		tern_tile_t t = sbuf_tile(g->b->dtype, kk,
-					  g->b_at + which * g->b_panel +
-					  kt * (uint32_t)(TILE_N * g->eb), cols);
-		tern_view_t v = gemm_view_k(g->b, g->o->transpose_b, g->eb, kt,
-					    n0);
-
-		s = tern_program_load(p, &t, &v);
-	}
-	return s;
+	return tern_program_load(p, &t, &v);
 }
 
 /* One core's program: C tiles [@mb0, @mb1) x [@nb0, @nb1). */
@@ -171,8 +165,7 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 		uint32_t cols = g->n - n0 < TILE_N ? g->n - n0 : TILE_N;
 		uint32_t panel = (nb - nb0) % g->b_panels;
 
-		s = gemm_load_b(g, p, n0, cols, panel);
-		if (!s && g->o->bias) {
+		if (g->o->bias) {
 			tern_tile_t bias = sbuf_tile(TERN_FLOAT32, TILE_M,
 						     g->bias_at, cols);
 			tern_view_t v = {
@@ -208,7 +201,16 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 							     g->ea, kt, m0);
 
 				a_next = (a_next + 1) % A_SLOTS;
-				s = tern_program_load(p, &at, &av);
+				/*
+				 * The panel's K tiles beside the first row of
+				 * tiles' A: its matmuls start with the first
+				 * of them, not once the whole panel is in.
+				 */
+				if (mb == mb0)
+					s = gemm_load_b(g, p, n0, cols, panel,
+							kt);
+				if (!s)
+					s = tern_program_load(p, &at, &av);
 				if (!s)
 					s = tern_program_matmul(p, &acc, &at,
 								&bt, kt > 0);
