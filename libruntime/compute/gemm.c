@@ -87,11 +87,21 @@ static tern_tile_t sbuf_tile(tern_dtype_t dtype, uint32_t partitions,
 	return t;
 }
 
-/* The epilogue of C tile (@m0, @n0): PSUM @acc to C in memory. */
+/*
+ * A C tile whose products are in PSUM @acc: its corner, its epilogue's
+ * slot, and the slot of its block of columns' bias.
+ */
+struct gemm_c_tile {
+	tern_tile_t acc;
+	uint32_t m0, n0, slot, bias_slot;
+};
+
+/* The epilogue of C tile @c: PSUM to C in memory. */
 static tern_status_t gemm_epilogue(const struct gemm *g, tern_program_t p,
-				   const tern_tile_t *acc, uint32_t m0,
-				   uint32_t n0, uint32_t slot)
+				   const struct gemm_c_tile *c_tile)
 {
+	const tern_tile_t *acc = &c_tile->acc;
+	uint32_t m0 = c_tile->m0, n0 = c_tile->n0, slot = c_tile->slot;
 	uint32_t rows = acc->partitions, cols = acc->elements;
 	tern_tile_t t = sbuf_tile(TERN_FLOAT32, rows,
 				  g->t_at + slot * TILE_N * 4, cols);
@@ -124,7 +134,8 @@ static tern_status_t gemm_epilogue(const struct gemm *g, tern_program_t p,
 						       &c);
 	}
 	if (!s && g->o->bias) {
-		tern_tile_t bias = sbuf_tile(TERN_FLOAT32, rows, g->bias_at,
+		tern_tile_t bias = sbuf_tile(TERN_FLOAT32, rows, g->bias_at +
+					     c_tile->bias_slot * TILE_N * 4,
 					     cols);
 
 		s = tern_program_tensor_tensor(p, &t, &t, TERN_ALU_ADD, &bias);
@@ -158,6 +169,13 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 				  uint32_t nb1)
 {
 	uint32_t a_next = 0, bank = 0, out_slot = 0;
+	/*
+	 * Each C tile's epilogue comes after the next tile's loads of A: the
+	 * DMA engine takes its instructions in order, and the store would
+	 * hold those loads back until the epilogue had run.
+	 */
+	struct gemm_c_tile held;
+	bool due = false;
 	tern_status_t s = TERN_SUCCESS;
 
 	for (uint32_t nb = nb0; nb < nb1 && !s; nb++) {
@@ -165,9 +183,11 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 		uint32_t cols = g->n - n0 < TILE_N ? g->n - n0 : TILE_N;
 		uint32_t panel = (nb - nb0) % g->b_panels;
 
+		/* two, as the last block's last epilogue comes after this */
 		if (g->o->bias) {
 			tern_tile_t bias = sbuf_tile(TERN_FLOAT32, TILE_M,
-						     g->bias_at, cols);
+						     g->bias_at + (nb % 2) *
+						     TILE_N * 4, cols);
 			tern_view_t v = {
 				.ptr = tern_ptr(g->o->bias->buffer,
 						g->o->bias->offset + n0 * 4),
@@ -215,12 +235,20 @@ static tern_status_t gemm_program(const struct gemm *g, tern_program_t p,
 					s = tern_program_matmul(p, &acc, &at,
 								&bt, kt > 0);
 			}
-			if (!s)
-				s = gemm_epilogue(g, p, &acc, m0, n0, out_slot);
+			if (!s && due)
+				s = gemm_epilogue(g, p, &held);
+			due = true;
+			held.acc = acc;
+			held.m0 = m0;
+			held.n0 = n0;
+			held.slot = out_slot;
+			held.bias_slot = nb % 2;
 			out_slot = (out_slot + 1) % OUT_SLOTS;
 			bank = (bank + 1) % g->psum_banks;
 		}
 	}
+	if (!s && due)
+		s = gemm_epilogue(g, p, &held);
 	return s;
 }
 
@@ -273,8 +301,8 @@ static tern_status_t gemm_check(struct gemm *g, struct tern_device *dev)
 
 /*
  * Places the tiles in each partition of SBUF: A's slots, the epilogue's,
- * the bias, then op(B)'s panels with what is left (two if they fit, one
- * otherwise). TERN_ERROR_NOT_SUPPORTED if not even one panel fits.
+ * two blocks' bias, then op(B)'s panels with what is left (two if they
+ * fit, one otherwise). TERN_ERROR_NOT_SUPPORTED if not even one fits.
  */
 static tern_status_t gemm_layout(struct gemm *g, const struct tern_device *dev)
 {
@@ -290,7 +318,7 @@ static tern_status_t gemm_layout(struct gemm *g, const struct tern_device *dev)
 	g->o_at = at;
 	at += OUT_SLOTS * TILE_N * 4;
 	g->bias_at = at;
-	at += TILE_N * 4;
+	at += 2 * TILE_N * 4;
 	g->b_at = at;
 	g->k_tiles = div_up(g->k, TILE_K);
 	g->b_panel = g->k_tiles * TILE_N * (uint32_t)g->eb;
