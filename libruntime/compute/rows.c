@@ -163,13 +163,37 @@ static tern_status_t rows_store_sums(const struct rows_kernel *k,
 	return s;
 }
 
-/* One core's program: blocks [@first, @last) of 128 rows. */
+/* Stores the results of block @b, whose first row is @row0. */
+static tern_status_t rows_store(const struct rows_kernel *k,
+				const struct rows_block *b, uint32_t row0)
+{
+	tern_status_t s = TERN_SUCCESS;
+	tern_view_t v;
+
+	for (uint32_t i = 0; i < k->n_out && !s; i++) {
+		v = rows_view(k->out[i], row0);
+		s = tern_program_store(b->p, &v, &b->out[i]);
+	}
+	for (uint32_t i = 0; i < k->n_row_out && !s; i++) {
+		v = rows_vector(k->row_out[i], row0, false, false);
+		s = tern_program_store(b->p, &v, &b->row_out[i]);
+	}
+	return s;
+}
+
+/*
+ * One core's program: blocks [@first, @last) of 128 rows. Each block's
+ * stores come after the next block's loads: the DMA engine takes them in
+ * order, and a store, which waits for its block's body, would otherwise
+ * hold back the loads the next body needs.
+ */
 static tern_status_t rows_program(const struct rows_kernel *k,
 				  tern_program_t p, uint32_t first,
 				  uint32_t last, tern_ptr_t ones)
 {
-	struct rows_block b = { .p = p };
+	struct rows_block b = { .p = p }, prev;
 	tern_status_t s = TERN_SUCCESS;
+	uint32_t prev_row0 = 0;
 	tern_view_t v;
 
 	b.sum_chunks = (k->cols + SUM_CHUNK - 1) / SUM_CHUNK;
@@ -197,17 +221,15 @@ static tern_status_t rows_program(const struct rows_kernel *k,
 			v = rows_vector(k->row_in[i], row0, false, false);
 			s = tern_program_load(p, &b.row_in[i], &v);
 		}
+		if (!s && blk > first)
+			s = rows_store(k, &prev, prev_row0);
 		if (!s)
 			s = k->body(&b, k->arg);
-		for (uint32_t i = 0; i < k->n_out && !s; i++) {
-			v = rows_view(k->out[i], row0);
-			s = tern_program_store(p, &v, &b.out[i]);
-		}
-		for (uint32_t i = 0; i < k->n_row_out && !s; i++) {
-			v = rows_vector(k->row_out[i], row0, false, false);
-			s = tern_program_store(p, &v, &b.row_out[i]);
-		}
+		prev = b;
+		prev_row0 = row0;
 	}
+	if (!s && last > first)
+		s = rows_store(k, &prev, prev_row0);
 	if (!s && k->n_col_out)
 		s = rows_store_sums(k, &b);
 	return s;
