@@ -685,11 +685,16 @@ check "bench latency --help: usage and options" \
 # are numbers, a share of the peak of at most 1; from side 100, the
 # modelled rates are above 0 (side 1's round to 0.00). The host's rates
 # are only numbers: on a loaded host the ratio to OpenBLAS can round to 0.
+# Prints the rows that are not so.
 gemm_rows_ok() {
-	[ -n "$(rows)" ] && test -z "$(rows | awk 'NF != 12 || $7 != "0" ||
+	bad=$(rows | awk 'NF != 12 || $7 != "0" ||
 		$6 > 1 || $4 <= 0 || $8 <= 0 ||
 		($1 >= 100 && ($5 <= 0 || $6 <= 0)) { print; next }
-		{ for (i = 4; i <= 12; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ && i != 7) print }')"
+		{ for (i = 4; i <= 12; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ && i != 7) { print; next } }')
+	[ -n "$(rows)" ] && [ -z "$bad" ] && return 0
+	echo "rows not as wanted:"
+	echo "${bad:-(none at all)}"
+	return 1
 }
 
 if [ "$mode" = sim ]; then
