@@ -335,6 +335,54 @@ tern_status_t tern_cross_entropy(const tern_matrix_t *logits,
 tern_status_t tern_sum_rows(const tern_matrix_t *x, tern_ptr_t sums,
 			    tern_stream_t stream);
 
+/*
+ * ---- optimizer steps ----
+ *
+ * One step on @count float32 parameters, in place, from their float32
+ * gradients, as PyTorch's torch.optim.SGD and Adam define it;
+ * Documentation/libtern.rst gives each one's sequence of roundings. The
+ * state vectors (@count float32 each) start at zero and are the
+ * optimizer's own between steps. No two vectors may overlap.
+ */
+typedef struct tern_sgd_options {
+	float lr;
+	float momentum;		/* 0: no velocity (it may then be NULL) */
+	float dampening;
+	float weight_decay;
+	bool nesterov;
+	uint64_t step;		/* 1 for the first step, then 2, 3, ... */
+} tern_sgd_options_t;
+
+/*
+ * g = grad + weight_decay * param; with momentum, velocity = g on step 1,
+ * else momentum * velocity + (1 - dampening) * g, and g = velocity (or
+ * with @nesterov g + momentum * velocity); param = param - lr * g.
+ */
+tern_status_t tern_sgd_step(tern_ptr_t param, tern_ptr_t grad,
+			    tern_ptr_t velocity, size_t count,
+			    const tern_sgd_options_t *options,
+			    tern_stream_t stream);
+
+typedef struct tern_adam_options {
+	float lr;
+	float beta1, beta2;
+	float eps;
+	float weight_decay;
+	bool decoupled;		/* AdamW: decay the parameters themselves */
+	uint64_t step;		/* 1 for the first step, then 2, 3, ... */
+} tern_adam_options_t;
+
+/*
+ * g = grad (+ weight_decay * param, or with @decoupled param *= 1 - lr *
+ * weight_decay); m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 -
+ * beta2) * g^2; param = param - lr / (1 - beta1^step) * m /
+ * (sqrt(v / (1 - beta2^step)) + eps).
+ */
+tern_status_t tern_adam_step(tern_ptr_t param, tern_ptr_t grad, tern_ptr_t m,
+			     tern_ptr_t v, size_t count,
+			     const tern_adam_options_t *options,
+			     tern_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -240,9 +240,9 @@ static tern_status_t rows_check(const struct rows_kernel *k,
 				const struct tern_device *dev)
 {
 	static const char *const in_names[] = { "the first input",
-		"the second input", "the third input" };
+		"the second input", "the third input", "the fourth input" };
 	static const char *const out_names[] = { "the output",
-		"the second output" };
+		"the second output", "the third output" };
 
 	for (uint32_t i = 0; i < k->n_in; i++)
 		if (!tern_matrix_ok(k->in[i], dev, k->name, in_names[i], false))

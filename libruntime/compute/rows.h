@@ -13,8 +13,8 @@ struct rows_block {
 	uint32_t rows, cols;
 	bool first;			/* the core's first block */
 	uint32_t sum_chunks;		/* PSUM banks a sum down the rows takes */
-	tern_tile_t in[3];		/* the inputs, float32 */
-	tern_tile_t out[2];		/* the outputs, of their matrices' types */
+	tern_tile_t in[4];		/* the inputs, float32 */
+	tern_tile_t out[3];		/* the outputs, of their matrices' types */
 	tern_tile_t tmp[4];		/* float32 scratch of the block's shape */
 	tern_tile_t row_in[2];		/* a float32 per row, loaded */
 	tern_tile_t row_out[2];		/* a float32 per row, stored */
@@ -27,9 +27,9 @@ struct rows_block {
 struct rows_kernel {
 	const char *name;
 	uint32_t rows, cols;		/* rows_run(): in[0]'s */
-	const tern_matrix_t *in[3];
+	const tern_matrix_t *in[4];
 	uint32_t n_in;
-	const tern_matrix_t *out[2];
+	const tern_matrix_t *out[3];
 	uint32_t n_out;
 	tern_ptr_t row_in[2], row_out[2];	/* rows float32 each */
 	uint32_t n_row_in, n_row_out;

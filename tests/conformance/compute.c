@@ -14,19 +14,6 @@
 
 #define EINVAL_ TERN_ERROR_INVALID_ARGUMENT
 
-/* The device's cores; skips the test on a device without them. */
-static uint32_t need_compute(void)
-{
-	tern_compute_info_t info;
-
-	if (!(conf.props.capabilities & TERN_DEVICE_CAP_COMPUTE)) {
-		print_message("skipped: the device has no compute engines\n");
-		skip();
-	}
-	assert_ok(tern_device_get_compute(conf.dev, &info));
-	return info.cores;
-}
-
 static tern_tile_t sbuf(tern_dtype_t dtype, uint32_t partitions,
 			uint32_t offset, uint32_t elements)
 {
@@ -114,7 +101,7 @@ static void test_matmul_program(void **state)
 	uint32_t cores;
 
 	(void)state;
-	cores = need_compute();
+	cores = conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 20, &cpu);
 	a = (uint16_t *)(cpu + a_at);
 	b = (uint16_t *)(cpu + b_at);
@@ -195,7 +182,7 @@ static void test_vector_scalar_chain(void **state)
 	uint32_t sum_at = 3072;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &cpu);
 	in0.ptr.buffer = in1.ptr.buffer = ov.ptr.buffer = buf;
 	first = (float *)cpu;
@@ -264,7 +251,7 @@ static void test_launch_in_stream_order(void **state)
 	tern_stream_t s;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &cpu);
 	staging = conf_alloc(TERN_MEMORY_DEVICE, 1 << 18, &hcpu);
 	in.ptr.buffer = out.ptr.buffer = buf;
@@ -324,7 +311,7 @@ static void test_program_refusals(void **state)
 	uint32_t counts[4];
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4096, NULL);
 	v.ptr.buffer = buf;
 	assert_ok(tern_device_get_compute(conf.dev, &info));
@@ -627,7 +614,7 @@ static void test_gemm(void **state)
 	};
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_gemm(&cases[i]);
 	/*
@@ -651,7 +638,7 @@ static void test_gemm_refusals(void **state)
 	tern_stream_t s;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 1 << 16, NULL);
 	assert_ok(tern_stream_create(conf.dev, &s));
 	a = tern_matrix(tern_ptr(buf, 0), TERN_FLOAT32, 8, 16);
@@ -772,7 +759,7 @@ static void test_activation_kernels(void **state)
 	size_t n = (size_t)KR * KC;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * 4 * n, (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
 	for (int f = 0; f < TERN_ACTIVATION_COUNT; f++) {
@@ -812,7 +799,7 @@ static void test_elementwise_kernels(void **state)
 	float *cpu;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * (3 * n + KC), (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
 	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
@@ -867,7 +854,7 @@ static void test_softmax_kernels(void **state)
 	float *cpu;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * (6 * n + KR), (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
 	for (int lg = 0; lg < 2; lg++) {
@@ -950,7 +937,7 @@ static void test_layer_norm_kernels(void **state)
 	float *cpu;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * (v + 4 * KC + 2 * KR),
 			 (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
@@ -1032,7 +1019,7 @@ static void test_row_kernel_types(void **state)
 	float *cpu;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * (v + 2 * KC + 4 * KR),
 			 (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
@@ -1092,7 +1079,7 @@ static void test_row_kernel_refusals(void **state)
 	float *cpu;
 
 	(void)state;
-	need_compute();
+	conf_need_compute();
 	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * 3 * n, (uint8_t **)&cpu);
 	assert_ok(tern_stream_create(conf.dev, &s));
 	x = kmat(buf, cpu, 0, 3, -1, 1);

@@ -27,6 +27,9 @@ int conformance_close(void **state);
 tern_buffer_t conf_alloc(tern_memory_kind_t kind, size_t bytes, uint8_t **cpu);
 uint64_t conf_used_memory(void);
 
+/* The device's cores; skips the test on a device without them. */
+uint32_t conf_need_compute(void);
+
 /* Deterministic bytes that differ with @seed and position. */
 void conf_fill_random(uint8_t *dst, size_t bytes, uint32_t seed);
 /* Fails the test at the first byte of @got that is not @value. */
@@ -40,6 +43,7 @@ int conformance_memory_tests(void);
 int conformance_fabric_tests(void);
 int conformance_collective_tests(void);
 int conformance_compute_tests(void);
+int conformance_optimizer_tests(void);
 /* The child side of the one-rank-per-process test (collectives.c). */
 int conformance_collective_rank_child(const char *id, int rank, int nranks,
 				      const char *mode);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "tern_compute.h"
 
 struct conformance conf;
 
@@ -63,6 +64,18 @@ tern_buffer_t conf_alloc(tern_memory_kind_t kind, size_t bytes, uint8_t **cpu)
 	if (cpu)
 		*cpu = ptr;
 	return buf;
+}
+
+uint32_t conf_need_compute(void)
+{
+	tern_compute_info_t info;
+
+	if (!(conf.props.capabilities & TERN_DEVICE_CAP_COMPUTE)) {
+		print_message("skipped: the device has no compute engines\n");
+		skip();
+	}
+	assert_ok(tern_device_get_compute(conf.dev, &info));
+	return info.cores;
 }
 
 uint64_t conf_used_memory(void)
@@ -119,5 +132,6 @@ int main(int argc, char **argv)
 	failed += conformance_fabric_tests();
 	failed += conformance_collective_tests();
 	failed += conformance_compute_tests();
+	failed += conformance_optimizer_tests();
 	return failed ? 1 : 0;
 }
