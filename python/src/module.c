@@ -93,8 +93,7 @@ static const char *tern_py_redop_name(int i)
 	return tern_py_redop_names[i];
 }
 
-/* @obj as one of @n values (named by @name): an int, or a name. */
-static bool tern_py_enum(PyObject *obj, const char *(*name)(int), int n,
+bool tern_py_enum(PyObject *obj, const char *(*name)(int), int n,
 			 const char *what, int *out)
 {
 	if (PyLong_Check(obj)) {
@@ -257,7 +256,7 @@ static struct PyModuleDef tern_py_module = {
 	PyModuleDef_HEAD_INIT,
 	.m_name = "tern._tern",
 	.m_doc = "libtern from Python: devices, buffers, streams, events, "
-		 "communicators and collectives.",
+		 "communicators, collectives and the compute kernels.",
 	.m_size = -1,
 	.m_methods = tern_py_functions,
 };
@@ -318,6 +317,8 @@ PyMODINIT_FUNC PyInit__tern(void)
 	    tern_py_add_type(m, &tern_py_stream_type, "Stream") ||
 	    tern_py_add_type(m, &tern_py_event_type, "Event") ||
 	    tern_py_add_type(m, &tern_py_comm_type, "Comm") ||
+	    tern_py_add_type(m, &tern_py_matrix_type, "Matrix") ||
+	    PyModule_AddFunctions(m, tern_py_compute_functions) ||
 	    PyModule_AddFunctions(m, tern_py_comm_functions) ||
 	    PyModule_AddFunctions(m, tern_py_group_functions)) {
 		Py_DECREF(m);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Python module tern (tern._tern): libtern's devices, buffers,
- * streams, events and communicators as Python objects, written against
- * the CPython API in C, as libtern is.
+ * streams, events, communicators and compute kernels as Python objects,
+ * written against the CPython API in C, as libtern is.
  *
  * Lifetimes follow libtern's: an object keeps the device it was made on
  * alive; closing a device ends what was made on it, and the handles its
@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "tern.h"
+#include "tern_compute.h"
 
 typedef struct {
 	PyObject_HEAD
@@ -42,12 +43,20 @@ typedef struct {
 	Py_ssize_t busy;	/* calls holding it (guard.c) */
 } tern_py_buffer;
 
+/* Objects queued work uses, kept until @event has completed. */
+struct tern_py_kept {
+	tern_event_t event;
+	PyObject *objs;
+};
+
 typedef struct {
 	PyObject_HEAD
 	tern_py_device *device;
 	tern_stream_t stream;	/* NULL once destroyed */
 	Py_ssize_t busy;	/* calls holding it (guard.c) */
 	Py_ssize_t grouped;	/* its collectives in open groups (group.c) */
+	struct tern_py_kept *kept;	/* under the GIL */
+	size_t kept_n, kept_cap;
 } tern_py_stream;
 
 typedef struct {
@@ -66,8 +75,17 @@ typedef struct {
 	pthread_mutex_t order;
 } tern_py_comm;
 
+typedef struct {
+	PyObject_HEAD
+	tern_py_buffer *buffer;	/* a reference */
+	size_t offset;
+	tern_dtype_t dtype;
+	uint32_t rows, cols, ld;
+} tern_py_matrix;
+
 extern PyTypeObject tern_py_device_type, tern_py_buffer_type,
-	tern_py_stream_type, tern_py_event_type, tern_py_comm_type;
+	tern_py_stream_type, tern_py_event_type, tern_py_comm_type,
+	tern_py_matrix_type;
 
 /* ---- module.c ---- */
 
@@ -77,6 +95,12 @@ PyObject *tern_py_raise(tern_status_t status);
 PyObject *tern_py_invalid(const char *fmt, ...);
 /* @obj as a byte count or element count; false (tern.Error) if none. */
 bool tern_py_size(PyObject *obj, const char *what, size_t *out);
+/*
+ * @obj as one of @n values named by @name(i): an int, or a name; false
+ * (tern.Error naming @what) if neither.
+ */
+bool tern_py_enum(PyObject *obj, const char *(*name)(int), int n,
+		  const char *what, int *out);
 /* @obj (an int or a name like "float32") as a dtype; false if none. */
 bool tern_py_dtype(PyObject *obj, tern_dtype_t *out);
 /* @obj (an int or a name like "sum") as a reduction; false if none. */
@@ -84,8 +108,11 @@ bool tern_py_redop(PyObject *obj, tern_redop_t *out);
 
 /* ---- guard.c ---- */
 
-/* The most one call holds: a comm, a stream and two buffers, and theirs. */
-#define TERN_PY_HOLD_MAX	8
+/*
+ * The most one call holds: a kernel's stream and nine buffers, and their
+ * devices.
+ */
+#define TERN_PY_HOLD_MAX	24
 
 /* The objects (their busy counts) a call holds while the GIL is released. */
 struct tern_py_hold {
@@ -151,6 +178,27 @@ int tern_py_read_foreign(void *dst, const void *src, size_t bytes);
  */
 bool tern_py_stream_of(PyObject *obj, tern_stream_t *out,
 		       struct tern_py_hold *hold);
+
+/* ---- matrix.c ---- */
+
+/*
+ * @obj as a tern.Matrix's tern_matrix_t; false (tern.Error) if it is not
+ * one or its buffer is freed. @hold, if any, holds the buffer and device.
+ */
+bool tern_py_matrix_of(PyObject *obj, const char *what, tern_matrix_t *out,
+		       struct tern_py_hold *hold);
+
+/* ---- compute.c ---- */
+
+extern PyMethodDef tern_py_compute_functions[];
+
+/*
+ * Keeps @objs (the arguments of work just queued on @stream, a live
+ * tern.Stream) alive until that work completes, so that temporaries
+ * (tern.Matrix(dev.alloc(...), ...)) are not freed under it. false
+ * (raised) only if it could neither keep them nor wait for the work.
+ */
+bool tern_py_stream_keep(PyObject *stream, PyObject *objs);
 
 /* ---- comm.c ---- */
 

@@ -27,6 +27,8 @@ static tern_py_device *tern_py_queue_device(PyObject *args, PyObject *kwargs,
 
 /* ---- streams ---- */
 
+static void tern_py_stream_reap(tern_py_stream *s, bool all);
+
 static int tern_py_stream_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
 	tern_py_stream *s = (tern_py_stream *)self;
@@ -95,9 +97,85 @@ static PyObject *tern_py_stream_synchronize(PyObject *self, PyObject *unused)
 	st = tern_stream_synchronize(stream);
 	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
+	tern_py_stream_reap(s, false);
 	if (st)
 		return tern_py_raise(st);
 	Py_RETURN_NONE;
+}
+
+/*
+ * Drops what the completed work kept (@all: everything; the stream's work
+ * is over). Under the GIL; the list is settled before any object goes,
+ * since an object's end may let another thread in. A closed device's
+ * events are gone with it.
+ */
+static void tern_py_stream_reap(tern_py_stream *s, bool all)
+{
+	bool open = s->device && s->device->dev;
+	PyObject *done = PyList_New(0);
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->kept_n; i++) {
+		struct tern_py_kept *k = &s->kept[i];
+
+		if (!done || (!all && open &&
+			      tern_event_query(k->event) == TERN_ERROR_NOT_READY)) {
+			s->kept[j++] = *k;
+			continue;
+		}
+		if (open)
+			tern_event_destroy(k->event);
+		if (PyList_Append(done, k->objs))
+			PyErr_Clear();	/* then it goes now */
+		Py_DECREF(k->objs);
+	}
+	s->kept_n = j;
+	if (all && !j) {
+		PyMem_Free(s->kept);
+		s->kept = NULL;
+		s->kept_cap = 0;
+	}
+	Py_XDECREF(done);
+}
+
+bool tern_py_stream_keep(PyObject *obj, PyObject *objs)
+{
+	tern_py_stream *s = (tern_py_stream *)obj;
+	tern_event_t event = NULL;
+	tern_status_t st;
+
+	/* destroyed meanwhile: its end waited for the work */
+	if (!s->stream || !s->device || !s->device->dev)
+		return true;
+	tern_py_stream_reap(s, false);
+	if (s->kept_n == s->kept_cap) {
+		size_t cap = s->kept_cap ? 2 * s->kept_cap : 16;
+		struct tern_py_kept *more = PyMem_Realloc(s->kept,
+							  cap * sizeof(*more));
+
+		if (more) {
+			s->kept = more;
+			s->kept_cap = cap;
+		}
+	}
+	st = s->kept_n < s->kept_cap ?
+	     tern_event_create(s->device->dev, &event) :
+	     TERN_ERROR_OUT_OF_MEMORY;
+	if (!st)
+		st = tern_event_record(event, s->stream);
+	if (st) {
+		/* nothing to watch the work with: wait for it instead */
+		if (event)
+			tern_event_destroy(event);
+		Py_BEGIN_ALLOW_THREADS
+		st = tern_stream_synchronize(s->stream);
+		Py_END_ALLOW_THREADS
+		return st ? (tern_py_raise(st), false) : true;
+	}
+	Py_INCREF(objs);
+	s->kept[s->kept_n].event = event;
+	s->kept[s->kept_n++].objs = objs;
+	return true;
 }
 
 static PyObject *tern_py_stream_query(PyObject *self, PyObject *unused)
@@ -136,6 +214,7 @@ static PyObject *tern_py_stream_destroy(PyObject *self, PyObject *unused)
 	st = tern_stream_destroy(stream);
 	tern_py_hold_end(&hold);
 	Py_END_ALLOW_THREADS
+	tern_py_stream_reap(s, true);
 	if (st)
 		return tern_py_raise(st);
 	Py_RETURN_NONE;
@@ -162,6 +241,8 @@ static PyObject *tern_py_stream_copy(PyObject *self, PyObject *args,
 			       size, s->stream);
 	if (st)
 		return tern_py_raise(st);
+	if (!tern_py_stream_keep(self, args))
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -185,6 +266,8 @@ static PyObject *tern_py_stream_fill(PyObject *self, PyObject *args,
 	st = tern_memset_async(dst.buffer, dst.offset, value, size, s->stream);
 	if (st)
 		return tern_py_raise(st);
+	if (!tern_py_stream_keep(self, args))
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -201,6 +284,7 @@ static void tern_py_stream_dealloc(PyObject *self)
 		tern_py_hold_end(&hold);
 		Py_END_ALLOW_THREADS
 	}
+	tern_py_stream_reap(s, true);
 	Py_XDECREF(s->device);
 	Py_TYPE(self)->tp_free(self);
 }

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Tern from Python: devices, buffers, streams, events and collectives.
+"""Tern from Python: devices, buffers, streams, events, collectives and
+the compute kernels (tern.Matrix, tern.gemm, tern.softmax, ...).
 
 A thin layer over libtern (tern.h): every call that fails raises
 tern.Error, whose .status is libtern's status name. Buffers are

@@ -7,6 +7,8 @@ import os
 os.environ.setdefault("TERN_BACKEND", "sim")
 os.environ["TERN_SIM_DEVICES"] = "4"
 os.environ.setdefault("TERN_SIM_MEM_MB", "64")
+# Chips of two cores, for the compute kernels (test_compute.py).
+os.environ.setdefault("TERN_SIM_CORES", "2")
 os.environ.setdefault("TERN_SIM_MACHINE", "auto")
 
 
