@@ -304,6 +304,22 @@ tern_status_t tern_softmax_backward(const tern_matrix_t *y,
 				    const tern_matrix_t *dx, bool log,
 				    tern_stream_t stream);
 /*
+ * Attention's probabilities: @y = softmax of each row of @x * @scale +
+ * @mask (optional, added: 0 where a query may look, -infinity where it
+ * may not, as a causal mask's upper triangle), and the backward, @dx =
+ * @scale * softmax's backward from @y and @dy: the gradient of the
+ * scores before the scale. @scale is finite and not 0.
+ */
+tern_status_t tern_attention_softmax(const tern_matrix_t *x,
+				     const tern_matrix_t *mask, float scale,
+				     const tern_matrix_t *y,
+				     tern_stream_t stream);
+tern_status_t tern_attention_softmax_backward(const tern_matrix_t *y,
+					      const tern_matrix_t *dy,
+					      float scale,
+					      const tern_matrix_t *dx,
+					      tern_stream_t stream);
+/*
  * Layer norm of each row: @y = (@x - mean) * rstd * @gamma + @beta, with
  * rstd = 1 / sqrt(var + @eps); @gamma and @beta are cols float32 each,
  * and @mean and @rstd (rows float32 each) receive what the backward needs.

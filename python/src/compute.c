@@ -277,6 +277,65 @@ static PyObject *tern_py_softmax_backward(PyObject *m, PyObject *args,
 	return tern_py_softmax_call(args, kwargs, true);
 }
 
+/*
+ * attention_softmax(x, y, scale, stream, *, mask=None) and
+ * attention_softmax_backward(y, dy, dx, scale, stream).
+ */
+static PyObject *tern_py_attention_call(PyObject *args, PyObject *kwargs,
+					bool backward)
+{
+	static char *kw[] = { "x", "y", "scale", "stream", "mask", NULL };
+	static char *kw_back[] = { "y", "dy", "dx", "scale", "stream", NULL };
+	PyObject *a_obj, *b_obj, *dx_obj = NULL, *s_obj, *mask_obj = Py_None;
+	struct tern_py_call c = { .hold = { .n = 0 } };
+	tern_matrix_t a, b, dx, mask;
+	tern_status_t st;
+	float scale;
+	bool ok;
+
+	ok = backward ?
+	     PyArg_ParseTupleAndKeywords(args, kwargs,
+					 "OOOfO:attention_softmax_backward",
+					 kw_back, &a_obj, &b_obj, &dx_obj,
+					 &scale, &s_obj) :
+	     PyArg_ParseTupleAndKeywords(args, kwargs,
+					 "OOfO|$O:attention_softmax", kw,
+					 &a_obj, &b_obj, &scale, &s_obj,
+					 &mask_obj);
+	if (!ok)
+		return NULL;
+	if (!tern_py_call_matrix(&c, a_obj, backward ? "y" : "x", &a) ||
+	    !tern_py_call_matrix(&c, b_obj, backward ? "dy" : "y", &b) ||
+	    (backward && !tern_py_call_matrix(&c, dx_obj, "dx", &dx)) ||
+	    (mask_obj != Py_None &&
+	     !tern_py_call_matrix(&c, mask_obj, "mask", &mask)) ||
+	    !tern_py_call_stream(&c, s_obj))
+		return tern_py_call_fail(&c);
+	Py_BEGIN_ALLOW_THREADS
+	st = backward ?
+	     tern_attention_softmax_backward(&a, &b, scale, &dx, c.stream) :
+	     tern_attention_softmax(&a, mask_obj != Py_None ? &mask : NULL,
+				    scale, &b, c.stream);
+	tern_py_hold_end(&c.hold);
+	Py_END_ALLOW_THREADS
+	return tern_py_call_done(st, s_obj, args, kwargs);
+}
+
+static PyObject *tern_py_attention_softmax(PyObject *m, PyObject *args,
+					   PyObject *kwargs)
+{
+	(void)m;
+	return tern_py_attention_call(args, kwargs, false);
+}
+
+static PyObject *tern_py_attention_softmax_backward(PyObject *m,
+						    PyObject *args,
+						    PyObject *kwargs)
+{
+	(void)m;
+	return tern_py_attention_call(args, kwargs, true);
+}
+
 static PyObject *tern_py_layer_norm(PyObject *m, PyObject *args,
 				    PyObject *kwargs)
 {
@@ -519,6 +578,15 @@ PyMethodDef tern_py_compute_functions[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "softmax_backward(y, dy, dx, stream, *, log=False): dx from the "
 	  "forward's output y." },
+	{ "attention_softmax", TERN_PY_KW(tern_py_attention_softmax),
+	  METH_VARARGS | METH_KEYWORDS,
+	  "attention_softmax(x, y, scale, stream, *, mask=None): y = "
+	  "softmax(x * scale + mask), mask 0 or -inf (a causal mask)." },
+	{ "attention_softmax_backward",
+	  TERN_PY_KW(tern_py_attention_softmax_backward),
+	  METH_VARARGS | METH_KEYWORDS,
+	  "attention_softmax_backward(y, dy, dx, scale, stream): the "
+	  "scores' gradient, times the scale." },
 	{ "layer_norm", TERN_PY_KW(tern_py_layer_norm),
 	  METH_VARARGS | METH_KEYWORDS,
 	  "layer_norm(x, gamma, beta, y, mean, rstd, stream, *, eps=1e-5): "

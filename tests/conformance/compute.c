@@ -928,6 +928,78 @@ static void test_softmax_kernels(void **state)
 	assert_ok(tern_buffer_free(buf));
 }
 
+/*
+ * Attention's probabilities: softmax(x * scale + mask) with a causal mask
+ * (-infinity past each row's own column, so every row keeps column 0),
+ * and without one; the backward, times the scale, from the device's y.
+ */
+static void test_attention_softmax(void **state)
+{
+	const float scale = 0.125f;
+	size_t n = (size_t)KR * KC;
+	tern_buffer_t buf;
+	tern_stream_t s;
+	float *cpu;
+
+	(void)state;
+	conf_need_compute();
+	buf = conf_alloc(TERN_MEMORY_DEVICE, 4 * 5 * n, (uint8_t **)&cpu);
+	assert_ok(tern_stream_create(conf.dev, &s));
+	for (int masked = 0; masked < 2; masked++) {
+		tern_matrix_t x = kmat(buf, cpu, 0, 41, -30, 30);
+		tern_matrix_t dy = kmat(buf, cpu, n, 43, -1, 1);
+		tern_matrix_t mask = kmat(buf, cpu, 2 * n, 1, 0, 0);
+		tern_matrix_t y = kmat(buf, cpu, 3 * n, 1, 0, 0);
+		tern_matrix_t dx = kmat(buf, cpu, 4 * n, 1, 0, 0);
+
+		for (int r = 0; r < KR; r++)
+			for (int c = 0; c < KC; c++)
+				cpu[2 * n + r * KC + c] = c > r % KC ?
+							  -INFINITY : 0.0f;
+		assert_ok(tern_attention_softmax(&x, masked ? &mask : NULL,
+						 scale, &y, s));
+		assert_ok(tern_attention_softmax_backward(&y, &dy, scale, &dx,
+							  s));
+		assert_ok(tern_stream_synchronize(s));
+		for (int r = 0; r < KR; r++) {
+			double t[KC], m = -INFINITY, sum = 0, dot = 0;
+
+			for (int c = 0; c < KC; c++) {
+				t[c] = (double)cpu[r * KC + c] * scale;
+				if (masked)
+					t[c] += cpu[2 * n + r * KC + c];
+				m = t[c] > m ? t[c] : m;
+			}
+			for (int c = 0; c < KC; c++)
+				sum += exp(t[c] - m);
+			for (int c = 0; c < KC; c++)
+				dot += (double)cpu[n + r * KC + c] *
+				       cpu[3 * n + r * KC + c];
+			for (int c = 0; c < KC; c++) {
+				size_t i = (size_t)r * KC + c;
+				double yv = cpu[3 * n + i];
+
+				assert_near(yv, exp(t[c] - m) / sum, 1e-5,
+					    "attention softmax", i);
+				if (masked && c > r % KC && yv != 0.0f)
+					fail_msg("masked element %zu is %g", i,
+						 yv);
+				assert_near(cpu[4 * n + i],
+					    scale * (cpu[n + i] - dot) * yv,
+					    1e-4, "attention backward", i);
+			}
+		}
+	}
+	assert_status(tern_attention_softmax(&(tern_matrix_t){ 0 }, NULL,
+					     NAN, &(tern_matrix_t){ 0 }, s),
+		      EINVAL_);
+	assert_true(strstr(tern_get_last_error(), "scale"));
+	assert_status(tern_attention_softmax_backward(NULL, NULL, 1.0f, NULL,
+						      s), EINVAL_);
+	assert_ok(tern_stream_destroy(s));
+	assert_ok(tern_buffer_free(buf));
+}
+
 /* Layer norm forward and backward against doubles. */
 static void test_layer_norm_kernels(void **state)
 {
@@ -1124,6 +1196,7 @@ int conformance_compute_tests(void)
 		cmocka_unit_test(test_activation_kernels),
 		cmocka_unit_test(test_elementwise_kernels),
 		cmocka_unit_test(test_softmax_kernels),
+		cmocka_unit_test(test_attention_softmax),
 		cmocka_unit_test(test_layer_norm_kernels),
 		cmocka_unit_test(test_row_kernel_types),
 		cmocka_unit_test(test_row_kernel_refusals),

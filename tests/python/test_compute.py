@@ -213,6 +213,46 @@ def test_softmax_and_backward(dev, stream, log):
     close(read(dx), want, 1e-4, 1e-5)
 
 
+def test_causal_attention_on_the_engines(dev, stream):
+    """One head: P = softmax(Q K^T / sqrt(d) + causal mask), O = P V, and
+    the gradients of Q, K and V, all on the device, against NumPy."""
+    t, d = 40, 16
+    q, k, v, do = (RNG.standard_normal((t, d)).astype(np.float32)
+                   for _ in range(4))
+    mask = np.triu(np.full((t, t), -np.inf, np.float32), 1)
+    scale = 1 / np.sqrt(d)
+    qm, km, vm, dom = (matrix(dev, a) for a in (q, k, v, do))
+    s, p = matrix(dev, np.zeros((t, t), np.float32)), matrix(
+        dev, np.zeros((t, t), np.float32))
+    o = matrix(dev, np.zeros((t, d), np.float32))
+    tern.gemm(qm, km, s, stream, transpose_b=True)
+    tern.attention_softmax(s, p, float(scale), stream, mask=matrix(dev, mask))
+    tern.gemm(p, vm, o, stream)
+    dp, ds = (matrix(dev, np.zeros((t, t), np.float32)) for _ in range(2))
+    dq, dk, dv = (matrix(dev, np.zeros((t, d), np.float32)) for _ in range(3))
+    tern.gemm(dom, vm, dp, stream, transpose_b=True)          # dP = dO V^T
+    tern.gemm(p, dom, dv, stream, transpose_a=True)           # dV = P^T dO
+    tern.attention_softmax_backward(p, dp, ds, float(scale), stream)
+    tern.gemm(ds, km, dq, stream)                             # dQ = dS K
+    tern.gemm(ds, qm, dk, stream, transpose_a=True)           # dK = dS^T Q
+    stream.synchronize()
+    q64, k64, v64, do64 = (a.astype(np.float64) for a in (q, k, v, do))
+    z = q64 @ k64.T * scale + mask
+    pw = np.exp(z - z.max(1, keepdims=True))
+    pw /= pw.sum(1, keepdims=True)
+    close(read(p), pw, 1e-5, 1e-6)
+    assert (read(p)[np.triu_indices(t, 1)] == 0).all()
+    close(read(o), pw @ v64, 1e-4, 1e-5)
+    dpw = do64 @ v64.T
+    dsw = (dpw - (dpw * pw).sum(1, keepdims=True)) * pw * scale
+    close(read(dv), pw.T @ do64, 1e-4, 1e-5)
+    close(read(dq), dsw @ k64, 1e-4, 1e-5)
+    close(read(dk), dsw.T @ q64, 1e-4, 1e-5)
+    with pytest.raises(tern.Error) as e:
+        tern.attention_softmax(s, p, float("nan"), stream)
+    assert "scale" in str(e.value)
+
+
 def test_layer_norm_and_backward(dev, stream):
     rows, cols = 70, 256
     x = RNG.standard_normal((rows, cols)).astype(np.float32) * 3 + 1
