@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Trains a small MLP data-parallel entirely on Tern devices: forward,
+backward and the optimizer step are kernels on the device's engines, and
+each layer's gradients are all-reduced on a second stream as soon as the
+backward pass has made them (an event between the streams), while the
+backward pass goes on to the layers below.
+
+    examples/device_mlp.py --nprocs 4
+
+starts four ranks, one per device, in processes of its own; with no Tern
+device, libtern simulates them (with 2 cores a chip unless
+TERN_SIM_CORES says otherwise). It trains the model of ddp_train.py from
+the same initial weights and batches as a float32 PyTorch reference on
+the CPU, prints both losses at every step, and fails (exit 1) if a loss
+differs from the reference by more than --tolerance (relative) or if any
+rank's parameters are not bit for bit rank 0's at the end. --no-overlap
+all-reduces only once the backward pass is over, for comparison; the
+numbers are the same to the bit.
+"""
+import argparse
+import hashlib
+import multiprocessing
+import os
+import sys
+
+import numpy as np
+
+HIDDEN = 256
+
+
+def batches(rank, world, args):
+    """Each rank's share of every global batch, and the whole of it."""
+    rng = np.random.default_rng(args.seed)
+    teacher = rng.standard_normal((args.features, args.classes))
+    for _ in range(args.steps):
+        x = rng.standard_normal((args.batch * world, args.features))
+        y = (x @ teacher).argmax(1)
+        yield x.astype(np.float32), y, x[rank::world].astype(np.float32), \
+            y[rank::world]
+
+
+def initial_layers(args):
+    """(weight, bias) of each Linear as PyTorch initialises them."""
+    import torch
+    torch.manual_seed(args.seed)
+    sizes = [args.features, HIDDEN, HIDDEN, args.classes]
+    layers = [torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]
+    return [(lin.weight.detach().numpy().copy(),
+             lin.bias.detach().numpy().copy()) for lin in layers]
+
+
+def reference_losses(args, world):
+    """The same training in float32 PyTorch on the CPU, on global batches."""
+    import torch
+    layers = initial_layers(args)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(args.features, HIDDEN), torch.nn.ReLU(),
+        torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.ReLU(),
+        torch.nn.Linear(HIDDEN, args.classes))
+    with torch.no_grad():
+        for lin, (w, b) in zip(model[::2], layers):
+            lin.weight.copy_(torch.from_numpy(w))
+            lin.bias.copy_(torch.from_numpy(b))
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    losses = []
+    for x, y, _, _ in batches(0, world, args):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(torch.from_numpy(x)),
+                                                 torch.from_numpy(y))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+class Param:
+    """A float32 tensor on the device, its gradient and its velocity."""
+
+    def __init__(self, dev, array):
+        self.shape = array.shape
+        self.count = array.size
+        self.value = dev.alloc(array.nbytes)
+        self.grad = dev.alloc(array.nbytes)
+        self.velocity = dev.alloc(array.nbytes)
+        self.host().ravel()[:] = array.ravel()
+
+    def host(self):
+        return np.frombuffer(self.value, dtype=np.float32).reshape(self.shape)
+
+    def matrix(self, grad=False):
+        import tern
+        rows, cols = self.shape if len(self.shape) == 2 else (1, self.shape[0])
+        return tern.Matrix(self.grad if grad else self.value, rows, cols)
+
+
+def rank_main(rank, world, uid, args, out):
+    import tern
+    dev = tern.Device(rank)
+    comm = tern.Comm(world, uid, rank, dev)
+    compute, comms = dev.stream(), dev.stream()
+    b = args.batch
+
+    def mat(rows, cols):
+        return tern.Matrix(dev.alloc(rows * cols * 4), rows, cols)
+
+    params = [(Param(dev, w), Param(dev, bias))
+              for w, bias in initial_layers(args)]
+    widths = [args.features, HIDDEN, HIDDEN, args.classes]
+    x = mat(b, args.features)
+    acts = [x] + [mat(b, w) for w in widths[1:]]     # h1, h2, logits
+    grads = [None] + [mat(b, w) for w in widths[1:]]  # dh1, dh2, dlogits
+    targets, loss = mat(b, args.classes), dev.alloc(b * 4)
+    losses = []
+    for step, (_, _, xs, ys) in enumerate(batches(rank, world, args), 1):
+        np.frombuffer(x.buffer, dtype=np.float32)[:] = xs.ravel()
+        onehot = np.zeros((b, args.classes), np.float32)
+        onehot[np.arange(b), ys] = 1
+        np.frombuffer(targets.buffer, dtype=np.float32)[:] = onehot.ravel()
+        # forward: h = relu(h W^T + b), the last layer without relu
+        for i, (w, bias) in enumerate(params):
+            tern.gemm(acts[i], w.matrix(), acts[i + 1], compute,
+                      transpose_b=True, bias=bias.value,
+                      activation="relu" if i < 2 else "identity")
+        # the mean over the global batch: each rank scales by 1/(b world)
+        tern.cross_entropy(acts[3], targets, loss, compute,
+                           dlogits=grads[3], grad_scale=1 / (b * world))
+        # backward, a layer at a time, its gradients all-reduced at once
+        for i in (2, 1, 0):
+            w, bias = params[i]
+            tern.gemm(grads[i + 1], acts[i], w.matrix(grad=True), compute,
+                      transpose_a=True)
+            tern.sum_rows(grads[i + 1], bias.grad, compute)
+            if i:
+                tern.gemm(grads[i + 1], w.matrix(), grads[i], compute)
+                tern.activation_backward(acts[i], grads[i], grads[i],
+                                         "relu", compute)
+            if args.overlap or i == 0:
+                ready = dev.event()
+                ready.record(compute)
+                comms.wait_event(ready)
+                for p in (w, bias) if args.overlap else \
+                        [q for layer in params for q in layer]:
+                    comm.all_reduce(p.grad, p.grad, p.count, "float32",
+                                    "sum", comms)
+        done = dev.event()
+        done.record(comms)
+        compute.wait_event(done)
+        for w, bias in params:
+            for p in (w, bias):
+                tern.sgd_step(p.value, p.grad, p.count, compute, lr=args.lr,
+                              velocity=p.velocity, momentum=0.9, step=step)
+        compute.synchronize()
+        local = np.frombuffer(loss, dtype=np.float32, count=b).sum()
+        losses.append(float(local))
+    digest = hashlib.sha256()
+    for w, bias in params:
+        digest.update(bytes(w.value))
+        digest.update(bytes(bias.value))
+    comm.destroy()
+    out.put((rank, losses, digest.hexdigest()))
+    dev.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nprocs", type=int, default=2,
+                    help="ranks, one device each (1 to 16)")
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=32,
+                    help="rows a rank's batch")
+    ap.add_argument("--features", type=int, default=64)
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tolerance", type=float, default=1e-4,
+                    help="largest relative difference of a step's loss")
+    ap.add_argument("--no-overlap", dest="overlap", action="store_false",
+                    help="all-reduce after the whole backward pass")
+    args = ap.parse_args()
+    if not 1 <= args.nprocs <= 16 or args.steps < 1 or args.batch < 1:
+        ap.error("--nprocs takes 1 to 16, --steps and --batch at least 1")
+    os.environ.setdefault("TERN_SIM_CORES", "2")
+    import tern
+    if tern.device_count() < args.nprocs:
+        sys.exit(f"device_mlp: {args.nprocs} ranks need as many devices; "
+                 f"there are {tern.device_count()}")
+    uid = tern.unique_id()
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=rank_main, args=(r, args.nprocs, uid, args,
+                                                 out))
+             for r in range(args.nprocs)]
+    for p in procs:
+        p.start()
+    results = {}
+    for _ in procs:
+        rank, losses, digest = out.get(timeout=600)
+        results[rank] = (losses, digest)
+    for p in procs:
+        p.join()
+    if any(p.exitcode for p in procs):
+        sys.exit("device_mlp: a rank failed")
+    ref = reference_losses(args, args.nprocs)
+    worst = 0.0
+    print(f"# {args.nprocs} ranks, overlap {'on' if args.overlap else 'off'}")
+    print("# step  tern loss     PyTorch CPU   rel diff")
+    for step, want in enumerate(ref):
+        got = sum(results[r][0][step] for r in results) / (
+            args.batch * args.nprocs)
+        diff = abs(got - want) / abs(want)
+        worst = max(worst, diff)
+        print(f"{step + 1:6d}  {got:.9f}  {want:.9f}  {diff:.2e}")
+    same = len({d for _, d in results.values()}) == 1
+    print(f"# parameters identical on every rank: {'yes' if same else 'NO'}"
+          f" (sha256 {results[0][1][:16]})")
+    print(f"# largest loss difference {worst:.2e} (tolerance "
+          f"{args.tolerance:g}): {'OK' if worst <= args.tolerance else 'FAIL'}")
+    if not same or worst > args.tolerance:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
