@@ -16,12 +16,15 @@ the CPU, prints both losses at every step, and fails (exit 1) if a loss
 differs from the reference by more than --tolerance (relative) or if any
 rank's parameters are not bit for bit rank 0's at the end. --no-overlap
 all-reduces only once the backward pass is over, for comparison; the
-numbers are the same to the bit.
+numbers are the same to the bit. A rank that fails says why (its
+tern.Error's status: TERN_ERROR_PEER_FAILED when a peer died), and the
+example exits 1 without waiting for the ranks that are gone.
 """
 import argparse
 import hashlib
 import multiprocessing
 import os
+import queue
 import sys
 
 import numpy as np
@@ -95,6 +98,16 @@ class Param:
 
 
 def rank_main(rank, world, uid, args, out):
+    """One rank; on a tern.Error it reports the status and exits 1."""
+    import tern
+    try:
+        train(rank, world, uid, args, out)
+    except tern.Error as e:
+        out.put((rank, None, e.status))
+        sys.exit(1)
+
+
+def train(rank, world, uid, args, out):
     import tern
     dev = tern.Device(rank)
     comm = tern.Comm(world, uid, rank, dev)
@@ -113,6 +126,8 @@ def rank_main(rank, world, uid, args, out):
     targets, loss = mat(b, args.classes), dev.alloc(b * 4)
     losses = []
     for step, (_, _, xs, ys) in enumerate(batches(rank, world, args), 1):
+        if args.die and args.die == (rank, step):
+            os._exit(3)         # as a crash would: no goodbye to the peers
         np.frombuffer(x.buffer, dtype=np.float32)[:] = xs.ravel()
         onehot = np.zeros((b, args.classes), np.float32)
         onehot[np.arange(b), ys] = 1
@@ -177,6 +192,10 @@ def main():
                     help="largest relative difference of a step's loss")
     ap.add_argument("--no-overlap", dest="overlap", action="store_false",
                     help="all-reduce after the whole backward pass")
+    ap.add_argument("--die", metavar="RANK:STEP",
+                    type=lambda v: tuple(int(x) for x in v.split(":")),
+                    help="(to test failures) rank RANK exits at step STEP "
+                    "without a word, as a crashed process does")
     args = ap.parse_args()
     if not 1 <= args.nprocs <= 16 or args.steps < 1 or args.batch < 1:
         ap.error("--nprocs takes 1 to 16, --steps and --batch at least 1")
@@ -193,14 +212,25 @@ def main():
              for r in range(args.nprocs)]
     for p in procs:
         p.start()
-    results = {}
-    for _ in procs:
-        rank, losses, digest = out.get(timeout=600)
-        results[rank] = (losses, digest)
+    results, errors, silent = {}, {}, set()
+    while len(set(results) | set(errors) | silent) < len(procs):
+        try:
+            rank, losses, digest = out.get(timeout=1)
+        except queue.Empty:
+            # a rank gone without a word (killed) is not waited for
+            silent |= {r for r, p in enumerate(procs) if p.exitcode}
+            continue
+        if losses is None:
+            errors[rank] = digest
+        else:
+            results[rank] = (losses, digest)
     for p in procs:
-        p.join()
-    if any(p.exitcode for p in procs):
-        sys.exit("device_mlp: a rank failed")
+        p.join(timeout=60)
+    failed = [f"rank {r}: {e}" for r, e in errors.items()] + [
+        f"rank {r} ended with status {procs[r].exitcode} and no word"
+        for r in silent - set(errors) - set(results)]
+    if failed:
+        sys.exit("device_mlp: " + "; ".join(sorted(failed)))
     ref = reference_losses(args, args.nprocs)
     worst = 0.0
     print(f"# {args.nprocs} ranks, overlap {'on' if args.overlap else 'off'}")

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
                        "device_mlp.py")
@@ -49,3 +50,14 @@ def test_says_what_it_wants():
     out = run("--nprocs", "5")
     assert out.returncode == 1, out.stdout + out.stderr
     assert "5 ranks need as many devices; there are 4" in out.stderr
+
+
+def test_a_rank_killed_mid_step_fails_the_others_promptly():
+    """Rank 1 exits at step 2 as a crash would; rank 0's all-reduce ends
+    with PEER_FAILED, well before any timeout, and the example says so."""
+    start = time.monotonic()
+    out = run("--nprocs", "2", "--steps", "4", "--die", "1:2")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "rank 0: TERN_ERROR_PEER_FAILED" in out.stderr, out.stderr
+    assert "rank 1 ended with status 3 and no word" in out.stderr
+    assert time.monotonic() - start < 60
