@@ -29,8 +29,6 @@ import sys
 
 import numpy as np
 
-HIDDEN = 256
-
 
 def batches(rank, world, args):
     """Each rank's share of every global batch, and the whole of it."""
@@ -47,7 +45,7 @@ def initial_layers(args):
     """(weight, bias) of each Linear as PyTorch initialises them."""
     import torch
     torch.manual_seed(args.seed)
-    sizes = [args.features, HIDDEN, HIDDEN, args.classes]
+    sizes = [args.features, args.hidden, args.hidden, args.classes]
     layers = [torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]
     return [(lin.weight.detach().numpy().copy(),
              lin.bias.detach().numpy().copy()) for lin in layers]
@@ -58,9 +56,9 @@ def reference_losses(args, world):
     import torch
     layers = initial_layers(args)
     model = torch.nn.Sequential(
-        torch.nn.Linear(args.features, HIDDEN), torch.nn.ReLU(),
-        torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.ReLU(),
-        torch.nn.Linear(HIDDEN, args.classes))
+        torch.nn.Linear(args.features, args.hidden), torch.nn.ReLU(),
+        torch.nn.Linear(args.hidden, args.hidden), torch.nn.ReLU(),
+        torch.nn.Linear(args.hidden, args.classes))
     with torch.no_grad():
         for lin, (w, b) in zip(model[::2], layers):
             lin.weight.copy_(torch.from_numpy(w))
@@ -119,12 +117,12 @@ def train(rank, world, uid, args, out):
 
     params = [(Param(dev, w), Param(dev, bias))
               for w, bias in initial_layers(args)]
-    widths = [args.features, HIDDEN, HIDDEN, args.classes]
+    widths = [args.features, args.hidden, args.hidden, args.classes]
     x = mat(b, args.features)
     acts = [x] + [mat(b, w) for w in widths[1:]]     # h1, h2, logits
     grads = [None] + [mat(b, w) for w in widths[1:]]  # dh1, dh2, dlogits
     targets, loss = mat(b, args.classes), dev.alloc(b * 4)
-    losses = []
+    losses, times = [], []
     for step, (_, _, xs, ys) in enumerate(batches(rank, world, args), 1):
         if args.die and args.die == (rank, step):
             os._exit(3)         # as a crash would: no goodbye to the peers
@@ -132,6 +130,8 @@ def train(rank, world, uid, args, out):
         onehot = np.zeros((b, args.classes), np.float32)
         onehot[np.arange(b), ys] = 1
         np.frombuffer(targets.buffer, dtype=np.float32)[:] = onehot.ravel()
+        start = dev.event()
+        start.record(compute)
         # forward: h = relu(h W^T + b), the last layer without relu
         for i, (w, bias) in enumerate(params):
             tern.gemm(acts[i], w.matrix(), acts[i + 1], compute,
@@ -165,7 +165,13 @@ def train(rank, world, uid, args, out):
             for p in (w, bias):
                 tern.sgd_step(p.value, p.grad, p.count, compute, lr=args.lr,
                               velocity=p.velocity, momentum=0.9, step=step)
+        end = dev.event()
+        end.record(compute)
         compute.synchronize()
+        # the step, and the communication still going when the backward
+        # pass was over (ready: its last layer's gradients)
+        times.append((start.elapsed_ms(end),
+                      max(0.0, ready.elapsed_ms(done))))
         local = np.frombuffer(loss, dtype=np.float32, count=b).sum()
         losses.append(float(local))
     digest = hashlib.sha256()
@@ -173,7 +179,7 @@ def train(rank, world, uid, args, out):
         digest.update(bytes(w.value))
         digest.update(bytes(bias.value))
     comm.destroy()
-    out.put((rank, losses, digest.hexdigest()))
+    out.put((rank, losses, (digest.hexdigest(), times)))
     dev.close()
 
 
@@ -186,6 +192,11 @@ def main():
                     help="rows a rank's batch")
     ap.add_argument("--features", type=int, default=64)
     ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--hidden", type=int, default=256,
+                    help="width of the two hidden layers")
+    ap.add_argument("--timing", action="store_true",
+                    help="modelled step time and exposed communication "
+                    "(the simulator's TERN_SIM_CLOCK=model)")
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tolerance", type=float, default=1e-4,
@@ -200,6 +211,8 @@ def main():
     if not 1 <= args.nprocs <= 16 or args.steps < 1 or args.batch < 1:
         ap.error("--nprocs takes 1 to 16, --steps and --batch at least 1")
     os.environ.setdefault("TERN_SIM_CORES", "2")
+    if args.timing:
+        os.environ["TERN_SIM_CLOCK"] = "model"
     import tern
     if tern.device_count() < args.nprocs:
         sys.exit(f"device_mlp: {args.nprocs} ranks need as many devices; "
@@ -223,7 +236,7 @@ def main():
         if losses is None:
             errors[rank] = digest
         else:
-            results[rank] = (losses, digest)
+            results[rank] = (losses, *digest)
     for p in procs:
         p.join(timeout=60)
     failed = [f"rank {r}: {e}" for r, e in errors.items()] + [
@@ -241,11 +254,19 @@ def main():
         diff = abs(got - want) / abs(want)
         worst = max(worst, diff)
         print(f"{step + 1:6d}  {got:.9f}  {want:.9f}  {diff:.2e}")
-    same = len({d for _, d in results.values()}) == 1
+    same = len({d for _, d, _ in results.values()}) == 1
     print(f"# parameters identical on every rank: {'yes' if same else 'NO'}"
           f" (sha256 {results[0][1][:16]})")
     print(f"# largest loss difference {worst:.2e} (tolerance "
           f"{args.tolerance:g}): {'OK' if worst <= args.tolerance else 'FAIL'}")
+    if args.timing:
+        # every rank's steps but the first (which sets up), averaged
+        steps = [t for r in results for t in results[r][2][1:]] or \
+            [t for r in results for t in results[r][2]]
+        step = sum(t for t, _ in steps) / len(steps) * 1000
+        exposed = sum(e for _, e in steps) / len(steps) * 1000
+        print(f"# modelled step {step:.2f} us, exposed communication "
+              f"{exposed:.2f} us ({100 * exposed / step:.1f} %)")
     if not same or worst > args.tolerance:
         sys.exit(1)
 

@@ -61,3 +61,19 @@ def test_a_rank_killed_mid_step_fails_the_others_promptly():
     assert "rank 0: TERN_ERROR_PEER_FAILED" in out.stderr, out.stderr
     assert "rank 1 ended with status 3 and no word" in out.stderr
     assert time.monotonic() - start < 60
+
+
+def test_timing_splits_the_modelled_step():
+    """--timing: the modelled step and the communication left exposed
+    after the backward pass, a part of it; none of it without peers."""
+    figures = []
+    for ranks in ("2", "1"):
+        out = run("--nprocs", ranks, "--steps", "2", "--timing")
+        assert out.returncode == 0, out.stdout + out.stderr
+        m = re.search(r"^# modelled step ([0-9.]+) us, exposed communication "
+                      r"([0-9.]+) us", out.stdout, re.M)
+        assert m, out.stdout
+        figures.append((float(m[1]), float(m[2])))
+    (step, exposed), (step1, exposed1) = figures
+    assert 0 < exposed < step and step1 > 0, figures
+    assert exposed1 < exposed, figures
