@@ -229,6 +229,14 @@ static bool opt_in_range(const char *kernel, const char *name, float x,
 	return false;
 }
 
+static bool opt_step_ok(const char *kernel, uint64_t step)
+{
+	if (step)
+		return true;
+	tern_set_last_error("%s: step is 0; the first step is 1", kernel);
+	return false;
+}
+
 TERN_API tern_status_t tern_sgd_step(tern_ptr_t param, tern_ptr_t grad,
 				     tern_ptr_t velocity, size_t count,
 				     const tern_sgd_options_t *options,
@@ -254,10 +262,8 @@ TERN_API tern_status_t tern_sgd_step(tern_ptr_t param, tern_ptr_t grad,
 	    !opt_in_range(name, "weight_decay", options->weight_decay, 0.0f,
 			  FLT_MAX))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (options->step == 0) {
-		tern_set_last_error("%s: step is 0; the first step is 1", name);
+	if (!opt_step_ok(name, options->step))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
 	if (options->nesterov && (options->momentum == 0.0f ||
 				  options->dampening != 0.0f)) {
 		tern_set_last_error("%s: Nesterov momentum needs a momentum and no dampening",
@@ -302,10 +308,8 @@ TERN_API tern_status_t tern_adam_step(tern_ptr_t param, tern_ptr_t grad,
 	    !opt_in_range(name, "weight_decay", options->weight_decay, 0.0f,
 			  FLT_MAX))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (options->step == 0) {
-		tern_set_last_error("%s: step is 0; the first step is 1", name);
+	if (!opt_step_ok(name, options->step))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
 	/* the constants in double, each rounded once to float32 */
 	t = (double)options->step;
 	a.decay = (float)(1.0 - (double)options->lr * options->weight_decay);

@@ -238,6 +238,16 @@ TERN_API tern_status_t tern_cross_entropy(const tern_matrix_t *logits,
 	return rows_run(&k, stream);
 }
 
+/* A scale attention takes: finite, not 0; a sentence if not. */
+static bool attention_scale_ok(const char *kernel, float scale)
+{
+	if (scale == scale && scale != 0.0f && scale - scale == 0.0f)
+		return true;
+	tern_set_last_error("%s: the scale is %g; it takes a finite value other than 0",
+			    kernel, (double)scale);
+	return false;
+}
+
 TERN_API tern_status_t tern_attention_softmax(const tern_matrix_t *x,
 					      const tern_matrix_t *mask,
 					      float scale,
@@ -252,11 +262,8 @@ TERN_API tern_status_t tern_attention_softmax(const tern_matrix_t *x,
 
 	if (!x || !y)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (!(scale == scale) || scale == 0.0f || scale - scale != 0.0f) {
-		tern_set_last_error("tern_attention_softmax: the scale is %g; it takes a finite value other than 0",
-				    (double)scale);
+	if (!attention_scale_ok(k.name, scale))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
 	k.in[0] = x;
 	if (mask) {
 		k.in[1] = mask;
@@ -281,11 +288,8 @@ TERN_API tern_status_t tern_attention_softmax_backward(const tern_matrix_t *y,
 
 	if (!y || !dy || !dx)
 		return TERN_ERROR_INVALID_ARGUMENT;
-	if (!(scale == scale) || scale == 0.0f || scale - scale != 0.0f) {
-		tern_set_last_error("tern_attention_softmax_backward: the scale is %g; it takes a finite value other than 0",
-				    (double)scale);
+	if (!attention_scale_ok(k.name, scale))
 		return TERN_ERROR_INVALID_ARGUMENT;
-	}
 	k.in[0] = y;
 	k.in[1] = dy;
 	k.out[0] = dx;
