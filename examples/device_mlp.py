@@ -142,16 +142,13 @@ def train(rank, world, uid, args, out):
         # the mean over the global batch: each rank scales by 1/(b world)
         tern.cross_entropy(acts[3], targets, loss, compute,
                            dlogits=grads[3], grad_scale=1 / (b * world))
-        # backward, a layer at a time, its gradients all-reduced at once
+        # backward, a layer at a time: its weights' gradients first, all-
+        # reduced at once while the gradient goes on to the layer below
         for i in (2, 1, 0):
             w, bias = params[i]
             tern.gemm(grads[i + 1], acts[i], w.matrix(grad=True), compute,
                       transpose_a=True)
             tern.sum_rows(grads[i + 1], bias.grad, compute)
-            if i:
-                tern.gemm(grads[i + 1], w.matrix(), grads[i], compute)
-                tern.activation_backward(acts[i], grads[i], grads[i],
-                                         "relu", compute)
             if args.overlap or i == 0:
                 ready = dev.event()
                 ready.record(compute)
@@ -160,6 +157,10 @@ def train(rank, world, uid, args, out):
                         [q for layer in params for q in layer]:
                     comm.all_reduce(p.grad, p.grad, p.count, "float32",
                                     "sum", comms)
+            if i:
+                tern.gemm(grads[i + 1], w.matrix(), grads[i], compute)
+                tern.activation_backward(acts[i], grads[i], grads[i],
+                                         "relu", compute)
         done = dev.event()
         done.record(comms)
         compute.wait_event(done)
